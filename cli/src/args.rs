@@ -1,0 +1,207 @@
+//! Command-line arguments. The doc comments here are the `--help` text.
+
+// Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
+#![allow(rustdoc::bare_urls)]
+
+use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Keep Dell PowerEdge servers with AMD EPYC on the BIOS and iDRAC settings Dell and AMD
+/// recommend, prove it, and measure what they buy.
+///
+/// Exit codes: 0 success (or in sync), 2 drift found (or not converged), 1 error.
+///
+/// Credentials never go on the command line: set RFTUNE_USERNAME and RFTUNE_PASSWORD, pipe the
+/// password with --password-stdin, point --credentials at a file only you can read, or type it
+/// at the prompt.
+#[derive(Debug, Parser)]
+#[command(name = "rftune", version, propagate_version = true, max_term_width = 100)]
+pub struct Args {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, ClapArgs)]
+pub struct GlobalArgs {
+    /// More log detail on stderr (-v debug, -vv trace).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+    /// Only errors on stderr.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Log format on stderr.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// Output format on stdout: a table for people, JSON for scripts.
+    #[arg(short, long, global = true, value_enum, default_value_t = OutputFormat::Table)]
+    pub output: OutputFormat,
+    /// Directory for snapshots, the audit log, known_hosts and the registry cache, instead of
+    /// $XDG_STATE_HOME/rftune and $XDG_CACHE_HOME/rftune.
+    #[arg(long, global = true, value_name = "DIR", env = "RFTUNE_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned columns.
+    Table,
+    /// A JSON document with a "schema" field.
+    Json,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what a BMC reports: model, service tag, BIOS and iDRAC versions, CPUs, DIMMs,
+    /// power state, pending BIOS values and open jobs.
+    Inventory(InventoryArgs),
+    /// Read BIOS attributes.
+    #[command(subcommand)]
+    Bios(BiosCommand),
+    /// Print a shell completion script, e.g. `rftune completions bash > /etc/bash_completion.d/rftune`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `rftune inventory`.
+#[derive(Debug, ClapArgs)]
+pub struct InventoryArgs {
+    /// The BMC to ask.
+    #[command(flatten)]
+    pub bmc: BmcArgs,
+}
+
+/// `rftune bios ...`.
+#[derive(Debug, Subcommand)]
+pub enum BiosCommand {
+    /// Print current BIOS attribute values, optionally with the pending ones.
+    ///
+    /// Pending values are staged and apply at the next reboot (when a BIOS job runs).
+    Get(BiosGetArgs),
+}
+
+/// `rftune bios get`.
+#[derive(Debug, ClapArgs)]
+pub struct BiosGetArgs {
+    /// The BMC to ask.
+    #[command(flatten)]
+    pub bmc: BmcArgs,
+    /// Also show pending values; without --attribute, only attributes that have one.
+    #[arg(long)]
+    pub pending: bool,
+    /// Only this attribute (repeatable), e.g. --attribute SysProfile --attribute ProcCStates.
+    #[arg(long = "attribute", short = 'a', value_name = "NAME")]
+    pub attributes: Vec<String>,
+}
+
+/// How to reach and authenticate to one BMC.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct BmcArgs {
+    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
+    #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
+    pub bmc: String,
+    /// Account name (default root, the iDRAC factory account).
+    #[arg(long, value_name = "NAME", env = "RFTUNE_USERNAME")]
+    pub username: Option<String>,
+    /// Read the password from the first line of standard input.
+    #[arg(long)]
+    pub password_stdin: bool,
+    /// A TOML file with `username` and `password`, readable only by you (chmod 600).
+    #[arg(long, value_name = "FILE", env = "RFTUNE_CREDENTIALS")]
+    pub credentials: Option<PathBuf>,
+    /// Trust only certificates issued by the CA in this PEM file.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fingerprint", "insecure"])]
+    pub ca_cert: Option<PathBuf>,
+    /// Trust exactly the certificate with this SHA-256 fingerprint (sha256:HEX; colons allowed).
+    /// The usual choice for an iDRAC's self-signed factory certificate.
+    #[arg(long, value_name = "sha256:HEX", conflicts_with = "insecure")]
+    pub fingerprint: Option<String>,
+    /// Record an unknown BMC's certificate fingerprint in known_hosts on first contact, and
+    /// refuse it if it ever changes (as ssh does).
+    #[arg(long)]
+    pub trust_on_first_use: bool,
+    /// Do not verify the BMC's certificate at all. Anyone on the path can read and change
+    /// the traffic, credentials included.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Redfish session (one login, logged out at the end) or HTTP Basic on every request.
+    #[arg(long, value_enum, default_value_t = AuthArg::Session)]
+    pub auth: AuthArg,
+    /// Per-request timeout, e.g. 30s or 2m.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub timeout: std::time::Duration,
+    /// Keep retrying a busy, rebooting or unreachable BMC (503, 429, "iDRAC not ready",
+    /// refused connections) for up to this long, with backoff; 0s disables retries.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub retry_for: std::time::Duration,
+}
+
+/// Authentication method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthArg {
+    /// A Redfish session, with Basic as fallback.
+    Session,
+    /// HTTP Basic on every request.
+    Basic,
+}
+
+/// Parses `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let s = s.trim();
+    let (number, unit) = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 30s, 2m"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("invalid duration unit in {s:?}: use ms, s, m or h")),
+    };
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(format!("invalid duration {s:?}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use std::time::Duration;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Args::command().debug_assert();
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("-1s").is_err());
+    }
+}

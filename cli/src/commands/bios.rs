@@ -1,0 +1,144 @@
+//! `rftune bios get`: current (and pending) BIOS attribute values.
+
+use crate::Outcome;
+use crate::args::{BiosGetArgs, OutputFormat};
+use crate::render::{self, Table};
+use crate::state::StateDirs;
+use crate::target::{self, Target};
+use anyhow::{Result, bail};
+use redfish_client::ODataId;
+use redfish_client::oem::dell;
+use redfish_client::resources::bios::{Attributes, Bios};
+use serde::Serialize;
+
+/// The `rftune.bios/v1` document.
+#[derive(Debug, Serialize)]
+pub struct BiosReport {
+    /// Always `rftune.bios/v1`.
+    pub schema: &'static str,
+    /// The target's name.
+    pub host: String,
+    /// Current values (all, or those asked for).
+    pub attributes: Attributes,
+    /// Pending values, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Attributes>,
+}
+
+/// Runs `rftune bios get`.
+pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let mut target = target::connect(&args.bmc, dirs, None).await?;
+    let result = read(&mut target, args.pending).await;
+    target.close().await;
+    let (bios, pending) = result?;
+    let attributes = select(&target.name, &bios.attributes, &args.attributes)?;
+    let pending = pending.map(|p| {
+        if args.attributes.is_empty() {
+            p
+        } else {
+            p.into_iter().filter(|(k, _)| args.attributes.contains(k)).collect()
+        }
+    });
+    let report = BiosReport {
+        schema: "rftune.bios/v1",
+        host: target.name.clone(),
+        attributes,
+        pending,
+    };
+    match output {
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Table => render::text(&table(&report, !args.attributes.is_empty()))?,
+    }
+    Ok(Outcome::Success)
+}
+
+async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attributes>)> {
+    let root = target.service_root().await?;
+    target.login().await?;
+    let t = &*target;
+    let bios_id = if root.is_dell() {
+        ODataId::new(dell::BIOS)
+    } else {
+        let systems = t.client.systems().await.map_err(|e| t.explain(e, "listing systems"))?;
+        let first = systems
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{}: the BMC lists no systems (it may still be starting)", t.name))?;
+        let system = t
+            .client
+            .system(first)
+            .await
+            .map_err(|e| t.explain(e, "reading the system"))?;
+        system.bios_link()
+    };
+    let bios = t
+        .client
+        .bios(&bios_id)
+        .await
+        .map_err(|e| t.explain(e, "reading BIOS values"))?;
+    let pending = if pending {
+        let settings = t
+            .client
+            .pending_bios(&bios)
+            .await
+            .map_err(|e| t.explain(e, "reading pending BIOS values"))?;
+        Some(settings.attributes)
+    } else {
+        None
+    };
+    Ok((bios, pending))
+}
+
+fn select(host: &str, all: &Attributes, wanted: &[String]) -> Result<Attributes> {
+    if wanted.is_empty() {
+        return Ok(all.clone());
+    }
+    let mut out = Attributes::new();
+    for name in wanted {
+        match all.get(name) {
+            Some(v) => {
+                out.insert(name.clone(), v.clone());
+            }
+            None => {
+                let near = render::closest(name, all.keys().map(String::as_str));
+                if near.is_empty() {
+                    bail!("{host}: BIOS has no attribute {name:?}");
+                }
+                bail!(
+                    "{host}: BIOS has no attribute {name:?}; did you mean {}?",
+                    near.join(", ")
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn table(report: &BiosReport, explicit: bool) -> String {
+    match &report.pending {
+        None => {
+            let mut t = Table::new(["ATTRIBUTE", "VALUE"]);
+            for (k, v) in &report.attributes {
+                t.row([k.clone(), v.to_string()]);
+            }
+            t.render()
+        }
+        Some(pending) => {
+            let mut t = Table::new(["ATTRIBUTE", "CURRENT", "PENDING"]);
+            for (k, v) in &report.attributes {
+                let p = pending.get(k);
+                if explicit || p.is_some() {
+                    t.row([
+                        k.clone(),
+                        v.to_string(),
+                        p.map_or_else(|| "-".to_owned(), ToString::to_string),
+                    ]);
+                }
+            }
+            if t.is_empty() {
+                "No pending BIOS values.\n".to_owned()
+            } else {
+                t.render()
+            }
+        }
+    }
+}

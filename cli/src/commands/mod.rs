@@ -1,0 +1,26 @@
+//! One module per command; each returns an [`Outcome`] or an error that names the host.
+
+pub mod bios;
+pub mod inventory;
+
+use crate::Outcome;
+use crate::args::{Args, BiosCommand, Command};
+use crate::state::StateDirs;
+use anyhow::Result;
+use clap::CommandFactory;
+
+/// Runs the parsed command.
+pub async fn run(args: Args) -> Result<Outcome> {
+    let dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
+    let output = args.global.output;
+    match args.command {
+        Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
+        Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);
+            crate::render::text(&String::from_utf8_lossy(&out))?;
+            Ok(Outcome::Success)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Where the BMC password comes from: a credentials file only the user can read,
+//! `--password-stdin`, `RFTUNE_PASSWORD`, or a prompt on a terminal — never an argument.
+
+use crate::args::BmcArgs;
+use anyhow::{Context, Result, bail};
+use redfish_client::Credentials;
+use serde::Deserialize;
+use std::io::{BufRead, IsTerminal};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The iDRAC factory account, used when no user name is given.
+pub const DEFAULT_USERNAME: &str = "root";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CredentialsFile {
+    username: Option<String>,
+    password: String,
+}
+
+/// Resolves credentials for one BMC, in order: `file` (an inventory entry's or --credentials),
+/// --password-stdin, RFTUNE_PASSWORD, a terminal prompt.
+pub fn resolve(args: &BmcArgs, file: Option<&Path>) -> Result<Credentials> {
+    if let Some(path) = file.or(args.credentials.as_deref()) {
+        return read_file(path, args.username.as_deref());
+    }
+    let username = args.username.clone().unwrap_or_else(|| DEFAULT_USERNAME.to_owned());
+    if args.password_stdin {
+        return Ok(Credentials::new(username, stdin_password()?));
+    }
+    if let Some(p) = std::env::var_os("RFTUNE_PASSWORD") {
+        let p = p
+            .into_string()
+            .map_err(|_| anyhow::anyhow!("RFTUNE_PASSWORD is not valid UTF-8"))?;
+        return Ok(Credentials::new(username, p));
+    }
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        let p = rpassword::prompt_password(format!("Password for {username} at {}: ", args.bmc))
+            .context("reading the password from the terminal")?;
+        return Ok(Credentials::new(username, p));
+    }
+    bail!(
+        "no password for {}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE",
+        args.bmc
+    )
+}
+
+/// Reads a TOML credentials file, refusing one that others can read.
+pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credentials> {
+    check_private(path)?;
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading credentials file {}", path.display()))?;
+    // The TOML error would quote the offending line, which may hold the password.
+    let parsed: CredentialsFile = toml::from_str(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "credentials file {} is not valid: expected `username = \"...\"` and `password = \"...\"` ({})",
+            path.display(),
+            e.message()
+        )
+    })?;
+    let username = username_override
+        .map(str::to_owned)
+        .or(parsed.username)
+        .unwrap_or_else(|| DEFAULT_USERNAME.to_owned());
+    Ok(Credentials::new(username, parsed.password))
+}
+
+#[cfg(unix)]
+fn check_private(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = std::fs::metadata(path).with_context(|| format!("reading credentials file {}", path.display()))?;
+    let mode = meta.permissions().mode() & 0o777;
+    if mode & 0o077 != 0 {
+        bail!(
+            "credentials file {} can be read by others (mode {mode:03o}); run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_private(_path: &Path) -> Result<()> {
+    Ok(())
+}
+
+/// The first line of stdin, read once per process (every BMC of a fleet shares it).
+fn stdin_password() -> Result<String> {
+    static LINE: OnceLock<Result<String, String>> = OnceLock::new();
+    LINE.get_or_init(|| {
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) => Err("--password-stdin: standard input is empty".to_owned()),
+            Ok(_) => Ok(line.trim_end_matches(['\r', '\n']).to_owned()),
+            Err(e) => Err(format!("--password-stdin: {e}")),
+        }
+    })
+    .clone()
+    .map_err(anyhow::Error::msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn write(dir: &Path, text: &str, mode: u32) -> std::path::PathBuf {
+        let p = dir.join("creds.toml");
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        p
+    }
+
+    #[test]
+    fn file_must_be_private() {
+        let dir = tempdir();
+        let p = write(&dir, "password = \"s3cret\"\n", 0o644);
+        let err = read_file(&p, None).unwrap_err().to_string();
+        assert!(err.contains("chmod 600") && err.contains("644"), "{err}");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let c = read_file(&p, None).unwrap();
+        assert_eq!(c.username, "root");
+        assert_eq!(c.password.expose(), "s3cret");
+    }
+
+    #[test]
+    fn bad_file_does_not_echo_the_password() {
+        let dir = tempdir();
+        let p = write(&dir, "username = \"admin\"\npassword = s3cret-unquoted\n", 0o600);
+        let err = format!("{:#}", read_file(&p, None).unwrap_err());
+        assert!(!err.contains("s3cret"), "{err}");
+        assert!(err.contains("not valid"));
+    }
+
+    fn tempdir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("rftune-cred-{}-{}", std::process::id(), fastrand_suffix()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn fastrand_suffix() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    }
+}

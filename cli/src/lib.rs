@@ -1,0 +1,74 @@
+//! `rftune`: keeps Dell PowerEdge servers with AMD EPYC on the recommended BIOS and iDRAC
+//! settings. This crate is the command line: argument parsing ([`args`]), turning arguments into
+//! connections ([`target`], [`credentials`], [`trust`]), the commands, and all output ([`render`]).
+//!
+//! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
+
+pub mod args;
+pub mod commands;
+pub mod credentials;
+pub mod logging;
+pub mod render;
+pub mod state;
+pub mod target;
+pub mod trust;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+/// What a command concluded, mapped to the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Success, or in sync (exit 0).
+    Success,
+    /// Drift found, or not converged (exit 2).
+    Drift,
+}
+
+impl Outcome {
+    /// The process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Success => 0,
+            Self::Drift => 2,
+        }
+    }
+}
+
+/// Exit code for errors.
+pub const EXIT_ERROR: u8 = 1;
+
+/// Parses the process arguments, runs the command and returns the exit code.
+pub fn main() -> ExitCode {
+    // clap exits with 2 on usage errors, which would read as "drift" to scripts: use 1.
+    let args = match args::Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_ERROR } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    logging::init(&args.global);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_ERROR);
+        }
+    };
+    match runtime.block_on(commands::run(args)) {
+        Ok(outcome) => ExitCode::from(outcome.code()),
+        Err(e) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if let Some(hint) = e
+                .chain()
+                .find_map(|c| c.downcast_ref::<target::HostError>()?.hint.as_deref())
+            {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! All output to stdout: aligned tables for people, JSON documents for scripts. Writes go
+//! through `io::Write` so a closed pipe ends the program quietly instead of panicking.
+
+use anyhow::Result;
+use serde::Serialize;
+use std::io::Write;
+
+/// Prints `value` as pretty JSON followed by a newline.
+pub fn json<T: Serialize>(value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Prints text as is.
+pub fn text(s: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A table with a header row; columns are padded to their widest cell.
+#[derive(Debug, Default)]
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column titles.
+    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(header: I) -> Self {
+        Self {
+            header: header.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Adds a row.
+    pub fn row<I: IntoIterator<Item = S>, S: Into<String>>(&mut self, cells: I) {
+        self.rows.push(cells.into_iter().map(Into::into).collect());
+    }
+
+    /// Whether no rows were added.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rendered table.
+    pub fn render(&self) -> String {
+        let columns = self.header.len();
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        let mut out = String::new();
+        let mut line = |cells: &[String]| {
+            let mut l = String::new();
+            for (i, w) in widths.iter().enumerate() {
+                let cell = cells.get(i).map_or("", String::as_str);
+                if i + 1 == columns {
+                    l.push_str(cell);
+                } else {
+                    l.push_str(&format!("{cell:<w$}  "));
+                }
+            }
+            out.push_str(l.trim_end());
+            out.push('\n');
+        };
+        line(&self.header);
+        for row in &self.rows {
+            line(row);
+        }
+        out
+    }
+}
+
+/// Whether the error is a closed stdout (e.g. `rftune ... | head`), which counts as success.
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .and_then(|j| j.io_error_kind())
+                .is_some_and(|k| k == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Up to three names from `candidates` close to `name` (edit distance, case-insensitive
+/// containment), best first: the "did you mean" of unknown attribute names.
+pub fn closest<'a, I: IntoIterator<Item = &'a str>>(name: &str, candidates: I) -> Vec<&'a str> {
+    let lower = name.to_lowercase();
+    let limit = (name.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let cl = c.to_lowercase();
+            let d = levenshtein(&lower, &cl);
+            if d <= limit {
+                Some((d, c))
+            } else if lower.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl)) {
+                Some((limit + 1, c))
+            } else {
+                None
+            }
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_aligns_columns() {
+        let mut t = Table::new(["NAME", "VALUE"]);
+        t.row(["SysProfile", "PerfOptimized"]);
+        t.row(["Sme", ""]);
+        assert_eq!(t.render(), "NAME        VALUE\nSysProfile  PerfOptimized\nSme\n");
+    }
+
+    #[test]
+    fn closest_names() {
+        let names = ["ProcCStates", "ProcPwrPerf", "ProcTurboMode", "SysProfile", "DfCState"];
+        assert_eq!(closest("ProcCstate", names), vec!["ProcCStates"]);
+        assert_eq!(closest("sysprofile", names), vec!["SysProfile"]);
+        assert!(closest("Zzzzzzzz", names).is_empty());
+    }
+}

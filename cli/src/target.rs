@@ -1,0 +1,213 @@
+//! Turning `--bmc` and friends into a connected [`Target`]: credentials, certificate trust
+//! (CA, pin, known_hosts, trust on first use, or an explicit --insecure), and error messages
+//! that say what to do next.
+
+use crate::args::{AuthArg, BmcArgs};
+use crate::credentials;
+use crate::state::StateDirs;
+use crate::trust::KnownHosts;
+use anyhow::{Context, Result};
+use redfish_client::error::TransportKind;
+use redfish_client::resources::service_root::ServiceRoot;
+use redfish_client::{AuthMethod, Client, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification};
+use url::Url;
+
+/// A BMC this run talks to.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// How messages name it: the inventory name, or `host:port`.
+    pub name: String,
+    /// The connected client.
+    pub client: Client,
+    /// How its certificate is trusted (for hints in errors).
+    trust: Trust,
+    /// The service root, when connecting already fetched it.
+    root: Option<ServiceRoot>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Trust {
+    PlainHttp,
+    System,
+    CaFile,
+    Pinned,
+    KnownHosts(std::path::PathBuf),
+    FirstUse,
+    Insecure,
+}
+
+/// `host:port` of a URL, the key of known_hosts.
+pub fn host_key(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port_or_known_default() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    }
+}
+
+/// Connects to the BMC described by `args`. With `--trust-on-first-use` and an unknown host,
+/// this makes the first request (the service root) and records the certificate.
+pub async fn connect(args: &BmcArgs, dirs: &StateDirs, name: Option<&str>) -> Result<Target> {
+    let url = Url::parse(&args.bmc).with_context(|| format!("--bmc {:?} is not a URL", args.bmc))?;
+    let key = host_key(&url);
+    let name = name.map_or_else(|| key.clone(), str::to_owned);
+    let creds = credentials::resolve(args, None)?;
+    let known_hosts = KnownHosts::new(dirs.known_hosts());
+    let (tls, trust) = if url.scheme() == "http" {
+        (TlsVerification::System, Trust::PlainHttp)
+    } else if args.insecure {
+        tracing::warn!(
+            "{name}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
+        );
+        (TlsVerification::Insecure, Trust::Insecure)
+    } else if let Some(ca) = &args.ca_cert {
+        (TlsVerification::CaFile(ca.clone()), Trust::CaFile)
+    } else if let Some(fp) = &args.fingerprint {
+        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: --fingerprint"))?;
+        (TlsVerification::Pinned(fp), Trust::Pinned)
+    } else if let Some(fp) = known_hosts.lookup(&key)? {
+        (
+            TlsVerification::Pinned(fp),
+            Trust::KnownHosts(known_hosts.path().to_owned()),
+        )
+    } else if args.trust_on_first_use {
+        (TlsVerification::Insecure, Trust::FirstUse)
+    } else {
+        (TlsVerification::System, Trust::System)
+    };
+    let client = Client::builder(url.as_str())
+        .credentials(creds)
+        .auth_method(match args.auth {
+            AuthArg::Session => AuthMethod::Session,
+            AuthArg::Basic => AuthMethod::Basic,
+        })
+        .tls(tls)
+        .timeout(args.timeout)
+        .retry(RetryPolicy {
+            max_elapsed: args.retry_for,
+            max_attempts: if args.retry_for.is_zero() {
+                1
+            } else {
+                RetryPolicy::default().max_attempts
+            },
+            ..RetryPolicy::default()
+        })
+        .build()
+        .with_context(|| format!("{name}: setting up the connection"))?;
+    let mut target = Target {
+        name,
+        client,
+        trust,
+        root: None,
+    };
+    if target.trust == Trust::FirstUse {
+        let root = target
+            .client
+            .service_root()
+            .await
+            .map_err(|e| target.explain(e, "reading the service root"))?;
+        if let Some(fp) = target.client.observed_fingerprint() {
+            known_hosts.record(&key, fp)?;
+            eprintln!(
+                "rftune: {}: trusting its certificate {fp} from now on (recorded in {})",
+                target.name,
+                known_hosts.path().display()
+            );
+        }
+        target.root = Some(root);
+    }
+    Ok(target)
+}
+
+impl Target {
+    /// The service root (fetched once).
+    pub async fn service_root(&mut self) -> Result<ServiceRoot> {
+        if let Some(root) = &self.root {
+            return Ok(root.clone());
+        }
+        let root = self
+            .client
+            .service_root()
+            .await
+            .map_err(|e| self.explain(e, "reading the service root"))?;
+        self.root = Some(root.clone());
+        Ok(root)
+    }
+
+    /// Logs in (a no-op with Basic authentication), so a credential problem is reported as such.
+    pub async fn login(&self) -> Result<()> {
+        let who = self.client.username().unwrap_or(crate::credentials::DEFAULT_USERNAME);
+        self.client
+            .login()
+            .await
+            .map_err(|e| self.explain(e, &format!("logging in as {who}")))
+    }
+
+    /// Wraps a client error with the host, what was attempted, and a hint where one helps.
+    pub fn explain(&self, err: RedfishError, attempted: &str) -> anyhow::Error {
+        anyhow::Error::new(HostError {
+            host: self.name.clone(),
+            attempted: attempted.to_owned(),
+            hint: self.hint(&err),
+            source: err,
+        })
+    }
+
+    fn hint(&self, err: &RedfishError) -> Option<String> {
+        let err = err.last_attempt();
+        match err {
+            RedfishError::PinMismatch { found, .. } => Some(match &self.trust {
+                Trust::KnownHosts(path) => format!(
+                    "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
+                    path.display()
+                ),
+                _ => format!("the BMC presented {found}; check --fingerprint"),
+            }),
+            RedfishError::Transport {
+                kind: TransportKind::Certificate,
+                ..
+            } => {
+                let seen = self
+                    .client
+                    .observed_fingerprint()
+                    .map(|fp| format!(" It presented {fp}; if that is your iDRAC, pass --fingerprint {fp}."))
+                    .unwrap_or_default();
+                Some(format!(
+                    "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
+                ))
+            }
+            RedfishError::Transport {
+                kind: TransportKind::Connect,
+                ..
+            } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            _ if err.status() == Some(401) => Some(
+                "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
+                    .to_owned(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// Logs out, reporting (not failing on) problems: the work is done by then.
+    pub async fn close(&self) {
+        if let Err(e) = self.client.logout().await {
+            tracing::warn!("{}: logout failed: {e}", self.name);
+        }
+    }
+}
+
+/// A failed BMC operation: which host, what was attempted, and what to do about it. `main`
+/// prints the hint on its own line after the error chain.
+#[derive(Debug, thiserror::Error)]
+#[error("{host}: {attempted}")]
+pub struct HostError {
+    /// The target's name.
+    pub host: String,
+    /// What rftune was doing.
+    pub attempted: String,
+    /// A suggestion, where one helps.
+    pub hint: Option<String>,
+    /// The client's error (method, URL, status, MessageIds).
+    #[source]
+    pub source: RedfishError,
+}

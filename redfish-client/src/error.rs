@@ -1,0 +1,291 @@
+//! The crate's one error type. Every variant that comes from a request carries the method and
+//! URL; HTTP failures carry the decoded Redfish error with its MessageIds.
+
+use crate::resources::message::RedfishError;
+use std::fmt;
+use std::time::Duration;
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, with enough context to act on it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The request could not be sent, or the response could not be read.
+    #[cfg(feature = "client")]
+    #[error("{method} {url}: {kind}")]
+    Transport {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// A classification for messages and retry decisions.
+        kind: TransportKind,
+        /// The underlying error.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server's TLS certificate does not match the pinned fingerprint.
+    #[error(
+        "{url}: TLS certificate fingerprint {found} does not match the expected {expected}; the BMC's certificate changed or this is not the BMC you trust"
+    )]
+    PinMismatch {
+        /// Full URL.
+        url: String,
+        /// The pinned fingerprint.
+        expected: String,
+        /// The fingerprint presented.
+        found: String,
+    },
+    /// The service answered with a non-success status.
+    #[error("{method} {url}: HTTP {status}{}", Detail(body.as_ref()))]
+    Status {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// HTTP status code.
+        status: u16,
+        /// The decoded Redfish error body, when there was one.
+        body: Option<RedfishError>,
+    },
+    /// The response is not the JSON the model expects.
+    #[error("{method} {url}: response does not decode as {target} at `{path}`")]
+    Decode {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// The Rust type being decoded.
+        target: &'static str,
+        /// JSON path of the failure (`RegistryEntries.Attributes[3].Type`).
+        path: String,
+        /// The decoder's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The response body is larger than the configured cap.
+    #[error("{method} {url}: response body exceeds the {limit}-byte limit")]
+    BodyTooLarge {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// The cap in bytes.
+        limit: usize,
+    },
+    /// Retrying stopped at the attempt or time bound; `last` is the final failure.
+    #[error("{method} {url}: gave up after {attempts} attempts in {:.1}s", elapsed.as_secs_f64())]
+    RetriesExhausted {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// Attempts made.
+        attempts: u32,
+        /// Time spent.
+        elapsed: Duration,
+        /// The last failure.
+        #[source]
+        last: Box<Error>,
+    },
+    /// The service answered successfully but not as Redfish requires (e.g. a login without a token).
+    #[error("{method} {url}: {what}")]
+    Protocol {
+        /// HTTP method.
+        method: String,
+        /// Full URL.
+        url: String,
+        /// What was wrong.
+        what: String,
+    },
+    /// A BMC job ended badly or stopped making progress.
+    #[error("job {job_id}: {state}{}", job_message(message_id.as_deref(), message.as_deref()))]
+    JobFailed {
+        /// Job id (`JID_...`).
+        job_id: String,
+        /// The state it ended in (e.g. `Failed`, or `Scheduled (stuck)`).
+        state: String,
+        /// The job's MessageId (e.g. `PR30`).
+        message_id: Option<String>,
+        /// The job's message.
+        message: Option<String>,
+    },
+    /// The client was configured with something unusable (bad URL, unreadable CA file, ...).
+    #[error("invalid client configuration: {what}")]
+    Config {
+        /// What is wrong.
+        what: String,
+        /// The underlying error, if any.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
+}
+
+/// Why a request could not complete at the transport level.
+#[cfg(feature = "client")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransportKind {
+    /// No connection could be made (refused, unreachable, DNS, TLS handshake).
+    Connect,
+    /// The per-request timeout elapsed.
+    Timeout,
+    /// The connection broke while sending or receiving.
+    Interrupted,
+    /// The server's certificate was not trusted (unknown issuer, self-signed, wrong name, expired).
+    Certificate,
+}
+
+#[cfg(feature = "client")]
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Connect => "could not connect",
+            Self::Timeout => "timed out",
+            Self::Interrupted => "connection interrupted",
+            Self::Certificate => "the server's TLS certificate is not trusted",
+        })
+    }
+}
+
+struct Detail<'a>(Option<&'a RedfishError>);
+
+impl fmt::Display for Detail<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(body) => write!(f, ": {body}"),
+            None => Ok(()),
+        }
+    }
+}
+
+fn job_message(id: Option<&str>, message: Option<&str>) -> String {
+    match (id, message) {
+        (Some(id), Some(m)) => format!(" [{}] {m}", crate::resources::message::message_code(id)),
+        (Some(id), None) => format!(" [{}]", crate::resources::message::message_code(id)),
+        (None, Some(m)) => format!(": {m}"),
+        (None, None) => String::new(),
+    }
+}
+
+impl Error {
+    /// The HTTP status, for [`Error::Status`] (also inside [`Error::RetriesExhausted`]).
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Status { status, .. } => Some(*status),
+            Self::RetriesExhausted { last, .. } => last.status(),
+            _ => None,
+        }
+    }
+
+    /// The failure itself: the last attempt's error when retries ran out, else `self`.
+    pub fn last_attempt(&self) -> &Error {
+        match self {
+            Self::RetriesExhausted { last, .. } => last.last_attempt(),
+            other => other,
+        }
+    }
+
+    /// The decoded Redfish error body, if the service sent one.
+    pub fn redfish(&self) -> Option<&RedfishError> {
+        match self {
+            Self::Status { body, .. } => body.as_ref(),
+            Self::RetriesExhausted { last, .. } => last.redfish(),
+            _ => None,
+        }
+    }
+
+    /// Whether the service's error carries the MessageId code (e.g. `SYS011`).
+    pub fn has_code(&self, code: &str) -> bool {
+        self.redfish().is_some_and(|e| e.has_code(code))
+    }
+
+    pub(crate) fn decode<T>(method: &str, url: &str, err: serde_path_to_error::Error<serde_json::Error>) -> Self {
+        let path = err.path().to_string();
+        Self::Decode {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            target: short_type_name::<T>(),
+            path,
+            source: err.into_inner(),
+        }
+    }
+
+    #[cfg(feature = "client")]
+    pub(crate) fn config(what: impl Into<String>) -> Self {
+        Self::Config {
+            what: what.into(),
+            source: None,
+        }
+    }
+}
+
+/// `redfish_client::resources::bios::Bios` → `Bios`.
+fn short_type_name<T>() -> &'static str {
+    let full = std::any::type_name::<T>();
+    let base = full.split('<').next().unwrap_or(full);
+    base.rsplit("::").next().unwrap_or(base)
+}
+
+/// Decodes JSON into `T`, naming the JSON path on failure. Used by the client and available to
+/// IO-free users (the emulator, tests) for files and request bodies.
+pub fn decode_json<T: serde::de::DeserializeOwned>(method: &str, url: &str, bytes: &[u8]) -> Result<T> {
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(de).map_err(|e| Error::decode::<T>(method, url, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::bios::Bios;
+
+    #[test]
+    fn decode_error_names_path_and_type() {
+        let err = decode_json::<Bios>(
+            "GET",
+            "https://bmc/redfish/v1/Systems/1/Bios",
+            br#"{"@odata.id":"/b","Attributes":[1]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "GET https://bmc/redfish/v1/Systems/1/Bios: response does not decode as Bios at `Attributes`"
+        );
+        let truncated = decode_json::<Bios>("GET", "u", br#"{"@odata.id":"/b","Attributes":{"A":"#).unwrap_err();
+        assert!(matches!(truncated, Error::Decode { .. }), "{truncated}");
+    }
+
+    #[test]
+    fn status_error_shows_message_ids() {
+        let body = RedfishError::from_body(
+            br#"{"error":{"@Message.ExtendedInfo":[{"MessageId":"IDRAC.2.9.SYS426","Message":"The value Fast for ProcCStates is not in the list.","Resolution":"Enter a value from the list."},{"MessageId":"Base.1.12.PropertyValueNotInList","Message":"The value Fast is not in the list of acceptable values."}]}}"#,
+        );
+        let err = Error::Status {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            status: 400,
+            body,
+        };
+        assert!(err.has_code("SYS426") && err.has_code("PropertyValueNotInList"));
+        assert_eq!(
+            err.to_string(),
+            "PATCH https://bmc/x: HTTP 400: [SYS426] The value Fast for ProcCStates is not in the list. Resolution: Enter a value from the list.; [PropertyValueNotInList] The value Fast is not in the list of acceptable values."
+        );
+        assert_eq!(err.status(), Some(400));
+    }
+
+    #[test]
+    fn job_failure_message() {
+        let e = Error::JobFailed {
+            job_id: "JID_1".into(),
+            state: "Scheduled (stuck)".into(),
+            message_id: Some("IDRAC.2.9.PR30".into()),
+            message: Some("Job processing initialization failure.".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "job JID_1: Scheduled (stuck) [PR30] Job processing initialization failure."
+        );
+    }
+}

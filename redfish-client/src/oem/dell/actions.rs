@@ -1,0 +1,113 @@
+//! iDRAC actions over a [`Client`]: `client.dell().create_bios_job()` and friends.
+
+use super::{
+    AttributeGroup, BIOS_REGISTRY, BIOS_SETTINGS, CLEAR_PENDING, DELETE_JOB_QUEUE, DellAttributes, DellJob, JOBS,
+    LC_STATUS, LcStatus, job_body,
+};
+use crate::client::{Client, Written};
+use crate::error::{Error, Result};
+use crate::odata::ODataId;
+use crate::resources::attribute_registry::AttributeRegistry;
+use crate::resources::bios::Attributes;
+use serde_json::json;
+
+/// A borrowed handle for iDRAC-only operations.
+#[derive(Debug, Clone, Copy)]
+pub struct Dell<'a> {
+    client: &'a Client,
+}
+
+/// What `DeleteJobQueue` removes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobQueueClear {
+    /// One job.
+    Job(String),
+    /// Every job (`JID_CLEARALL`).
+    All,
+    /// Every job, restarting Lifecycle Controller services (`JID_CLEARALL_FORCE`): last resort.
+    AllForce,
+}
+
+impl Client {
+    /// iDRAC-specific operations.
+    pub fn dell(&self) -> Dell<'_> {
+        Dell { client: self }
+    }
+}
+
+impl Dell<'_> {
+    /// The BIOS attribute registry at its iDRAC location (one request, no pointer lookup).
+    pub async fn bios_registry(&self) -> Result<AttributeRegistry> {
+        self.client.get(BIOS_REGISTRY).await
+    }
+
+    /// Creates a BIOS configuration job for values staged without an apply time
+    /// (`POST Jobs {"TargetSettingsURI": ".../Bios/Settings"}`); returns the job link.
+    pub async fn create_bios_job(&self) -> Result<ODataId> {
+        let written = self.client.post(JOBS, &job_body(BIOS_SETTINGS)).await?;
+        written.location.ok_or_else(|| Error::Protocol {
+            method: "POST".into(),
+            url: JOBS.into(),
+            what: format!("job created (HTTP {}) without a Location header", written.status),
+        })
+    }
+
+    /// One job, by id (`JID_...`) or link.
+    pub async fn job(&self, id: &str) -> Result<DellJob> {
+        self.client.get(&job_path(id)).await
+    }
+
+    /// Every job in the queue, expanded.
+    pub async fn jobs(&self) -> Result<Vec<DellJob>> {
+        self.client.expanded_members(JOBS).await
+    }
+
+    /// Deletes one job; for a BIOS job this also discards its pending values.
+    pub async fn delete_job(&self, id: &str) -> Result<Written> {
+        self.client.delete(&job_path(id)).await
+    }
+
+    /// `DellJobService.DeleteJobQueue`.
+    pub async fn clear_job_queue(&self, what: &JobQueueClear) -> Result<Written> {
+        let id = match what {
+            JobQueueClear::Job(id) => id.as_str(),
+            JobQueueClear::All => "JID_CLEARALL",
+            JobQueueClear::AllForce => "JID_CLEARALL_FORCE",
+        };
+        self.client.post(DELETE_JOB_QUEUE, &json!({ "JobID": id })).await
+    }
+
+    /// `DellManager.ClearPending`: discards staged BIOS values (refused while a job exists).
+    pub async fn clear_pending(&self) -> Result<Written> {
+        self.client.post(CLEAR_PENDING, &json!({})).await
+    }
+
+    /// A `DellAttributes` resource.
+    pub async fn attributes(&self, group: AttributeGroup) -> Result<DellAttributes> {
+        self.client.get(&group.path()).await
+    }
+
+    /// Sets iDRAC attributes; they apply immediately. Enumerations take display strings.
+    pub async fn set_attributes(&self, group: AttributeGroup, attributes: &Attributes) -> Result<Written> {
+        let body = crate::request::settings_body(attributes, None);
+        self.client.patch(&group.path(), &body).await
+    }
+
+    /// Lifecycle Controller readiness.
+    pub async fn lc_status(&self) -> Result<LcStatus> {
+        let written = self.client.post(LC_STATUS, &json!({})).await?;
+        serde_json::from_value(written.body).map_err(|e| Error::Protocol {
+            method: "POST".into(),
+            url: LC_STATUS.into(),
+            what: format!("unexpected GetRemoteServicesAPIStatus answer: {e}"),
+        })
+    }
+}
+
+fn job_path(id: &str) -> String {
+    if id.starts_with('/') {
+        ODataId::new(id).path().to_owned()
+    } else {
+        format!("{JOBS}/{id}")
+    }
+}

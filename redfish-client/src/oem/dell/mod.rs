@@ -1,0 +1,328 @@
+//! iDRAC (Dell) specifics: the fixed resource paths, configuration jobs and their states,
+//! `DellAttributes` (iDRAC, system and Lifecycle Controller settings), and Lifecycle Controller
+//! readiness. Models here are IO-free; the actions need the `client` feature.
+
+use crate::odata::ODataId;
+use crate::resources::bios::Attributes;
+use crate::resources::message::message_code;
+use crate::resources::service_root::ServiceRoot;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+#[cfg(feature = "client")]
+mod actions;
+#[cfg(feature = "client")]
+pub use actions::{Dell, JobQueueClear};
+
+/// `/redfish/v1/Systems/System.Embedded.1`.
+pub const SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
+/// The BIOS resource.
+pub const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
+/// The BIOS settings object (pending values).
+pub const BIOS_SETTINGS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/Settings";
+/// The BIOS attribute registry, served directly.
+pub const BIOS_REGISTRY: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry";
+/// `DellManager.ClearPending` on the BIOS settings object.
+pub const CLEAR_PENDING: &str =
+    "/redfish/v1/Systems/System.Embedded.1/Bios/Settings/Actions/Oem/DellManager.ClearPending";
+/// The iDRAC manager.
+pub const MANAGER: &str = "/redfish/v1/Managers/iDRAC.Embedded.1";
+/// The job queue.
+pub const JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs";
+/// `DellJobService.DeleteJobQueue`.
+pub const DELETE_JOB_QUEUE: &str =
+    "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService/Actions/DellJobService.DeleteJobQueue";
+/// `DellLCService.GetRemoteServicesAPIStatus`.
+pub const LC_STATUS: &str =
+    "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCService/Actions/DellLCService.GetRemoteServicesAPIStatus";
+/// The chassis that carries power readings.
+pub const CHASSIS: &str = "/redfish/v1/Chassis/System.Embedded.1";
+
+/// The service tag from `ServiceRoot.Oem.Dell.ServiceTag`.
+pub fn service_tag(root: &ServiceRoot) -> Option<&str> {
+    super::vendor_section(root.oem.as_ref(), "Dell")?
+        .get("ServiceTag")?
+        .as_str()
+}
+
+/// Which `DellAttributes` resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum AttributeGroup {
+    /// `System.Embedded.1`: thermal and server power (caps).
+    System,
+    /// `iDRAC.Embedded.1`: the iDRAC's own settings, including System Lockdown.
+    #[serde(rename = "iDRAC")]
+    Idrac,
+    /// `LifecycleController.Embedded.1`.
+    LifecycleController,
+}
+
+impl AttributeGroup {
+    /// Every group.
+    pub const ALL: [Self; 3] = [Self::System, Self::Idrac, Self::LifecycleController];
+
+    /// The resource id, e.g. `System.Embedded.1`.
+    pub fn resource_id(self) -> &'static str {
+        match self {
+            Self::System => "System.Embedded.1",
+            Self::Idrac => "iDRAC.Embedded.1",
+            Self::LifecycleController => "LifecycleController.Embedded.1",
+        }
+    }
+
+    /// The resource path.
+    pub fn path(self) -> String {
+        format!("{MANAGER}/Oem/Dell/DellAttributes/{}", self.resource_id())
+    }
+}
+
+impl fmt::Display for AttributeGroup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.resource_id())
+    }
+}
+
+/// A `DellAttributes` resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DellAttributes {
+    /// Where it lives.
+    #[serde(rename = "@odata.id")]
+    pub odata_id: ODataId,
+    /// e.g. `System.Embedded.1`.
+    #[serde(default)]
+    pub id: String,
+    /// The registry defining these attributes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribute_registry: Option<String>,
+    /// `Group.Index.Name` → value; enumerations are display strings.
+    #[serde(default)]
+    pub attributes: Attributes,
+}
+
+/// A Dell job (`Managers/iDRAC.Embedded.1/Jobs/<JID>`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DellJob {
+    /// Where it lives.
+    #[serde(rename = "@odata.id")]
+    pub odata_id: ODataId,
+    /// `JID_xxxxxxxxxxxx`.
+    #[serde(default)]
+    pub id: String,
+    /// e.g. `Configure: BIOS.Setup.1-1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// e.g. `BIOSConfiguration`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job_type: Option<String>,
+    /// Where it is.
+    #[serde(default = "JobState::unknown")]
+    pub job_state: JobState,
+    /// Latest message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Latest MessageId (`PR19`, `JCP001`, `PR30`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// Progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_complete: Option<u8>,
+    /// Start time as iDRAC reports it (`TIME_NOW` or ISO 8601).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
+    /// Completion time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_time: Option<String>,
+    /// The settings object the job applies, when reported.
+    #[serde(rename = "TargetSettingsURI", default, skip_serializing_if = "Option::is_none")]
+    pub target_settings_uri: Option<String>,
+}
+
+/// `DellJob.JobState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub enum JobState {
+    New,
+    Scheduled,
+    Running,
+    Completed,
+    Downloading,
+    Downloaded,
+    Scheduling,
+    ReadyForExecution,
+    Waiting,
+    Paused,
+    Failed,
+    CompletedWithErrors,
+    RebootPending,
+    RebootFailed,
+    RebootCompleted,
+    PendingActivation,
+    /// A state this client does not know (also iDRAC's own `Unknown`).
+    #[serde(other)]
+    Unknown,
+}
+
+impl JobState {
+    fn unknown() -> Self {
+        Self::Unknown
+    }
+}
+
+impl fmt::Display for JobState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}
+
+/// What a job's state means for someone waiting on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// Done: `Completed`.
+    Succeeded,
+    /// Done, with warnings: `CompletedWithErrors`.
+    SucceededWithErrors,
+    /// Ended badly: `Failed`, `RebootFailed`.
+    Failed,
+    /// Will never run: stuck with `PR30` ("Job processing initialization failure").
+    Stuck,
+    /// Waiting for a reboot or its turn.
+    Waiting,
+    /// In progress.
+    Running,
+}
+
+impl JobOutcome {
+    /// Whether waiting longer cannot change anything.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            Self::Succeeded | Self::SucceededWithErrors | Self::Failed | Self::Stuck
+        )
+    }
+}
+
+impl DellJob {
+    /// The trailing code of the MessageId, e.g. `PR19`.
+    pub fn message_code(&self) -> Option<&str> {
+        self.message_id.as_deref().map(message_code)
+    }
+
+    /// Classifies the job for a waiter.
+    pub fn outcome(&self) -> JobOutcome {
+        match self.job_state {
+            JobState::Completed | JobState::RebootCompleted => JobOutcome::Succeeded,
+            JobState::CompletedWithErrors => JobOutcome::SucceededWithErrors,
+            JobState::Failed | JobState::RebootFailed => JobOutcome::Failed,
+            _ if self.message_code() == Some("PR30") => JobOutcome::Stuck,
+            JobState::Running | JobState::Downloading | JobState::Scheduling | JobState::ReadyForExecution => {
+                JobOutcome::Running
+            }
+            _ => JobOutcome::Waiting,
+        }
+    }
+
+    /// Whether this is a BIOS configuration job.
+    pub fn is_bios_config(&self) -> bool {
+        self.job_type.as_deref() == Some("BIOSConfiguration")
+    }
+
+    /// Converts a bad outcome into an error naming the job, its state and MessageId.
+    pub fn failure(&self) -> Option<crate::Error> {
+        let state = match self.outcome() {
+            JobOutcome::Failed => self.job_state.to_string(),
+            JobOutcome::Stuck => format!("{} (stuck: will never run)", self.job_state),
+            _ => return None,
+        };
+        Some(crate::Error::JobFailed {
+            job_id: self.id.clone(),
+            state,
+            message_id: self.message_id.clone(),
+            message: self.message.clone(),
+        })
+    }
+}
+
+/// The answer of `GetRemoteServicesAPIStatus`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct LcStatus {
+    /// `Ready` when the Lifecycle Controller accepts work.
+    #[serde(rename = "LCStatus", default, skip_serializing_if = "Option::is_none")]
+    pub lc_status: Option<String>,
+    /// `Ready` when remote services are up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Server state (`OutOfPOST`, `InPOST`, `PoweredOff`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_status: Option<String>,
+    /// Real-time services state.
+    #[serde(rename = "RTStatus", default, skip_serializing_if = "Option::is_none")]
+    pub rt_status: Option<String>,
+}
+
+impl LcStatus {
+    /// Both `LCStatus` and `Status` are `Ready`.
+    pub fn is_ready(&self) -> bool {
+        self.lc_status.as_deref() == Some("Ready") && self.status.as_deref() == Some("Ready")
+    }
+}
+
+/// `{"TargetSettingsURI": ...}` for creating a configuration job.
+pub fn job_body(target_settings_uri: &str) -> Value {
+    serde_json::json!({ "TargetSettingsURI": target_settings_uri })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(state: &str, id: &str) -> DellJob {
+        serde_json::from_value(serde_json::json!({
+            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs/JID_1", "Id": "JID_1",
+            "JobState": state, "MessageId": id, "JobType": "BIOSConfiguration"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn job_outcomes() {
+        assert_eq!(job("Completed", "PR19").outcome(), JobOutcome::Succeeded);
+        assert_eq!(job("Scheduled", "JCP001").outcome(), JobOutcome::Waiting);
+        assert_eq!(job("Scheduled", "IDRAC.2.9.PR30").outcome(), JobOutcome::Stuck);
+        assert_eq!(job("Running", "PR20").outcome(), JobOutcome::Running);
+        assert_eq!(job("Failed", "SYS051").outcome(), JobOutcome::Failed);
+        assert_eq!(
+            job("CompletedWithErrors", "PR19").outcome(),
+            JobOutcome::SucceededWithErrors
+        );
+        assert_eq!(job("SomethingNew", "X").outcome(), JobOutcome::Waiting);
+        assert!(
+            job("Scheduled", "PR30")
+                .failure()
+                .unwrap()
+                .to_string()
+                .contains("[PR30]")
+        );
+        assert!(job("Completed", "PR19").failure().is_none());
+        assert!(job("Completed", "PR19").is_bios_config());
+    }
+
+    #[test]
+    fn attribute_groups_have_idrac_paths() {
+        assert_eq!(
+            AttributeGroup::System.path(),
+            "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/System.Embedded.1"
+        );
+    }
+
+    #[test]
+    fn service_tag_from_root() {
+        let root: ServiceRoot =
+            serde_json::from_str(r#"{"Vendor":"Dell","Oem":{"Dell":{"ServiceTag":"R7625A1"}}}"#).unwrap();
+        assert_eq!(service_tag(&root), Some("R7625A1"));
+        assert!(root.is_dell());
+    }
+}

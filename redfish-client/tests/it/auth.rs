@@ -1,0 +1,154 @@
+//! Sessions, Basic, re-login after expiry, logout, and secrets kept out of Debug and logs.
+
+use super::client;
+use redfish_client::resources::bios::Bios;
+use redfish_client::{AuthMethod, Client, Credentials};
+use rftune_tests::{MockBmc, redfish_error};
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{header, header_exists, method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
+
+#[tokio::test]
+async fn session_login_uses_token_and_logout_is_sent() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .and(header("X-Auth-Token", "token-1"))
+        .respond_with(ResponseTemplate::new(200))
+        .expect(1)
+        .named("logout of session 1")
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert_eq!(bios.attributes["SysProfile"].as_str(), Some("PerfOptimized"));
+    let _again: Bios = c.get(BIOS).await.unwrap();
+    assert!(c.has_session().await);
+    c.logout().await.unwrap();
+    assert!(!c.has_session().await);
+    c.logout().await.unwrap(); // idempotent: no second DELETE
+    assert_eq!(bmc.logins(), 1, "one login for several requests");
+    let reqs = bmc.requests().await;
+    assert_eq!(reqs.iter().filter(|r| r.starts_with("GET")).count(), 2);
+}
+
+#[tokio::test]
+async fn basic_auth_sends_no_login() {
+    let bmc = MockBmc::start("r7625").await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let _: Bios = c.get(BIOS).await.unwrap();
+    c.logout().await.unwrap();
+    assert_eq!(bmc.requests().await, vec![format!("GET {BIOS}")]);
+}
+
+#[tokio::test]
+async fn expired_session_logs_in_again_once() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .and(header("X-Auth-Token", "token-1"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(redfish_error(
+            "Base.1.12.NoValidSession",
+            "There is no valid session established with the implementation.",
+            "Establish a session before attempting any operations.",
+        )))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert!(!bios.attributes.is_empty());
+    assert_eq!(bmc.logins(), 2);
+}
+
+#[tokio::test]
+async fn a_second_401_after_relogin_is_an_error() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .respond_with(ResponseTemplate::new(401))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    assert_eq!(err.status(), Some(401));
+    assert_eq!(bmc.logins(), 2, "exactly one re-login");
+}
+
+#[tokio::test]
+async fn bad_credentials_fail_with_sys415() {
+    let bmc = MockBmc::start("r7625").await;
+    let c = Client::builder(bmc.url())
+        .credentials(Credentials::new("root", "wrong-password"))
+        .retry(super::fast_retry())
+        .build()
+        .unwrap();
+    let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    assert!(err.has_code("SYS415"), "{err}");
+    assert!(!err.to_string().contains("wrong-password"));
+    assert!(!format!("{err:?}").contains("wrong-password"));
+}
+
+#[tokio::test]
+async fn falls_back_to_basic_without_a_session_service() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path("/redfish/v1/SessionService/Sessions"))
+        .respond_with(ResponseTemplate::new(404))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .and(header_exists("Authorization"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(serde_json::json!({"@odata.id": BIOS, "Attributes": {"A": 1}})),
+        )
+        .expect(1)
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert_eq!(bios.attributes["A"].as_i64(), Some(1));
+}
+
+/// Collects everything the tracing subscriber writes.
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn credentials_and_tokens_stay_out_of_debug_and_logs() {
+    let bmc = MockBmc::start("r7625").await;
+    let capture = Capture::default();
+    let writer = capture.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let _: Bios = c.get(BIOS).await.unwrap();
+    let _ = c.get::<Bios>("/redfish/v1/Nope").await;
+    let debug = format!("{c:?}");
+    c.logout().await.unwrap();
+    let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    assert!(logs.contains("session opened"), "trace logging is active: {logs}");
+    for secret in [rftune_tests::PASSWORD, "token-1"] {
+        assert!(!logs.contains(secret), "{secret} in logs");
+        assert!(!debug.contains(secret), "{secret} in Debug: {debug}");
+    }
+}

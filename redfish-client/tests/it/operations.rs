@@ -1,0 +1,158 @@
+//! The generic operations against fixture trees: reads, paging, expand, staging, reset, power.
+
+use super::client;
+use redfish_client::odata::Link;
+use redfish_client::resources::bios::{ApplyTime, Attributes, SettingsApplyTime};
+use redfish_client::resources::computer_system::{PowerState, ResetType};
+use redfish_client::{AuthMethod, ODataId};
+use rftune_tests::MockBmc;
+use serde_json::json;
+use wiremock::matchers::{body_json, method, path, query_param};
+use wiremock::{Mock, ResponseTemplate};
+
+const SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
+
+#[tokio::test]
+async fn reads_system_memory_bios_pending_and_registry() {
+    let bmc = MockBmc::start("r7625").await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let root = c.service_root().await.unwrap();
+    assert!(root.is_dell());
+    assert_eq!(c.systems().await.unwrap(), vec![ODataId::new(SYSTEM)]);
+    let system = c.system(&ODataId::new(SYSTEM)).await.unwrap();
+    assert_eq!(system.model.as_deref(), Some("PowerEdge R7625"));
+    assert_eq!(system.power_state, Some(PowerState::On));
+    let dimms = c.memory(&system).await.unwrap();
+    assert_eq!(dimms.len(), 24);
+    assert!(dimms.iter().all(|d| d.operating_speed_mhz == Some(4800)));
+    let bios = c.bios(&system.bios_link()).await.unwrap();
+    assert!(bios.supports_apply_time(ApplyTime::OnReset));
+    assert!(!bios.supports_apply_time(ApplyTime::Immediate));
+    let pending = c.pending_bios(&bios).await.unwrap();
+    assert!(pending.attributes.is_empty());
+    let registry = c.attribute_registry(&bios).await.unwrap();
+    assert_eq!(registry.registry_entries.attributes.len(), bios.attributes.len());
+    // Memory came in one $expand request, not one per DIMM.
+    let reqs = bmc.requests().await;
+    assert_eq!(reqs.iter().filter(|r| r.contains("/Memory")).count(), 1, "{reqs:?}");
+}
+
+#[tokio::test]
+async fn members_follow_next_links_across_pages() {
+    let bmc = MockBmc::start("r7625").await;
+    let page = |ids: &[&str], next: Option<&str>| {
+        let mut v = json!({"Members": ids.iter().map(|i| json!({"@odata.id": i})).collect::<Vec<_>>(), "Members@odata.count": 3});
+        if let Some(n) = next {
+            v["Members@odata.nextLink"] = json!(n);
+        }
+        ResponseTemplate::new(200).set_body_json(v)
+    };
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Big"))
+        .and(query_param("$skip", "2"))
+        .respond_with(page(&["/c"], None))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Big"))
+        .respond_with(page(&["/a", "/b"], Some("/redfish/v1/Big?$skip=2")))
+        .with_priority(2)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let links: Vec<Link> = c.members("/redfish/v1/Big").await.unwrap();
+    let ids: Vec<&str> = links.iter().map(|l| l.odata_id.as_str()).collect();
+    assert_eq!(ids, ["/a", "/b", "/c"]);
+}
+
+#[tokio::test]
+async fn staging_with_apply_time_returns_the_job_link() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("PATCH"))
+        .and(path(format!("{SYSTEM}/Bios/Settings")))
+        .and(body_json(json!({
+            "@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"},
+            "Attributes": {"SysProfile": "Custom", "ProcCStates": "Disabled", "CpuMinSevAsid": 100}
+        })))
+        .respond_with(
+            ResponseTemplate::new(202)
+                .insert_header("Location", "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs/JID_274429394557")
+                .set_body_json(json!({"@Message.ExtendedInfo": [{"MessageId": "IDRAC.2.9.SYS413", "Message": "The operation successfully completed."}]})),
+        )
+        .expect(1)
+        .named("stage BIOS with OnReset")
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let mut attrs = Attributes::new();
+    attrs.insert("SysProfile".into(), "Custom".into());
+    attrs.insert("ProcCStates".into(), "Disabled".into());
+    attrs.insert("CpuMinSevAsid".into(), 100.into());
+    let staged = c
+        .stage_settings(
+            &ODataId::new(format!("{SYSTEM}/Bios/Settings")),
+            &attrs,
+            Some(&SettingsApplyTime::on_reset()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(staged.job.unwrap().last_segment(), "JID_274429394557");
+    assert_eq!(staged.messages[0].code(), "SYS413");
+}
+
+#[tokio::test]
+async fn staging_without_a_job_is_reported_as_staged() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("PATCH"))
+        .and(path(format!("{SYSTEM}/Bios/Settings")))
+        .and(body_json(json!({"Attributes": {"LogicalProc": "Disabled"}})))
+        .respond_with(ResponseTemplate::new(200))
+        .expect(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let mut attrs = Attributes::new();
+    attrs.insert("LogicalProc".into(), "Disabled".into());
+    let staged = c
+        .stage_settings(&ODataId::new(format!("{SYSTEM}/Bios/Settings")), &attrs, None)
+        .await
+        .unwrap();
+    assert!(staged.job.is_none());
+}
+
+#[tokio::test]
+async fn reset_posts_to_the_action_target() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path(format!("{SYSTEM}/Actions/ComputerSystem.Reset")))
+        .and(body_json(json!({"ResetType": "GracefulRestart"})))
+        .respond_with(ResponseTemplate::new(204))
+        .expect(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let system = c.system(&ODataId::new(SYSTEM)).await.unwrap();
+    c.reset(&system, ResetType::GracefulRestart).await.unwrap();
+}
+
+#[tokio::test]
+async fn power_readings_from_both_sources() {
+    let bmc = MockBmc::start("r7625").await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let chassis = ODataId::new("/redfish/v1/Chassis/System.Embedded.1");
+    let power = c.power(&chassis).await.unwrap();
+    let watts = power.consumed_watts().unwrap();
+    assert!(watts > 100.0, "{watts}");
+    let metrics = power.power_control[0].power_metrics.as_ref().unwrap();
+    assert_eq!(metrics.interval_in_min, Some(1.0));
+    let env = c.environment_metrics(&chassis).await.unwrap();
+    assert!(env.power_watts.unwrap().reading.is_some());
+    // The Milan fixture runs iDRAC 6, which has no EnvironmentMetrics.
+    let milan = MockBmc::start("r7525").await;
+    let err = client(&milan.url(), AuthMethod::Basic)
+        .environment_metrics(&chassis)
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(404));
+}

@@ -1,0 +1,68 @@
+//! `rftune bios get` against the fixture BMCs.
+
+use super::{Run, redact, stderr, stdout};
+use rftune_tests::MockBmc;
+use serde_json::json;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+#[tokio::test(flavor = "multi_thread")]
+async fn selected_attributes_as_table_and_json() {
+    let bmc = MockBmc::start("r7625").await;
+    let args = [
+        "bios",
+        "get",
+        "--bmc",
+        &bmc.url(),
+        "-a",
+        "SysProfile",
+        "-a",
+        "NumaNodesPerSocket",
+        "-a",
+        "CpuAcpiCstC2Latency",
+    ];
+    let out = Run::new(&args).output().await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+    let mut json_args = args.to_vec();
+    json_args.extend(["--output", "json"]);
+    let out = Run::new(&json_args).output().await;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        doc["attributes"],
+        json!({"SysProfile": "PerfOptimized", "NumaNodesPerSocket": "1", "CpuAcpiCstC2Latency": 800})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_attribute_suggests_close_names() {
+    let bmc = MockBmc::start("r7625").await;
+    let out = Run::new(&["bios", "get", "--bmc", &bmc.url(), "-a", "ProcCstate"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = redact(&stderr(&out), &bmc.url());
+    assert!(
+        err.contains("BIOS has no attribute \"ProcCstate\"; did you mean ProcCStates?"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pending_values_next_to_current_ones() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Systems/System.Embedded.1/Bios/Settings"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": "/redfish/v1/Systems/System.Embedded.1/Bios/Settings",
+            "Attributes": {"SysProfile": "Custom", "ProcCStates": "Enabled"}
+        })))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["bios", "get", "--bmc", &bmc.url(), "--pending"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out));
+}

@@ -1,0 +1,122 @@
+//! End-to-end tests: the real `rftune` binary against mock BMCs serving the fixtures.
+//! Build it first: `cargo test --workspace` does.
+#![allow(clippy::unwrap_used)]
+
+mod bios;
+mod cli;
+mod inventory;
+
+use std::path::PathBuf;
+use std::process::Output;
+
+/// The `rftune` binary next to this test executable (target/<profile>/rftune), built once per
+/// test run: cargo builds a package's binaries only for that package's own tests.
+fn binary() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().and_then(|d| d.parent()).unwrap();
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            let mut build = std::process::Command::new(cargo);
+            build.args(["build", "--quiet", "-p", "rftune", "--bin", "rftune"]);
+            if dir.file_name().is_some_and(|p| p == "release") {
+                build.arg("--release");
+            }
+            let status = build.status().unwrap();
+            assert!(status.success(), "building the rftune binary failed");
+            dir.join(format!("rftune{}", std::env::consts::EXE_SUFFIX))
+        })
+        .clone()
+}
+
+/// A run of the binary with a hermetic environment: no inherited RFTUNE_*, colour or width
+/// settings, a fresh state directory, and the mock's password in RFTUNE_PASSWORD.
+struct Run {
+    cmd: tokio::process::Command,
+    stdin: Option<String>,
+    _state: TempDir,
+}
+
+impl Run {
+    fn new(args: &[&str]) -> Self {
+        let state = TempDir::new();
+        let mut cmd = tokio::process::Command::new(binary());
+        for (k, _) in std::env::vars_os() {
+            let k = k.to_string_lossy().into_owned();
+            if k.starts_with("RFTUNE_") || k == "NO_COLOR" || k == "COLUMNS" || k == "RUST_LOG" {
+                cmd.env_remove(&k);
+            }
+        }
+        cmd.env("RFTUNE_PASSWORD", rftune_tests::PASSWORD)
+            .env("RFTUNE_STATE_DIR", &state.0)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        Self {
+            cmd,
+            stdin: None,
+            _state: state,
+        }
+    }
+
+    fn env(mut self, k: &str, v: &str) -> Self {
+        self.cmd.env(k, v);
+        self
+    }
+
+    fn env_remove(mut self, k: &str) -> Self {
+        self.cmd.env_remove(k);
+        self
+    }
+
+    fn stdin(mut self, s: &str) -> Self {
+        self.stdin = Some(s.to_owned());
+        self
+    }
+
+    async fn output(mut self) -> Output {
+        use tokio::io::AsyncWriteExt;
+        let mut child = self.cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        if let Some(s) = self.stdin.take() {
+            stdin.write_all(s.as_bytes()).await.unwrap();
+        }
+        drop(stdin);
+        child.wait_with_output().await.unwrap()
+    }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A temporary directory removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("rftune-e2e-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Replaces the mock's random port in output, for snapshots.
+fn redact(text: &str, url: &str) -> String {
+    let hostport = url.trim_start_matches("http://");
+    text.replace(url, "http://[BMC]").replace(hostport, "[BMC]")
+}
