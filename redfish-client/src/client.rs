@@ -697,9 +697,14 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 }
 
 /// A request that failed in transit is retried when repeating it cannot do harm: always when no
-/// connection was made, and for reads and deletes otherwise.
+/// connection was made, and for reads and deletes otherwise. An untrusted certificate will not
+/// become trusted by asking again.
 fn transport_retryable(e: &Error, method: &Method) -> bool {
     match e {
+        Error::Transport {
+            kind: TransportKind::Certificate,
+            ..
+        } => false,
         Error::Transport { kind, .. } => {
             *kind == TransportKind::Connect || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
         }

@@ -24,6 +24,7 @@
 pub mod auth;
 pub mod dependencies;
 pub mod error;
+pub mod fingerprint;
 pub mod odata;
 pub mod oem;
 pub mod request;
@@ -40,8 +41,9 @@ pub use auth::{AuthMethod, Credentials, Password};
 #[cfg(feature = "client")]
 pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY, Staged, Written};
 pub use error::{Error, Result};
+pub use fingerprint::Fingerprint;
 pub use odata::ODataId;
 #[cfg(feature = "client")]
 pub use retry::RetryPolicy;
 #[cfg(feature = "client")]
-pub use tls::{Fingerprint, TlsVerification};
+pub use tls::TlsVerification;

@@ -2,6 +2,7 @@
 
 pub mod bios;
 pub mod inventory;
+pub mod sim;
 
 use crate::Outcome;
 use crate::args::{Args, BiosCommand, Command};
@@ -16,6 +17,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
+        Command::Sim(a) => sim::run(a).await,
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);

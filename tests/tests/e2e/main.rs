@@ -5,6 +5,8 @@
 mod bios;
 mod cli;
 mod inventory;
+mod sim;
+mod trust;
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -59,6 +61,12 @@ impl Run {
             stdin: None,
             _state: state,
         }
+    }
+
+    /// Uses `dir` as the state directory (to share known_hosts between runs).
+    fn state_dir(mut self, dir: &std::path::Path) -> Self {
+        self.cmd.env("RFTUNE_STATE_DIR", dir);
+        self
     }
 
     fn env(mut self, k: &str, v: &str) -> Self {

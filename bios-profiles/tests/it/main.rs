@@ -1,0 +1,1 @@
+//! The BIOS recommendations as data; being built (issue 4).

@@ -1,0 +1,76 @@
+//! `rftune sim`: serve emulated iDRACs until interrupted.
+
+use crate::Outcome;
+use crate::args::SimArgs;
+use anyhow::{Context, Result};
+use idrac_sim::{Fleet, SimConfig};
+use std::io::Write;
+
+/// Translates the arguments into an emulator configuration.
+pub fn config(args: &SimArgs) -> SimConfig {
+    SimConfig {
+        model: args
+            .model
+            .parse()
+            .unwrap_or_else(|e: std::convert::Infallible| match e {}),
+        hosts: args.hosts,
+        listen: args.listen,
+        tls: !args.http,
+        boot_time: args.boot_time,
+        latency: args.latency,
+        faults: args.faults.clone(),
+        seed: args.seed,
+        username: args.username.clone(),
+        password: args.password.clone(),
+        session_timeout: args.session_timeout,
+        session_limit: args.session_limit,
+        graceful_os: !args.os_ignores_graceful,
+        log_requests: args.log_requests,
+    }
+}
+
+/// Runs `rftune sim`.
+pub async fn run(args: SimArgs) -> Result<Outcome> {
+    if !args.listen.ip().is_loopback() {
+        tracing::warn!(
+            "serving emulated iDRACs on {} — not a loopback address; anyone who can reach it can log in as {}",
+            args.listen.ip(),
+            args.username
+        );
+    }
+    let fleet = Fleet::start(config(&args)).await.map_err(|e| {
+        let too_many = matches!(&e, idrac_sim::SimError::Bind { source, .. } if source.raw_os_error() == Some(24));
+        let e = anyhow::Error::new(e).context(format!("starting {} emulated iDRAC(s)", args.hosts));
+        if too_many {
+            e.context("too many open files: raise the limit with `ulimit -n`")
+        } else {
+            e
+        }
+    })?;
+    if let Some(path) = &args.write_inventory {
+        std::fs::write(path, fleet.inventory_toml())
+            .with_context(|| format!("writing inventory {}", path.display()))?;
+    }
+    {
+        let mut out = std::io::stdout().lock();
+        for line in fleet.listen_lines() {
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
+    }
+    serve_until_stopped(&fleet, args.exit_after).await;
+    Ok(Outcome::Success)
+}
+
+async fn serve_until_stopped(_fleet: &Fleet, exit_after: Option<std::time::Duration>) {
+    let stop = async {
+        match exit_after {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = stop => {}
+    }
+}

@@ -1,0 +1,32 @@
+//! A stateful iDRAC9 emulator served by axum over the recorded fixture trees.
+//!
+//! It models what rftune depends on and no public Redfish mockup does: BIOS values staged on
+//! `Bios/Settings` and validated like iDRAC (MessageIds and Base registry ids), a
+//! BIOSConfiguration job created by `@Redfish.SettingsApplyTime` or `POST Jobs`, SYS011 on a
+//! second commit, `ComputerSystem.Reset` driving the power state through a simulated POST that
+//! runs the job (Scheduled → Running → Completed/PR19) and applies the pending values plus
+//! every value the registry's presets force, DellAttributes applied immediately, System
+//! Lockdown, sessions, power readings that follow load and settings, injected faults, and many
+//! hosts in one process. `rftune sim` and `rftune demo` run it; the end-to-end tests use it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), idrac_sim::SimError> {
+//! let fleet = idrac_sim::Fleet::start(idrac_sim::SimConfig { hosts: 3, ..Default::default() }).await?;
+//! for line in fleet.listen_lines() {
+//!     println!("{line}");
+//! }
+//! # Ok(()) }
+//! ```
+
+pub mod config;
+pub mod fixture;
+pub mod fleet;
+pub mod host;
+pub mod messages;
+pub mod power;
+pub mod server;
+pub mod stats;
+pub mod tls;
+
+pub use config::{FaultKind, FaultSpec, Latency, ModelSource, Selector, SimConfig};
+pub use fleet::{Fleet, RunningHost, SimError};

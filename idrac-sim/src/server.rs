@@ -1,0 +1,367 @@
+//! HTTP for one emulated iDRAC: authentication, faults, latency, request counting, and the
+//! routing of iDRAC paths to [`Host`] operations. Unlisted GETs serve the fixture documents.
+
+use crate::config::FaultKind;
+use crate::host::{Host, Reply};
+use crate::messages;
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::response::Response;
+use redfish_client::oem::dell::{self, AttributeGroup};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+
+/// The router of one host.
+pub fn router(host: Arc<Host>) -> axum::Router {
+    axum::Router::new().fallback(handle).with_state(host)
+}
+
+async fn handle(
+    axum::extract::State(host): axum::extract::State<Arc<Host>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let path = uri.path().trim_end_matches('/').to_owned();
+    let path = if path.is_empty() { "/".to_owned() } else { path };
+    if let Some(sim) = path.strip_prefix("/_sim") {
+        return json_response(sim_endpoint(&host, &method, sim, &body));
+    }
+    host.stats.record(method.as_str(), &path);
+    if let Some(lat) = host.config.latency {
+        let span = lat.max.saturating_sub(lat.min);
+        let wait = lat.min + span.mul_f64(host.draw());
+        tokio::time::sleep(wait).await;
+    }
+    let token = headers.get("X-Auth-Token").and_then(|v| v.to_str().ok());
+    let mut fault = None;
+    for &(kind, rate) in &host.faults.request {
+        if host.draw() < rate && (kind != FaultKind::SessionExpiry || token.is_some()) {
+            fault = Some(kind);
+            break;
+        }
+    }
+    let reply = match fault {
+        Some(FaultKind::Unavailable) => Reply::error(
+            503,
+            vec![messages::base(
+                "ServiceTemporarilyUnavailable",
+                "The service is temporarily unavailable.",
+                "Retry in 1 seconds.",
+                None,
+            )],
+        )
+        .header("Retry-After", "1"),
+        Some(FaultKind::Timeout) => {
+            tokio::time::sleep(Duration::from_secs(600)).await;
+            Reply::error(504, Vec::new())
+        }
+        Some(FaultKind::SessionExpiry) => {
+            if let Some(t) = token {
+                host.expire_token(t);
+            }
+            Reply::error(401, vec![messages::no_valid_session()])
+        }
+        _ => match authenticate(&host, &method, &path, &headers) {
+            Some(denied) => denied,
+            None => route(&host, &method, &path, uri.query().unwrap_or_default(), &body),
+        },
+    };
+    if host.config.log_requests {
+        eprintln!("rftune-sim: {} {method} {} -> {}", host.service_tag, uri, reply.status);
+    }
+    match fault {
+        Some(FaultKind::Malformed) => truncated(reply),
+        Some(FaultKind::Reset) => reset_midway(),
+        _ => json_response(reply),
+    }
+}
+
+/// Paths open without credentials: the service root and the login itself, as on iDRAC.
+fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -> Option<Reply> {
+    let open = matches!(
+        path,
+        "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
+    ) || (method == Method::POST && path == SESSIONS);
+    if open {
+        return None;
+    }
+    if let Some(token) = headers.get("X-Auth-Token").and_then(|v| v.to_str().ok()) {
+        return if host.check_token(token) {
+            None
+        } else {
+            Some(Reply::error(401, vec![messages::no_valid_session()]))
+        };
+    }
+    let basic = headers
+        .get("Authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+        .and_then(|b| decode_base64(b.trim()))
+        .and_then(|raw| String::from_utf8(raw).ok());
+    match basic.as_deref().and_then(|c| c.split_once(':')) {
+        Some((user, pass)) if host.check_basic(user, pass) => None,
+        Some(_) => Some(Reply::error(401, vec![messages::sys415()])),
+        None => Some(Reply::error(401, vec![messages::no_valid_session()])),
+    }
+}
+
+fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> Reply {
+    let doc = |p: &str| host.fixture.doc(p);
+    let json_body = || serde_json::from_slice::<Value>(body).ok();
+    let bad_json = || {
+        Reply::error(
+            400,
+            vec![messages::base(
+                "MalformedJSON",
+                "The request body submitted was malformed JSON and could not be parsed by the receiving service.",
+                "Ensure that the request body is valid JSON and resubmit the request.",
+                None,
+            )],
+        )
+    };
+    macro_rules! with_body {
+        ($f:expr) => {
+            match json_body() {
+                Some(b) => $f(&b),
+                None => bad_json(),
+            }
+        };
+    }
+    if path.starts_with("/redfish/v1/Systems") && host.not_ready() {
+        return if path == "/redfish/v1/Systems" && *method == Method::GET {
+            Reply::ok(
+                json!({"@odata.id": "/redfish/v1/Systems", "@odata.type": "#ComputerSystemCollection.ComputerSystemCollection",
+                             "Name": "Computer System Collection", "Members": [], "Members@odata.count": 0}),
+            )
+        } else {
+            Reply::error(503, vec![messages::swc0700()]).header("Retry-After", "2")
+        };
+    }
+    let jobs_prefix = format!("{}/", dell::JOBS);
+    let job_id = path
+        .strip_prefix(&jobs_prefix)
+        .or_else(|| path.strip_prefix("/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs/"))
+        .or_else(|| path.strip_prefix("/redfish/v1/JobService/Jobs/"));
+    let group = AttributeGroup::ALL.into_iter().find(|g| g.path() == path);
+    let get = *method == Method::GET;
+    let post = *method == Method::POST;
+    let patch = *method == Method::PATCH;
+    let delete = *method == Method::DELETE;
+    match path {
+        "/redfish/v1" if get => Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null))),
+        SESSIONS if post => with_body!(|b: &Value| host.login(
+            b["UserName"].as_str().unwrap_or_default(),
+            b["Password"].as_str().unwrap_or_default()
+        )),
+        SESSIONS if get => Reply::ok(host.sessions()),
+        p if delete && p.starts_with(SESSIONS) => host.logout(p.trim_start_matches(SESSIONS).trim_start_matches('/')),
+        dell::SYSTEM if get => Reply::ok(host.system(doc(path).unwrap_or(&Value::Null))),
+        p if post && p == format!("{}/Actions/ComputerSystem.Reset", dell::SYSTEM) => {
+            with_body!(|b: &Value| host.reset(b))
+        }
+        dell::BIOS if get => Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null))),
+        dell::BIOS_SETTINGS if get => Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null))),
+        dell::BIOS_SETTINGS if patch => with_body!(|b: &Value| host.patch_bios(b)),
+        dell::BIOS_REGISTRY if get => Reply::ok(host.bios_registry(doc(path).unwrap_or(&Value::Null))),
+        dell::CLEAR_PENDING if post => host.clear_pending(),
+        dell::JOBS if get => Reply::ok(host.jobs(query.contains("$expand"))),
+        dell::JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
+        _ if job_id.is_some() && get => host.job(job_id.unwrap_or_default()),
+        _ if job_id.is_some() && delete => host.delete_job(job_id.unwrap_or_default()),
+        dell::DELETE_JOB_QUEUE if post => with_body!(|b: &Value| host.delete_job_queue(b)),
+        dell::LC_STATUS if post => Reply::ok(host.lc_status()),
+        _ if group.is_some() && get => {
+            let g = group.unwrap_or(AttributeGroup::System);
+            Reply::ok(host.dell_attributes(g, doc(path).unwrap_or(&Value::Null)))
+        }
+        _ if group.is_some() && patch => {
+            let g = group.unwrap_or(AttributeGroup::System);
+            with_body!(|b: &Value| host.patch_dell_attributes(g, b))
+        }
+        dell::CHASSIS if get => Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null))),
+        p if get && p == format!("{}/Power", dell::CHASSIS) => match doc(p) {
+            Some(d) => Reply::ok(host.power(d)),
+            None => not_found(p),
+        },
+        p if get && p == format!("{}/EnvironmentMetrics", dell::CHASSIS) => match doc(p) {
+            Some(d) => Reply::ok(host.environment_metrics(d)),
+            None => not_found(p),
+        },
+        p if get && p.ends_with("/Sensors/SystemBoardPwrConsumption") => match doc(p) {
+            Some(d) => Reply::ok(host.power_sensor(d)),
+            None => not_found(p),
+        },
+        p if get => match doc(p) {
+            Some(d) => Reply::ok(expand(host, d, query)),
+            None => not_found(p),
+        },
+        p if doc(p).is_some() || job_id.is_some() || group.is_some() => Reply::error(
+            405,
+            vec![messages::base(
+                "OperationNotAllowed",
+                &format!("The HTTP method {method} is not allowed on {p}."),
+                "Use a method the resource supports.",
+                None,
+            )],
+        ),
+        p => not_found(p),
+    }
+}
+
+fn not_found(path: &str) -> Reply {
+    Reply::error(404, vec![messages::not_found(path)])
+}
+
+/// `$expand` on a recorded collection: members inline.
+fn expand(host: &Host, doc: &Value, query: &str) -> Value {
+    if !query.contains("$expand") || doc.get("Members").is_none() {
+        return doc.clone();
+    }
+    let mut out = doc.clone();
+    if let Some(members) = out["Members"].as_array_mut() {
+        for m in members {
+            if let Some(full) = m["@odata.id"]
+                .as_str()
+                .and_then(|id| host.fixture.doc(id.trim_end_matches('/')))
+            {
+                *m = full.clone();
+            }
+        }
+    }
+    out
+}
+
+fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply {
+    match (method.as_str(), path) {
+        ("GET", "/stats") => Reply::ok(host.stats.to_json(&host.service_tag)),
+        ("POST", "/stats/reset") => {
+            host.stats.reset();
+            Reply {
+                status: 204,
+                headers: Vec::new(),
+                body: None,
+            }
+        }
+        ("POST", "/load") => {
+            let u = serde_json::from_slice::<Value>(body)
+                .ok()
+                .and_then(|v| v["utilization"].as_f64());
+            match u {
+                Some(u) if (0.0..=1.0).contains(&u) => {
+                    host.set_load(u);
+                    Reply {
+                        status: 204,
+                        headers: Vec::new(),
+                        body: None,
+                    }
+                }
+                _ => Reply::error(
+                    400,
+                    vec![messages::base(
+                        "PropertyValueOutOfRange",
+                        "utilization must be a number within 0.0..=1.0",
+                        "Send {\"utilization\": 0.5}.",
+                        None,
+                    )],
+                ),
+            }
+        }
+        _ => not_found(&format!("/_sim{path}")),
+    }
+}
+
+fn json_response(reply: Reply) -> Response {
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let body = match &reply.body {
+        Some(v) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
+        None => Body::empty(),
+    };
+    let mut resp = Response::builder().status(status);
+    if reply.body.is_some() {
+        resp = resp.header("Content-Type", "application/json;odata.metadata=minimal;charset=utf-8");
+    }
+    resp = resp.header("OData-Version", "4.0");
+    for (name, value) in &reply.headers {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            resp = resp.header(*name, v);
+        }
+    }
+    resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+/// The `malformed` fault: the real answer, cut in the middle.
+fn truncated(reply: Reply) -> Response {
+    let full = reply
+        .body
+        .map(|v| serde_json::to_vec(&v).unwrap_or_default())
+        .unwrap_or_else(|| b"{}".to_vec());
+    let cut = full[..full.len() / 2].to_vec();
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("Content-Type", "application/json")
+        .body(Body::from(cut))
+        .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+/// The `reset` fault: headers and a first chunk, then the connection is torn down.
+fn reset_midway() -> Response {
+    let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
+        Ok(Bytes::from_static(b"{\"@odata.id\":\"/redfish/v1")),
+        Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "rftune-sim: injected connection reset",
+        )),
+    ];
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("Content-Type", "application/json")
+        .body(Body::from_stream(futures_util::stream::iter(chunks)))
+        .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+/// Standard base64 (RFC 4648, with padding), enough for Basic credentials.
+fn decode_base64(s: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = s.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut acc = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            acc |= value(c)? << (18 - 6 * i);
+        }
+        let n = chunk.len();
+        if n < 2 {
+            return None;
+        }
+        let b = acc.to_be_bytes();
+        out.extend_from_slice(&b[1..n]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_decodes_basic_credentials() {
+        assert_eq!(decode_base64("cm9vdDpjYWx2aW4=").as_deref(), Some(&b"root:calvin"[..]));
+        assert_eq!(decode_base64("YQ==").as_deref(), Some(&b"a"[..]));
+        assert_eq!(decode_base64("YWI=").as_deref(), Some(&b"ab"[..]));
+        assert!(decode_base64("*bad").is_none());
+    }
+}

@@ -1,0 +1,167 @@
+//! Each injected fault, observed by the client as the right error or a successful retry.
+
+use super::{client, config, eventually, start};
+use idrac_sim::SimConfig;
+use redfish_client::error::TransportKind;
+use redfish_client::oem::dell::{self, JobOutcome};
+use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::computer_system::ResetType;
+use redfish_client::{Error, ODataId};
+use std::time::Duration;
+
+fn faulty(spec: &str) -> SimConfig {
+    SimConfig {
+        faults: vec![spec.parse().unwrap()],
+        seed: 3,
+        ..config()
+    }
+}
+
+fn one_change() -> Attributes {
+    [("MemTest".to_owned(), "Enabled".into())].into_iter().collect()
+}
+
+#[tokio::test]
+async fn transient_503s_are_retried_to_success() {
+    let fleet = start(faulty("503:0.5")).await;
+    let c = client(&fleet, 0);
+    for _ in 0..10 {
+        c.bios(&ODataId::new(dell::BIOS)).await.unwrap();
+    }
+    let total = fleet.hosts()[0].host.stats.total();
+    assert!(
+        total > 11,
+        "some requests were answered 503 and retried ({total} requests)"
+    );
+}
+
+#[tokio::test]
+async fn connection_resets_are_retried_for_reads() {
+    let fleet = start(faulty("reset:0.3")).await;
+    let c = client(&fleet, 0);
+    for _ in 0..10 {
+        c.bios(&ODataId::new(dell::BIOS)).await.unwrap();
+    }
+    assert!(c.requests_sent() > 11, "{}", c.requests_sent());
+}
+
+#[tokio::test]
+async fn a_hanging_bmc_times_out() {
+    let fleet = start(faulty("timeout")).await;
+    let c = redfish_client::Client::builder(&fleet.hosts()[0].url)
+        .timeout(Duration::from_millis(300))
+        .retry(redfish_client::RetryPolicy::none())
+        .build()
+        .unwrap();
+    let err = c.service_root().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_is_a_decode_error() {
+    let fleet = start(faulty("malformed")).await;
+    let err = client(&fleet, 0).service_root().await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn expired_sessions_are_renewed_transparently() {
+    let fleet = start(faulty("session-expiry:0.3")).await;
+    let c = client(&fleet, 0);
+    for _ in 0..10 {
+        c.bios(&ODataId::new(dell::BIOS)).await.unwrap();
+    }
+    let stats = fleet.hosts()[0].host.stats.to_json("x");
+    assert!(stats["sessions_created"].as_u64().unwrap() > 1, "{stats}");
+}
+
+async fn stage_and_reset(fleet: &idrac_sim::Fleet) -> (redfish_client::Client, ODataId) {
+    let c = client(fleet, 0);
+    let staged = c
+        .stage_settings(
+            &ODataId::new(dell::BIOS_SETTINGS),
+            &one_change(),
+            Some(&SettingsApplyTime::on_reset()),
+        )
+        .await
+        .unwrap();
+    let system = c.system(&ODataId::new(dell::SYSTEM)).await.unwrap();
+    c.reset(&system, ResetType::PowerCycle).await.unwrap();
+    (c, staged.job.unwrap())
+}
+
+#[tokio::test]
+async fn a_stuck_job_reports_pr30_and_applies_nothing() {
+    let fleet = start(faulty("stuck-job")).await;
+    let (c, job) = stage_and_reset(&fleet).await;
+    let j = eventually("PR30", || async {
+        let j = c.dell().job(job.last_segment()).await.ok()?;
+        (j.outcome() == JobOutcome::Stuck).then_some(j)
+    })
+    .await;
+    assert!(j.failure().unwrap().to_string().contains("PR30"));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (bios, pending, _) = fleet.hosts()[0].host.snapshot();
+    assert_eq!(bios["MemTest"].as_str(), Some("Disabled"));
+    assert_eq!(pending.len(), 1);
+}
+
+#[tokio::test]
+async fn a_failing_job_ends_failed() {
+    let fleet = start(faulty("job-fails")).await;
+    let (c, job) = stage_and_reset(&fleet).await;
+    let j = eventually("failure", || async {
+        let j = c.dell().job(job.last_segment()).await.ok()?;
+        (j.outcome() == JobOutcome::Failed).then_some(j)
+    })
+    .await;
+    assert!(j.failure().is_some());
+    assert_eq!(fleet.hosts()[0].host.snapshot().0["MemTest"].as_str(), Some("Disabled"));
+}
+
+#[tokio::test]
+async fn a_host_that_never_returns_stays_not_ready() {
+    let fleet = start(faulty("no-return")).await;
+    let (_c, _job) = stage_and_reset(&fleet).await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let c = redfish_client::Client::builder(&fleet.hosts()[0].url)
+        .credentials(redfish_client::Credentials::new("root", "calvin"))
+        .retry(redfish_client::RetryPolicy::none())
+        .build()
+        .unwrap();
+    let err = c.bios(&ODataId::new(dell::BIOS)).await.unwrap_err();
+    assert!(err.has_code("SWC0700"), "{err}");
+    assert_eq!(err.status(), Some(503));
+}
+
+#[tokio::test]
+async fn faults_hit_only_the_selected_hosts() {
+    let fleet = start(SimConfig {
+        hosts: 10,
+        ..faulty("stuck-job@20%")
+    })
+    .await;
+    let affected = fleet.hosts().iter().filter(|h| h.host.faults.stuck_job).count();
+    assert_eq!(affected, 2);
+    let fleet = start(SimConfig {
+        hosts: 4,
+        ..faulty("503@1,3")
+    })
+    .await;
+    let affected: Vec<usize> = fleet
+        .hosts()
+        .iter()
+        .filter(|h| !h.host.faults.request.is_empty())
+        .map(|h| h.host.index)
+        .collect();
+    assert_eq!(affected, vec![1, 3]);
+}

@@ -1,0 +1,67 @@
+//! End-to-end tests of the emulator through `redfish-client`, and raw HTTP where the client
+//! would hide a detail (status codes, headers, bodies).
+#![allow(clippy::unwrap_used)]
+
+mod bios;
+mod faults;
+mod fleet;
+mod power;
+
+use idrac_sim::{Fleet, SimConfig};
+use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};
+use std::time::{Duration, Instant};
+
+/// Plain-HTTP single host with a short POST.
+fn config() -> SimConfig {
+    SimConfig {
+        tls: false,
+        boot_time: Duration::from_millis(400),
+        ..SimConfig::default()
+    }
+}
+
+async fn start(config: SimConfig) -> Fleet {
+    Fleet::start(config).await.unwrap()
+}
+
+fn client(fleet: &Fleet, host: usize) -> Client {
+    let tls = fleet
+        .fingerprint()
+        .map_or(TlsVerification::System, TlsVerification::Pinned);
+    Client::builder(&fleet.hosts()[host].url)
+        .credentials(Credentials::new("root", "calvin"))
+        .auth_method(AuthMethod::Session)
+        .tls(tls)
+        .retry(RetryPolicy {
+            max_attempts: 40,
+            initial_backoff: Duration::from_millis(20),
+            max_backoff: Duration::from_millis(100),
+            max_elapsed: Duration::from_secs(20),
+        })
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+/// Raw HTTP (Basic auth) for status codes and headers.
+fn raw() -> reqwest::Client {
+    // reqwest is built without a default crypto provider in this workspace.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().build().unwrap()
+}
+
+/// Polls `f` until it returns `Some`, for at most 20 s (a bound, not a timing assertion).
+async fn eventually<T, F, Fut>(what: &str, mut f: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(v) = f().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "gave up waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

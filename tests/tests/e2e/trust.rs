@@ -1,0 +1,90 @@
+//! Certificate trust against an emulated iDRAC with its self-signed, SAN-less certificate.
+
+use super::{Run, TempDir, stderr};
+use idrac_sim::{Fleet, SimConfig};
+
+async fn tls_fleet() -> Fleet {
+    Fleet::start(SimConfig::default()).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn untrusted_certificate_fails_fast_and_shows_the_fingerprint_to_pin() {
+    let fleet = tls_fleet().await;
+    let url = &fleet.hosts()[0].url;
+    let fp = fleet.fingerprint().unwrap().to_string();
+    let out = Run::new(&["inventory", "--bmc", url]).output().await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("the server's TLS certificate is not trusted"), "{err}");
+    assert!(
+        err.contains("hint: iDRAC factory certificates are self-signed"),
+        "{err}"
+    );
+    assert!(err.contains(&format!("pass --fingerprint {fp}")), "{err}");
+    assert_eq!(
+        fleet.hosts()[0].host.stats.total(),
+        0,
+        "the handshake failed before any request"
+    );
+    let out = Run::new(&[
+        "inventory",
+        "--bmc",
+        url,
+        "--fingerprint",
+        &fp.to_uppercase().replace("SHA256:", "sha256:"),
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trust_on_first_use_records_then_pins() {
+    let fleet = tls_fleet().await;
+    let url = &fleet.hosts()[0].url;
+    let state = TempDir::new();
+    let out = Run::new(&["inventory", "--bmc", url, "--trust-on-first-use", "-o", "json"])
+        .state_dir(&state.0)
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("trusting its certificate"), "{}", stderr(&out));
+    let known = std::fs::read_to_string(state.0.join("known_hosts")).unwrap();
+    let host = url.trim_start_matches("https://");
+    assert_eq!(known, format!("{host} {}\n", fleet.fingerprint().unwrap()));
+    // Later runs use the record without the flag, and say nothing about it.
+    let out = Run::new(&["bios", "get", "--bmc", url, "-a", "SysProfile"])
+        .state_dir(&state.0)
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    // A changed certificate is refused, naming the file to edit.
+    std::fs::write(
+        state.0.join("known_hosts"),
+        format!("{host} sha256:{}\n", "ab".repeat(32)),
+    )
+    .unwrap();
+    let out = Run::new(&["inventory", "--bmc", url, "--trust-on-first-use"])
+        .state_dir(&state.0)
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("does not match the expected"), "{err}");
+    assert!(err.contains("changed since it was recorded in"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn insecure_is_loud() {
+    let fleet = tls_fleet().await;
+    let out = Run::new(&["inventory", "--bmc", &fleet.hosts()[0].url, "--insecure", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("TLS certificate verification is OFF"),
+        "{}",
+        stderr(&out)
+    );
+}
