@@ -1,7 +1,7 @@
 //! Command-line arguments. The doc comments here are the `--help` text.
 
 // Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
-#![allow(rustdoc::bare_urls)]
+#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links)]
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -146,9 +146,9 @@ pub struct SimArgs {
 /// `rftune inventory`.
 #[derive(Debug, ClapArgs)]
 pub struct InventoryArgs {
-    /// The BMC to ask.
+    /// The BMC(s) to ask.
     #[command(flatten)]
-    pub bmc: BmcArgs,
+    pub target: TargetArgs,
 }
 
 /// `rftune bios ...`.
@@ -174,12 +174,46 @@ pub struct BiosGetArgs {
     pub attributes: Vec<String>,
 }
 
-/// How to reach and authenticate to one BMC.
+/// One BMC: `--bmc URL` plus how to connect.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct BmcArgs {
     /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
     #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
     pub bmc: String,
+    /// How to connect.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// One BMC (`--bmc`) or a fleet (`--inventory`, optionally narrowed with `--tag`).
+#[derive(Debug, Clone, ClapArgs)]
+pub struct TargetArgs {
+    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "RFTUNE_BMC",
+        required_unless_present = "inventory",
+        conflicts_with = "inventory"
+    )]
+    pub bmc: Option<String>,
+    /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags).
+    #[arg(long, value_name = "FILE")]
+    pub inventory: Option<PathBuf>,
+    /// Only inventory entries carrying this tag (repeatable: all must match).
+    #[arg(long = "tag", value_name = "TAG", requires = "inventory")]
+    pub tags: Vec<String>,
+    /// Hosts read at the same time (BMC round trips dominate, not CPU).
+    #[arg(long, default_value_t = 128, value_name = "N")]
+    pub concurrency: usize,
+    /// How to connect.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// How to authenticate to a BMC and whether to trust its certificate.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ConnectArgs {
     /// Account name (default root, the iDRAC factory account).
     #[arg(long, value_name = "NAME", env = "RFTUNE_USERNAME")]
     pub username: Option<String>,

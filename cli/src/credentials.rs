@@ -1,7 +1,7 @@
 //! Where the BMC password comes from: a credentials file only the user can read,
 //! `--password-stdin`, `RFTUNE_PASSWORD`, or a prompt on a terminal — never an argument.
 
-use crate::args::BmcArgs;
+use crate::args::ConnectArgs;
 use anyhow::{Context, Result, bail};
 use redfish_client::Credentials;
 use serde::Deserialize;
@@ -19,9 +19,9 @@ struct CredentialsFile {
     password: String,
 }
 
-/// Resolves credentials for one BMC, in order: `file` (an inventory entry's or --credentials),
-/// --password-stdin, RFTUNE_PASSWORD, a terminal prompt.
-pub fn resolve(args: &BmcArgs, file: Option<&Path>) -> Result<Credentials> {
+/// Resolves credentials for the BMC at `url`, in order: `file` (an inventory entry's) or
+/// --credentials, --password-stdin, RFTUNE_PASSWORD, a terminal prompt.
+pub fn resolve(args: &ConnectArgs, file: Option<&Path>, url: &str) -> Result<Credentials> {
     if let Some(path) = file.or(args.credentials.as_deref()) {
         return read_file(path, args.username.as_deref());
     }
@@ -36,14 +36,11 @@ pub fn resolve(args: &BmcArgs, file: Option<&Path>) -> Result<Credentials> {
         return Ok(Credentials::new(username, p));
     }
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        let p = rpassword::prompt_password(format!("Password for {username} at {}: ", args.bmc))
+        let p = rpassword::prompt_password(format!("Password for {username} at {url}: "))
             .context("reading the password from the terminal")?;
         return Ok(Credentials::new(username, p));
     }
-    bail!(
-        "no password for {}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE",
-        args.bmc
-    )
+    bail!("no password for {url}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE")
 }
 
 /// Reads a TOML credentials file, refusing one that others can read.

@@ -5,10 +5,15 @@
 //! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
 
 pub mod args;
+pub mod audit;
+pub mod bmc;
+pub mod cache;
 pub mod commands;
 pub mod credentials;
+pub mod fleet;
 pub mod logging;
 pub mod render;
+pub mod snapshot;
 pub mod state;
 pub mod target;
 pub mod trust;

@@ -147,3 +147,73 @@ mod tests {
         assert!(closest("Zzzzzzzz", names).is_empty());
     }
 }
+
+/// Progress on stderr for work that takes more than a moment: only on a terminal, and never
+/// with `--output json` (scripts read stdout; a bar would corrupt logs).
+#[derive(Debug)]
+pub struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    failed: std::sync::atomic::AtomicUsize,
+}
+
+impl Progress {
+    /// A bar counting hosts; shown for fleets only.
+    pub fn hosts(what: &str, total: usize, output: crate::args::OutputFormat) -> Self {
+        let show = total > 1
+            && output == crate::args::OutputFormat::Table
+            && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let bar = show.then(|| {
+            let bar = indicatif::ProgressBar::new(total as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} hosts {msg} ({elapsed})")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar.set_prefix(what.to_owned());
+            bar
+        });
+        Self {
+            bar,
+            failed: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// A spinner with a message, for one long wait (a job, a reboot).
+    pub fn spinner(output: crate::args::OutputFormat) -> Self {
+        let show = output == crate::args::OutputFormat::Table && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let bar = show.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(std::time::Duration::from_millis(120));
+            bar
+        });
+        Self {
+            bar,
+            failed: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Updates the message.
+    pub fn message(&self, msg: impl Into<String>) {
+        if let Some(b) = &self.bar {
+            b.set_message(msg.into());
+        }
+    }
+
+    /// One host finished.
+    pub fn host_done(&self, ok: bool) {
+        if let Some(b) = &self.bar {
+            if !ok {
+                let n = self.failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                b.set_message(format!("({n} failed)"));
+            }
+            b.inc(1);
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

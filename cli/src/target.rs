@@ -2,8 +2,9 @@
 //! (CA, pin, known_hosts, trust on first use, or an explicit --insecure), and error messages
 //! that say what to do next.
 
-use crate::args::{AuthArg, BmcArgs};
+use crate::args::{AuthArg, ConnectArgs};
 use crate::credentials;
+use crate::fleet::BmcEntry;
 use crate::state::StateDirs;
 use crate::trust::KnownHosts;
 use anyhow::{Context, Result};
@@ -45,13 +46,14 @@ pub fn host_key(url: &Url) -> String {
     }
 }
 
-/// Connects to the BMC described by `args`. With `--trust-on-first-use` and an unknown host,
-/// this makes the first request (the service root) and records the certificate.
-pub async fn connect(args: &BmcArgs, dirs: &StateDirs, name: Option<&str>) -> Result<Target> {
-    let url = Url::parse(&args.bmc).with_context(|| format!("--bmc {:?} is not a URL", args.bmc))?;
+/// Connects to the BMC of `entry`. With `--trust-on-first-use` and an unknown host, this makes
+/// the first request (the service root) and records the certificate.
+pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> Result<Target> {
+    let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
-    let name = name.map_or_else(|| key.clone(), str::to_owned);
-    let creds = credentials::resolve(args, None)?;
+    let name = entry.name.clone();
+    let creds = credentials::resolve(args, entry.credentials.as_deref(), &entry.url)?;
+    let pinned = entry.fingerprint.as_ref().or(args.fingerprint.as_ref());
     let known_hosts = KnownHosts::new(dirs.known_hosts());
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
@@ -62,8 +64,8 @@ pub async fn connect(args: &BmcArgs, dirs: &StateDirs, name: Option<&str>) -> Re
         (TlsVerification::Insecure, Trust::Insecure)
     } else if let Some(ca) = &args.ca_cert {
         (TlsVerification::CaFile(ca.clone()), Trust::CaFile)
-    } else if let Some(fp) = &args.fingerprint {
-        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: --fingerprint"))?;
+    } else if let Some(fp) = pinned {
+        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: fingerprint"))?;
         (TlsVerification::Pinned(fp), Trust::Pinned)
     } else if let Some(fp) = known_hosts.lookup(&key)? {
         (

@@ -280,7 +280,7 @@ impl Host {
         let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) else {
             return;
         };
-        job.completion_time = Some(messages::iso8601(SystemTime::now()));
+        job.completion_time = Some(humantime::format_rfc3339_seconds(SystemTime::now()).to_string());
         job.percent = 100;
         if self.faults.job_fails {
             job.state = JobState::Failed;

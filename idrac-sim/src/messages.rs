@@ -117,46 +117,9 @@ pub fn not_found(uri: &str) -> Value {
     )
 }
 
-/// Formats a time as ISO 8601 UTC (`2026-11-30T01:33:46Z`), without a date library.
-pub fn iso8601(t: std::time::SystemTime) -> String {
-    let secs = t.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(0);
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil-from-days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, UNIX_EPOCH};
-
-    #[test]
-    fn iso8601_matches_known_dates() {
-        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00Z");
-        assert_eq!(
-            iso8601(UNIX_EPOCH + Duration::from_secs(1_796_002_426)),
-            "2026-11-30T01:33:46Z"
-        );
-        assert_eq!(
-            iso8601(UNIX_EPOCH + Duration::from_secs(951_782_400)),
-            "2000-02-29T00:00:00Z"
-        );
-    }
 
     #[test]
     fn error_bodies_decode_with_the_client() {

@@ -27,7 +27,8 @@ pub struct BiosReport {
 
 /// Runs `rftune bios get`.
 pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let mut target = target::connect(&args.bmc, dirs, None).await?;
+    let entry = crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
+    let mut target = target::connect(&entry, &args.bmc.connect, dirs).await?;
     let result = read(&mut target, args.pending).await;
     target.close().await;
     let (bios, pending) = result?;

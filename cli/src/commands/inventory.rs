@@ -3,6 +3,7 @@
 
 use crate::Outcome;
 use crate::args::{InventoryArgs, OutputFormat};
+use crate::fleet;
 use crate::render::{self, Table};
 use crate::state::StateDirs;
 use crate::target::{self, Target};
@@ -14,6 +15,7 @@ use redfish_client::resources::computer_system::{ComputerSystem, Memory};
 use redfish_client::resources::manager::Manager;
 use serde::Serialize;
 use std::fmt::Write;
+use std::sync::Arc;
 
 /// The `rftune.inventory/v1` document.
 #[derive(Debug, Serialize)]
@@ -94,17 +96,97 @@ pub struct JobSummary {
     pub message: Option<String>,
 }
 
-/// Runs `rftune inventory`.
+/// Runs `rftune inventory` on one BMC or a fleet.
 pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let mut target = target::connect(&args.bmc, dirs, None).await?;
-    let result = collect(&mut target).await;
-    target.close().await;
-    let inventory = result?;
+    let (entries, single) = super::targets(&args.target)?;
+    let connect = Arc::new(args.target.connect.clone());
+    let dirs_owned = Arc::new(dirs.clone());
+    let progress = crate::render::Progress::hosts("inventory", entries.len(), output);
+    let results = fleet::run_all(
+        entries,
+        args.target.concurrency,
+        |entry| {
+            let connect = connect.clone();
+            let dirs = dirs_owned.clone();
+            async move {
+                let mut target = target::connect(&entry, &connect, &dirs).await?;
+                let result = collect(&mut target).await;
+                target.close().await;
+                result
+            }
+        },
+        |_, ok| progress.host_done(ok),
+    )
+    .await;
+    progress.finish();
+    if single {
+        let inventory = results
+            .into_iter()
+            .next()
+            .map(|r| r.result)
+            .unwrap_or_else(|| Err(anyhow::anyhow!("no host")))?;
+        match output {
+            OutputFormat::Json => render::json(&inventory)?,
+            OutputFormat::Table => render::text(&table(&inventory))?,
+        }
+        return Ok(Outcome::Success);
+    }
+    let failed = results.iter().filter(|r| r.result.is_err()).count();
     match output {
-        OutputFormat::Json => render::json(&inventory)?,
-        OutputFormat::Table => render::text(&table(&inventory))?,
+        OutputFormat::Json => {
+            let hosts: Vec<serde_json::Value> = results
+                .iter()
+                .map(|r| match &r.result {
+                    Ok(inv) => serde_json::to_value(inv).unwrap_or_default(),
+                    Err(e) => serde_json::json!({"host": r.entry.name, "error": format!("{e:#}")}),
+                })
+                .collect();
+            render::json(&serde_json::json!({"schema": "rftune.inventory/v1", "hosts": hosts}))?;
+        }
+        OutputFormat::Table => render::text(&fleet_table(&results))?,
+    }
+    if failed > 0 {
+        anyhow::bail!("{failed} of {} hosts could not be read (details above)", results.len());
     }
     Ok(Outcome::Success)
+}
+
+fn fleet_table(results: &[fleet::HostResult<Inventory>]) -> String {
+    let mut t = Table::new([
+        "HOST",
+        "MODEL",
+        "SERVICE TAG",
+        "BIOS",
+        "BMC",
+        "POWER",
+        "PENDING",
+        "OPEN JOBS",
+    ]);
+    let mut errors = String::new();
+    for r in results {
+        match &r.result {
+            Ok(i) => t.row([
+                i.host.clone(),
+                i.model.clone().unwrap_or_default(),
+                i.service_tag.clone().unwrap_or_default(),
+                i.bios_version.clone().unwrap_or_default(),
+                i.bmc_firmware.clone().unwrap_or_default(),
+                i.power_state.clone().unwrap_or_default(),
+                i.pending_bios.len().to_string(),
+                i.open_jobs.len().to_string(),
+            ]),
+            Err(e) => {
+                t.row([r.entry.name.clone(), "error".to_owned()]);
+                let _ = writeln!(errors, "{}: {e:#}", r.entry.name);
+            }
+        }
+    }
+    let mut out = t.render();
+    if !errors.is_empty() {
+        out.push('\n');
+        out.push_str(&errors);
+    }
+    out
 }
 
 /// Reads the inventory of one target.

@@ -10,6 +10,26 @@ use crate::state::StateDirs;
 use anyhow::Result;
 use clap::CommandFactory;
 
+/// The hosts a command addresses, and whether it was a single `--bmc`.
+pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<crate::fleet::BmcEntry>, bool)> {
+    match (&args.bmc, &args.inventory) {
+        (Some(url), _) => Ok((vec![crate::fleet::BmcEntry::from_url(url)?], true)),
+        (None, Some(path)) => {
+            let all = crate::fleet::read_inventory(path)?;
+            let chosen = crate::fleet::filter_tags(all, &args.tags);
+            if chosen.is_empty() {
+                anyhow::bail!(
+                    "no host in {} carries the tags {}",
+                    path.display(),
+                    args.tags.join(", ")
+                );
+            }
+            Ok((chosen, false))
+        }
+        (None, None) => anyhow::bail!("give --bmc URL or --inventory FILE"),
+    }
+}
+
 /// Runs the parsed command.
 pub async fn run(args: Args) -> Result<Outcome> {
     let dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;

@@ -1,0 +1,125 @@
+//! The append-only audit log: one JSON object per line (host, run, step, what was requested,
+//! the outcome, a timestamp), so that every change rftune makes can be traced and an
+//! interrupted run can be understood afterwards. Lines are written whole with `O_APPEND`, so
+//! concurrent hosts and concurrent rftune processes do not interleave within a line.
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// One record.
+#[derive(Debug, Serialize)]
+pub struct Record<'a> {
+    /// UTC time, ISO 8601.
+    pub ts: String,
+    /// The run (one rftune invocation).
+    pub run: &'a str,
+    /// The host's name.
+    pub host: &'a str,
+    /// What happened: `plan`, `snapshot`, `stage`, `reset`, `job`, `verify`, ...
+    pub step: &'a str,
+    /// What was sent, if anything (never credentials).
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub request: Value,
+    /// `ok`, `error`, `skipped`, ...
+    pub outcome: &'a str,
+    /// Details: job ids, MessageIds, error text.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub detail: Value,
+}
+
+/// The audit log of this run.
+#[derive(Debug)]
+pub struct AuditLog {
+    path: PathBuf,
+    run: String,
+    file: Mutex<std::fs::File>,
+}
+
+impl AuditLog {
+    /// Opens (creating) `dir/audit.log` for appending.
+    pub fn open(dir: &Path) -> Result<Self> {
+        crate::state::ensure_private_dir(dir)?;
+        let path = dir.join("audit.log");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("opening the audit log {}", path.display()))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let run = format!("{}-{}", now.as_secs(), std::process::id());
+        Ok(Self {
+            path,
+            run,
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Where the log is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// This run's id.
+    pub fn run(&self) -> &str {
+        &self.run
+    }
+
+    /// Appends a record; a failure to write the audit log fails the step that wanted it.
+    pub fn record(&self, host: &str, step: &str, request: Value, outcome: &str, detail: Value) -> Result<()> {
+        let rec = Record {
+            ts: now_iso(),
+            run: &self.run,
+            host,
+            step,
+            request,
+            outcome,
+            detail,
+        };
+        let mut line = serde_json::to_vec(&rec)?;
+        line.push(b'\n');
+        let mut f = self.file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f.write_all(&line)
+            .with_context(|| format!("writing the audit log {}", self.path.display()))?;
+        f.flush()?;
+        Ok(())
+    }
+}
+
+/// Now as ISO 8601 UTC.
+pub fn now_iso() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_json_lines() {
+        let dir = std::env::temp_dir().join(format!("rftune-audit-{}", std::process::id()));
+        let log = AuditLog::open(&dir).unwrap();
+        log.record(
+            "h1",
+            "stage",
+            serde_json::json!({"Attributes": {"A": 1}}),
+            "ok",
+            Value::Null,
+        )
+        .unwrap();
+        log.record("h2", "reset", Value::Null, "error", serde_json::json!("boom"))
+            .unwrap();
+        let text = std::fs::read_to_string(log.path()).unwrap();
+        let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["step"], "stage");
+        assert_eq!(lines[1]["detail"], "boom");
+        assert!(lines[0].get("detail").is_none());
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

@@ -1,0 +1,305 @@
+//! What diff and apply need from one iDRAC, in as few round trips as it allows: current and
+//! pending BIOS values, the registry (from the cache when possible), the iDRAC attribute groups
+//! a profile touches, the job queue; and the long waits — for a job, for a reboot, for the host
+//! to come back.
+
+use crate::cache::RegistryCache;
+use crate::render::Progress;
+use crate::target::Target;
+use anyhow::{Result, anyhow, bail};
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, AttributeGroup, DellJob, JobOutcome};
+use redfish_client::resources::attribute_registry::AttributeRegistry;
+use redfish_client::resources::bios::{Attributes, BiosSettings};
+use redfish_client::resources::computer_system::{PowerState, ResetType};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+/// A host's BIOS and iDRAC state as read for one diff or apply.
+#[derive(Debug, Clone)]
+pub struct HostState {
+    /// Current BIOS values.
+    pub bios: Attributes,
+    /// Pending BIOS values.
+    pub pending: Attributes,
+    /// The BIOS attribute registry.
+    pub registry: AttributeRegistry,
+    /// iDRAC attributes of the groups asked for.
+    pub idrac: BTreeMap<AttributeGroup, Attributes>,
+    /// The job queue, when asked for.
+    pub jobs: Vec<DellJob>,
+    /// `SystemModelName`.
+    pub model: Option<String>,
+    /// `SystemBiosVersion`.
+    pub bios_version: Option<String>,
+    /// `SystemServiceTag`.
+    pub service_tag: Option<String>,
+    /// Whether the registry came from the cache.
+    pub registry_cached: bool,
+}
+
+impl HostState {
+    /// Open (scheduled or running) BIOS configuration jobs.
+    pub fn open_bios_jobs(&self) -> impl Iterator<Item = &DellJob> {
+        self.jobs
+            .iter()
+            .filter(|j| j.is_bios_config() && !j.outcome().is_final())
+    }
+}
+
+/// Reads a host's state: BIOS, pending values, the iDRAC groups in `groups`, and the job queue
+/// when `jobs` is set, concurrently; the registry from `cache` when it holds this model and
+/// BIOS version. Targets iDRAC paths directly: no discovery round trips.
+pub async fn read_state(
+    target: &Target,
+    cache: &RegistryCache,
+    groups: &BTreeSet<AttributeGroup>,
+    jobs: bool,
+) -> Result<HostState> {
+    let client = &target.client;
+    let bios_id = ODataId::new(dell::BIOS);
+    let idrac = client.dell();
+    let read_groups = async {
+        let mut out = BTreeMap::new();
+        for g in groups {
+            let attrs = idrac
+                .attributes(*g)
+                .await
+                .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {g}")))?;
+            out.insert(*g, attrs.attributes);
+        }
+        Ok::<_, anyhow::Error>(out)
+    };
+    let read_jobs = async {
+        if jobs {
+            idrac
+                .jobs()
+                .await
+                .map_err(|e| target.explain(e, "reading the job queue"))
+        } else {
+            Ok(Vec::new())
+        }
+    };
+    let (bios, pending, groups, jobs) = tokio::join!(
+        client.bios(&bios_id),
+        client.get::<BiosSettings>(dell::BIOS_SETTINGS),
+        read_groups,
+        read_jobs
+    );
+    let bios = bios.map_err(|e| {
+        if e.status() == Some(404) {
+            anyhow!(
+                "{}: no BIOS resource at {}: rftune's profiles need a Dell iDRAC (iDRAC9 or later)",
+                target.name,
+                dell::BIOS
+            )
+        } else {
+            target.explain(e, "reading BIOS values")
+        }
+    })?;
+    let pending = pending.map_err(|e| target.explain(e, "reading pending BIOS values"))?;
+    let text = |name: &str| bios.attributes.get(name).and_then(|v| v.as_str()).map(str::to_owned);
+    let model = text("SystemModelName");
+    let bios_version = text("SystemBiosVersion");
+    let (registry, registry_cached) = match (&model, &bios_version) {
+        (Some(m), Some(v)) => match cache.get(m, v) {
+            Some(r) => (r, true),
+            None => {
+                let r = idrac
+                    .bios_registry()
+                    .await
+                    .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))?;
+                cache.put(m, v, &r);
+                (r, false)
+            }
+        },
+        _ => (
+            idrac
+                .bios_registry()
+                .await
+                .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))?,
+            false,
+        ),
+    };
+    Ok(HostState {
+        service_tag: text("SystemServiceTag"),
+        bios: bios.attributes,
+        pending: pending.attributes,
+        registry,
+        idrac: groups?,
+        jobs: jobs?,
+        model,
+        bios_version,
+        registry_cached,
+    })
+}
+
+/// How to get the host through the reboot that runs the BIOS job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RebootPolicy {
+    /// Ask the OS to shut down; force it off after --graceful-timeout; power on.
+    Graceful,
+    /// Restart at once, without asking the OS.
+    Force,
+    /// Do not reboot: the job stays scheduled for the next reboot.
+    None,
+}
+
+/// Reboots the host as `policy` says. Returns `false` when the policy is `None`.
+pub async fn reboot(
+    target: &Target,
+    policy: RebootPolicy,
+    graceful_timeout: Duration,
+    progress: &Progress,
+) -> Result<bool> {
+    let client = &target.client;
+    let system_id = ODataId::new(dell::SYSTEM);
+    let system = client
+        .system(&system_id)
+        .await
+        .map_err(|e| target.explain(e, "reading the system"))?;
+    let reset = |kind: ResetType| {
+        let system = system.clone();
+        async move {
+            client
+                .reset(&system, kind)
+                .await
+                .map_err(|e| target.explain(e, &format!("requesting {kind:?}")))
+        }
+    };
+    match policy {
+        RebootPolicy::None => return Ok(false),
+        RebootPolicy::Force => {
+            progress.message(format!("{}: restarting (ForceRestart)", target.name));
+            if system.power_state == Some(PowerState::Off) {
+                reset(ResetType::On).await?;
+            } else {
+                reset(ResetType::ForceRestart).await?;
+            }
+        }
+        RebootPolicy::Graceful => {
+            if system.power_state != Some(PowerState::Off) {
+                progress.message(format!("{}: asking the OS to shut down", target.name));
+                reset(ResetType::GracefulShutdown).await?;
+                let deadline = Instant::now() + graceful_timeout;
+                let mut off = false;
+                while Instant::now() < deadline {
+                    if let Ok(s) = client.system(&system_id).await
+                        && s.power_state == Some(PowerState::Off)
+                    {
+                        off = true;
+                        break;
+                    }
+                    tokio::time::sleep(poll_interval(graceful_timeout)).await;
+                }
+                if !off {
+                    tracing::warn!(
+                        "{}: the OS did not shut down within {:?}; forcing power off",
+                        target.name,
+                        graceful_timeout
+                    );
+                    progress.message(format!("{}: forcing power off", target.name));
+                    reset(ResetType::ForceOff).await?;
+                }
+            }
+            progress.message(format!("{}: powering on", target.name));
+            reset(ResetType::On).await?;
+        }
+    }
+    Ok(true)
+}
+
+fn poll_interval(scale: Duration) -> Duration {
+    (scale / 20).clamp(Duration::from_millis(100), Duration::from_secs(5))
+}
+
+/// Waits for a job to end; a failed or stuck (PR30) job, or the timeout, is an error.
+pub async fn wait_for_job(target: &Target, job_id: &str, timeout: Duration, progress: &Progress) -> Result<DellJob> {
+    let deadline = Instant::now() + timeout;
+    let mut last_error = None;
+    loop {
+        match target.client.dell().job(job_id).await {
+            Ok(job) => {
+                progress.message(format!(
+                    "{}: job {} {} {}%",
+                    target.name,
+                    job.id,
+                    job.job_state,
+                    job.percent_complete.unwrap_or(0)
+                ));
+                if let Some(err) = job.failure() {
+                    return Err(anyhow::Error::new(err)
+                        .context(format!("{}: the BIOS job did not apply the settings", target.name)));
+                }
+                if matches!(job.outcome(), JobOutcome::Succeeded | JobOutcome::SucceededWithErrors) {
+                    return Ok(job);
+                }
+            }
+            // The iDRAC may be briefly unavailable while the host reboots; keep waiting.
+            Err(e) => last_error = Some(e),
+        }
+        if Instant::now() >= deadline {
+            let why = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+            bail!("{}: job {job_id} did not finish within {:?}{why}", target.name, timeout);
+        }
+        tokio::time::sleep(poll_interval(timeout).min(Duration::from_secs(2))).await;
+    }
+}
+
+/// Waits until the host is powered on, out of POST, and its BIOS values are readable.
+pub async fn wait_until_back(target: &Target, timeout: Duration, progress: &Progress) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    let system_id = ODataId::new(dell::SYSTEM);
+    loop {
+        progress.message(format!("{}: waiting for the host to come back", target.name));
+        let on = matches!(target.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
+        let out_of_post = match target.client.dell().lc_status().await {
+            Ok(lc) => lc.server_status.as_deref() != Some("InPOST"),
+            Err(_) => false,
+        };
+        if on && out_of_post && target.client.bios(&ODataId::new(dell::BIOS)).await.is_ok() {
+            return Ok(());
+        }
+        if Instant::now() >= deadline {
+            bail!(
+                "{}: the host did not come back within {:?} after the reboot (still powered off or in POST)",
+                target.name,
+                timeout
+            );
+        }
+        tokio::time::sleep(poll_interval(timeout).min(Duration::from_secs(2))).await;
+    }
+}
+
+/// Pending values or open jobs that an apply must not stack on, described for the user.
+pub fn describe_pending(state: &HostState) -> Option<String> {
+    let jobs: Vec<String> = state
+        .open_bios_jobs()
+        .map(|j| {
+            format!(
+                "{} ({}{})",
+                j.id,
+                j.job_state,
+                j.message_code().map(|c| format!(", {c}")).unwrap_or_default()
+            )
+        })
+        .collect();
+    match (state.pending.is_empty(), jobs.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(format!(
+            "{} pending BIOS value(s): {}",
+            state.pending.len(),
+            names(&state.pending)
+        )),
+        (true, false) => Some(format!("BIOS job {}", jobs.join(", "))),
+        (false, false) => Some(format!(
+            "BIOS job {} with pending value(s) {}",
+            jobs.join(", "),
+            names(&state.pending)
+        )),
+    }
+}
+
+fn names(a: &Attributes) -> String {
+    a.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,240 @@
+//! Many BMCs: the inventory file of product.md, target selection (`--bmc` or `--inventory`
+//! with `--tag`), and running one operation per host with bounded concurrency, where one host's
+//! failure never stops the others.
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use url::Url;
+
+/// One `[[bmc]]` entry.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BmcEntry {
+    /// Unique name; defaults to the URL's `host:port`.
+    #[serde(default)]
+    pub name: String,
+    /// The BMC's URL.
+    pub url: String,
+    /// Pinned certificate fingerprint.
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    /// A credentials file for this BMC (relative to the inventory file).
+    #[serde(default)]
+    pub credentials: Option<PathBuf>,
+    /// Free-form labels, for `--tag`.
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InventoryFile {
+    #[serde(default)]
+    bmc: Vec<BmcEntry>,
+}
+
+impl BmcEntry {
+    /// An entry for a `--bmc URL` given on the command line.
+    pub fn from_url(url: &str) -> Result<Self> {
+        let parsed = Url::parse(url)
+            .with_context(|| format!("--bmc {url:?} is not a URL (expected e.g. https://idrac.example)"))?;
+        Ok(Self {
+            name: crate::target::host_key(&parsed),
+            url: url.to_owned(),
+            fingerprint: None,
+            credentials: None,
+            tags: Vec::new(),
+        })
+    }
+}
+
+/// Reads an inventory file: names default to `host:port` and must be unique; credentials paths
+/// are resolved against the file's directory.
+pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading inventory {}", path.display()))?;
+    let file: InventoryFile =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("inventory {}: {e}", path.display()))?;
+    let base = path.parent().unwrap_or(Path::new("."));
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(file.bmc.len());
+    for (i, mut entry) in file.bmc.into_iter().enumerate() {
+        let url = Url::parse(&entry.url).with_context(|| {
+            format!(
+                "inventory {}: entry {} has an invalid url {:?}",
+                path.display(),
+                i + 1,
+                entry.url
+            )
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            bail!(
+                "inventory {}: entry {} url must be http:// or https://",
+                path.display(),
+                i + 1
+            );
+        }
+        if entry.name.is_empty() {
+            entry.name = crate::target::host_key(&url);
+        }
+        if !seen.insert(entry.name.clone()) {
+            bail!(
+                "inventory {}: the name {:?} appears twice; names must be unique",
+                path.display(),
+                entry.name
+            );
+        }
+        if let Some(c) = &entry.credentials
+            && c.is_relative()
+        {
+            entry.credentials = Some(base.join(c));
+        }
+        out.push(entry);
+    }
+    if out.is_empty() {
+        bail!("inventory {} lists no [[bmc]] entries", path.display());
+    }
+    Ok(out)
+}
+
+/// Keeps the entries carrying every one of `tags`.
+pub fn filter_tags(entries: Vec<BmcEntry>, tags: &[String]) -> Vec<BmcEntry> {
+    entries
+        .into_iter()
+        .filter(|e| tags.iter().all(|t| e.tags.contains(t)))
+        .collect()
+}
+
+/// The outcome of one host's operation.
+#[derive(Debug)]
+pub struct HostResult<T> {
+    /// The entry it ran for.
+    pub entry: BmcEntry,
+    /// What it produced.
+    pub result: Result<T>,
+}
+
+/// Runs `op` for every entry, at most `concurrency` at a time, returning results in inventory
+/// order. `on_done` is called as each host finishes (for progress).
+pub async fn run_all<T, F, Fut>(
+    entries: Vec<BmcEntry>,
+    concurrency: usize,
+    op: F,
+    on_done: impl Fn(&BmcEntry, bool),
+) -> Vec<HostResult<T>>
+where
+    T: Send + 'static,
+    F: Fn(BmcEntry) -> Fut,
+    Fut: Future<Output = Result<T>> + Send + 'static,
+{
+    let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let fut = op(entry.clone());
+        let limit = limit.clone();
+        set.spawn(async move {
+            let _permit = limit.acquire_owned().await;
+            (i, fut.await)
+        });
+    }
+    let mut results: Vec<Option<Result<T>>> = entries.iter().map(|_| None).collect();
+    while let Some(joined) = set.join_next().await {
+        match joined {
+            Ok((i, r)) => {
+                on_done(&entries[i], r.is_ok());
+                results[i] = Some(r);
+            }
+            Err(e) => tracing::error!("a host task ended abnormally: {e}"),
+        }
+    }
+    entries
+        .into_iter()
+        .zip(results)
+        .map(|(entry, r)| HostResult {
+            result: r.unwrap_or_else(|| Err(anyhow::anyhow!("{}: the task was lost", entry.name))),
+            entry,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(text: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("rftune-inv-{}-{}", std::process::id(), fastrand_u64()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("fleet.toml");
+        std::fs::write(&p, text).unwrap();
+        (dir, p)
+    }
+
+    fn fastrand_u64() -> u128 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    }
+
+    #[test]
+    fn reads_the_product_format() {
+        let (dir, p) = write(
+            r#"
+[[bmc]]
+name = "r7625-0001"
+url = "https://127.0.0.1:9001"
+fingerprint = "sha256:abc"
+credentials = "creds/idrac.toml"
+tags = ["rack12"]
+
+[[bmc]]
+url = "https://127.0.0.1:9002"
+"#,
+        );
+        let e = read_inventory(&p).unwrap();
+        assert_eq!(e[0].name, "r7625-0001");
+        assert_eq!(
+            e[0].credentials.as_deref(),
+            Some(dir.join("creds/idrac.toml").as_path())
+        );
+        assert_eq!(e[1].name, "127.0.0.1:9002");
+        assert_eq!(filter_tags(e, &["rack12".into()]).len(), 1);
+    }
+
+    #[test]
+    fn rejects_duplicates_typos_and_empty_files() {
+        let (_, p) = write("[[bmc]]\nurl = \"https://a:1\"\n[[bmc]]\nurl = \"https://a:1\"\n");
+        assert!(read_inventory(&p).unwrap_err().to_string().contains("appears twice"));
+        let (_, p) = write("[[bmc]]\nurl = \"https://a:1\"\nfingerprnt = \"x\"\n");
+        let err = read_inventory(&p).unwrap_err().to_string();
+        assert!(err.contains("fingerprnt") && err.contains("line 3"), "{err}");
+        let (_, p) = write("");
+        assert!(read_inventory(&p).unwrap_err().to_string().contains("no [[bmc]]"));
+    }
+
+    #[tokio::test]
+    async fn run_all_keeps_order_and_isolates_failures() {
+        let entries: Vec<BmcEntry> = (0..5)
+            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
+            .collect();
+        let results = run_all(
+            entries,
+            2,
+            |e| async move {
+                if e.name.ends_with("9002") {
+                    anyhow::bail!("boom")
+                } else {
+                    Ok(e.name.clone())
+                }
+            },
+            |_, _| {},
+        )
+        .await;
+        assert_eq!(results.len(), 5);
+        assert!(results[2].result.is_err());
+        assert_eq!(results[4].result.as_ref().unwrap(), "127.0.0.1:9004");
+    }
+}

@@ -1,0 +1,151 @@
+//! Snapshots (`rftune.snapshot/v1`): every current BIOS value and the iDRAC attributes rftune
+//! may touch, saved before any change and usable by `rftune restore`.
+
+use anyhow::{Context, Result, bail};
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::Attributes;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The schema id.
+pub const SCHEMA: &str = "rftune.snapshot/v1";
+
+/// A saved host state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Always [`SCHEMA`].
+    pub schema: String,
+    /// The host's name at the time.
+    pub host: String,
+    /// The BMC URL.
+    pub url: String,
+    /// Service tag.
+    pub service_tag: Option<String>,
+    /// Model.
+    pub model: Option<String>,
+    /// BIOS version.
+    pub bios_version: Option<String>,
+    /// UTC time taken.
+    pub taken_at: String,
+    /// Why it was taken (`apply`, `manual`).
+    pub reason: String,
+    /// Every current BIOS value.
+    pub bios: Attributes,
+    /// Pending BIOS values at the time.
+    #[serde(default)]
+    pub pending: Attributes,
+    /// iDRAC attributes, by `DellAttributes` group.
+    #[serde(default)]
+    pub idrac: BTreeMap<AttributeGroup, Attributes>,
+}
+
+impl Snapshot {
+    /// Writes it under `dir/snapshots/` as `<host>-<service tag>-<time>.json` (0600) and returns the path.
+    pub fn save(&self, state_dir: &Path) -> Result<PathBuf> {
+        let dir = state_dir.join("snapshots");
+        crate::state::ensure_private_dir(&dir)?;
+        let safe = |s: &str| {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect::<String>()
+        };
+        let stamp = self.taken_at.replace(':', "");
+        let name = format!(
+            "{}-{}-{}.json",
+            safe(&self.host),
+            safe(self.service_tag.as_deref().unwrap_or("unknown")),
+            safe(&stamp)
+        );
+        let path = dir.join(name);
+        let text = serde_json::to_string_pretty(self)?;
+        write_private(&path, text.as_bytes())?;
+        Ok(path)
+    }
+
+    /// Reads and checks a snapshot file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading snapshot {}", path.display()))?;
+        let snap: Self = serde_json::from_str(&text)
+            .with_context(|| format!("snapshot {} is not a {SCHEMA} document", path.display()))?;
+        if snap.schema != SCHEMA {
+            bail!(
+                "snapshot {} has schema {:?}; this rftune reads {SCHEMA}",
+                path.display(),
+                snap.schema
+            );
+        }
+        Ok(snap)
+    }
+}
+
+/// Writes a file readable only by the user, atomically (temp file + rename).
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let tmp = path.with_extension("tmp");
+    {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let dir = std::env::temp_dir().join(format!("rftune-snap-{}", std::process::id()));
+        let mut idrac = BTreeMap::new();
+        idrac.insert(
+            AttributeGroup::System,
+            [("ServerPwr.1.PowerCapSetting".to_owned(), "Disabled".into())]
+                .into_iter()
+                .collect(),
+        );
+        let s = Snapshot {
+            schema: SCHEMA.into(),
+            host: "r7625-0001".into(),
+            url: "https://127.0.0.1:9001".into(),
+            service_tag: Some("R760000".into()),
+            model: Some("PowerEdge R7625".into()),
+            bios_version: Some("1.6.10".into()),
+            taken_at: "2026-11-30T02:00:00Z".into(),
+            reason: "apply".into(),
+            bios: [
+                ("SysProfile".to_owned(), "PerfOptimized".into()),
+                ("CpuMinSevAsid".to_owned(), 1.into()),
+            ]
+            .into_iter()
+            .collect(),
+            pending: Attributes::new(),
+            idrac,
+        };
+        let p = s.save(&dir).unwrap();
+        assert!(
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("r7625-0001-R760000-2026-11-30T020000Z")
+        );
+        assert_eq!(Snapshot::load(&p).unwrap(), s);
+        std::fs::write(&p, "{\"schema\": \"other/v9\"}").unwrap();
+        assert!(Snapshot::load(&p).is_err());
+        std::fs::remove_dir_all(dir).ok();
+    }
+}
