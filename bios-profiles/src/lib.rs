@@ -1,1 +1,90 @@
-//! The BIOS recommendations as data; being built (issue 4).
+//! Dell's and AMD's BIOS and iDRAC recommendations for PowerEdge with AMD EPYC, as checked data.
+//!
+//! The recommendations are profiles (TOML) that are checked against a server's attribute
+//! registry and turned into the writes that apply them.
+//!
+//! - [`profile`]: the TOML profile format. Each setting carries a value, a one-line `why`, a
+//!   `source` id ([`sources`]) and a [`Confidence`] (stated, used, inferred).
+//! - [`library`]: the shipped profiles (`profiles/dell/*.toml`, embedded), user files, and
+//!   resolution for a host ([`HostFacts`]): `extends` chains (the child wins), settings limited
+//!   to some CPU [`Generation`]s, and per-model platform overrides.
+//! - [`validate`](mod@validate): every problem of a resolved profile on a host at once —
+//!   unknown attributes (with the closest names), wrong types, values not allowed, attributes
+//!   read-only or hidden *in the planned state* (the registry's dependencies re-evaluated with
+//!   the profile's values), values a preset would force differently, attributes absent on the
+//!   host.
+//! - [`diff`](mod@diff): desired vs current vs pending per attribute, with the statuses
+//!   `in_sync`, `drift`, `pending`, `pending_conflict`, `not_applicable`, `forced`.
+//! - [`plan`](mod@plan): the minimal BIOS and iDRAC writes, including automatic unlocks such
+//!   as `SysProfile = Custom`, after which the diff is clean; [`simulate`] shows what the BIOS
+//!   reports after the job.
+//! - [`catalog`]: human setting names mapped to attribute names, searchable.
+//!
+//! The crate does no network IO: it uses `redfish-client`'s models and its dependency
+//! evaluator without the HTTP client.
+//!
+//! ```
+//! use bios_profiles::{HostFacts, Library, ValidateOptions, diff, plan, simulate, validate};
+//! use redfish_client::resources::attribute_registry::AttributeRegistry;
+//! use redfish_client::resources::bios::Attributes;
+//! use std::collections::BTreeMap;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A tiny registry: ProcCStates is read-only unless SysProfile is Custom.
+//! let registry: AttributeRegistry = serde_json::from_str(r#"{"RegistryEntries": {
+//!   "Attributes": [
+//!     {"AttributeName": "SysProfile", "Type": "Enumeration",
+//!      "Value": [{"ValueName": "PerfOptimized"}, {"ValueName": "Custom"}]},
+//!     {"AttributeName": "ProcCStates", "Type": "Enumeration", "ReadOnly": true,
+//!      "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]}],
+//!   "Dependencies": [{"DependencyFor": "ProcCStates", "Type": "Map", "Dependency": {
+//!     "MapFrom": [{"MapFromAttribute": "SysProfile", "MapFromCondition": "NEQ",
+//!                  "MapFromProperty": "CurrentValue", "MapFromValue": "Custom"}],
+//!     "MapToAttribute": "ProcCStates", "MapToProperty": "ReadOnly", "MapToValue": true}}]}}"#)?;
+//! let current: Attributes = serde_json::from_str(r#"{"SysProfile": "PerfOptimized", "ProcCStates": "Disabled"}"#)?;
+//!
+//! let mut library = Library::shipped()?;
+//! library.add_toml(r#"
+//!     name = "idle-friendly"
+//!     description = "C-states on"
+//!     [bios.ProcCStates]
+//!     value = "Enabled"
+//!     why = "Let idle cores sleep."
+//!     source = "dell-16g-bios-note"
+//!     confidence = "inferred"
+//! "#, "idle-friendly.toml")?;
+//! let profile = library.resolve("idle-friendly", &HostFacts::from_bios(&current))?;
+//!
+//! assert!(validate(&profile, &registry, &current, &ValidateOptions::default()).is_empty());
+//! let plan = plan(&profile, &registry, &current, &BTreeMap::new())?;
+//! // ProcCStates is locked by SysProfile, which the profile leaves alone: the plan unlocks it.
+//! assert_eq!(plan.bios["SysProfile"], "Custom".into());
+//! assert_eq!(plan.unlocks[0].attribute, "SysProfile");
+//! let after = simulate(&current, &plan, &registry);
+//! assert!(diff(&profile, &registry, &after, &Attributes::new(), &BTreeMap::new()).is_clean());
+//! # Ok(()) }
+//! ```
+
+pub mod catalog;
+pub mod diff;
+mod engine;
+pub mod error;
+pub mod host;
+pub mod library;
+pub mod plan;
+pub mod profile;
+pub mod sources;
+pub mod suggest;
+pub mod validate;
+
+pub use catalog::{Catalog, CatalogEntry};
+pub use diff::{Change, Diff, Status, StatusCounts, diff};
+pub use error::{Error, Position, Result};
+pub use host::{Generation, HostFacts};
+pub use library::{Library, ResolvedProfile, Skipped};
+pub use plan::{Plan, Unlock, plan, simulate, simulate_idrac};
+pub use profile::{Confidence, ConfidenceCounts, IdracSetting, Platform, Profile, Setting, Target};
+pub use sources::{Source, Sources};
+pub use validate::{
+    Condition, Fix, Severity, ValidateOptions, ValueOrigin, Violation, ViolationKind, validate, validate_idrac,
+};

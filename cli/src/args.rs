@@ -62,6 +62,8 @@ pub enum OutputFormat {
     Table,
     /// A JSON document with a "schema" field.
     Json,
+    /// JUnit XML, for CI systems (diff only): drift shows as failed test cases.
+    Junit,
 }
 
 /// The commands.
@@ -70,6 +72,19 @@ pub enum Command {
     /// Show what a BMC reports: model, service tag, BIOS and iDRAC versions, CPUs, DIMMs,
     /// power state, pending BIOS values and open jobs.
     Inventory(InventoryArgs),
+    /// Compare hosts with a BIOS profile: desired vs current vs pending, per attribute.
+    ///
+    /// Read-only. Exit 0 when every host is in sync, 2 when any drifts (or has the profile's
+    /// values only pending), 1 when any host could not be compared.
+    Diff(DiffArgs),
+    /// Converge hosts on a BIOS profile: plan, snapshot, stage every BIOS change in one PATCH,
+    /// reboot once, wait for the job, verify.
+    ///
+    /// iDRAC attributes apply immediately. Existing pending values or BIOS jobs stop the host
+    /// unless they are rftune's own and equal the plan (then they are adopted) or
+    /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
+    /// converged (including --reboot none), 1 on errors.
+    Apply(ApplyArgs),
     /// Read BIOS attributes.
     #[command(subcommand)]
     Bios(BiosCommand),
@@ -141,6 +156,80 @@ pub struct SimArgs {
     /// Stop by itself after this long (tests and scripts use it so nothing outlives them).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub exit_after: Option<std::time::Duration>,
+}
+
+/// `rftune diff`.
+#[derive(Debug, ClapArgs)]
+pub struct DiffArgs {
+    /// A shipped profile (see `rftune profiles list`) or a profile file.
+    #[arg(long, short = 'p', value_name = "NAME|FILE")]
+    pub profile: String,
+    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
+    #[arg(long)]
+    pub strict: bool,
+    /// Show in-sync attributes too, not only differences.
+    #[arg(long)]
+    pub all: bool,
+    /// The BMC(s) to compare.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// `rftune apply`.
+#[derive(Debug, ClapArgs)]
+pub struct ApplyArgs {
+    /// A shipped profile (see `rftune profiles list`) or a profile file.
+    #[arg(long, short = 'p', value_name = "NAME|FILE")]
+    pub profile: String,
+    /// Print the plan; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// How to reboot into the BIOS job: graceful (then forced after --graceful-timeout),
+    /// force, or none (the job stays scheduled for the next reboot).
+    #[arg(long, value_enum, default_value_t = crate::bmc::RebootPolicy::Graceful)]
+    pub reboot: crate::bmc::RebootPolicy,
+    /// How long the OS gets to shut down before power is forced off.
+    #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = parse_duration)]
+    pub graceful_timeout: std::time::Duration,
+    /// How long the BIOS job may take once the host reboots.
+    #[arg(long, default_value = "30m", value_name = "DURATION", value_parser = parse_duration)]
+    pub job_timeout: std::time::Duration,
+    /// How long the host may take to come back after the job.
+    #[arg(long, default_value = "20m", value_name = "DURATION", value_parser = parse_duration)]
+    pub boot_timeout: std::time::Duration,
+    /// Discard pending BIOS values and delete scheduled BIOS jobs that are in the way (says so).
+    #[arg(long)]
+    pub replace_pending: bool,
+    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
+    #[arg(long)]
+    pub strict: bool,
+    /// Hosts that may be rebooting at the same time.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub max_unavailable: usize,
+    /// When staged BIOS values apply: at the reboot rftune performs, or in a maintenance window
+    /// (then rftune does not reboot; the job waits for the window).
+    #[arg(long, value_enum, default_value_t = ApplyTimeArg::OnReset)]
+    pub apply_time: ApplyTimeArg,
+    /// Maintenance window start, ISO 8601 in the iDRAC's offset (e.g. 2026-12-01T02:00:00-06:00).
+    #[arg(long, value_name = "ISO8601", required_if_eq_any = [("apply_time", "at-maintenance-window-start"), ("apply_time", "in-maintenance-window-on-reset")])]
+    pub maintenance_start: Option<String>,
+    /// Maintenance window length.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
+    pub maintenance_duration: std::time::Duration,
+    /// The BMC(s) to converge.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// When staged BIOS values apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ApplyTimeArg {
+    /// At the next reset (rftune reboots per --reboot).
+    OnReset,
+    /// When the maintenance window opens (the iDRAC reboots the host).
+    AtMaintenanceWindowStart,
+    /// At a reset that happens inside the maintenance window.
+    InMaintenanceWindowOnReset,
 }
 
 /// `rftune inventory`.

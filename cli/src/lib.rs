@@ -5,10 +5,12 @@
 //! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
 
 pub mod args;
+pub mod assess;
 pub mod audit;
 pub mod bmc;
 pub mod cache;
 pub mod commands;
+pub mod converge;
 pub mod credentials;
 pub mod fleet;
 pub mod logging;

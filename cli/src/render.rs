@@ -90,43 +90,6 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// Up to three names from `candidates` close to `name` (edit distance, case-insensitive
-/// containment), best first: the "did you mean" of unknown attribute names.
-pub fn closest<'a, I: IntoIterator<Item = &'a str>>(name: &str, candidates: I) -> Vec<&'a str> {
-    let lower = name.to_lowercase();
-    let limit = (name.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = candidates
-        .into_iter()
-        .filter_map(|c| {
-            let cl = c.to_lowercase();
-            let d = levenshtein(&lower, &cl);
-            if d <= limit {
-                Some((d, c))
-            } else if lower.len() >= 4 && (cl.contains(&lower) || lower.contains(&cl)) {
-                Some((limit + 1, c))
-            } else {
-                None
-            }
-        })
-        .collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
-}
-
-fn levenshtein(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,14 +100,6 @@ mod tests {
         t.row(["SysProfile", "PerfOptimized"]);
         t.row(["Sme", ""]);
         assert_eq!(t.render(), "NAME        VALUE\nSysProfile  PerfOptimized\nSme\n");
-    }
-
-    #[test]
-    fn closest_names() {
-        let names = ["ProcCStates", "ProcPwrPerf", "ProcTurboMode", "SysProfile", "DfCState"];
-        assert_eq!(closest("ProcCstate", names), vec!["ProcCStates"]);
-        assert_eq!(closest("sysprofile", names), vec!["SysProfile"]);
-        assert!(closest("Zzzzzzzz", names).is_empty());
     }
 }
 

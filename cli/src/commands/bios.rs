@@ -48,7 +48,7 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
     };
     match output {
         OutputFormat::Json => render::json(&report)?,
-        OutputFormat::Table => render::text(&table(&report, !args.attributes.is_empty()))?,
+        OutputFormat::Table | OutputFormat::Junit => render::text(&table(&report, !args.attributes.is_empty()))?,
     }
     Ok(Outcome::Success)
 }
@@ -100,7 +100,7 @@ fn select(host: &str, all: &Attributes, wanted: &[String]) -> Result<Attributes>
                 out.insert(name.clone(), v.clone());
             }
             None => {
-                let near = render::closest(name, all.keys().map(String::as_str));
+                let near = bios_profiles::suggest::closest(name, all.keys().map(String::as_str));
                 if near.is_empty() {
                     bail!("{host}: BIOS has no attribute {name:?}");
                 }

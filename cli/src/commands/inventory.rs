@@ -127,7 +127,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
             .unwrap_or_else(|| Err(anyhow::anyhow!("no host")))?;
         match output {
             OutputFormat::Json => render::json(&inventory)?,
-            OutputFormat::Table => render::text(&table(&inventory))?,
+            OutputFormat::Table | OutputFormat::Junit => render::text(&table(&inventory))?,
         }
         return Ok(Outcome::Success);
     }
@@ -143,7 +143,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
                 .collect();
             render::json(&serde_json::json!({"schema": "rftune.inventory/v1", "hosts": hosts}))?;
         }
-        OutputFormat::Table => render::text(&fleet_table(&results))?,
+        OutputFormat::Table | OutputFormat::Junit => render::text(&fleet_table(&results))?,
     }
     if failed > 0 {
         anyhow::bail!("{failed} of {} hosts could not be read (details above)", results.len());

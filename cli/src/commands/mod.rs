@@ -1,6 +1,8 @@
 //! One module per command; each returns an [`Outcome`] or an error that names the host.
 
+pub mod apply;
 pub mod bios;
+pub mod diff;
 pub mod inventory;
 pub mod sim;
 
@@ -34,10 +36,15 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<crate::fleet::BmcE
 pub async fn run(args: Args) -> Result<Outcome> {
     let dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
     let output = args.global.output;
+    if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {
+        anyhow::bail!("--output junit is only available for rftune diff");
+    }
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,
+        Command::Diff(a) => diff::run(&a, &dirs, output).await,
+        Command::Apply(a) => apply::run(&a, &dirs, output).await,
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);

@@ -1,0 +1,175 @@
+//! The settings catalog: human setting names mapped to attribute names, searchable.
+//!
+//! Each entry of `profiles/dell/catalog.toml` gives a BIOS or iDRAC setting's name as setup and
+//! Dell's documents spell it, the attribute(s) behind it, where it is, and what it does.
+
+use crate::error::{Error, Position, Result};
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// The shipped catalog file.
+pub const SHIPPED_CATALOG: &str = include_str!("../profiles/dell/catalog.toml");
+
+/// One setting as a person knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogEntry {
+    /// The name setup and Dell's documents use (`C-States`).
+    pub name: String,
+    /// The attribute(s) behind it (`ProcCStates`).
+    pub attributes: Vec<String>,
+    /// Where it is in setup or the iDRAC (`System BIOS > System Profile Settings`).
+    pub menu: String,
+    /// What it does, in a sentence or two.
+    pub description: String,
+    /// Other names people search for.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+}
+
+/// The catalog.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// Entries, in file order.
+    #[serde(rename = "setting", default)]
+    pub entries: Vec<CatalogEntry>,
+}
+
+impl Catalog {
+    /// Parses a catalog file: a list of `[[setting]]` tables.
+    pub fn from_toml(text: &str, file: &str) -> Result<Self> {
+        toml::from_str(text).map_err(|e| Error::Format {
+            file: file.to_owned(),
+            position: e.span().map(|s| Position::of(text, s.start)),
+            message: crate::profile::one_line(e.message()),
+        })
+    }
+
+    /// The entry for an attribute name (exact, then case-insensitive).
+    pub fn by_attribute(&self, attribute: &str) -> Option<&CatalogEntry> {
+        self.entries
+            .iter()
+            .find(|e| e.attributes.iter().any(|a| a == attribute))
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .find(|e| e.attributes.iter().any(|a| a.eq_ignore_ascii_case(attribute)))
+            })
+    }
+
+    /// Entries matching every word of `query` (case-insensitive) in the name, an alias, an
+    /// attribute or the description, best first: exact names and attributes, then prefixes,
+    /// then substrings, then description hits. An empty query lists everything.
+    pub fn search(&self, query: &str) -> Vec<&CatalogEntry> {
+        let query = query.trim().to_lowercase();
+        let mut scored: Vec<(u32, &CatalogEntry)> = self
+            .entries
+            .iter()
+            .filter_map(|e| score(e, &query).map(|s| (s, e)))
+            .collect();
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+        scored.into_iter().map(|(_, e)| e).collect()
+    }
+}
+
+fn score(entry: &CatalogEntry, query: &str) -> Option<u32> {
+    if query.is_empty() {
+        return Some(0);
+    }
+    let name = entry.name.to_lowercase();
+    let attributes: Vec<String> = entry.attributes.iter().map(|a| a.to_lowercase()).collect();
+    let aliases: Vec<String> = entry.aliases.iter().map(|a| a.to_lowercase()).collect();
+    let description = entry.description.to_lowercase();
+    let mut total = 0;
+    if attributes.iter().any(|a| a == query) {
+        total += 200;
+    } else if name == query || aliases.iter().any(|a| a == query) {
+        total += 150;
+    }
+    for word in query.split_whitespace() {
+        let best = if attributes.iter().any(|a| a == word) {
+            100
+        } else if name.split(|c: char| !c.is_alphanumeric()).any(|w| w == word) {
+            70
+        } else if attributes.iter().any(|a| a.starts_with(word)) {
+            60
+        } else if aliases.iter().any(|a| a.split_whitespace().any(|w| w == word)) {
+            50
+        } else if name.contains(word)
+            || attributes.iter().any(|a| a.contains(word))
+            || aliases.iter().any(|a| a.contains(word))
+        {
+            40
+        } else if description.contains(word) {
+            10
+        } else {
+            return None;
+        };
+        total += best;
+    }
+    Some(total)
+}
+
+/// The shipped catalog, parsed once.
+pub fn shipped() -> Result<&'static Catalog> {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    if let Some(catalog) = CATALOG.get() {
+        return Ok(catalog);
+    }
+    let parsed = Catalog::from_toml(SHIPPED_CATALOG, "profiles/dell/catalog.toml")?;
+    Ok(CATALOG.get_or_init(|| parsed))
+}
+
+/// Searches the shipped catalog (see [`Catalog::search`]).
+pub fn search(query: &str) -> Vec<&'static CatalogEntry> {
+    shipped().map(|c| c.search(query)).unwrap_or_default()
+}
+
+/// Whether the shipped catalog lists `attribute` (a known name, absent on some hosts).
+pub(crate) fn knows_attribute(attribute: &str) -> bool {
+    shipped().is_ok_and(|c| c.entries.iter().any(|e| e.attributes.iter().any(|a| a == attribute)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shipped_catalog_parses_and_has_unique_attributes() {
+        let catalog = shipped().unwrap();
+        assert!(catalog.entries.len() >= 40);
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &catalog.entries {
+            assert!(!e.attributes.is_empty(), "{}", e.name);
+            assert!(!e.description.trim().is_empty(), "{}", e.name);
+            for a in &e.attributes {
+                assert!(seen.insert(a.clone()), "{a} listed twice");
+            }
+        }
+    }
+
+    #[test]
+    fn search_ranks_exact_attribute_and_name_hits_first() {
+        let first = |q: &str| search(q).first().map(|e| e.name.clone());
+        assert_eq!(first("ProcCStates").as_deref(), Some("C-States"));
+        assert_eq!(first("c-states").as_deref(), Some("C-States"));
+        assert_eq!(first("smt").as_deref(), Some("Logical Processor"));
+        assert_eq!(first("numa nodes").as_deref(), Some("NUMA Nodes Per Socket"));
+        assert_eq!(first("power cap").as_deref(), Some("Power Capping"));
+        assert_eq!(first("fan").as_deref(), Some("Fan Speed Offset"));
+        let prefetchers = search("prefetcher");
+        assert_eq!(prefetchers.len(), 5);
+        assert!(search("no such thing anywhere").is_empty());
+        assert_eq!(search("").len(), shipped().unwrap().entries.len());
+    }
+
+    #[test]
+    fn attribute_lookup_is_exact_then_case_insensitive() {
+        let catalog = shipped().unwrap();
+        assert_eq!(catalog.by_attribute("ApbDis").unwrap().attributes, ["ApbDis"]);
+        assert_eq!(catalog.by_attribute("apbdis").unwrap().attributes, ["ApbDis"]);
+        assert!(knows_attribute("DfCState"));
+        assert!(!knows_attribute("dfcstate"));
+    }
+}

@@ -1,0 +1,335 @@
+//! Desired vs current vs pending, per attribute, with a status: the report `rftune diff` prints.
+
+use crate::engine::Verdict;
+use crate::library::ResolvedProfile;
+use crate::profile::{Confidence, Setting, Target};
+use crate::validate::{Severity, ValidateOptions, check_bios, render_conditions};
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::attribute_registry::AttributeRegistry;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// How an attribute compares with the profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The host has the desired value (and nothing pending changes it).
+    InSync,
+    /// The host differs and nothing pending fixes it: the plan writes it.
+    Drift,
+    /// The desired value is pending and applies at the next reboot.
+    Pending,
+    /// A pending value differs from the desired one.
+    PendingConflict,
+    /// The host has no such attribute, or the setting is for other CPU generations.
+    NotApplicable,
+    /// The host differs, but a dependency in the planned state forces the desired value, so
+    /// the plan does not write it itself.
+    Forced,
+}
+
+impl Status {
+    /// Every status, in report order.
+    pub const ALL: [Self; 6] = [
+        Self::InSync,
+        Self::Drift,
+        Self::Pending,
+        Self::PendingConflict,
+        Self::NotApplicable,
+        Self::Forced,
+    ];
+
+    /// The spelling used in JSON and output (`pending_conflict`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InSync => "in_sync",
+            Self::Drift => "drift",
+            Self::Pending => "pending",
+            Self::PendingConflict => "pending_conflict",
+            Self::NotApplicable => "not_applicable",
+            Self::Forced => "forced",
+        }
+    }
+
+    /// Whether a host with this status needs nothing more (in sync or not applicable).
+    pub fn is_clean(self) -> bool {
+        matches!(self, Self::InSync | Self::NotApplicable)
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One attribute of the profile compared with the host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// Where it lives (`"target": "bios"` or `"target": "idrac", "group": "System"`).
+    #[serde(flatten)]
+    pub target: Target,
+    /// The attribute.
+    pub attribute: String,
+    /// The profile's value.
+    pub desired: AttributeValue,
+    /// The host's current value; `None` when it has no such attribute.
+    pub current: Option<AttributeValue>,
+    /// The value pending for the next reboot, if any (BIOS only).
+    pub pending: Option<AttributeValue>,
+    /// How they compare.
+    pub status: Status,
+    /// Why the profile wants it.
+    pub why: String,
+    /// The source id backing it.
+    pub source: String,
+    /// How sure we are.
+    pub confidence: Confidence,
+    /// Extra detail: what forces it, why it does not apply, why it cannot be written.
+    pub note: Option<String>,
+}
+
+/// How many changes have each status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct StatusCounts {
+    /// `in_sync`.
+    pub in_sync: usize,
+    /// `drift`.
+    pub drift: usize,
+    /// `pending`.
+    pub pending: usize,
+    /// `pending_conflict`.
+    pub pending_conflict: usize,
+    /// `not_applicable`.
+    pub not_applicable: usize,
+    /// `forced`.
+    pub forced: usize,
+}
+
+impl StatusCounts {
+    /// The count for `status`.
+    pub fn get(&self, status: Status) -> usize {
+        match status {
+            Status::InSync => self.in_sync,
+            Status::Drift => self.drift,
+            Status::Pending => self.pending,
+            Status::PendingConflict => self.pending_conflict,
+            Status::NotApplicable => self.not_applicable,
+            Status::Forced => self.forced,
+        }
+    }
+
+    fn bump(&mut self, status: Status) {
+        let slot = match status {
+            Status::InSync => &mut self.in_sync,
+            Status::Drift => &mut self.drift,
+            Status::Pending => &mut self.pending,
+            Status::PendingConflict => &mut self.pending_conflict,
+            Status::NotApplicable => &mut self.not_applicable,
+            Status::Forced => &mut self.forced,
+        };
+        *slot += 1;
+    }
+}
+
+/// The comparison of a host with a profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    /// The profile's name.
+    pub profile: String,
+    /// BIOS attributes by name, then iDRAC attributes by group and name.
+    pub changes: Vec<Change>,
+}
+
+impl Diff {
+    /// No drift, pending, pending conflict or forced change: the host matches the profile.
+    pub fn is_clean(&self) -> bool {
+        self.changes.iter().all(|c| c.status.is_clean())
+    }
+
+    /// How many changes have each status.
+    pub fn counts(&self) -> StatusCounts {
+        let mut counts = StatusCounts::default();
+        for c in &self.changes {
+            counts.bump(c.status);
+        }
+        counts
+    }
+
+    /// The changes with `status`.
+    pub fn with_status(&self, status: Status) -> impl Iterator<Item = &Change> {
+        self.changes.iter().filter(move |c| c.status == status)
+    }
+}
+
+/// Compares the host with `profile`.
+///
+/// `current` and `pending` are the BIOS's current and pending (`Bios/Settings`) attributes;
+/// `idrac_current` the `DellAttributes` by group. "Forced" is judged on the planned state, as
+/// for [`crate::plan::plan`]: current values overlaid with the profile's values and unlocks.
+pub fn diff(
+    profile: &ResolvedProfile,
+    registry: &AttributeRegistry,
+    current: &Attributes,
+    pending: &Attributes,
+    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
+) -> Diff {
+    let checked = check_bios(profile, registry, current, &ValidateOptions::default());
+    let problems: BTreeMap<&str, String> = checked
+        .violations
+        .iter()
+        .filter(|v| v.severity == Severity::Error)
+        .map(|v| (v.attribute.as_str(), v.message()))
+        .collect();
+    let mut bios: BTreeMap<&str, Change> = BTreeMap::new();
+    for (name, s) in &profile.bios {
+        let now = current.get(name);
+        let (status, note) = match now {
+            None => (Status::NotApplicable, Some("not on this host".to_owned())),
+            Some(now) => {
+                let verdict = checked.analysis.verdicts.get(name);
+                let status = compare(&s.value, now, pending.get(name), verdict);
+                let note = match (status, verdict) {
+                    (Status::Forced, Some(Verdict::Forced { because })) => {
+                        Some(format!("set by the BIOS because {}", render_conditions(because)))
+                    }
+                    (Status::PendingConflict, _) => pending
+                        .get(name)
+                        .map(|p| format!("pending value {p} would replace the desired one at the next reboot")),
+                    _ => problems.get(name.as_str()).cloned(),
+                };
+                (status, note)
+            }
+        };
+        bios.insert(name, change(Target::Bios, s, now, pending.get(name), status, note));
+    }
+    for skipped in &profile.skipped {
+        if skipped.target == Target::Bios && !bios.contains_key(skipped.setting.attribute.as_str()) {
+            let name = skipped.setting.attribute.as_str();
+            let c = change(
+                Target::Bios,
+                &skipped.setting,
+                current.get(name),
+                pending.get(name),
+                Status::NotApplicable,
+                Some(skipped.reason.clone()),
+            );
+            bios.insert(name, c);
+        }
+    }
+    let mut idrac: BTreeMap<(AttributeGroup, &str), Change> = BTreeMap::new();
+    for ((group, name), s) in &profile.idrac {
+        let now = idrac_current.get(group).and_then(|a| a.get(name));
+        let (status, note) = match now {
+            None => (Status::NotApplicable, Some("not on this host".to_owned())),
+            Some(now) if *now == s.setting.value => (Status::InSync, None),
+            Some(_) => (Status::Drift, None),
+        };
+        let c = change(Target::Idrac(*group), &s.setting, now, None, status, note);
+        idrac.insert((*group, name.as_str()), c);
+    }
+    for skipped in &profile.skipped {
+        if let Target::Idrac(group) = skipped.target {
+            let name = skipped.setting.attribute.as_str();
+            let now = idrac_current.get(&group).and_then(|a| a.get(name));
+            let c = change(
+                skipped.target,
+                &skipped.setting,
+                now,
+                None,
+                Status::NotApplicable,
+                Some(skipped.reason.clone()),
+            );
+            idrac.entry((group, name)).or_insert(c);
+        }
+    }
+    Diff {
+        profile: profile.name.clone(),
+        changes: bios.into_values().chain(idrac.into_values()).collect(),
+    }
+}
+
+fn compare(
+    desired: &AttributeValue,
+    current: &AttributeValue,
+    pending: Option<&AttributeValue>,
+    verdict: Option<&Verdict>,
+) -> Status {
+    if pending.is_some_and(|p| p != desired) {
+        Status::PendingConflict
+    } else if current == desired {
+        Status::InSync
+    } else if pending.is_some() {
+        Status::Pending
+    } else if matches!(verdict, Some(Verdict::Forced { .. })) {
+        Status::Forced
+    } else {
+        Status::Drift
+    }
+}
+
+fn change(
+    target: Target,
+    s: &Setting,
+    current: Option<&AttributeValue>,
+    pending: Option<&AttributeValue>,
+    status: Status,
+    note: Option<String>,
+) -> Change {
+    Change {
+        target,
+        attribute: s.attribute.clone(),
+        desired: s.value.clone(),
+        current: current.cloned(),
+        pending: pending.cloned(),
+        status,
+        why: s.why.clone(),
+        source: s.source.clone(),
+        confidence: s.confidence,
+        note,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_precedence_follows_the_contract() {
+        let d: AttributeValue = "Disabled".into();
+        let e: AttributeValue = "Enabled".into();
+        let forced = Verdict::Forced { because: vec![] };
+        assert_eq!(compare(&d, &d, None, None), Status::InSync);
+        assert_eq!(compare(&d, &d, Some(&d), None), Status::InSync);
+        assert_eq!(compare(&d, &d, Some(&e), None), Status::PendingConflict);
+        assert_eq!(compare(&d, &e, Some(&d), None), Status::Pending);
+        assert_eq!(compare(&d, &e, Some(&e), None), Status::PendingConflict);
+        assert_eq!(compare(&d, &e, None, Some(&forced)), Status::Forced);
+        assert_eq!(compare(&d, &e, Some(&d), Some(&forced)), Status::Pending);
+        assert_eq!(compare(&d, &e, None, Some(&Verdict::Write)), Status::Drift);
+    }
+
+    #[test]
+    fn statuses_serialise_as_the_contract_spells_them() {
+        let spelled: Vec<String> = Status::ALL
+            .iter()
+            .map(|s| serde_json::to_value(s).unwrap().as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(
+            spelled,
+            [
+                "in_sync",
+                "drift",
+                "pending",
+                "pending_conflict",
+                "not_applicable",
+                "forced"
+            ]
+        );
+        for s in Status::ALL {
+            assert_eq!(s.to_string(), s.as_str());
+        }
+    }
+}

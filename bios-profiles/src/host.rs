@@ -1,0 +1,219 @@
+//! What a profile needs to know about a host: its AMD EPYC generation and its PowerEdge model.
+
+use redfish_client::resources::bios::Attributes;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// An AMD EPYC server CPU generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Generation {
+    /// EPYC 7002 (Zen 2; PowerEdge 14G/15G such as R6525, R7525, R6515, R7515).
+    Rome,
+    /// EPYC 7003 (Zen 3; 15G).
+    Milan,
+    /// EPYC 9004 (Zen 4; 16G such as R6625, R7625, R6615, R7615).
+    Genoa,
+    /// EPYC 97x4 (Zen 4c, the cloud-native 9004 parts).
+    Bergamo,
+    /// EPYC 8004 (Zen 4c, single socket, six DDR5 channels; C6615).
+    Siena,
+    /// EPYC 9005 (Zen 5; 17G).
+    Turin,
+}
+
+impl Generation {
+    /// Every generation, oldest first.
+    pub const ALL: [Self; 6] = [
+        Self::Rome,
+        Self::Milan,
+        Self::Genoa,
+        Self::Bergamo,
+        Self::Siena,
+        Self::Turin,
+    ];
+
+    /// The name used in profile files (`genoa`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rome => "rome",
+            Self::Milan => "milan",
+            Self::Genoa => "genoa",
+            Self::Bergamo => "bergamo",
+            Self::Siena => "siena",
+            Self::Turin => "turin",
+        }
+    }
+
+    /// AMD's series name (`EPYC 9004`).
+    pub fn series(self) -> &'static str {
+        match self {
+            Self::Rome => "EPYC 7002",
+            Self::Milan => "EPYC 7003",
+            Self::Genoa => "EPYC 9004",
+            Self::Bergamo => "EPYC 97x4",
+            Self::Siena => "EPYC 8004",
+            Self::Turin => "EPYC 9005",
+        }
+    }
+
+    /// The generation of a CPU brand string such as `AMD EPYC 9654 96-Core Processor`.
+    ///
+    /// The model number's first digit is the family (7, 8 or 9) and its fourth the generation:
+    /// 7xx2 Rome, 7xx3 Milan, 9xx4 Genoa except 97x4 Bergamo, 8xx4 Siena, 9xx5 Turin. Letters
+    /// inside or after the number (`7H12`, `9684X`, `8534P`) are allowed. Anything else —
+    /// Naples, EPYC 4004/4005, other vendors — gives `None`.
+    pub fn from_cpu_model(brand: &str) -> Option<Self> {
+        let mut words = brand.split_whitespace();
+        words.by_ref().find(|w| w.eq_ignore_ascii_case("EPYC"))?;
+        let number: Vec<char> = words.next()?.chars().take(4).collect();
+        let [family, second, _, generation] = number.as_slice() else {
+            return None;
+        };
+        if !number.iter().all(char::is_ascii_alphanumeric) {
+            return None;
+        }
+        match (family, generation) {
+            ('7', '2') => Some(Self::Rome),
+            ('7', '3') => Some(Self::Milan),
+            ('9', '4') if *second == '7' => Some(Self::Bergamo),
+            ('9', '4') => Some(Self::Genoa),
+            ('8', '4') => Some(Self::Siena),
+            ('9', '5') => Some(Self::Turin),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Generation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a [`Generation`] name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown generation `{0}`; expected one of rome, milan, genoa, bergamo, siena, turin")]
+pub struct UnknownGeneration(pub String);
+
+impl FromStr for Generation {
+    type Err = UnknownGeneration;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|g| g.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| UnknownGeneration(s.to_owned()))
+    }
+}
+
+/// Renders a list of generations for messages: `rome, milan`.
+pub(crate) fn list(generations: &[Generation]) -> String {
+    generations.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// The facts about a host that decide which settings of a profile apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostFacts {
+    /// The PowerEdge model (`PowerEdge R7625`), when known.
+    pub model: Option<String>,
+    /// The CPU generation, when known.
+    pub generation: Option<Generation>,
+}
+
+impl HostFacts {
+    /// Reads the model from `SystemModelName` and the generation from `Proc1Brand`.
+    pub fn from_bios(attributes: &Attributes) -> Self {
+        let text = |name: &str| {
+            attributes
+                .get(name)
+                .and_then(|v| v.as_str())
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        Self {
+            model: text("SystemModelName").map(str::to_owned),
+            generation: text("Proc1Brand").and_then(Generation::from_cpu_model),
+        }
+    }
+
+    /// Whether the host is this model (case-insensitive, surrounding spaces ignored).
+    pub fn is_model(&self, model: &str) -> bool {
+        self.model
+            .as_deref()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case(model.trim()))
+    }
+}
+
+impl fmt::Display for HostFacts {
+    /// `PowerEdge R7625 (genoa)`, `an unknown model (genoa)`, ...
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.model {
+            Some(m) => f.write_str(m)?,
+            None => f.write_str("an unknown model")?,
+        }
+        match self.generation {
+            Some(g) => write!(f, " ({g})"),
+            None => f.write_str(" (unknown CPU generation)"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brand_strings_map_to_generations() {
+        let cases = [
+            ("AMD EPYC 7702 64-Core Processor", Some(Generation::Rome)),
+            ("AMD EPYC 7H12 64-Core Processor", Some(Generation::Rome)),
+            ("AMD EPYC 7763 64-Core Processor", Some(Generation::Milan)),
+            ("AMD EPYC 73F3 16-Core Processor", Some(Generation::Milan)),
+            ("AMD EPYC 9654 96-Core Processor", Some(Generation::Genoa)),
+            ("AMD EPYC 9684X 96-Core Processor", Some(Generation::Genoa)),
+            ("AMD EPYC 9174F 16-Core Processor", Some(Generation::Genoa)),
+            ("AMD EPYC 9754 128-Core Processor", Some(Generation::Bergamo)),
+            ("AMD EPYC 9734 112-Core Processor", Some(Generation::Bergamo)),
+            ("AMD EPYC 8534P 64-Core Processor", Some(Generation::Siena)),
+            ("AMD EPYC 9965 192-Core Processor", Some(Generation::Turin)),
+            ("  amd epyc 9575F 64-Core Processor ", Some(Generation::Turin)),
+            ("AMD EPYC 7601 32-Core Processor", None),
+            ("AMD EPYC 4584PX 16-Core Processor", None),
+            ("AMD EPYC Processor", None),
+            ("AMD EPYC 96", None),
+            ("Intel(R) Xeon(R) Gold 6430", None),
+            ("", None),
+        ];
+        for (brand, want) in cases {
+            assert_eq!(Generation::from_cpu_model(brand), want, "{brand}");
+        }
+    }
+
+    #[test]
+    fn host_facts_come_from_bios_attributes() {
+        let attrs: Attributes = [
+            ("SystemModelName".to_owned(), "PowerEdge C6615".into()),
+            ("Proc1Brand".to_owned(), "AMD EPYC 8534P 64-Core Processor".into()),
+        ]
+        .into_iter()
+        .collect();
+        let host = HostFacts::from_bios(&attrs);
+        assert_eq!(host.model.as_deref(), Some("PowerEdge C6615"));
+        assert_eq!(host.generation, Some(Generation::Siena));
+        assert!(host.is_model("poweredge c6615 "));
+        assert_eq!(host.to_string(), "PowerEdge C6615 (siena)");
+        let empty = HostFacts::from_bios(&Attributes::new());
+        assert_eq!(empty, HostFacts::default());
+        assert_eq!(empty.to_string(), "an unknown model (unknown CPU generation)");
+    }
+
+    #[test]
+    fn generation_names_round_trip() {
+        for g in Generation::ALL {
+            assert_eq!(g.as_str().parse::<Generation>(), Ok(g));
+        }
+        assert!("zen5".parse::<Generation>().is_err());
+    }
+}

@@ -1,0 +1,315 @@
+//! The profile library: the shipped profiles and sources, user files, and resolution for a host.
+
+use crate::error::{Error, Result};
+use crate::host::{self, HostFacts};
+use crate::profile::{ConfidenceCounts, IdracSetting, Profile, Setting, Target};
+use crate::sources::Sources;
+use crate::suggest;
+use redfish_client::oem::dell::AttributeGroup;
+use serde::{Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The shipped profile files, embedded at build time (path relative to the crate, text).
+pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
+    ("profiles/dell/base.toml", include_str!("../profiles/dell/base.toml")),
+    (
+        "profiles/dell/performance.toml",
+        include_str!("../profiles/dell/performance.toml"),
+    ),
+    ("profiles/dell/hpc.toml", include_str!("../profiles/dell/hpc.toml")),
+    (
+        "profiles/dell/low-latency.toml",
+        include_str!("../profiles/dell/low-latency.toml"),
+    ),
+    (
+        "profiles/dell/virtualization.toml",
+        include_str!("../profiles/dell/virtualization.toml"),
+    ),
+    (
+        "profiles/dell/confidential-computing.toml",
+        include_str!("../profiles/dell/confidential-computing.toml"),
+    ),
+    (
+        "profiles/dell/power-efficiency.toml",
+        include_str!("../profiles/dell/power-efficiency.toml"),
+    ),
+    (
+        "profiles/dell/storage-io.toml",
+        include_str!("../profiles/dell/storage-io.toml"),
+    ),
+    (
+        "profiles/dell/thermally-challenged.toml",
+        include_str!("../profiles/dell/thermally-challenged.toml"),
+    ),
+];
+
+/// The shipped sources file.
+pub const SHIPPED_SOURCES: &str = include_str!("../profiles/dell/sources.toml");
+
+/// Named profiles and the sources they cite.
+#[derive(Debug, Clone, Default)]
+pub struct Library {
+    profiles: BTreeMap<String, Profile>,
+    sources: Sources,
+}
+
+/// A setting left out for this host, with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    /// Where the attribute lives.
+    #[serde(flatten)]
+    pub target: Target,
+    /// The setting as written.
+    #[serde(flatten)]
+    pub setting: Setting,
+    /// Why it does not apply (`applies to rome, milan; this host is genoa`).
+    pub reason: String,
+}
+
+/// A profile with `extends`, generation filters and platform overrides applied for one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedProfile {
+    /// The profile's name.
+    pub name: String,
+    /// Its description.
+    pub description: String,
+    /// The `extends` chain, root first, ending with this profile.
+    pub chain: Vec<String>,
+    /// The platform overrides that matched the host (`base [platform c6615]`).
+    pub platforms: Vec<String>,
+    /// The host it was resolved for.
+    pub host: HostFacts,
+    /// BIOS settings by attribute (a JSON list in attribute order).
+    #[serde(serialize_with = "values_as_list")]
+    pub bios: BTreeMap<String, Setting>,
+    /// iDRAC settings by (group, attribute) (a JSON list in that order).
+    #[serde(serialize_with = "values_as_list")]
+    pub idrac: BTreeMap<(AttributeGroup, String), IdracSetting>,
+    /// Settings left out because they do not apply to the host's generation.
+    pub skipped: Vec<Skipped>,
+}
+
+fn values_as_list<S: Serializer, K, V: Serialize>(map: &BTreeMap<K, V>, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(map.values())
+}
+
+impl ResolvedProfile {
+    /// Every applicable setting: BIOS by attribute, then iDRAC by group and attribute.
+    pub fn settings(&self) -> impl Iterator<Item = &Setting> {
+        self.bios.values().chain(self.idrac.values().map(|s| &s.setting))
+    }
+
+    /// How many applicable settings are stated, used and inferred.
+    pub fn confidence_counts(&self) -> ConfidenceCounts {
+        ConfidenceCounts::of(self.settings())
+    }
+}
+
+impl Library {
+    /// The shipped profiles (`profiles/dell/*.toml`) and sources, embedded in the binary.
+    pub fn shipped() -> Result<Self> {
+        let mut library = Self::with_sources(Sources::from_toml(SHIPPED_SOURCES, "profiles/dell/sources.toml")?);
+        for (file, text) in SHIPPED_PROFILES {
+            library.add_toml(text, file)?;
+        }
+        Ok(library)
+    }
+
+    /// An empty library citing `sources`.
+    pub fn with_sources(sources: Sources) -> Self {
+        Self {
+            profiles: BTreeMap::new(),
+            sources,
+        }
+    }
+
+    /// Parses a profile and adds it. Names must be unique.
+    pub fn add_toml(&mut self, text: &str, file: &str) -> Result<&Profile> {
+        let profile = Profile::from_toml(text, file, &self.sources)?;
+        self.add(profile)
+    }
+
+    /// Reads, parses and adds a profile file. Names must be unique: to change a shipped profile,
+    /// give yours another name and `extends` the shipped one.
+    pub fn load_file(&mut self, path: &Path) -> Result<&Profile> {
+        let profile = self.parse_file(path)?;
+        self.add(profile)
+    }
+
+    /// Reads and parses a profile file without adding it.
+    pub fn parse_file(&self, path: &Path) -> Result<Profile> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Profile::from_toml(&text, &path.display().to_string(), &self.sources)
+    }
+
+    fn add(&mut self, profile: Profile) -> Result<&Profile> {
+        if let Some(existing) = self.profiles.get(&profile.name) {
+            return Err(Error::DuplicateProfile {
+                name: profile.name,
+                file: profile.file,
+                existing: existing.file.clone(),
+            });
+        }
+        let name = profile.name.clone();
+        Ok(self.profiles.entry(name).or_insert(profile))
+    }
+
+    /// The profile named `name`.
+    pub fn get(&self, name: &str) -> Option<&Profile> {
+        self.profiles.get(name)
+    }
+
+    /// Every profile, by name.
+    pub fn list(&self) -> Vec<&Profile> {
+        self.profiles.values().collect()
+    }
+
+    /// The sources profiles may cite.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    /// Resolves a profile by name, or a profile file by path (anything containing a path
+    /// separator or ending in `.toml`), for `host`. A file's `extends` names profiles of this
+    /// library.
+    pub fn resolve(&self, name_or_path: &str, host: &HostFacts) -> Result<ResolvedProfile> {
+        let is_path = name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml");
+        if is_path {
+            let profile = self.parse_file(Path::new(name_or_path))?;
+            return self.resolve_profile(&profile, host);
+        }
+        match self.profiles.get(name_or_path) {
+            Some(profile) => self.resolve_profile(profile, host),
+            None => Err(Error::UnknownProfile {
+                name: name_or_path.to_owned(),
+                suggestions: self.suggest(name_or_path),
+            }),
+        }
+    }
+
+    /// Resolves `profile` for `host`: follows `extends` (the child wins), applies each
+    /// profile's matching platform overrides right after its own settings, and sets aside
+    /// settings restricted to other generations.
+    pub fn resolve_profile(&self, profile: &Profile, host: &HostFacts) -> Result<ResolvedProfile> {
+        let chain = self.chain(profile)?;
+        if !profile.targets_host(host) {
+            return Err(Error::NotTargeted {
+                profile: profile.name.clone(),
+                targets: profile.targets(),
+                host: host.to_string(),
+            });
+        }
+        let mut merged = Merge {
+            host,
+            bios: BTreeMap::new(),
+            idrac: BTreeMap::new(),
+            skipped: BTreeMap::new(),
+        };
+        let mut platforms = Vec::new();
+        for p in chain.iter().rev() {
+            merged.add(&p.bios, &p.idrac);
+            for platform in p.platforms.values().filter(|pl| pl.matches(host)) {
+                platforms.push(format!("{} [platform {}]", p.name, platform.name));
+                merged.add(&platform.bios, &platform.idrac);
+            }
+        }
+        let Merge {
+            bios, idrac, skipped, ..
+        } = merged;
+        let skipped = skipped
+            .into_iter()
+            .filter(|((target, name), _)| match target {
+                Target::Bios => !bios.contains_key(name),
+                Target::Idrac(group) => !idrac.contains_key(&(*group, name.clone())),
+            })
+            .map(|(_, s)| s)
+            .collect();
+        Ok(ResolvedProfile {
+            name: profile.name.clone(),
+            description: profile.description.clone(),
+            chain: chain.iter().rev().map(|p| p.name.clone()).collect(),
+            platforms,
+            host: host.clone(),
+            bios,
+            idrac,
+            skipped,
+        })
+    }
+
+    /// `profile` and its ancestors, leaf first.
+    fn chain<'a>(&'a self, profile: &'a Profile) -> Result<Vec<&'a Profile>> {
+        let mut chain = vec![profile];
+        let mut current = profile;
+        while let Some(parent) = &current.extends {
+            if let Some(i) = chain.iter().position(|p| &p.name == parent) {
+                let mut cycle: Vec<String> = chain[i..].iter().map(|p| p.name.clone()).collect();
+                cycle.push(parent.clone());
+                return Err(Error::ExtendsCycle { cycle });
+            }
+            let Some(next) = self.profiles.get(parent) else {
+                return Err(Error::UnknownParent {
+                    file: current.file.clone(),
+                    position: current.extends_at,
+                    profile: current.name.clone(),
+                    parent: parent.clone(),
+                    suggestions: self.suggest(parent),
+                });
+            };
+            chain.push(next);
+            current = next;
+        }
+        Ok(chain)
+    }
+
+    fn suggest(&self, name: &str) -> Vec<String> {
+        suggest::closest(name, self.profiles.keys().map(String::as_str))
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+struct Merge<'h> {
+    host: &'h HostFacts,
+    bios: BTreeMap<String, Setting>,
+    idrac: BTreeMap<(AttributeGroup, String), IdracSetting>,
+    skipped: BTreeMap<(Target, String), Skipped>,
+}
+
+impl Merge<'_> {
+    fn add(&mut self, bios: &BTreeMap<String, Setting>, idrac: &BTreeMap<String, IdracSetting>) {
+        for (name, s) in bios {
+            if s.applies_to(self.host.generation) {
+                self.bios.insert(name.clone(), s.clone());
+            } else {
+                self.skip(Target::Bios, s);
+            }
+        }
+        for (name, s) in idrac {
+            if s.setting.applies_to(self.host.generation) {
+                self.idrac.insert((s.group, name.clone()), s.clone());
+            } else {
+                self.skip(Target::Idrac(s.group), &s.setting);
+            }
+        }
+    }
+
+    fn skip(&mut self, target: Target, setting: &Setting) {
+        let reason = match self.host.generation {
+            Some(g) => format!("applies to {} only; this host is {g}", host::list(&setting.generations)),
+            None => format!("applies to {} only", host::list(&setting.generations)),
+        };
+        self.skipped.insert(
+            (target, setting.attribute.clone()),
+            Skipped {
+                target,
+                setting: setting.clone(),
+                reason,
+            },
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! The plan: the minimal BIOS and iDRAC writes that bring a host to a profile.
+//!
+//! Also the automatic unlocks those writes need, and a simulation of what the BIOS shows after
+//! the job.
+
+use crate::engine::{Verdict, overlaid};
+use crate::error::{Error, Result};
+use crate::library::ResolvedProfile;
+use crate::validate::{Severity, ValidateOptions, check_bios};
+use redfish_client::dependencies::DependencyEvaluator;
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::attribute_registry::AttributeRegistry;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// An attribute the profile does not set that the plan changes so that others become
+/// writable (`SysProfile = Custom` to change `ProcCStates`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unlock {
+    /// The attribute changed.
+    pub attribute: String,
+    /// Its new value.
+    pub value: AttributeValue,
+    /// The profile's attributes it frees.
+    pub frees: Vec<String>,
+    /// Why: `ProcCStates is read-only while SysProfile = PerfOptimized (current value)`.
+    pub reason: String,
+}
+
+/// What to write: BIOS attributes (one PATCH of `Bios/Settings`, then a job and a reboot)
+/// and iDRAC attributes (one PATCH per `DellAttributes` group, applied at once).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Plan {
+    /// BIOS attributes to PATCH, unlocks included.
+    pub bios: Attributes,
+    /// iDRAC attributes to PATCH, by group.
+    pub idrac: BTreeMap<AttributeGroup, Attributes>,
+    /// The BIOS entries that are unlocks rather than profile settings.
+    pub unlocks: Vec<Unlock>,
+}
+
+impl Plan {
+    /// Nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.bios.is_empty() && self.idrac.values().all(Attributes::is_empty)
+    }
+
+    /// Whether the BIOS entry `attribute` is an unlock.
+    pub fn is_unlock(&self, attribute: &str) -> bool {
+        self.unlocks.iter().any(|u| u.attribute == attribute)
+    }
+}
+
+/// Plans the writes that bring the host to `profile`.
+///
+/// BIOS: an attribute is written when its current value differs and no dependency in the
+/// planned state forces the desired value, plus the automatic unlocks. After the job (current
+/// values overlaid with the plan, then every forced value applied — see [`simulate`]), the
+/// diff is clean. iDRAC: attributes whose current value differs; attributes the host lacks
+/// are left out. Fails with [`Error::Invalid`] when validation finds errors (warnings, such as
+/// attributes absent on this host, do not block).
+pub fn plan(
+    profile: &ResolvedProfile,
+    registry: &AttributeRegistry,
+    current: &Attributes,
+    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
+) -> Result<Plan> {
+    let checked = check_bios(profile, registry, current, &ValidateOptions::default());
+    if checked.violations.iter().any(|v| v.severity == Severity::Error) {
+        return Err(Error::Invalid {
+            profile: profile.name.clone(),
+            violations: checked.violations,
+        });
+    }
+    let analysis = checked.analysis;
+    let mut bios: Attributes = analysis
+        .unlocks
+        .iter()
+        .map(|u| (u.attribute.clone(), u.value.clone()))
+        .collect();
+    for (name, verdict) in &analysis.verdicts {
+        if *verdict == Verdict::Write
+            && let Some(setting) = profile.bios.get(name)
+        {
+            bios.insert(name.clone(), setting.value.clone());
+        }
+    }
+    let mut idrac: BTreeMap<AttributeGroup, Attributes> = BTreeMap::new();
+    for ((group, name), s) in &profile.idrac {
+        let now = idrac_current.get(group).and_then(|a| a.get(name));
+        if now.is_some_and(|v| *v != s.setting.value) {
+            idrac
+                .entry(*group)
+                .or_default()
+                .insert(name.clone(), s.setting.value.clone());
+        }
+    }
+    Ok(Plan {
+        bios,
+        idrac,
+        unlocks: analysis.unlocks,
+    })
+}
+
+/// What the BIOS shows after the plan's job: `current` overlaid with the plan's BIOS values,
+/// then every `CurrentValue` dependency applied. Entries the registry does not define, or that
+/// are read-only or hidden in that state, are dropped first, as firmware that refuses or
+/// ignores writes to locked attributes would.
+pub fn simulate(current: &Attributes, plan: &Plan, registry: &AttributeRegistry) -> Attributes {
+    let evaluator = DependencyEvaluator::new(registry);
+    let evaluation = evaluator.evaluate(&overlaid(current, &plan.bios));
+    let accepted: Attributes = plan
+        .bios
+        .iter()
+        .filter(|(name, _)| {
+            evaluator.attribute(name).is_some() && !evaluation.is_read_only(name) && !evaluation.is_hidden(name)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if accepted.len() == plan.bios.len() {
+        return evaluation.values().clone();
+    }
+    evaluator.evaluate(&overlaid(current, &accepted)).values().clone()
+}
+
+/// What the `DellAttributes` show after the plan's iDRAC PATCHes (applied immediately).
+pub fn simulate_idrac(
+    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
+    plan: &Plan,
+) -> BTreeMap<AttributeGroup, Attributes> {
+    let mut out = idrac_current.clone();
+    for (group, values) in &plan.idrac {
+        let attributes = out.entry(*group).or_default();
+        for (k, v) in values {
+            attributes.insert(k.clone(), v.clone());
+        }
+    }
+    out
+}

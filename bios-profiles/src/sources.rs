@@ -1,0 +1,76 @@
+//! The documents profile settings cite, by id (`profiles/dell/sources.toml`).
+
+use crate::error::{Error, Position, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One cited document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// The id settings cite (`amd-58011`).
+    #[serde(skip_deserializing)]
+    pub id: String,
+    /// The document's title.
+    pub title: String,
+    /// Who published it.
+    pub publisher: String,
+    /// What kind of evidence it gives, in a few words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The set of known sources.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Sources {
+    by_id: BTreeMap<String, Source>,
+}
+
+impl Sources {
+    /// Parses a sources file: one table per id, with `title`, `publisher` and an optional `note`.
+    pub fn from_toml(text: &str, file: &str) -> Result<Self> {
+        let mut by_id: BTreeMap<String, Source> = toml::from_str(text).map_err(|e| Error::Format {
+            file: file.to_owned(),
+            position: e.span().map(|s| Position::of(text, s.start)),
+            message: crate::profile::one_line(e.message()),
+        })?;
+        for (id, source) in &mut by_id {
+            source.id.clone_from(id);
+        }
+        Ok(Self { by_id })
+    }
+
+    /// The source with this id.
+    pub fn get(&self, id: &str) -> Option<&Source> {
+        self.by_id.get(id)
+    }
+
+    /// Whether `id` is known.
+    pub fn contains(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// Every source, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &Source> {
+        self.by_id.values()
+    }
+
+    /// Every id, sorted.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.by_id.keys().map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_parse_and_reject_unknown_keys() {
+        let s = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\n", "s.toml").unwrap();
+        assert_eq!(s.get("a").unwrap().id, "a");
+        assert!(s.contains("a") && !s.contains("b"));
+        let err = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\nurl = 1\n", "s.toml").unwrap_err();
+        assert!(err.to_string().starts_with("s.toml:4:1: unknown field `url`"), "{err}");
+    }
+}

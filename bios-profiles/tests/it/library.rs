@@ -1,0 +1,204 @@
+//! Resolution: `extends`, generation filters, platform overrides, user files and lookups.
+
+use crate::library_with;
+use bios_profiles::{Error, Generation, HostFacts, Library, Target};
+use redfish_client::oem::dell::AttributeGroup;
+
+const PARENT: &str = r#"
+name = "parent"
+description = "p"
+[bios.A]
+value = "parent"
+why = "w"
+source = "amd-58011"
+confidence = "stated"
+[bios.B]
+value = "parent"
+why = "w"
+source = "amd-58011"
+confidence = "stated"
+[bios.OnlyMilan]
+value = "x"
+why = "w"
+source = "amd-58011"
+confidence = "stated"
+generations = ["milan"]
+[idrac."Lockdown.1.SystemLockdown"]
+group = "iDRAC"
+value = "Disabled"
+why = "w"
+source = "amd-58011"
+confidence = "stated"
+[platform.sled]
+models = ["PowerEdge C6615"]
+[platform.sled.bios.C]
+value = "sled"
+why = "w"
+source = "amd-58011"
+confidence = "used"
+"#;
+
+const CHILD: &str = r#"
+name = "child"
+description = "c"
+extends = "parent"
+generations = ["milan", "genoa"]
+[bios.A]
+value = "child"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+[bios.B]
+value = "child-on-genoa"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+generations = ["genoa"]
+[bios.C]
+value = "child"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+"#;
+
+fn host(model: Option<&str>, generation: Option<Generation>) -> HostFacts {
+    HostFacts {
+        model: model.map(str::to_owned),
+        generation,
+    }
+}
+
+#[test]
+fn child_settings_win_and_skipped_children_keep_the_parent_value() {
+    let library = library_with(&[PARENT, CHILD]);
+    let milan = library.resolve("child", &host(None, Some(Generation::Milan))).unwrap();
+    assert_eq!(milan.chain, ["parent", "child"]);
+    assert_eq!(milan.bios["A"].value, "child".into());
+    assert_eq!(milan.bios["A"].origin, "child");
+    // The child's B is for Genoa only, so the parent's B stays and nothing is reported skipped.
+    assert_eq!(milan.bios["B"].value, "parent".into());
+    assert_eq!(milan.bios["OnlyMilan"].value, "x".into());
+    assert!(milan.skipped.is_empty(), "{:?}", milan.skipped);
+
+    let genoa = library.resolve("child", &host(None, Some(Generation::Genoa))).unwrap();
+    assert_eq!(genoa.bios["B"].value, "child-on-genoa".into());
+    assert!(!genoa.bios.contains_key("OnlyMilan"));
+    assert_eq!(genoa.skipped.len(), 1);
+    assert_eq!(genoa.skipped[0].target, Target::Bios);
+    assert_eq!(genoa.skipped[0].reason, "applies to milan only; this host is genoa");
+    let key = (AttributeGroup::Idrac, "Lockdown.1.SystemLockdown".to_owned());
+    assert_eq!(genoa.idrac[&key].setting.origin, "parent");
+}
+
+#[test]
+fn platform_overrides_apply_after_their_own_profile_and_before_children() {
+    let library = library_with(&[PARENT, CHILD]);
+    let sled = library.resolve("parent", &host(Some("PowerEdge C6615"), None)).unwrap();
+    assert_eq!(sled.bios["C"].value, "sled".into());
+    assert_eq!(sled.bios["C"].origin, "parent [platform sled]");
+    assert_eq!(sled.platforms, ["parent [platform sled]"]);
+    let child = library.resolve("child", &host(Some("poweredge c6615"), None)).unwrap();
+    assert_eq!(child.bios["C"].value, "child".into());
+    let rack = library.resolve("parent", &host(Some("PowerEdge R7625"), None)).unwrap();
+    assert!(!rack.bios.contains_key("C"));
+}
+
+#[test]
+fn unknown_facts_keep_every_setting() {
+    let library = library_with(&[PARENT, CHILD]);
+    let unknown = library.resolve("child", &HostFacts::default()).unwrap();
+    assert_eq!(unknown.bios["B"].value, "child-on-genoa".into());
+    assert!(unknown.bios.contains_key("OnlyMilan"));
+    assert_eq!(unknown.bios["C"].origin, "child");
+    assert!(unknown.platforms.is_empty(), "an unknown model matches no platform");
+}
+
+#[test]
+fn profiles_refuse_hosts_they_do_not_target() {
+    let library = library_with(&[PARENT, CHILD]);
+    let err = library
+        .resolve("child", &host(Some("PowerEdge R7525"), Some(Generation::Rome)))
+        .unwrap_err();
+    assert!(matches!(err, Error::NotTargeted { .. }));
+    assert_eq!(
+        err.to_string(),
+        "profile `child` targets milan, genoa; any model; this host is PowerEdge R7525 (rome)"
+    );
+}
+
+#[test]
+fn names_are_unique_and_unknown_names_get_suggestions() {
+    let mut library = library_with(&[PARENT]);
+    let err = library.add_toml(PARENT, "again.toml").unwrap_err();
+    assert!(matches!(err, Error::DuplicateProfile { .. }));
+    let err = library.resolve("perfromance", &HostFacts::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no profile named `perfromance`; did you mean performance?"
+    );
+    let names: Vec<&str> = library.list().iter().map(|p| p.name.as_str()).collect();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+}
+
+#[test]
+fn files_load_by_path_and_resolve_against_the_library() {
+    let dir = std::env::temp_dir().join(format!("bios-profiles-it-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mine.toml");
+    std::fs::write(
+        &path,
+        "name = \"mine\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.NumaNodesPerSocket]\nvalue = \"2\"\nwhy = \"w\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"stated\"\n",
+    )
+    .unwrap();
+    let library = Library::shipped().unwrap();
+    let by_path = library.resolve(path.to_str().unwrap(), &HostFacts::default()).unwrap();
+    assert_eq!(by_path.chain, ["base", "performance", "mine"]);
+    assert_eq!(by_path.bios["NumaNodesPerSocket"].value, "2".into());
+    assert!(library.get("mine").is_none(), "resolving a path does not add it");
+
+    let mut library = library;
+    assert_eq!(library.load_file(&path).unwrap().file, path.display().to_string());
+    assert!(library.get("mine").is_some());
+    let missing = library.load_file(&dir.join("missing.toml")).unwrap_err();
+    assert!(matches!(missing, Error::Io { .. }));
+    assert!(missing.to_string().starts_with("cannot read profile "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn resolved_profiles_serialise_settings_as_ordered_lists() {
+    let library = library_with(&[PARENT, CHILD]);
+    let resolved = library.resolve("child", &host(None, Some(Generation::Genoa))).unwrap();
+    let json = serde_json::to_value(&resolved).unwrap();
+    let bios: Vec<&str> = json["bios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["attribute"].as_str().unwrap())
+        .collect();
+    assert_eq!(bios, ["A", "B", "C"]);
+    assert_eq!(json["idrac"][0]["group"], "iDRAC");
+    assert_eq!(json["idrac"][0]["attribute"], "Lockdown.1.SystemLockdown");
+    assert_eq!(json["skipped"][0]["target"], "bios");
+    assert_eq!(json["skipped"][0]["attribute"], "OnlyMilan");
+    assert_eq!(json["host"]["generation"], "genoa");
+    let counts = resolved.confidence_counts();
+    assert_eq!((counts.stated, counts.used, counts.inferred), (1, 0, 3));
+}
+
+#[test]
+fn shipped_profiles_describe_their_targets() {
+    let library = Library::shipped().unwrap();
+    assert_eq!(
+        library.get("base").unwrap().targets(),
+        "all EPYC generations; any model; overrides for PowerEdge C6615"
+    );
+    assert_eq!(
+        library.get("performance").unwrap().targets(),
+        "all EPYC generations; any model"
+    );
+    assert!(library.sources().get("amd-58011").unwrap().title.contains("58011"));
+    assert_eq!(library.sources().iter().count(), 9);
+}

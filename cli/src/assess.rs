@@ -1,0 +1,114 @@
+//! Reading a host and judging it against a profile: the shared first half of `diff` and
+//! `apply`. The profile is parsed once per run and resolved per host (generation, model).
+
+use crate::bmc::{self, HostState};
+use crate::cache::RegistryCache;
+use crate::target::Target;
+use anyhow::{Context, Result};
+use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
+use redfish_client::oem::dell::AttributeGroup;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// The profile chosen on the command line, with the library it may extend.
+#[derive(Debug)]
+pub struct Chosen {
+    library: Library,
+    profile: Profile,
+}
+
+impl Chosen {
+    /// A shipped profile by name, or a profile file by path.
+    pub fn load(name_or_path: &str) -> Result<Self> {
+        let library = Library::shipped().context("loading the shipped profiles")?;
+        let is_path = name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml");
+        let profile = if is_path {
+            library.parse_file(Path::new(name_or_path))?
+        } else {
+            match library.get(name_or_path) {
+                Some(p) => p.clone(),
+                None => {
+                    // Let the library phrase the error (with suggestions).
+                    library.resolve(name_or_path, &HostFacts::default())?;
+                    anyhow::bail!("no profile named {name_or_path}");
+                }
+            }
+        };
+        Ok(Self { library, profile })
+    }
+
+    /// The profile's name.
+    pub fn name(&self) -> &str {
+        &self.profile.name
+    }
+
+    /// The `DellAttributes` groups the profile may touch (read with the host's state).
+    pub fn groups(&self) -> BTreeSet<AttributeGroup> {
+        self.library
+            .resolve_profile(&self.profile, &HostFacts::default())
+            .map(|r| r.idrac.keys().map(|(g, _)| *g).collect())
+            .unwrap_or_default()
+    }
+
+    /// The profile resolved for a host.
+    pub fn resolve(&self, facts: &HostFacts) -> Result<ResolvedProfile> {
+        Ok(self.library.resolve_profile(&self.profile, facts)?)
+    }
+}
+
+/// A host read and compared with the profile.
+#[derive(Debug)]
+pub struct Assessment {
+    /// What was read.
+    pub state: HostState,
+    /// The profile as it applies to this host.
+    pub profile: ResolvedProfile,
+    /// Desired vs current vs pending.
+    pub diff: Diff,
+    /// Validation findings (errors stop an apply; warnings are informational).
+    pub violations: Vec<Violation>,
+}
+
+impl Assessment {
+    /// Validation errors (the profile cannot be applied to this host as written).
+    pub fn errors(&self) -> impl Iterator<Item = &Violation> {
+        self.violations.iter().filter(|v| v.severity == Severity::Error)
+    }
+}
+
+/// Reads `target` (with its job queue when `jobs`) and compares it with the profile.
+pub async fn assess(
+    target: &Target,
+    chosen: &Chosen,
+    cache: &RegistryCache,
+    jobs: bool,
+    strict: bool,
+) -> Result<Assessment> {
+    let groups = chosen.groups();
+    let mut state = bmc::read_state(target, cache, &groups, jobs).await?;
+    let facts = HostFacts::from_bios(&state.bios);
+    let profile = chosen
+        .resolve(&facts)
+        .with_context(|| format!("{}: resolving profile {}", target.name, chosen.name()))?;
+    // A platform override may name a group the generic resolution did not.
+    for (group, _) in profile.idrac.keys() {
+        if !state.idrac.contains_key(group) {
+            let attrs = target
+                .client
+                .dell()
+                .attributes(*group)
+                .await
+                .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {group}")))?;
+            state.idrac.insert(*group, attrs.attributes);
+        }
+    }
+    let options = ValidateOptions { strict };
+    let violations = bios_profiles::validate(&profile, &state.registry, &state.bios, &options);
+    let diff = bios_profiles::diff(&profile, &state.registry, &state.bios, &state.pending, &state.idrac);
+    Ok(Assessment {
+        state,
+        profile,
+        diff,
+        violations,
+    })
+}

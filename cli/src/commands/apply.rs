@@ -1,0 +1,225 @@
+//! `rftune apply`: converge one host or a fleet on a profile, with one reboot per host.
+
+use crate::Outcome;
+use crate::args::{ApplyArgs, ApplyTimeArg, OutputFormat};
+use crate::assess::Chosen;
+use crate::audit::AuditLog;
+use crate::cache::RegistryCache;
+use crate::converge::{self, ApplyOptions, HostApply, Run};
+use crate::fleet::{self, HostResult};
+use crate::render::{self, Progress, Table};
+use crate::state::StateDirs;
+use crate::target;
+use anyhow::Result;
+use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// The `rftune.apply/v1` document.
+#[derive(Debug, Serialize)]
+pub struct ApplyReport {
+    /// Always `rftune.apply/v1`.
+    pub schema: &'static str,
+    /// The profile applied.
+    pub profile: String,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// One entry per host, in inventory order.
+    pub hosts: Vec<Value>,
+    /// Hosts by outcome.
+    pub summary: ApplySummary,
+    /// The audit log of this run.
+    pub audit_log: String,
+}
+
+/// Hosts by outcome.
+#[derive(Debug, Default, Serialize)]
+pub struct ApplySummary {
+    /// Hosts addressed.
+    pub hosts: usize,
+    /// Already in sync.
+    pub in_sync: usize,
+    /// Changed and verified.
+    pub converged: usize,
+    /// Staged but not applied, or not clean after the change.
+    pub not_converged: usize,
+    /// Dry run plans.
+    pub planned: usize,
+    /// Failed.
+    pub error: usize,
+}
+
+/// Runs `rftune apply`.
+pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let chosen = Chosen::load(&args.profile)?;
+    let (entries, single) = super::targets(&args.target)?;
+    let apply_time = SettingsApplyTime {
+        apply_time: match args.apply_time {
+            ApplyTimeArg::OnReset => ApplyTime::OnReset,
+            ApplyTimeArg::AtMaintenanceWindowStart => ApplyTime::AtMaintenanceWindowStart,
+            ApplyTimeArg::InMaintenanceWindowOnReset => ApplyTime::InMaintenanceWindowOnReset,
+        },
+        maintenance_window_start_time: args.maintenance_start.clone(),
+        maintenance_window_duration_in_seconds: args
+            .maintenance_start
+            .as_ref()
+            .map(|_| args.maintenance_duration.as_secs()),
+    };
+    let ctx = Arc::new(Run {
+        chosen,
+        cache: RegistryCache::new(&dirs.cache),
+        audit: AuditLog::open(&dirs.state)?,
+        state_dir: dirs.state.clone(),
+        options: ApplyOptions {
+            reboot: args.reboot,
+            graceful_timeout: args.graceful_timeout,
+            job_timeout: args.job_timeout,
+            boot_timeout: args.boot_timeout,
+            replace_pending: args.replace_pending,
+            dry_run: args.dry_run,
+            strict: args.strict,
+            apply_time,
+        },
+        reboots: Arc::new(tokio::sync::Semaphore::new(args.max_unavailable.max(1))),
+    });
+    let connect = Arc::new(args.target.connect.clone());
+    let dirs_owned = Arc::new(dirs.clone());
+    let progress = Arc::new(if single {
+        Progress::spinner(output)
+    } else {
+        Progress::hosts("apply", entries.len(), output)
+    });
+    let bar = progress.clone();
+    let results = fleet::run_all(
+        entries,
+        args.target.concurrency,
+        |entry| {
+            let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
+            async move {
+                let target = target::connect(&entry, &connect, &dirs).await?;
+                target.login().await?;
+                let result = converge::apply_host(&ctx, &target, &progress).await;
+                if let Err(e) = &result {
+                    let _ = ctx.audit.record(
+                        &entry.name,
+                        "done",
+                        Value::Null,
+                        "error",
+                        Value::String(format!("{e:#}")),
+                    );
+                }
+                target.close().await;
+                result
+            }
+        },
+        move |_, ok| bar.host_done(ok),
+    )
+    .await;
+    progress.finish();
+    let report = report(&ctx, args.dry_run, &results);
+    match output {
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Table | OutputFormat::Junit => render::text(&table(&report, &results))?,
+    }
+    let s = &report.summary;
+    if s.error > 0 {
+        anyhow::bail!(
+            "{} of {} host(s) failed; every step is in {}",
+            s.error,
+            s.hosts,
+            report.audit_log
+        );
+    }
+    Ok(if s.not_converged > 0 {
+        Outcome::Drift
+    } else {
+        Outcome::Success
+    })
+}
+
+fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyReport {
+    let mut summary = ApplySummary {
+        hosts: results.len(),
+        ..ApplySummary::default()
+    };
+    let hosts = results
+        .iter()
+        .map(|r| match &r.result {
+            Ok(h) => {
+                match h.outcome {
+                    converge::Outcome::InSync => summary.in_sync += 1,
+                    converge::Outcome::Converged => summary.converged += 1,
+                    converge::Outcome::NotConverged => summary.not_converged += 1,
+                    converge::Outcome::Planned => summary.planned += 1,
+                }
+                let mut v = serde_json::to_value(h).unwrap_or_default();
+                v["host"] = Value::String(r.entry.name.clone());
+                v
+            }
+            Err(e) => {
+                summary.error += 1;
+                serde_json::json!({"host": r.entry.name, "outcome": "error", "error": format!("{e:#}")})
+            }
+        })
+        .collect();
+    ApplyReport {
+        schema: "rftune.apply/v1",
+        profile: ctx.chosen.name().to_owned(),
+        dry_run,
+        hosts,
+        summary,
+        audit_log: ctx.audit.path().display().to_string(),
+    }
+}
+
+fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
+    let mut out = String::new();
+    for r in results {
+        match &r.result {
+            Ok(h) => {
+                let outcome = serde_json::to_value(h.outcome)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                let _ = writeln!(out, "{}: {outcome}: {}", r.entry.name, h.summary);
+                if report.dry_run || h.outcome == converge::Outcome::Planned {
+                    let mut t = Table::new(["  WRITE", "ATTRIBUTE", "VALUE"]);
+                    for (k, v) in &h.bios {
+                        t.row(["  BIOS".to_owned(), k.clone(), v.to_string()]);
+                    }
+                    for (g, attrs) in &h.idrac {
+                        for (k, v) in attrs {
+                            t.row([format!("  iDRAC {g}"), k.clone(), v.to_string()]);
+                        }
+                    }
+                    if !t.is_empty() {
+                        out.push_str(&t.render());
+                    }
+                }
+                for u in &h.unlocks {
+                    let _ = writeln!(out, "  unlock: {u}");
+                }
+                if let Some(replaced) = &h.replaced {
+                    let _ = writeln!(out, "  replaced: {replaced}");
+                }
+                if let Some(p) = &h.snapshot {
+                    let _ = writeln!(out, "  snapshot: {}", p.display());
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "{}: error: {e:#}", r.entry.name);
+            }
+        }
+    }
+    let s = &report.summary;
+    if s.hosts > 1 || s.error > 0 {
+        let _ = writeln!(
+            out,
+            "\n{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
+            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error
+        );
+    }
+    out
+}

@@ -1,0 +1,331 @@
+//! `rftune diff`: desired (profile) vs current vs pending, per attribute, per host. Read-only.
+
+use crate::Outcome;
+use crate::args::{DiffArgs, OutputFormat};
+use crate::assess::{self, Assessment, Chosen};
+use crate::cache::RegistryCache;
+use crate::fleet::{self, HostResult};
+use crate::render::{self, Table};
+use crate::state::StateDirs;
+use crate::target;
+use anyhow::Result;
+use bios_profiles::{Change, Status, StatusCounts};
+use serde::Serialize;
+use std::fmt::Write;
+use std::sync::Arc;
+
+/// The `rftune.diff/v1` document.
+#[derive(Debug, Serialize)]
+pub struct DiffReport {
+    /// Always `rftune.diff/v1`.
+    pub schema: &'static str,
+    /// The profile compared against.
+    pub profile: String,
+    /// One entry per host, in inventory order.
+    pub hosts: Vec<HostDiff>,
+    /// Counts of hosts by status.
+    pub summary: Summary,
+}
+
+/// One host's diff.
+#[derive(Debug, Serialize)]
+pub struct HostDiff {
+    /// The host's name.
+    pub host: String,
+    /// `in_sync`, `drift` or `error`.
+    pub status: &'static str,
+    /// Service tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_tag: Option<String>,
+    /// Model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// BIOS version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bios_version: Option<String>,
+    /// Per attribute, in stable order.
+    pub changes: Vec<Change>,
+    /// Attributes per status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<StatusCounts>,
+    /// Validation findings, one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<String>,
+    /// Why the host could not be compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Hosts by outcome.
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    /// Hosts compared.
+    pub hosts: usize,
+    /// In sync.
+    pub in_sync: usize,
+    /// With drift (or pending changes).
+    pub drift: usize,
+    /// Not compared, or the profile is invalid for them.
+    pub error: usize,
+}
+
+impl Summary {
+    /// The fleet exit rule: error beats drift beats in sync.
+    pub fn outcome(&self) -> Result<Outcome> {
+        if self.error > 0 {
+            anyhow::bail!("{} of {} host(s) could not be compared", self.error, self.hosts);
+        }
+        Ok(if self.drift > 0 {
+            Outcome::Drift
+        } else {
+            Outcome::Success
+        })
+    }
+}
+
+/// Runs `rftune diff`.
+pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let chosen = Arc::new(Chosen::load(&args.profile)?);
+    let (entries, _single) = super::targets(&args.target)?;
+    let connect = Arc::new(args.target.connect.clone());
+    let cache = Arc::new(RegistryCache::new(&dirs.cache));
+    let dirs_owned = Arc::new(dirs.clone());
+    let strict = args.strict;
+    let progress = render::Progress::hosts("diff", entries.len(), output);
+    let results = fleet::run_all(
+        entries,
+        args.target.concurrency,
+        |entry| {
+            let (chosen, connect, cache, dirs) = (chosen.clone(), connect.clone(), cache.clone(), dirs_owned.clone());
+            async move {
+                let target = target::connect(&entry, &connect, &dirs).await?;
+                target.login().await?;
+                let result = assess::assess(&target, &chosen, &cache, false, strict).await;
+                target.close().await;
+                result
+            }
+        },
+        |_, ok| progress.host_done(ok),
+    )
+    .await;
+    progress.finish();
+    let report = report(chosen.name(), &results);
+    match output {
+        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Junit => render::text(&junit(&report))?,
+        OutputFormat::Table => render::text(&table(&report, args.all))?,
+    }
+    report.summary.outcome()
+}
+
+/// Builds the report from per-host results.
+pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
+    let mut summary = Summary {
+        hosts: results.len(),
+        ..Summary::default()
+    };
+    let hosts = results
+        .iter()
+        .map(|r| match &r.result {
+            Ok(a) => {
+                let invalid = a.errors().next().is_some();
+                let status = if invalid {
+                    summary.error += 1;
+                    "error"
+                } else if a.diff.is_clean() {
+                    summary.in_sync += 1;
+                    "in_sync"
+                } else {
+                    summary.drift += 1;
+                    "drift"
+                };
+                HostDiff {
+                    host: r.entry.name.clone(),
+                    status,
+                    service_tag: a.state.service_tag.clone(),
+                    model: a.state.model.clone(),
+                    bios_version: a.state.bios_version.clone(),
+                    changes: a.diff.changes.clone(),
+                    counts: Some(a.diff.counts()),
+                    violations: a.violations.iter().map(ToString::to_string).collect(),
+                    error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
+                }
+            }
+            Err(e) => {
+                summary.error += 1;
+                HostDiff {
+                    host: r.entry.name.clone(),
+                    status: "error",
+                    service_tag: None,
+                    model: None,
+                    bios_version: None,
+                    changes: Vec::new(),
+                    counts: None,
+                    violations: Vec::new(),
+                    error: Some(format!("{e:#}")),
+                }
+            }
+        })
+        .collect();
+    DiffReport {
+        schema: "rftune.diff/v1",
+        profile: profile.to_owned(),
+        hosts,
+        summary,
+    }
+}
+
+fn value(v: Option<&redfish_client::resources::bios::AttributeValue>) -> String {
+    v.map_or_else(|| "-".to_owned(), ToString::to_string)
+}
+
+/// Per host: a heading, the attributes that are not in sync (all of them with `all`), the
+/// validation findings; then a fleet summary when there is more than one host.
+pub fn table(report: &DiffReport, all: bool) -> String {
+    let mut out = String::new();
+    for h in &report.hosts {
+        let identity: Vec<&str> = [h.service_tag.as_deref(), h.model.as_deref()]
+            .into_iter()
+            .flatten()
+            .collect();
+        let bios = h
+            .bios_version
+            .as_deref()
+            .map(|v| format!(", BIOS {v}"))
+            .unwrap_or_default();
+        let _ = write!(out, "{}", h.host);
+        if !identity.is_empty() {
+            let _ = write!(out, " ({}{bios})", identity.join(", "));
+        }
+        match (&h.counts, &h.error) {
+            (Some(c), _) => {
+                let parts: Vec<String> = Status::ALL
+                    .iter()
+                    .filter(|s| c.get(**s) > 0)
+                    .map(|s| format!("{} {}", c.get(*s), s.as_str()))
+                    .collect();
+                let _ = writeln!(out, " vs {}: {}", report.profile, parts.join(", "));
+            }
+            (None, Some(e)) => {
+                let _ = writeln!(out, ": error: {e}");
+            }
+            (None, None) => out.push('\n'),
+        }
+        let mut t = Table::new(["  ATTRIBUTE", "DESIRED", "CURRENT", "PENDING", "STATUS", "NOTE"]);
+        for c in &h.changes {
+            if all || c.status != Status::InSync {
+                let name = match c.target {
+                    bios_profiles::Target::Bios => c.attribute.clone(),
+                    bios_profiles::Target::Idrac(g) => format!("{} ({g})", c.attribute),
+                };
+                t.row([
+                    format!("  {name}"),
+                    c.desired.to_string(),
+                    value(c.current.as_ref()),
+                    value(c.pending.as_ref()),
+                    c.status.as_str().to_owned(),
+                    c.note.clone().unwrap_or_default(),
+                ]);
+            }
+        }
+        if !t.is_empty() {
+            out.push_str(&t.render());
+        }
+        for v in &h.violations {
+            let _ = writeln!(out, "  ! {v}");
+        }
+        if h.counts.is_some() && h.error.is_some() {
+            let _ = writeln!(out, "  error: {}", h.error.as_deref().unwrap_or_default());
+        }
+    }
+    if report.hosts.len() > 1 {
+        let s = &report.summary;
+        let _ = writeln!(
+            out,
+            "\n{} hosts: {} in sync, {} drift, {} error",
+            s.hosts, s.in_sync, s.drift, s.error
+        );
+    }
+    out
+}
+
+/// JUnit XML: one test suite per host, one test case per attribute; drift is a failure and a
+/// host that could not be compared an error, so CI systems show both.
+pub fn junit(report: &DiffReport) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let tests: usize = report.hosts.iter().map(|h| h.changes.len().max(1)).sum();
+    let failures: usize = report
+        .hosts
+        .iter()
+        .map(|h| h.changes.iter().filter(|c| !c.status.is_clean()).count())
+        .sum();
+    let errors = report.summary.error;
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"rftune diff {}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"{errors}\">",
+        xml(&report.profile)
+    );
+    for h in &report.hosts {
+        let host_failures = h.changes.iter().filter(|c| !c.status.is_clean()).count();
+        let host_errors = usize::from(h.error.is_some());
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{host_failures}\" errors=\"{host_errors}\">",
+            xml(&h.host),
+            h.changes.len().max(1)
+        );
+        if let Some(e) = &h.error {
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"{}\" name=\"profile {}\"><error message=\"{}\"/></testcase>",
+                xml(&h.host),
+                xml(&report.profile),
+                xml(e)
+            );
+        }
+        for c in &h.changes {
+            let name = format!("{} {}", c.target, c.attribute);
+            let _ = write!(
+                out,
+                "    <testcase classname=\"{}\" name=\"{}\"",
+                xml(&h.host),
+                xml(&name)
+            );
+            if c.status.is_clean() {
+                if c.status == Status::NotApplicable {
+                    let _ = writeln!(
+                        out,
+                        "><skipped message=\"{}\"/></testcase>",
+                        xml(c.note.as_deref().unwrap_or("not applicable"))
+                    );
+                } else {
+                    out.push_str("/>\n");
+                }
+            } else {
+                let msg = format!(
+                    "{}: desired {}, current {}, pending {}",
+                    c.status.as_str(),
+                    c.desired,
+                    value(c.current.as_ref()),
+                    value(c.pending.as_ref())
+                );
+                let _ = writeln!(
+                    out,
+                    "><failure message=\"{}\">{}</failure></testcase>",
+                    xml(&msg),
+                    xml(&c.why)
+                );
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}

@@ -1,0 +1,510 @@
+//! The apply state machine for one host: plan → (adopt | replace | refuse pending work) →
+//! snapshot → iDRAC attributes → one BIOS PATCH with an apply time → reboot → wait for the job
+//! and the host → verify. Every step is written to the audit log before the next starts.
+//!
+//! Interruption safety: before staging, rftune writes a marker (`state/staged/<host>.json`)
+//! naming the values it is about to stage. A later run that finds exactly those values pending
+//! with a BIOS job still open adopts them instead of staging again, and skips the reset when
+//! the host is already in POST — so a run killed at any point converges without a second
+//! reboot where none is needed.
+
+use crate::assess::{self, Chosen};
+use crate::audit::AuditLog;
+use crate::bmc::{self, RebootPolicy};
+use crate::cache::RegistryCache;
+use crate::render::Progress;
+use crate::snapshot::{self, Snapshot};
+use crate::target::Target;
+use anyhow::{Context, Result, bail};
+use bios_profiles::{Plan, StatusCounts};
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, AttributeGroup, JobOutcome};
+use redfish_client::resources::bios::{ApplyTime, Attributes, SettingsApplyTime};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How to apply.
+#[derive(Debug, Clone)]
+pub struct ApplyOptions {
+    /// How to reboot.
+    pub reboot: RebootPolicy,
+    /// How long the OS gets to shut down before power is forced off.
+    pub graceful_timeout: Duration,
+    /// How long the BIOS job may take.
+    pub job_timeout: Duration,
+    /// How long the host may take to come back after the job.
+    pub boot_timeout: Duration,
+    /// Delete existing pending values and jobs instead of refusing.
+    pub replace_pending: bool,
+    /// Plan only.
+    pub dry_run: bool,
+    /// Unknown attributes are errors.
+    pub strict: bool,
+    /// When the BIOS values apply.
+    pub apply_time: SettingsApplyTime,
+}
+
+/// What happened on one host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Already matched the profile: nothing written, no reboot.
+    InSync,
+    /// Changed, rebooted where needed, and verified clean.
+    Converged,
+    /// Changes are staged but not applied yet (`--reboot none`, maintenance window), or the
+    /// verification found differences.
+    NotConverged,
+    /// `--dry-run`: the plan only.
+    Planned,
+}
+
+/// The per-host part of the `rftune.apply/v1` document.
+#[derive(Debug, Clone, Serialize)]
+pub struct HostApply {
+    /// Outcome.
+    pub outcome: Outcome,
+    /// Service tag.
+    pub service_tag: Option<String>,
+    /// BIOS attributes written (unlocks included).
+    pub bios: Attributes,
+    /// iDRAC attributes written, by group.
+    pub idrac: BTreeMap<AttributeGroup, Attributes>,
+    /// Unlocks the plan added, one line each.
+    pub unlocks: Vec<String>,
+    /// Pending values rftune adopted from an earlier run instead of staging again.
+    pub adopted: bool,
+    /// Pending work that was discarded (`--replace-pending`).
+    pub replaced: Option<String>,
+    /// The snapshot taken before any change.
+    pub snapshot: Option<PathBuf>,
+    /// The BIOS job.
+    pub job: Option<String>,
+    /// Whether rftune rebooted the host.
+    pub rebooted: bool,
+    /// The diff after the change.
+    pub verify: Option<StatusCounts>,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// What one `rftune apply` run shares across hosts.
+#[derive(Debug)]
+pub struct Run {
+    /// The profile.
+    pub chosen: Chosen,
+    /// Registry cache.
+    pub cache: RegistryCache,
+    /// The audit log.
+    pub audit: AuditLog,
+    /// State directory (snapshots, markers).
+    pub state_dir: PathBuf,
+    /// Options.
+    pub options: ApplyOptions,
+    /// Hosts allowed to be rebooting at once.
+    pub reboots: Arc<tokio::sync::Semaphore>,
+}
+
+/// rftune's record of values it staged, for adoption by a later run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Marker {
+    /// The profile.
+    pub profile: String,
+    /// The run that staged.
+    pub run: String,
+    /// The values staged.
+    pub bios: Attributes,
+    /// The job created, once known.
+    pub job: Option<String>,
+}
+
+fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathBuf {
+    let safe = |s: &str| {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect::<String>()
+    };
+    state_dir.join("staged").join(format!(
+        "{}-{}.json",
+        safe(host),
+        safe(service_tag.unwrap_or("unknown"))
+    ))
+}
+
+fn read_marker(path: &Path) -> Option<Marker> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+fn write_marker(path: &Path, marker: &Marker) -> Result<()> {
+    if let Some(dir) = path.parent() {
+        crate::state::ensure_private_dir(dir)?;
+    }
+    snapshot::write_private(path, &serde_json::to_vec_pretty(marker)?)
+}
+
+/// Applies the profile to one connected host.
+pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Result<HostApply> {
+    let opts = &ctx.options;
+    let host = target.name.as_str();
+    let audit = |step: &str, request: Value, outcome: &str, detail: Value| {
+        ctx.audit.record(host, step, request, outcome, detail)
+    };
+    progress.message(format!("{host}: reading"));
+    let a = assess::assess(target, &ctx.chosen, &ctx.cache, true, opts.strict).await?;
+    let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
+    if !errors.is_empty() {
+        audit("validate", Value::Null, "error", json!(errors))?;
+        bail!(
+            "{host}: profile {} cannot be applied as written:\n  {}",
+            ctx.chosen.name(),
+            errors.join("\n  ")
+        );
+    }
+    let plan = bios_profiles::plan(&a.profile, &a.state.registry, &a.state.bios, &a.state.idrac)
+        .with_context(|| format!("{host}: planning"))?;
+    audit(
+        "plan",
+        json!({"profile": ctx.chosen.name(), "bios": plan.bios, "idrac": plan.idrac}),
+        "ok",
+        Value::Null,
+    )?;
+    let marker_file = marker_path(&ctx.state_dir, host, a.state.service_tag.as_deref());
+    let mut result = HostApply {
+        outcome: Outcome::Planned,
+        service_tag: a.state.service_tag.clone(),
+        bios: plan.bios.clone(),
+        idrac: plan.idrac.clone(),
+        unlocks: plan
+            .unlocks
+            .iter()
+            .map(|u| format!("{} = {} ({})", u.attribute, u.value, u.reason))
+            .collect(),
+        adopted: false,
+        replaced: None,
+        snapshot: None,
+        job: None,
+        rebooted: false,
+        verify: None,
+        summary: String::new(),
+    };
+
+    // Pending work: adopt our own, replace on request, refuse otherwise.
+    let open_jobs: Vec<_> = a.state.open_bios_jobs().cloned().collect();
+    let mut adopted_job = None;
+    if let Some(desc) = bmc::describe_pending(&a.state) {
+        let marker = read_marker(&marker_file);
+        let ours = marker
+            .as_ref()
+            .is_some_and(|m| m.bios == a.state.pending && m.profile == ctx.chosen.name());
+        let healthy = !open_jobs.is_empty() && open_jobs.iter().all(|j| j.outcome() != JobOutcome::Stuck);
+        if ours && healthy && plan.bios == a.state.pending && !opts.replace_pending {
+            adopted_job = open_jobs.first().map(|j| j.id.clone());
+            result.adopted = true;
+            audit(
+                "adopt",
+                Value::Null,
+                "ok",
+                json!({"pending": a.state.pending, "job": adopted_job}),
+            )?;
+        } else if opts.replace_pending {
+            if opts.dry_run {
+                result.replaced = Some(desc.clone());
+            } else {
+                replace_pending(target, &a.state, &open_jobs, &audit).await?;
+                result.replaced = Some(desc);
+            }
+        } else {
+            audit("pending", Value::Null, "refused", json!(desc))?;
+            bail!(
+                "{host}: {desc} already staged; rftune does not stack changes on pending work. Inspect it with `rftune inventory`, then rerun with --replace-pending to discard it{}",
+                if ours {
+                    " (it is rftune's own, but differs from this plan or its job is stuck)"
+                } else {
+                    ""
+                }
+            );
+        }
+    } else if marker_file.exists() {
+        // Nothing pending: an earlier run's job has run (or was deleted); its marker is stale.
+        let _ = std::fs::remove_file(&marker_file);
+    }
+
+    if plan.is_empty() && !result.adopted {
+        result.outcome = Outcome::InSync;
+        result.summary = "nothing to change, no reboot".into();
+        if result.replaced.is_some() {
+            result.summary.push_str(" (pending work was discarded)");
+        }
+        audit("done", Value::Null, "in_sync", Value::Null)?;
+        return Ok(result);
+    }
+    if opts.dry_run {
+        result.summary = plan_sentence(&plan, result.adopted);
+        return Ok(result);
+    }
+
+    // Snapshot before any change.
+    let snap = Snapshot {
+        schema: snapshot::SCHEMA.into(),
+        host: host.to_owned(),
+        url: target.client.base_url().to_string(),
+        service_tag: a.state.service_tag.clone(),
+        model: a.state.model.clone(),
+        bios_version: a.state.bios_version.clone(),
+        taken_at: crate::audit::now_iso(),
+        reason: format!("before apply of {}", ctx.chosen.name()),
+        bios: a.state.bios.clone(),
+        pending: a.state.pending.clone(),
+        idrac: a.state.idrac.clone(),
+    };
+    let snap_path = snap.save(&ctx.state_dir)?;
+    audit("snapshot", Value::Null, "ok", json!(snap_path))?;
+    result.snapshot = Some(snap_path);
+
+    // iDRAC attributes apply immediately.
+    for (group, attrs) in plan.idrac.iter().filter(|(_, a)| !a.is_empty()) {
+        progress.message(format!("{host}: setting iDRAC {group}"));
+        let body = json!({"Attributes": attrs});
+        match target.client.dell().set_attributes(*group, attrs).await {
+            Ok(_) => audit("idrac", body, "ok", json!(group.to_string()))?,
+            Err(e) => {
+                let e = target.explain(e, &format!("setting iDRAC attributes {group}"));
+                audit("idrac", body, "error", json!(format!("{e:#}")))?;
+                return Err(e);
+            }
+        }
+    }
+
+    // One BIOS PATCH with an apply time; never a second job.
+    let mut job = adopted_job;
+    let bios_work = !plan.bios.is_empty() || result.adopted;
+    if !plan.bios.is_empty() && !result.adopted {
+        let mut marker = Marker {
+            profile: ctx.chosen.name().to_owned(),
+            run: ctx.audit.run().to_owned(),
+            bios: plan.bios.clone(),
+            job: None,
+        };
+        write_marker(&marker_file, &marker)?;
+        let body = redfish_client::request::settings_body(&plan.bios, Some(&opts.apply_time));
+        progress.message(format!("{host}: staging {} BIOS value(s)", plan.bios.len()));
+        let staged = target
+            .client
+            .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &plan.bios, Some(&opts.apply_time))
+            .await;
+        match staged {
+            Ok(s) => {
+                job = match s.job {
+                    Some(j) => Some(j.last_segment().to_owned()),
+                    // Some firmware stages without creating a job: find the one it queued.
+                    None => target.client.dell().jobs().await.ok().and_then(|jobs| {
+                        jobs.into_iter()
+                            .find(|j| j.is_bios_config() && !j.outcome().is_final())
+                            .map(|j| j.id)
+                    }),
+                };
+                marker.job = job.clone();
+                write_marker(&marker_file, &marker)?;
+                audit("stage", body, "ok", json!({"job": job}))?;
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&marker_file);
+                let e = target.explain(e, "staging BIOS values");
+                audit("stage", body, "error", json!(format!("{e:#}")))?;
+                return Err(e);
+            }
+        }
+    }
+    result.job.clone_from(&job);
+
+    if bios_work {
+        let job_label = job.clone().unwrap_or_else(|| "(no job id)".into());
+        if opts.apply_time.apply_time != ApplyTime::OnReset || opts.reboot == RebootPolicy::None {
+            result.outcome = Outcome::NotConverged;
+            result.summary = format!(
+                "{}; job {job_label} is scheduled and applies at the next reboot",
+                plan_sentence(&plan, result.adopted)
+            );
+            if opts.apply_time.apply_time != ApplyTime::OnReset {
+                result.summary = format!(
+                    "{}; job {job_label} runs in the maintenance window",
+                    plan_sentence(&plan, result.adopted)
+                );
+            }
+            audit("reboot", Value::Null, "skipped", json!(result.summary))?;
+            return Ok(result);
+        }
+        let _permit = ctx
+            .reboots
+            .clone()
+            .acquire_owned()
+            .await
+            .context("the reboot limiter closed")?;
+        let in_post = target
+            .client
+            .dell()
+            .lc_status()
+            .await
+            .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+        let running = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Running);
+        if result.adopted && (in_post || running) {
+            audit(
+                "reboot",
+                Value::Null,
+                "skipped",
+                json!("the host is already rebooting into the job"),
+            )?;
+        } else {
+            bmc::reboot(target, opts.reboot, opts.graceful_timeout, progress)
+                .await
+                .inspect_err(|e| {
+                    let _ = audit("reboot", Value::Null, "error", json!(format!("{e:#}")));
+                })?;
+            result.rebooted = true;
+            audit(
+                "reboot",
+                json!({"policy": format!("{:?}", opts.reboot)}),
+                "ok",
+                Value::Null,
+            )?;
+        }
+        if let Some(j) = &job {
+            let done = bmc::wait_for_job(target, j, opts.job_timeout, progress)
+                .await
+                .inspect_err(|e| {
+                    let _ = audit("job", Value::Null, "error", json!(format!("{e:#}")));
+                })?;
+            audit(
+                "job",
+                Value::Null,
+                "ok",
+                json!({"job": done.id, "state": done.job_state.to_string(), "message_id": done.message_id}),
+            )?;
+        }
+        bmc::wait_until_back(target, opts.boot_timeout, progress)
+            .await
+            .inspect_err(|e| {
+                let _ = audit("boot", Value::Null, "error", json!(format!("{e:#}")));
+            })?;
+        audit("boot", Value::Null, "ok", Value::Null)?;
+    }
+    let _ = std::fs::remove_file(&marker_file);
+
+    // Verify: read back and diff.
+    progress.message(format!("{host}: verifying"));
+    let after = assess::assess(target, &ctx.chosen, &ctx.cache, false, opts.strict).await?;
+    let counts = after.diff.counts();
+    result.verify = Some(counts);
+    let clean = after.diff.is_clean();
+    audit(
+        "verify",
+        Value::Null,
+        if clean { "in_sync" } else { "drift" },
+        json!(counts),
+    )?;
+    result.outcome = if clean {
+        Outcome::Converged
+    } else {
+        Outcome::NotConverged
+    };
+    result.summary = if clean {
+        format!(
+            "{}; {}verified in sync",
+            plan_sentence(&plan, result.adopted),
+            if result.rebooted { "rebooted once, " } else { "" }
+        )
+    } else {
+        let left: Vec<String> = after
+            .diff
+            .changes
+            .iter()
+            .filter(|c| !c.status.is_clean())
+            .map(|c| {
+                format!(
+                    "{} ({}: wanted {}, has {})",
+                    c.attribute,
+                    c.status,
+                    c.desired,
+                    c.current.as_ref().map_or_else(|| "-".to_owned(), ToString::to_string)
+                )
+            })
+            .collect();
+        format!("not converged after the change: {}", left.join(", "))
+    };
+    Ok(result)
+}
+
+async fn replace_pending(
+    target: &Target,
+    state: &bmc::HostState,
+    open_jobs: &[redfish_client::oem::dell::DellJob],
+    audit: &impl Fn(&str, Value, &str, Value) -> Result<()>,
+) -> Result<()> {
+    for j in open_jobs {
+        if j.outcome() == JobOutcome::Running {
+            bail!(
+                "{}: BIOS job {} is running; wait for it to finish before replacing it",
+                target.name,
+                j.id
+            );
+        }
+        target
+            .client
+            .dell()
+            .delete_job(&j.id)
+            .await
+            .map_err(|e| target.explain(e, &format!("deleting job {}", j.id)))?;
+        audit("replace", json!({"delete_job": j.id}), "ok", Value::Null)?;
+        eprintln!(
+            "rftune: {}: deleted BIOS job {} ({}) and its pending values (--replace-pending)",
+            target.name, j.id, j.job_state
+        );
+    }
+    if open_jobs.is_empty() && !state.pending.is_empty() {
+        target
+            .client
+            .dell()
+            .clear_pending()
+            .await
+            .map_err(|e| target.explain(e, "clearing pending BIOS values"))?;
+        audit("replace", json!({"clear_pending": state.pending}), "ok", Value::Null)?;
+        eprintln!(
+            "rftune: {}: cleared {} pending BIOS value(s) (--replace-pending)",
+            target.name,
+            state.pending.len()
+        );
+    }
+    Ok(())
+}
+
+fn plan_sentence(plan: &Plan, adopted: bool) -> String {
+    let idrac: usize = plan.idrac.values().map(Attributes::len).sum();
+    let mut parts = Vec::new();
+    if adopted {
+        parts.push(format!(
+            "adopted {} pending BIOS value(s) staged by an earlier run",
+            plan.bios.len()
+        ));
+    } else if !plan.bios.is_empty() {
+        let unlocks = if plan.unlocks.is_empty() {
+            String::new()
+        } else {
+            format!(" (incl. {} unlock)", plan.unlocks.len())
+        };
+        parts.push(format!("{} BIOS value(s){unlocks}", plan.bios.len()));
+    }
+    if idrac > 0 {
+        parts.push(format!("{idrac} iDRAC value(s)"));
+    }
+    parts.join(" and ")
+}
