@@ -69,6 +69,9 @@ pub enum OutputFormat {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Watch the whole story on an emulated iDRAC, offline, in under a minute: inventory, diff
+    /// against a profile, apply with one reboot, verify, idempotent re-apply, power.
+    Demo(DemoArgs),
     /// Show what a BMC reports: model, service tag, BIOS and iDRAC versions, CPUs, DIMMs,
     /// power state, pending BIOS values and open jobs.
     Inventory(InventoryArgs),
@@ -85,7 +88,18 @@ pub enum Command {
     /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
     /// converged (including --reboot none), 1 on errors.
     Apply(ApplyArgs),
-    /// Read BIOS attributes.
+    /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
+    /// the state directory (`rftune.snapshot/v1`).
+    Snapshot(SnapshotArgs),
+    /// Put a host back to a snapshot, through the same validated plan/apply path (one reboot).
+    Restore(RestoreArgs),
+    /// Browse, search and validate the BIOS profiles; derive one from a snapshot.
+    #[command(subcommand)]
+    Profiles(ProfilesCommand),
+    /// The iDRAC job queue: list, delete one job, clear the queue.
+    #[command(subcommand)]
+    Jobs(JobsCommand),
+    /// Read BIOS attributes; clear pending values.
     #[command(subcommand)]
     Bios(BiosCommand),
     /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
@@ -101,6 +115,20 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// `rftune demo`.
+#[derive(Debug, ClapArgs)]
+pub struct DemoArgs {
+    /// The emulated server: r7625 (Genoa), r7525 (Milan) or c6615 (Siena).
+    #[arg(long, default_value = "r7625")]
+    pub model: String,
+    /// The profile to apply.
+    #[arg(long, short = 'p', default_value = "low-latency")]
+    pub profile: String,
+    /// The simulated POST.
+    #[arg(long, default_value = "3s", value_parser = parse_duration)]
+    pub boot_time: std::time::Duration,
 }
 
 /// `rftune sim`.
@@ -181,6 +209,45 @@ pub struct ApplyArgs {
     /// A shipped profile (see `rftune profiles list`) or a profile file.
     #[arg(long, short = 'p', value_name = "NAME|FILE")]
     pub profile: String,
+    /// How to apply.
+    #[command(flatten)]
+    pub flags: ApplyFlags,
+    /// The BMC(s) to converge.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// `rftune restore`.
+#[derive(Debug, ClapArgs)]
+pub struct RestoreArgs {
+    /// A snapshot file written by `rftune snapshot` or `rftune apply`.
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: PathBuf,
+    /// The BMC to restore (default: the one the snapshot was taken from).
+    #[arg(long, value_name = "URL")]
+    pub bmc: Option<String>,
+    /// Restore onto a host whose service tag differs from the snapshot's.
+    #[arg(long)]
+    pub any_host: bool,
+    /// How to apply.
+    #[command(flatten)]
+    pub flags: ApplyFlags,
+    /// How to connect.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// `rftune snapshot`.
+#[derive(Debug, ClapArgs)]
+pub struct SnapshotArgs {
+    /// The BMC(s) to snapshot.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// How `apply` and `restore` change a host.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct ApplyFlags {
     /// Print the plan; change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -216,9 +283,6 @@ pub struct ApplyArgs {
     /// Maintenance window length.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
     pub maintenance_duration: std::time::Duration,
-    /// The BMC(s) to converge.
-    #[command(flatten)]
-    pub target: TargetArgs,
 }
 
 /// When staged BIOS values apply.
@@ -247,6 +311,112 @@ pub enum BiosCommand {
     ///
     /// Pending values are staged and apply at the next reboot (when a BIOS job runs).
     Get(BiosGetArgs),
+    /// Discard staged BIOS values (refused by the iDRAC while a BIOS job exists: delete the job
+    /// instead, which discards them too).
+    ClearPending {
+        /// The BMC.
+        #[command(flatten)]
+        bmc: BmcArgs,
+    },
+}
+
+/// `rftune profiles ...`.
+#[derive(Debug, Subcommand)]
+pub enum ProfilesCommand {
+    /// The shipped profiles: name, what they extend, settings, targets.
+    List,
+    /// A profile resolved (inheritance, generation filters, platform overrides) with every
+    /// setting's value, why, source and confidence (stated, used or inferred).
+    Show {
+        /// Profile name or file.
+        profile: String,
+        /// Resolve for this model, e.g. "PowerEdge C6615" (platform overrides).
+        #[arg(long)]
+        model: Option<String>,
+        /// Resolve for this CPU generation: rome, milan, genoa, bergamo, siena, turin.
+        #[arg(long)]
+        generation: Option<String>,
+    },
+    /// Check a profile: its format, and with --registry or --bmc its values against the BIOS
+    /// attribute registry and dependencies. Exit 0 clean, 2 problems found, 1 error.
+    Validate(ValidateArgs),
+    /// Search the settings catalog by the names people know ("c-states", "numa", "x2apic").
+    Search {
+        /// Words to look for.
+        #[arg(required = true)]
+        query: Vec<String>,
+    },
+    /// Write a profile (TOML, to stdout) from a snapshot of a known-good server.
+    Derive {
+        /// A snapshot file.
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// The new profile's name.
+        #[arg(long)]
+        name: String,
+        /// Only these attributes (repeatable; BIOS or iDRAC names). Default: the catalog's settings.
+        #[arg(long = "attribute", short = 'a', value_name = "NAME")]
+        attributes: Vec<String>,
+        /// The new profile's description.
+        #[arg(long)]
+        description: Option<String>,
+    },
+}
+
+/// `rftune profiles validate`.
+#[derive(Debug, ClapArgs)]
+pub struct ValidateArgs {
+    /// Profile name or file.
+    pub profile: String,
+    /// An attribute registry JSON file (e.g. a saved Bios/BiosRegistry).
+    #[arg(long, value_name = "FILE", conflicts_with = "bmc")]
+    pub registry: Option<PathBuf>,
+    /// Validate against this BMC's registry and current values.
+    #[arg(long, value_name = "URL")]
+    pub bmc: Option<String>,
+    /// Resolve for this model.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Resolve for this CPU generation.
+    #[arg(long)]
+    pub generation: Option<String>,
+    /// Attributes the registry lacks are errors.
+    #[arg(long)]
+    pub strict: bool,
+    /// How to connect (with --bmc).
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// `rftune jobs ...`.
+#[derive(Debug, Subcommand)]
+pub enum JobsCommand {
+    /// Open jobs (all with --all).
+    List {
+        /// The BMC.
+        #[command(flatten)]
+        bmc: BmcArgs,
+        /// Include finished jobs.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete one job; a scheduled BIOS job takes its pending values with it.
+    Delete {
+        /// The job id (JID_...).
+        job: String,
+        /// The BMC.
+        #[command(flatten)]
+        bmc: BmcArgs,
+    },
+    /// Delete every job (JID_CLEARALL).
+    ClearQueue {
+        /// Also restart Lifecycle Controller services (JID_CLEARALL_FORCE): a last resort.
+        #[arg(long)]
+        force: bool,
+        /// The BMC.
+        #[command(flatten)]
+        bmc: BmcArgs,
+    },
 }
 
 /// `rftune bios get`.

@@ -37,6 +37,13 @@ impl Chosen {
         Ok(Self { library, profile })
     }
 
+    /// A profile given as TOML text (a derived profile); `file` names it in messages.
+    pub fn from_toml(text: &str, file: &str) -> Result<Self> {
+        let library = Library::shipped().context("loading the shipped profiles")?;
+        let profile = Profile::from_toml(text, file, library.sources())?;
+        Ok(Self { library, profile })
+    }
+
     /// The profile's name.
     pub fn name(&self) -> &str {
         &self.profile.name

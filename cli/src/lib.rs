@@ -12,6 +12,7 @@ pub mod cache;
 pub mod commands;
 pub mod converge;
 pub mod credentials;
+pub mod derive;
 pub mod fleet;
 pub mod logging;
 pub mod render;

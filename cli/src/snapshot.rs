@@ -57,13 +57,23 @@ impl Snapshot {
                 .collect::<String>()
         };
         let stamp = self.taken_at.replace(':', "");
-        let name = format!(
-            "{}-{}-{}.json",
+        let stem = format!(
+            "{}-{}-{}",
             safe(&self.host),
             safe(self.service_tag.as_deref().unwrap_or("unknown")),
             safe(&stamp)
         );
-        let path = dir.join(name);
+        // Never overwrite an earlier snapshot taken in the same second.
+        let path = (0..)
+            .map(|n| {
+                dir.join(if n == 0 {
+                    format!("{stem}.json")
+                } else {
+                    format!("{stem}-{n}.json")
+                })
+            })
+            .find(|p| !p.exists())
+            .unwrap_or_else(|| dir.join(format!("{stem}.json")));
         let text = serde_json::to_string_pretty(self)?;
         write_private(&path, text.as_bytes())?;
         Ok(path)
@@ -144,6 +154,8 @@ mod tests {
                 .starts_with("r7625-0001-R760000-2026-11-30T020000Z")
         );
         assert_eq!(Snapshot::load(&p).unwrap(), s);
+        let second = s.save(&dir).unwrap();
+        assert_ne!(second, p, "a second snapshot in the same second gets its own file");
         std::fs::write(&p, "{\"schema\": \"other/v9\"}").unwrap();
         assert!(Snapshot::load(&p).is_err());
         std::fs::remove_dir_all(dir).ok();

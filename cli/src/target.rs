@@ -122,6 +122,16 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
 }
 
 impl Target {
+    /// A target around an already configured client (the demo's, pinned to the emulator).
+    pub fn from_client(name: impl Into<String>, client: Client) -> Self {
+        Self {
+            name: name.into(),
+            client,
+            trust: Trust::Pinned,
+            root: None,
+        }
+    }
+
     /// The service root (fetched once).
     pub async fn service_root(&mut self) -> Result<ServiceRoot> {
         if let Some(root) = &self.root {

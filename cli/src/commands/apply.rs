@@ -1,7 +1,7 @@
 //! `rftune apply`: converge one host or a fleet on a profile, with one reboot per host.
 
 use crate::Outcome;
-use crate::args::{ApplyArgs, ApplyTimeArg, OutputFormat};
+use crate::args::{ApplyArgs, ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
 use crate::cache::RegistryCache;
@@ -55,6 +55,31 @@ pub struct ApplySummary {
 pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let chosen = Chosen::load(&args.profile)?;
     let (entries, single) = super::targets(&args.target)?;
+    run_with(
+        chosen,
+        entries,
+        single,
+        &args.flags,
+        &args.target.connect,
+        args.target.concurrency,
+        dirs,
+        output,
+    )
+    .await
+}
+
+/// Applies `chosen` to `entries` (shared by `apply` and `restore`).
+#[allow(clippy::too_many_arguments)]
+pub async fn run_with(
+    chosen: Chosen,
+    entries: Vec<crate::fleet::BmcEntry>,
+    single: bool,
+    args: &ApplyFlags,
+    connect: &ConnectArgs,
+    concurrency: usize,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<Outcome> {
     let apply_time = SettingsApplyTime {
         apply_time: match args.apply_time {
             ApplyTimeArg::OnReset => ApplyTime::OnReset,
@@ -84,7 +109,7 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         },
         reboots: Arc::new(tokio::sync::Semaphore::new(args.max_unavailable.max(1))),
     });
-    let connect = Arc::new(args.target.connect.clone());
+    let connect = Arc::new(connect.clone());
     let dirs_owned = Arc::new(dirs.clone());
     let progress = Arc::new(if single {
         Progress::spinner(output)
@@ -94,7 +119,7 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     let bar = progress.clone();
     let results = fleet::run_all(
         entries,
-        args.target.concurrency,
+        concurrency,
         |entry| {
             let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
             async move {
@@ -118,6 +143,18 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     )
     .await;
     progress.finish();
+    if single
+        && output != OutputFormat::Json
+        && let Some(Err(_)) = results.first().map(|r| &r.result)
+    {
+        // One host: its error is the message, on stderr.
+        let failed = results.into_iter().next().map(|r| r.result);
+        eprintln!("rftune: every step is in the audit log {}", ctx.audit.path().display());
+        return Err(match failed {
+            Some(Err(e)) => e,
+            _ => anyhow::anyhow!("apply failed"),
+        });
+    }
     let report = report(&ctx, args.dry_run, &results);
     match output {
         OutputFormat::Json => render::json(&report)?,

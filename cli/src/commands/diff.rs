@@ -86,7 +86,7 @@ impl Summary {
 /// Runs `rftune diff`.
 pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let chosen = Arc::new(Chosen::load(&args.profile)?);
-    let (entries, _single) = super::targets(&args.target)?;
+    let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(args.target.connect.clone());
     let cache = Arc::new(RegistryCache::new(&dirs.cache));
     let dirs_owned = Arc::new(dirs.clone());
@@ -109,6 +109,16 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     )
     .await;
     progress.finish();
+    if single
+        && output == OutputFormat::Table
+        && let Some(Err(_)) = results.first().map(|r| &r.result)
+    {
+        // One host: its error is the message, on stderr.
+        return Err(results.into_iter().next().map_or_else(
+            || anyhow::anyhow!("diff failed"),
+            |r| r.result.err().unwrap_or_else(|| anyhow::anyhow!("diff failed")),
+        ));
+    }
     let report = report(chosen.name(), &results);
     match output {
         OutputFormat::Json => render::json(&report)?,

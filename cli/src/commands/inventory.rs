@@ -312,7 +312,8 @@ fn assemble(
     }
 }
 
-fn table(inv: &Inventory) -> String {
+/// The single-host table.
+pub fn table(inv: &Inventory) -> String {
     let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".to_owned());
     let num = |v: Option<u32>| v.map_or_else(|| "-".to_owned(), |n| n.to_string());
     let mut t = Table::new(["", ""]);

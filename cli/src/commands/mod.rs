@@ -2,9 +2,13 @@
 
 pub mod apply;
 pub mod bios;
+pub mod demo;
 pub mod diff;
 pub mod inventory;
+pub mod jobs;
+pub mod profiles;
 pub mod sim;
+pub mod snapshot;
 
 use crate::Outcome;
 use crate::args::{Args, BiosCommand, Command};
@@ -35,6 +39,7 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<crate::fleet::BmcE
 /// Runs the parsed command.
 pub async fn run(args: Args) -> Result<Outcome> {
     let dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
+    let state_dir_given = args.global.state_dir.is_some();
     let output = args.global.output;
     if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {
         anyhow::bail!("--output junit is only available for rftune diff");
@@ -42,7 +47,13 @@ pub async fn run(args: Args) -> Result<Outcome> {
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
+        Command::Bios(BiosCommand::ClearPending { bmc }) => jobs::clear_pending(&bmc, &dirs).await,
+        Command::Jobs(cmd) => jobs::run(&cmd, &dirs, output).await,
+        Command::Profiles(cmd) => profiles::run(&cmd, &dirs, output).await,
+        Command::Snapshot(a) => snapshot::snapshot(&a, &dirs, output).await,
+        Command::Restore(a) => snapshot::restore(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,
+        Command::Demo(a) => demo::run(&a, &dirs, state_dir_given).await,
         Command::Diff(a) => diff::run(&a, &dirs, output).await,
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
         Command::Completions { shell } => {

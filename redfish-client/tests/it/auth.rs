@@ -130,16 +130,26 @@ impl std::io::Write for Capture {
     }
 }
 
+/// The log of the whole test binary at TRACE level: one global subscriber, installed once, so
+/// callsite interest is never cached as "off" by a test that ran first.
+fn global_log() -> &'static Capture {
+    static LOG: std::sync::OnceLock<Capture> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| {
+        let capture = Capture::default();
+        let writer = capture.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("no other global subscriber in this binary");
+        capture
+    })
+}
+
 #[tokio::test]
 async fn credentials_and_tokens_stay_out_of_debug_and_logs() {
+    let capture = global_log();
     let bmc = MockBmc::start("r7625").await;
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
     let c = client(&bmc.url(), AuthMethod::Session);
     let _: Bios = c.get(BIOS).await.unwrap();
     let _ = c.get::<Bios>("/redfish/v1/Nope").await;
@@ -147,7 +157,8 @@ async fn credentials_and_tokens_stay_out_of_debug_and_logs() {
     c.logout().await.unwrap();
     let logs = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("session opened"), "trace logging is active: {logs}");
-    for secret in [rftune_tests::PASSWORD, "token-1"] {
+    // Every test's sessions log here, so no token of any test may appear.
+    for secret in [rftune_tests::PASSWORD, "token-1", "token-2", "wrong-password"] {
         assert!(!logs.contains(secret), "{secret} in logs");
         assert!(!debug.contains(secret), "{secret} in Debug: {debug}");
     }

@@ -36,3 +36,23 @@ async fn usage_errors_exit_1_not_the_drift_code() {
     assert_eq!(out.status.code(), Some(1), "usage errors are errors, not drift");
     assert!(stderr(&out).contains("cannot be used with"));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn demo_tells_the_whole_story_offline() {
+    let out = Run::new(&["demo", "--boot-time", "1s"])
+        .env_remove("RFTUNE_PASSWORD")
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    for step in [
+        "== 1. Inventory",
+        "vs low-latency",
+        "rebooted once, verified in sync",
+        "Completed (PR19)",
+        "0 BIOS PATCH, 0 reset",
+        "Power at idle",
+    ] {
+        assert!(text.contains(step), "{step} missing:\n{text}");
+    }
+}

@@ -2,9 +2,13 @@
 //! Build it first: `cargo test --workspace` does.
 #![allow(clippy::unwrap_used)]
 
+mod apply;
 mod bios;
 mod cli;
+mod diff;
+mod housekeeping;
 mod inventory;
+mod profiles;
 mod sim;
 mod trust;
 
@@ -121,6 +125,33 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// An in-process emulator: plain HTTP, a short POST.
+async fn sim(model: &str, hosts: usize, extra: impl FnOnce(&mut idrac_sim::SimConfig)) -> idrac_sim::Fleet {
+    let mut config = idrac_sim::SimConfig {
+        model: model.parse().unwrap(),
+        hosts,
+        tls: false,
+        boot_time: std::time::Duration::from_millis(600),
+        ..idrac_sim::SimConfig::default()
+    };
+    extra(&mut config);
+    idrac_sim::Fleet::start(config).await.unwrap()
+}
+
+/// A Basic-auth client for setting up scenarios behind rftune's back.
+fn client(url: &str) -> redfish_client::Client {
+    redfish_client::Client::builder(url)
+        .credentials(redfish_client::Credentials::new("root", "calvin"))
+        .auth_method(redfish_client::AuthMethod::Basic)
+        .build()
+        .unwrap()
+}
+
+/// `/_sim/stats` of a host.
+fn stats(fleet: &idrac_sim::Fleet, host: usize) -> serde_json::Value {
+    fleet.hosts()[host].host.stats.to_json("")
 }
 
 /// Replaces the mock's random port in output, for snapshots.

@@ -1,0 +1,665 @@
+//! `rftune bench storage|memory|compare`: the seed's fio suite and STREAM on this host, with
+//! power sampled from the server's BMC (`--bmc`) for performance per watt, written as an
+//! `rftune.bench/v1` document, CSV rows and a self-contained HTML report. The benchmark logic is
+//! in the host-bench crate; this module is the glue to the BMC, the terminal and the files.
+
+use super::power::Meter;
+use crate::Outcome;
+use crate::args::{ConnectArgs, OutputFormat, parse_duration};
+use crate::render::{self, Progress, Table};
+use crate::state::StateDirs;
+use crate::target::{self, Target};
+use anyhow::{Context, Result, bail};
+use host_bench::fio::{self, Fio, IoEngine};
+use host_bench::host::HostInfo;
+use host_bench::power::{self, Sample};
+use host_bench::report::{self, BenchReport, BmcInfo, Memory, RunReport, Storage, TestReport};
+use host_bench::{device, stream};
+use redfish_client::ODataId;
+use redfish_client::oem::dell;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// `rftune bench ...`.
+#[derive(Debug, clap::Subcommand)]
+pub enum BenchCommand {
+    /// The seed's seven fio tests (sequential read/write 128k QD16, random read/write 4k QD32,
+    /// random 70/30, 50/50, 30/70 mixes 4k QD32) on a file or block device.
+    ///
+    /// A file target is the safe default. Writing to a raw device destroys its data: it is
+    /// refused while the device is mounted, in use by device-mapper/MD, or holds `/`, and
+    /// otherwise needs --destroy-data and --confirm-serial with the device's serial.
+    Storage(StorageArgs),
+    /// STREAM Copy/Scale/Add/Triad: one pinned thread per core, arrays ≥ 4× the last-level cache,
+    /// best of the iterations after the first, results validated.
+    Memory(MemoryArgs),
+    /// Change per metric between two bench documents (e.g. two BIOS profiles).
+    Compare(CompareArgs),
+}
+
+/// Options shared by the benchmarks.
+#[derive(Debug, clap::Args)]
+pub struct CommonArgs {
+    /// Sample power from this server's BMC during the run and report performance per watt.
+    #[arg(long, value_name = "URL")]
+    pub bmc: Option<String>,
+    /// How to connect to --bmc.
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+    /// Time between power readings.
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub power_interval: Duration,
+    /// Idle power baseline measured before the run (with --bmc).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub idle: Duration,
+    /// Run everything this many times; results report the median and coefficient of variation.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// A name for this run in reports and comparisons, e.g. the BIOS profile applied.
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// Directory for bench.json, bench.csv, report.html (and fio's raw output); default
+    /// ./rftune-bench-<kind>-<UTC time>.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+/// `rftune bench storage`.
+#[derive(Debug, clap::Args)]
+pub struct StorageArgs {
+    /// File (created at --size) or block device.
+    #[arg(long, value_name = "FILE|DEVICE")]
+    pub target: PathBuf,
+    /// Bytes of the target to use (fio size syntax: 4G, 512M); default 4G for a file, the whole
+    /// device for a device.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Measured time per test.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub runtime: Duration,
+    /// Time each test runs before measuring (excluded from results and power).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    pub ramp: Duration,
+    /// fio jobs per test (outstanding I/O = numjobs × iodepth).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub numjobs: u32,
+    /// I/O engine; io_uring falls back to libaio when the kernel refuses it.
+    #[arg(long, value_enum, default_value_t = EngineArg::IoUring)]
+    pub ioengine: EngineArg,
+    /// Tests to run, comma-separated: seqread, seqwrite, randread, randwrite, randrw70,
+    /// randrw50, randrw30, or all.
+    #[arg(long, default_value = "all", value_name = "LIST")]
+    pub tests: String,
+    /// Write the target twice sequentially, then run 4k random-write rounds (--runtime each)
+    /// until the SNIA steady-state test passes, before measuring.
+    #[arg(long)]
+    pub precondition: bool,
+    /// Most steady-state rounds when preconditioning.
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    pub ss_rounds: usize,
+    /// Allow writing to a raw block device, destroying its data (needs --confirm-serial).
+    #[arg(long, requires = "confirm_serial")]
+    pub destroy_data: bool,
+    /// The device's serial (/sys/block/<dev>/device/serial or wwid), confirming --destroy-data.
+    #[arg(long, value_name = "SERIAL")]
+    pub confirm_serial: Option<String>,
+    /// Shared options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// fio engine choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EngineArg {
+    /// Linux io_uring.
+    #[value(name = "io_uring")]
+    IoUring,
+    /// Linux native AIO.
+    Libaio,
+}
+
+/// `rftune bench memory`.
+#[derive(Debug, clap::Args)]
+pub struct MemoryArgs {
+    /// MiB per array, or auto (4× the total last-level cache).
+    #[arg(long, default_value = "auto", value_name = "N|auto")]
+    pub array_mib: String,
+    /// Worker threads (default: one per physical core), pinned one per core.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Passes over the four kernels; the first is not counted.
+    #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub iterations: u32,
+    /// Use non-temporal (streaming) stores: the labelled "nt-stores" variant (x86_64).
+    #[arg(long)]
+    pub nt_stores: bool,
+    /// Theoretical peak in GB/s, instead of deriving it from the BMC's DIMM inventory.
+    #[arg(long, value_name = "GB/S")]
+    pub peak_gbs: Option<f64>,
+    /// Shared options.
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `rftune bench compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// The baseline bench.json.
+    pub a: PathBuf,
+    /// The run to compare with it.
+    pub b: PathBuf,
+}
+
+/// Runs `rftune bench ...`.
+pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    match cmd {
+        BenchCommand::Storage(a) => storage(a, dirs, output).await,
+        BenchCommand::Memory(a) => memory(a, dirs, output).await,
+        BenchCommand::Compare(a) => compare(a, output),
+    }
+}
+
+/// The BMC side of a run: the connection, its description and the power meter's sensor.
+struct Bmc {
+    target: Target,
+    info: BmcInfo,
+    dimms: Vec<stream::Dimm>,
+}
+
+async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc>> {
+    let Some(url) = &common.bmc else { return Ok(None) };
+    let mut target = target::connect(&crate::fleet::BmcEntry::from_url(url)?, &common.connect, dirs).await?;
+    target.login().await?;
+    match describe(&mut target, common.idle).await {
+        Ok((info, dimms)) => Ok(Some(Bmc { target, info, dimms })),
+        Err(e) => {
+            target.close().await;
+            Err(e)
+        }
+    }
+}
+
+/// Model, service tag, firmware, BIOS attributes in force, DIMMs and the idle baseline.
+async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
+    let root = target.service_root().await?;
+    let t = &*target;
+    let c = &t.client;
+    let system_id = if root.is_dell() {
+        ODataId::new(dell::SYSTEM)
+    } else {
+        c.systems()
+            .await
+            .map_err(|e| t.explain(e, "listing systems"))?
+            .into_iter()
+            .next()
+            .with_context(|| format!("{}: the BMC lists no systems", t.name))?
+    };
+    let system = c.system(&system_id).await.map_err(|e| t.explain(e, "reading the system"))?;
+    let (bios, memory) = tokio::join!(c.bios(&system.bios_link()), c.memory(&system));
+    let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
+    let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
+    let idrac_firmware = if root.is_dell() {
+        c.get::<redfish_client::resources::manager::Manager>(dell::MANAGER)
+            .await
+            .map_err(|e| t.explain(e, "reading the iDRAC"))?
+            .firmware_version
+    } else {
+        None
+    };
+    let dimms = memory
+        .iter()
+        .map(|m| stream::Dimm {
+            id: m.id.clone(),
+            socket: m.memory_location.as_ref().and_then(|l| l.socket),
+            channel: m.memory_location.as_ref().and_then(|l| l.channel),
+            speed_mts: m.operating_speed_mhz,
+            populated: m.capacity_mib.unwrap_or(0) > 0
+                && m.status.as_ref().and_then(|s| s.state.as_deref()) != Some("Absent"),
+        })
+        .collect();
+    let mut info = BmcInfo {
+        host: t.name.clone(),
+        model: system.model.clone(),
+        service_tag: if root.is_dell() {
+            dell::service_tag(&root).map(str::to_owned)
+        } else {
+            system.sku.clone()
+        },
+        bios_version: system.bios_version.clone(),
+        idrac_firmware,
+        power_sensor: None,
+        idle_power: None,
+        bios_attributes: bios
+            .attributes
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
+            .collect(),
+    };
+    let meter = Meter::new(target).await?;
+    info.power_sensor = Some(meter.sensor.as_str().to_owned());
+    if !idle.is_zero() {
+        let samples = meter.sample_for(Duration::from_secs(1).min(idle), idle, &Progress::spinner(OutputFormat::Json)).await?;
+        info.idle_power = power::stats(&samples);
+    }
+    Ok((info, dimms))
+}
+
+/// Runs blocking `work` while sampling power (when a BMC is given); samples are timed from
+/// when the work started.
+async fn with_power<T: Send + 'static>(
+    bmc: Option<&mut Bmc>,
+    interval: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<(T, Vec<Sample>)> {
+    let origin = Instant::now();
+    let handle = tokio::task::spawn_blocking(work);
+    let Some(bmc) = bmc else {
+        return Ok((handle.await.context("benchmark thread")?, Vec::new()));
+    };
+    let meter = Meter::new(&mut bmc.target).await?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let work = async {
+        let r = handle.await;
+        let _ = tx.send(());
+        r
+    };
+    let (result, samples) = tokio::join!(work, meter.sample_until(interval, origin, rx));
+    Ok((result.context("benchmark thread")?, samples?))
+}
+
+fn out_dir(common: &CommonArgs, kind: &str) -> Result<PathBuf> {
+    let dir = common.out.clone().unwrap_or_else(|| {
+        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+            .to_string()
+            .replace(':', "");
+        PathBuf::from(format!("rftune-bench-{kind}-{stamp}"))
+    });
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    Ok(dir)
+}
+
+fn new_report(kind: &str, common: &CommonArgs, started_at: String, bmc: Option<&Bmc>) -> BenchReport {
+    BenchReport {
+        schema: report::SCHEMA.into(),
+        kind: kind.into(),
+        label: common.label.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        started_at,
+        finished_at: String::new(),
+        host: HostInfo::collect(),
+        bmc: bmc.map(|b| b.info.clone()),
+        storage: None,
+        memory: None,
+        power_caveat: bmc.map(|_| power::CAVEAT.into()),
+        valid: true,
+        problems: Vec::new(),
+    }
+}
+
+/// Writes bench.json, bench.csv and report.html, prints the summary, and fails if the results
+/// are not valid.
+fn finish(mut r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&BenchReport) -> String) -> Result<Outcome> {
+    r.finished_at = host_bench::utc_now();
+    let json = serde_json::to_string_pretty(&r)?;
+    for (name, body) in [("bench.json", json), ("bench.csv", r.csv()), ("report.html", r.html())] {
+        let p = dir.join(name);
+        std::fs::write(&p, body).with_context(|| format!("writing {}", p.display()))?;
+    }
+    match output {
+        OutputFormat::Json => render::json(&r)?,
+        _ => {
+            let mut text = table(&r);
+            for p in &r.problems {
+                text.push_str(&format!("problem: {p}\n"));
+            }
+            text.push_str(&format!(
+                "Results: {}, {}, {}\n",
+                dir.join("bench.json").display(),
+                dir.join("bench.csv").display(),
+                dir.join("report.html").display()
+            ));
+            render::text(&text)?;
+        }
+    }
+    if !r.valid {
+        bail!("the results are not valid: {}", r.problems.join("; "));
+    }
+    Ok(Outcome::Success)
+}
+
+async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let specs = fio::select(&args.tests)?;
+    let is_device = device::is_block_device(&args.target);
+    if is_device {
+        let writes = args.precondition || specs.iter().any(|t| t.writes());
+        let findings = device::inspect(&args.target)?;
+        device::decide(
+            &findings,
+            writes,
+            &device::Consent {
+                destroy_data: args.destroy_data,
+                confirm_serial: args.confirm_serial.clone(),
+            },
+        )?;
+    } else if let Some(parent) = args.target.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let fio = Fio::default();
+    let fio_version = fio.version()?;
+    let opts = fio::Options {
+        target: args.target.clone(),
+        size: args.size.clone().or_else(|| (!is_device).then(|| "4G".to_owned())),
+        runtime_s: args.runtime.as_secs().max(1),
+        ramp_s: args.ramp.as_secs(),
+        numjobs: args.numjobs,
+        ioengine: match args.ioengine {
+            EngineArg::IoUring => IoEngine::IoUring,
+            EngineArg::Libaio => IoEngine::Libaio,
+        },
+    };
+    let dir = out_dir(&args.common, "storage")?;
+    let raw = dir.join("fio");
+    let started_at = host_bench::utc_now();
+    let mut bmc = connect_bmc(&args.common, dirs).await?;
+    let result = storage_runs(args, &specs, &opts, &raw, bmc.as_mut(), output).await;
+    if let Some(b) = &bmc {
+        b.target.close().await;
+    }
+    let (precondition, tests) = result?;
+    let mut r = new_report("storage", &args.common, started_at, bmc.as_ref());
+    for t in &tests {
+        r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
+        r.valid &= t.valid;
+    }
+    if let Some(p) = &precondition
+        && !p.steady_state.is_some_and(|s| s.reached)
+    {
+        r.problems.push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
+    }
+    r.storage = Some(Storage {
+        target: args.target.display().to_string(),
+        target_kind: if is_device { "device" } else { "file" }.into(),
+        size: opts.size.clone(),
+        runtime_s: opts.runtime_s,
+        ramp_s: opts.ramp_s,
+        numjobs: opts.numjobs,
+        ioengine: opts.ioengine.as_str().into(),
+        fio_version: Some(fio_version),
+        precondition,
+        tests,
+    });
+    finish(r, &dir, output, storage_table)
+}
+
+async fn storage_runs(
+    args: &StorageArgs,
+    specs: &[fio::TestSpec],
+    opts: &fio::Options,
+    raw: &Path,
+    mut bmc: Option<&mut Bmc>,
+    output: OutputFormat,
+) -> Result<(Option<fio::Precondition>, Vec<TestReport>)> {
+    let progress = Progress::spinner(output);
+    let precondition = if args.precondition {
+        progress.message("preconditioning: two sequential writes, then steady-state rounds");
+        let (o, r, rounds, s) = (opts.clone(), raw.to_owned(), args.ss_rounds, opts.runtime_s);
+        Some(
+            tokio::task::spawn_blocking(move || Fio::default().precondition(&o, &r, s, rounds))
+                .await
+                .context("preconditioning thread")??,
+        )
+    } else {
+        None
+    };
+    let (ramp, runtime) = (opts.ramp_s as f64, opts.runtime_s as f64);
+    let mut tests = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let mut runs = Vec::new();
+        let (mut engine, mut fallback) = (opts.ioengine, None);
+        for rep in 0..args.common.repeat {
+            progress.message(format!("{} ({}/{}), run {}/{}", spec.name, i + 1, specs.len(), rep + 1, args.common.repeat));
+            let (s, o, r) = (*spec, opts.clone(), raw.to_owned());
+            let tag = if args.common.repeat > 1 { format!("-{}", rep + 1) } else { String::new() };
+            let (run, samples) = with_power(bmc.as_deref_mut(), args.common.power_interval, move || {
+                Fio::default().run(&s, &o, &r, &tag)
+            })
+            .await?;
+            let run = run?;
+            engine = run.engine;
+            fallback = fallback.or(run.fallback.clone());
+            let window = power::window(&samples, ramp, ramp + runtime);
+            runs.push(RunReport {
+                metrics: run.metrics,
+                power: power::stats(if window.len() >= 2 { &window } else { &samples }),
+                power_trace: samples,
+                iops_trace: run.iops_trace,
+            });
+        }
+        tests.push(TestReport::new(spec, opts.numjobs, engine, fallback, runs));
+    }
+    progress.finish();
+    Ok((precondition, tests))
+}
+
+fn storage_table(r: &BenchReport) -> String {
+    let Some(s) = &r.storage else { return String::new() };
+    let mut t = Table::new(["TEST", "IOPS", "MB/S", "READ P99 µs", "WRITE P99 µs", "CPU %", "W", "IOPS/W", "CV", "VALID"]);
+    for x in &s.tests {
+        let first = x.runs.first();
+        let p99 = |l: Option<fio::Latency>| l.and_then(|l| l.p99_us).map_or("-".to_owned(), |v| format!("{v:.0}"));
+        t.row([
+            x.name.clone(),
+            format!("{:.0}", x.iops),
+            format!("{:.1}", x.bw_bytes / 1e6),
+            p99(first.and_then(|f| f.metrics.read_lat)),
+            p99(first.and_then(|f| f.metrics.write_lat)),
+            first.map_or("-".into(), |f| format!("{:.1}", f.metrics.usr_cpu + f.metrics.sys_cpu)),
+            x.power_w.map_or("-".into(), |w| format!("{w:.0}")),
+            x.iops_per_watt.map_or("-".into(), |v| format!("{v:.1}")),
+            x.cv_iops.map_or("-".into(), |c| format!("{:.1}%", c * 100.0)),
+            if x.valid { "yes" } else { "NO" }.to_owned(),
+        ]);
+    }
+    let mut out = format!(
+        "fio storage on {} ({}, {}), {} s + {} s ramp per test, numjobs {}, {}\n",
+        s.target,
+        s.target_kind,
+        s.size.clone().unwrap_or_else(|| "whole device".into()),
+        s.runtime_s,
+        s.ramp_s,
+        s.numjobs,
+        s.fio_version.clone().unwrap_or_default()
+    );
+    out.push_str(&t.render());
+    if let Some(c) = &r.power_caveat {
+        out.push_str(&format!("Power: {c}.\n"));
+    }
+    out
+}
+
+fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let online = host_bench::host::online_cpus();
+    let mut cpus = host_bench::host::cores(&online);
+    if let Some(n) = args.threads {
+        if n == 0 || n > online.len() {
+            bail!("--threads {n}: this host has {} usable logical CPUs", online.len());
+        }
+        // Physical cores first, then SMT siblings if asked for more threads than cores.
+        let siblings: Vec<usize> = online.iter().copied().filter(|c| !cpus.contains(c)).collect();
+        cpus.extend(siblings);
+        cpus.truncate(n);
+    }
+    let llc = host_bench::host::llc_bytes(&online);
+    let elements = if args.array_mib == "auto" {
+        stream::elements_for_llc(llc.unwrap_or(64 << 20))
+    } else {
+        let mib: f64 = args
+            .array_mib
+            .parse()
+            .ok()
+            .filter(|m: &f64| *m > 0.0)
+            .with_context(|| format!("--array-mib {:?}: give MiB per array or auto", args.array_mib))?;
+        (mib * 1048576.0 / 8.0) as usize
+    };
+    let needed = elements as u64 * 8 * 3;
+    if let Some(avail) = mem_available()
+        && needed > avail / 10 * 8
+    {
+        bail!(
+            "three arrays of {} MiB need {} MiB, more than 80% of available memory ({} MiB)",
+            elements * 8 >> 20,
+            needed >> 20,
+            avail >> 20
+        );
+    }
+    let dir = out_dir(&args.common, "memory")?;
+    let started_at = host_bench::utc_now();
+    let mut bmc = connect_bmc(&args.common, dirs).await?;
+    let config = stream::Config {
+        elements,
+        cpus,
+        iterations: args.iterations as usize,
+        nt_stores: args.nt_stores,
+    };
+    let progress = Progress::spinner(output);
+    let mut runs = Vec::new();
+    let mut trace = Vec::new();
+    let mut offset = 0.0;
+    let mut failure = None;
+    for rep in 0..args.common.repeat {
+        progress.message(format!("STREAM run {}/{}", rep + 1, args.common.repeat));
+        let c = config.clone();
+        match with_power(bmc.as_mut(), args.common.power_interval, move || stream::run(&c)).await {
+            Ok((Ok(r), samples)) => {
+                let end = samples.last().map_or(0.0, |s| s.t_s);
+                trace.extend(samples.into_iter().map(|s| Sample {
+                    t_s: s.t_s + offset,
+                    watts: s.watts,
+                }));
+                offset += end;
+                runs.push(r);
+            }
+            Ok((Err(e), _)) => {
+                failure = Some(anyhow::Error::new(e));
+                break;
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    progress.finish();
+    if let Some(b) = &bmc {
+        b.target.close().await;
+    }
+    if let Some(e) = failure {
+        return Err(e.context("STREAM"));
+    }
+    let peak = match args.peak_gbs {
+        Some(gbs) => Some(stream::Peak {
+            gbs,
+            source: "--peak-gbs".into(),
+            sockets: Vec::new(),
+        }),
+        None => bmc.as_ref().and_then(|b| stream::peak_from_dimms(&b.dimms)),
+    };
+    let mut r = new_report("memory", &args.common, started_at, bmc.as_ref());
+    let power = power::stats(&trace).map(|s| (s, trace));
+    let mem = Memory::new(runs, llc, peak, power, &mut r.problems);
+    r.valid = mem.runs.iter().all(|x| x.validation.passed)
+        && mem.triad_fraction_of_peak.is_none_or(|f| f <= stream::MAX_PLAUSIBLE_FRACTION);
+    r.memory = Some(mem);
+    finish(r, &dir, output, memory_table)
+}
+
+fn memory_table(r: &BenchReport) -> String {
+    let Some(m) = &r.memory else { return String::new() };
+    let mut t = Table::new(["KERNEL", "BEST GB/S", "AVG s", "MIN s", "MAX s", "CV"]);
+    let first = m.runs.first();
+    for k in stream::KERNELS {
+        let kr = first.and_then(|f| f.kernels.iter().find(|x| x.name == k));
+        t.row([
+            k.to_owned(),
+            m.gbs.get(k).map_or("-".into(), |v| format!("{v:.1}")),
+            kr.map_or("-".into(), |x| format!("{:.6}", x.avg_s)),
+            kr.map_or("-".into(), |x| format!("{:.6}", x.min_s)),
+            kr.map_or("-".into(), |x| format!("{:.6}", x.max_s)),
+            m.cv.get(k).map_or("-".into(), |c| format!("{:.1}%", c * 100.0)),
+        ]);
+    }
+    let mut out = format!(
+        "STREAM ({}): {} threads pinned to CPUs {:?}, {} elements per array ({:.1} MiB), last-level cache {}\n",
+        m.variant,
+        m.threads,
+        first.map(|f| f.cpus.clone()).unwrap_or_default(),
+        m.elements,
+        m.array_mib,
+        m.llc_bytes.map_or("unknown".into(), |b| format!("{} MiB", b >> 20))
+    );
+    out.push_str(&t.render());
+    out.push_str(&format!(
+        "Validation: {}\n",
+        if m.runs.iter().all(|x| x.validation.passed) { "passed" } else { "FAILED" }
+    ));
+    if let (Some(p), Some(f)) = (&m.peak, m.triad_fraction_of_peak) {
+        out.push_str(&format!("Triad: {:.1}% of a {:.1} GB/s peak ({})\n", f * 100.0, p.gbs, p.source));
+    }
+    if let Some(w) = m.power_w {
+        out.push_str(&format!(
+            "Power: {w:.0} W average, {:.3} GB/s per W (Triad). {}.\n",
+            m.triad_gbs_per_watt.unwrap_or_default(),
+            power::CAVEAT
+        ));
+    }
+    out
+}
+
+fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
+    let read = |p: &Path| -> Result<BenchReport> {
+        let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", p.display()))?;
+        if v.get("schema").and_then(|s| s.as_str()) != Some(report::SCHEMA) {
+            bail!("{} is not an {} document", p.display(), report::SCHEMA);
+        }
+        serde_json::from_value(v).with_context(|| format!("decoding {}", p.display()))
+    };
+    let (a, b) = (read(&args.a)?, read(&args.b)?);
+    if a.kind != b.kind {
+        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
+    }
+    let c = report::compare(&a, &b);
+    match output {
+        OutputFormat::Json => render::json(&c)?,
+        _ => {
+            let mut t = Table::new(["TEST", "METRIC", "A", "B", "CHANGE", "%", ""]);
+            let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
+            for x in &c.changes {
+                t.row([
+                    x.test.clone(),
+                    format!("{} ({})", x.metric, x.unit),
+                    num(x.a),
+                    num(x.b),
+                    x.delta.map_or("-".into(), |d| format!("{d:+.2}")),
+                    x.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
+                    x.verdict.clone(),
+                ]);
+            }
+            render::text(&format!("A = {}, B = {}\n{}", c.a, c.b, t.render()))?;
+        }
+    }
+    Ok(Outcome::Success)
+}

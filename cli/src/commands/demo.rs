@@ -1,0 +1,189 @@
+//! `rftune demo`: the story on an emulated R7625, offline, in under a minute — inventory, diff
+//! against a shipped profile, apply with one reboot, verify, a second apply that does nothing,
+//! and the power draw before and after.
+
+use crate::Outcome;
+use crate::args::{DemoArgs, OutputFormat};
+use crate::assess::{self, Chosen};
+use crate::audit::AuditLog;
+use crate::bmc::RebootPolicy;
+use crate::cache::RegistryCache;
+use crate::converge::{self, ApplyOptions, Run};
+use crate::fleet::HostResult;
+use crate::render::{self, Progress};
+use crate::state::StateDirs;
+use crate::target::Target;
+use anyhow::{Context, Result};
+use idrac_sim::{Fleet, SimConfig};
+use redfish_client::resources::bios::SettingsApplyTime;
+use redfish_client::{Client, Credentials, ODataId, TlsVerification};
+use std::fmt::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Runs `rftune demo`.
+pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Result<Outcome> {
+    let started = Instant::now();
+    let scratch = if state_dir_given { None } else { Some(tempdir()?) };
+    let dirs = match &scratch {
+        Some(d) => StateDirs {
+            state: d.clone(),
+            cache: d.join("cache"),
+        },
+        None => dirs.clone(),
+    };
+    let say = |s: &str| render::text(&format!("{s}\n"));
+    let fleet = Fleet::start(SimConfig {
+        model: args
+            .model
+            .parse()
+            .unwrap_or_else(|e: std::convert::Infallible| match e {}),
+        boot_time: args.boot_time,
+        ..SimConfig::default()
+    })
+    .await
+    .context("starting the emulated iDRAC")?;
+    let sim = &fleet.hosts()[0];
+    let fingerprint = fleet.fingerprint().context("the emulator serves HTTPS")?;
+    say(&format!(
+        "== An emulated iDRAC9 ({}) is serving {}",
+        args.model, sim.url
+    ))?;
+    say(&format!(
+        "   its self-signed certificate is pinned by fingerprint: {fingerprint}\n"
+    ))?;
+    let client = Client::builder(&sim.url)
+        .credentials(Credentials::new("root", "calvin"))
+        .tls(TlsVerification::Pinned(fingerprint))
+        .build()?;
+    let mut target = Target::from_client(sim.name.clone(), client);
+    target.login().await?;
+
+    say("== 1. Inventory")?;
+    let inventory = super::inventory::collect(&mut target).await?;
+    render::text(&super::inventory::table(&inventory))?;
+
+    let chosen = Chosen::load(&args.profile)?;
+    let cache = RegistryCache::new(&dirs.cache);
+    say(&format!("\n== 2. Diff against the shipped profile `{}`", chosen.name()))?;
+    let before = assess::assess(&target, &chosen, &cache, false, false).await?;
+    let report = super::diff::report(
+        chosen.name(),
+        &[HostResult {
+            entry: entry(sim),
+            result: Ok(before),
+        }],
+    );
+    render::text(&super::diff::table(&report, false))?;
+
+    let chassis = ODataId::new(redfish_client::oem::dell::CHASSIS);
+    let watts_before = idle_watts(&target, &chassis).await?;
+
+    say("\n== 3. Apply: one PATCH with ApplyTime OnReset, a graceful reboot, the BIOS job during POST, verify")?;
+    let run = Run {
+        chosen,
+        cache,
+        audit: AuditLog::open(&dirs.state)?,
+        state_dir: dirs.state.clone(),
+        options: ApplyOptions {
+            reboot: RebootPolicy::Graceful,
+            graceful_timeout: Duration::from_secs(30),
+            job_timeout: Duration::from_secs(60),
+            boot_timeout: Duration::from_secs(60),
+            replace_pending: false,
+            dry_run: false,
+            strict: false,
+            apply_time: SettingsApplyTime::on_reset(),
+        },
+        reboots: Arc::new(tokio::sync::Semaphore::new(1)),
+    };
+    let progress = Progress::spinner(OutputFormat::Table);
+    let applied = converge::apply_host(&run, &target, &progress).await;
+    progress.finish();
+    let applied = applied?;
+    say(&format!("   {}: {}", sim.name, applied.summary))?;
+    for u in &applied.unlocks {
+        say(&format!("   unlock: {u}"))?;
+    }
+    if let Some(job) = &applied.job {
+        say(&format!("   BIOS job {job}: Scheduled → Running → Completed (PR19)"))?;
+    }
+
+    say("\n== 4. Verify: diff again")?;
+    let after = assess::assess(&target, &run.chosen, &run.cache, false, false).await?;
+    let clean = after.diff.is_clean();
+    let report = super::diff::report(
+        run.chosen.name(),
+        &[HostResult {
+            entry: entry(sim),
+            result: Ok(after),
+        }],
+    );
+    render::text(&super::diff::table(&report, false))?;
+
+    say("\n== 5. Apply again: idempotent")?;
+    sim.host.stats.reset();
+    let again = converge::apply_host(&run, &target, &Progress::spinner(OutputFormat::Json)).await?;
+    let stats = sim.host.stats.to_json(&sim.host.service_tag);
+    say(&format!(
+        "   {}: {} ({} requests, {} BIOS PATCH, {} reset)",
+        sim.name, again.summary, stats["requests"]["total"], stats["bios_patches"], stats["resets"]
+    ))?;
+
+    let watts_after = idle_watts(&target, &chassis).await?;
+    say("\n== 6. Power at idle, from the iDRAC (emulated readings follow the settings)")?;
+    say(&format!(
+        "   before: {watts_before:.0} W   after: {watts_after:.0} W   ({:+.0} W)",
+        watts_after - watts_before
+    ))?;
+    target.close().await;
+    let mut end = String::new();
+    let _ = write!(
+        end,
+        "\nDone in {:.1} s. Snapshot and audit log: {}",
+        started.elapsed().as_secs_f64(),
+        dirs.state.display()
+    );
+    if scratch.is_some() {
+        end.push_str(" (a scratch directory; pass --state-dir to keep them)");
+    }
+    say(&end)?;
+    if let Some(d) = scratch {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    Ok(if clean { Outcome::Success } else { Outcome::Drift })
+}
+
+fn entry(sim: &idrac_sim::RunningHost) -> crate::fleet::BmcEntry {
+    crate::fleet::BmcEntry {
+        name: sim.name.clone(),
+        url: sim.url.clone(),
+        fingerprint: None,
+        credentials: None,
+        tags: Vec::new(),
+    }
+}
+
+/// The median of five idle readings.
+async fn idle_watts(target: &Target, chassis: &ODataId) -> Result<f64> {
+    let mut readings = Vec::new();
+    for _ in 0..5 {
+        let p = target
+            .client
+            .power(chassis)
+            .await
+            .map_err(|e| target.explain(e, "reading power"))?;
+        readings.extend(p.consumed_watts());
+    }
+    readings.sort_by(f64::total_cmp);
+    readings
+        .get(readings.len() / 2)
+        .copied()
+        .context("the iDRAC reported no power reading")
+}
+
+fn tempdir() -> Result<std::path::PathBuf> {
+    let d = std::env::temp_dir().join(format!("rftune-demo-{}", std::process::id()));
+    crate::state::ensure_private_dir(&d)?;
+    Ok(d)
+}

@@ -1,0 +1,231 @@
+//! `rftune power`: one power reading, or sampling at a fixed interval on the client's clock,
+//! from the best source the BMC offers (EnvironmentMetrics, else PowerControl). The [`Meter`]
+//! here is also what `rftune bench` samples with.
+
+use crate::Outcome;
+use crate::args::{BmcArgs, OutputFormat, parse_duration};
+use crate::render::{self, Table};
+use crate::state::StateDirs;
+use crate::target::{self, Target};
+use anyhow::{Context, Result};
+use host_bench::power::{PowerReport, Sample, Sensor};
+use redfish_client::ODataId;
+use redfish_client::oem::dell;
+use std::time::{Duration, Instant};
+
+/// `rftune power`.
+#[derive(Debug, clap::Args)]
+pub struct PowerArgs {
+    /// The BMC to read.
+    #[command(flatten)]
+    pub bmc: BmcArgs,
+    /// Time between readings when sampling (the iDRAC sensor itself refreshes about every 5 s).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// Sample for this long (readings at 0, interval, 2×interval, ... up to it); without it, take
+    /// one reading.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// What to print: table, json (`rftune.power/v1`), csv (one row per reading) or prometheus
+    /// (text exposition format). Default: json with --output json, else table.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<PowerFormat>,
+}
+
+/// `rftune power --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PowerFormat {
+    /// Aligned text.
+    Table,
+    /// The `rftune.power/v1` document.
+    Json,
+    /// `host,sensor,t_s,watts` rows.
+    Csv,
+    /// Prometheus text exposition format.
+    Prometheus,
+}
+
+/// Reads power from one BMC through the source chosen at start.
+#[derive(Debug)]
+pub struct Meter<'a> {
+    target: &'a Target,
+    chassis: ODataId,
+    /// The source in use.
+    pub sensor: Sensor,
+}
+
+impl<'a> Meter<'a> {
+    /// Picks the chassis and the best source that gives a reading.
+    pub async fn new(target: &'a mut Target) -> Result<Meter<'a>> {
+        let root = target.service_root().await?;
+        let target = &*target;
+        let chassis = if root.is_dell() {
+            ODataId::new(dell::CHASSIS)
+        } else {
+            let links: Vec<redfish_client::odata::Link> = target
+                .client
+                .members("/redfish/v1/Chassis")
+                .await
+                .map_err(|e| target.explain(e, "listing chassis"))?;
+            links
+                .into_iter()
+                .next()
+                .map(|l| l.odata_id)
+                .with_context(|| format!("{}: the BMC lists no chassis", target.name))?
+        };
+        let env = target.client.environment_metrics(&chassis).await;
+        let sensor = match env.ok().and_then(|e| e.power_watts?.reading) {
+            Some(_) => Sensor::EnvironmentMetrics,
+            None => {
+                let power = target
+                    .client
+                    .power(&chassis)
+                    .await
+                    .map_err(|e| target.explain(e, "reading power"))?;
+                power
+                    .consumed_watts()
+                    .with_context(|| format!("{}: the BMC reports no power reading", target.name))?;
+                Sensor::PowerControl
+            }
+        };
+        Ok(Meter {
+            target,
+            chassis,
+            sensor,
+        })
+    }
+
+    /// One reading, watts.
+    pub async fn read(&self) -> Result<f64> {
+        let t = self.target;
+        let watts = match self.sensor {
+            Sensor::EnvironmentMetrics => t
+                .client
+                .environment_metrics(&self.chassis)
+                .await
+                .map_err(|e| t.explain(e, "reading EnvironmentMetrics"))?
+                .power_watts
+                .and_then(|p| p.reading),
+            Sensor::PowerControl => t
+                .client
+                .power(&self.chassis)
+                .await
+                .map_err(|e| t.explain(e, "reading Power"))?
+                .consumed_watts(),
+        };
+        watts.with_context(|| format!("{}: the power reading disappeared", t.name))
+    }
+
+    /// One timestamped reading: seconds since `origin` at the midpoint of the round trip.
+    pub async fn sample(&self, origin: Instant) -> Result<Sample> {
+        let sent = Instant::now();
+        let watts = self.read().await?;
+        let mid = sent + (Instant::now() - sent) / 2;
+        Ok(Sample {
+            t_s: (mid - origin).as_secs_f64(),
+            watts,
+        })
+    }
+
+    /// Readings every `interval` from now until `stop` fires, plus one after it, so the
+    /// trapezoid covers the whole window.
+    pub async fn sample_until(
+        &self,
+        interval: Duration,
+        origin: Instant,
+        mut stop: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<Vec<Sample>> {
+        let mut ticks = tokio::time::interval(interval.max(Duration::from_millis(10)));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut out = Vec::new();
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                _ = ticks.tick() => out.push(self.sample(origin).await?),
+            }
+        }
+        out.push(self.sample(origin).await?);
+        Ok(out)
+    }
+
+    /// Readings at 0, interval, ... ≤ duration.
+    pub async fn sample_for(&self, interval: Duration, duration: Duration, progress: &render::Progress) -> Result<Vec<Sample>> {
+        let origin = Instant::now();
+        let interval = interval.max(Duration::from_millis(10));
+        let n = (duration.as_secs_f64() / interval.as_secs_f64()).floor() as u32 + 1;
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            tokio::time::sleep_until((origin + interval * i).into()).await;
+            out.push(self.sample(origin).await?);
+            progress.message(format!("sampling power: {}/{n} readings", i + 1));
+        }
+        Ok(out)
+    }
+}
+
+/// Runs `rftune power`.
+pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let format = args.format.unwrap_or(match output {
+        OutputFormat::Json => PowerFormat::Json,
+        _ => PowerFormat::Table,
+    });
+    let mut target = target::connect(&crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?, &args.bmc.connect, dirs).await?;
+    target.login().await?;
+    let started_at = host_bench::utc_now();
+    let result = async {
+        let host = target.name.clone();
+        let meter = Meter::new(&mut target).await?;
+        let progress = render::Progress::spinner(if format == PowerFormat::Table { output } else { OutputFormat::Json });
+        let samples = match args.duration {
+            Some(d) => meter.sample_for(args.interval, d, &progress).await?,
+            None => vec![meter.sample(Instant::now()).await?],
+        };
+        progress.finish();
+        let interval = if args.duration.is_some() { args.interval.as_secs_f64() } else { 0.0 };
+        PowerReport::new(&host, meter.sensor, started_at, interval, samples).context("no readings")
+    }
+    .await;
+    target.close().await;
+    let report = result?;
+    match format {
+        PowerFormat::Json => render::json(&report)?,
+        PowerFormat::Csv => render::text(&report.csv())?,
+        PowerFormat::Prometheus => render::text(&report.prometheus())?,
+        PowerFormat::Table => render::text(&table(&report))?,
+    }
+    Ok(Outcome::Success)
+}
+
+fn table(r: &PowerReport) -> String {
+    let s = &r.stats;
+    let mut t = Table::new(["", ""]);
+    t.row(["Host".to_owned(), r.host.clone()]);
+    t.row(["Sensor".to_owned(), r.sensor.as_str().to_owned()]);
+    if s.n == 1 {
+        t.row(["Power".to_owned(), format!("{} W", s.mean_w)]);
+    } else {
+        t.row([
+            "Readings".to_owned(),
+            format!("{} over {:.1} s (every {} s)", s.n, s.duration_s, r.interval_s),
+        ]);
+        t.row([
+            "Power".to_owned(),
+            format!(
+                "min {:.0} W, max {:.0} W, mean {:.1} W, σ {:.1} W",
+                s.min_w, s.max_w, s.mean_w, s.stddev_w
+            ),
+        ]);
+        t.row([
+            "Energy".to_owned(),
+            format!(
+                "{:.0} J ({:.4} kWh), average {:.1} W (trapezoid rule)",
+                s.energy_j,
+                s.energy_j / 3.6e6,
+                s.average_w
+            ),
+        ]);
+    }
+    let mut out: String = t.render().lines().skip(1).map(|l| format!("{l}\n")).collect();
+    out.push_str(&format!("Note: {}.\n", r.caveat));
+    out
+}

@@ -1,0 +1,227 @@
+//! `rftune profiles list|show|validate|search|derive`: browse and check the recommendations.
+
+use crate::Outcome;
+use crate::args::{OutputFormat, ProfilesCommand};
+use crate::assess::Chosen;
+use crate::cache::RegistryCache;
+use crate::derive::{self, Selection};
+use crate::render::{self, Table};
+use crate::snapshot::Snapshot;
+use crate::state::StateDirs;
+use anyhow::{Context, Result};
+use bios_profiles::{Generation, HostFacts, Library, Severity, ValidateOptions};
+use redfish_client::resources::attribute_registry::AttributeRegistry;
+use redfish_client::resources::bios::Attributes;
+use serde_json::json;
+use std::fmt::Write;
+
+/// Runs a `profiles` subcommand.
+pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    match cmd {
+        ProfilesCommand::List => list(output),
+        ProfilesCommand::Show {
+            profile,
+            model,
+            generation,
+        } => show(profile, model.as_deref(), generation.as_deref(), output),
+        ProfilesCommand::Search { query } => search(&query.join(" "), output),
+        ProfilesCommand::Validate(args) => validate(args, dirs, output).await,
+        ProfilesCommand::Derive {
+            snapshot,
+            name,
+            attributes,
+            description,
+        } => {
+            let snap = Snapshot::load(snapshot)?;
+            let selection = if attributes.is_empty() {
+                Selection::Catalog
+            } else {
+                Selection::Named(attributes.clone())
+            };
+            let text = derive::profile_toml(&snap, name, description.as_deref(), &selection)?;
+            // Parse what we wrote, so a derived file is always valid.
+            Chosen::from_toml(&text, "derived profile")?;
+            render::text(&text)?;
+            Ok(Outcome::Success)
+        }
+    }
+}
+
+fn list(output: OutputFormat) -> Result<Outcome> {
+    let library = Library::shipped()?;
+    if output == OutputFormat::Json {
+        let profiles: Vec<_> = library
+            .list()
+            .iter()
+            .map(|p| {
+                let c = p.confidence_counts();
+                json!({"name": p.name, "description": p.description, "extends": p.extends, "targets": p.targets(),
+                       "settings": c.total(), "stated": c.stated, "used": c.used, "inferred": c.inferred})
+            })
+            .collect();
+        render::json(&json!({"schema": "rftune.profiles/v1", "profiles": profiles}))?;
+        return Ok(Outcome::Success);
+    }
+    let mut t = Table::new(["NAME", "EXTENDS", "SETTINGS", "TARGETS", "DESCRIPTION"]);
+    for p in library.list() {
+        t.row([
+            p.name.clone(),
+            p.extends.clone().unwrap_or_else(|| "-".into()),
+            p.confidence_counts().total().to_string(),
+            p.targets(),
+            first_sentence(&p.description),
+        ]);
+    }
+    render::text(&t.render())?;
+    Ok(Outcome::Success)
+}
+
+fn first_sentence(s: &str) -> String {
+    let end = s.find(". ").map_or(s.len(), |i| i + 1);
+    s[..end].trim().to_owned()
+}
+
+fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
+    let generation = generation
+        .map(str::parse::<Generation>)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(HostFacts {
+        model: model.map(str::to_owned),
+        generation,
+    })
+}
+
+fn show(name: &str, model: Option<&str>, generation: Option<&str>, output: OutputFormat) -> Result<Outcome> {
+    let chosen = Chosen::load(name)?;
+    let resolved = chosen.resolve(&facts(model, generation)?)?;
+    if output == OutputFormat::Json {
+        render::json(&resolved)?;
+        return Ok(Outcome::Success);
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", resolved.name, resolved.description);
+    let _ = writeln!(out, "extends: {}", resolved.chain.join(" → "));
+    if !resolved.platforms.is_empty() {
+        let _ = writeln!(out, "platform overrides: {}", resolved.platforms.join(", "));
+    }
+    out.push('\n');
+    let mut t = Table::new(["SETTING", "VALUE", "CONFIDENCE", "SOURCE", "WHY"]);
+    for (name, s) in &resolved.bios {
+        t.row([
+            name.clone(),
+            s.value.to_string(),
+            s.confidence.as_str().to_owned(),
+            s.source.clone(),
+            s.why.clone(),
+        ]);
+    }
+    for ((group, name), s) in &resolved.idrac {
+        t.row([
+            format!("{name} (iDRAC {group})"),
+            s.setting.value.to_string(),
+            s.setting.confidence.as_str().to_owned(),
+            s.setting.source.clone(),
+            s.setting.why.clone(),
+        ]);
+    }
+    out.push_str(&t.render());
+    for s in &resolved.skipped {
+        let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
+    }
+    render::text(&out)?;
+    Ok(Outcome::Success)
+}
+
+fn search(query: &str, output: OutputFormat) -> Result<Outcome> {
+    let hits = bios_profiles::catalog::search(query);
+    if output == OutputFormat::Json {
+        render::json(&json!({"schema": "rftune.catalog/v1", "query": query, "settings": hits}))?;
+    } else if hits.is_empty() {
+        render::text(&format!("No setting matches {query:?}.\n"))?;
+    } else {
+        let mut t = Table::new(["SETTING", "ATTRIBUTE", "MENU", "DESCRIPTION"]);
+        for h in &hits {
+            t.row([
+                h.name.clone(),
+                h.attributes.join(", "),
+                h.menu.clone(),
+                h.description.clone(),
+            ]);
+        }
+        render::text(&t.render())?;
+    }
+    Ok(Outcome::Success)
+}
+
+async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let chosen = Chosen::load(&args.profile)?;
+    let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
+        match (&args.registry, &args.bmc) {
+            (Some(path), _) => {
+                let bytes = std::fs::read(path).with_context(|| format!("reading registry {}", path.display()))?;
+                let registry: AttributeRegistry =
+                    redfish_client::error::decode_json("FILE", &path.display().to_string(), &bytes)?;
+                let model = registry.product_names().next().map(str::to_owned);
+                (
+                    Some(registry),
+                    Attributes::new(),
+                    HostFacts {
+                        model,
+                        generation: None,
+                    },
+                )
+            }
+            (None, Some(url)) => {
+                let entry = crate::fleet::BmcEntry::from_url(url)?;
+                let target = crate::target::connect(&entry, &args.connect, dirs).await?;
+                target.login().await?;
+                let state =
+                    crate::bmc::read_state(&target, &RegistryCache::new(&dirs.cache), &Default::default(), false).await;
+                target.close().await;
+                let state = state?;
+                let facts = HostFacts::from_bios(&state.bios);
+                (Some(state.registry), state.bios, facts)
+            }
+            (None, None) => (None, Attributes::new(), HostFacts::default()),
+        };
+    let given = facts(args.model.as_deref(), args.generation.as_deref())?;
+    host.model = given.model.or(host.model);
+    host.generation = given.generation.or(host.generation);
+    let resolved = chosen.resolve(&host)?;
+    let violations = match &registry {
+        Some(r) => bios_profiles::validate(&resolved, r, &current, &ValidateOptions { strict: args.strict }),
+        None => Vec::new(),
+    };
+    let errors = violations.iter().filter(|v| v.severity == Severity::Error).count();
+    if output == OutputFormat::Json {
+        render::json(
+            &json!({"schema": "rftune.validate/v1", "profile": resolved.name, "checked_against_registry": registry.is_some(),
+                             "errors": errors, "violations": violations}),
+        )?;
+    } else {
+        let mut out = String::new();
+        let against = if registry.is_some() {
+            "against the registry"
+        } else {
+            "format only (give --registry FILE or --bmc URL to check values)"
+        };
+        let _ = writeln!(
+            out,
+            "{}: {} setting(s), checked {against}",
+            resolved.name,
+            resolved.bios.len() + resolved.idrac.len()
+        );
+        for v in &violations {
+            let level = if v.severity == Severity::Error {
+                "error"
+            } else {
+                "warning"
+            };
+            let _ = writeln!(out, "  {level}: {v}");
+        }
+        let _ = writeln!(out, "{errors} error(s), {} warning(s)", violations.len() - errors);
+        render::text(&out)?;
+    }
+    Ok(if errors > 0 { Outcome::Drift } else { Outcome::Success })
+}

@@ -1,0 +1,115 @@
+//! `rftune profiles`: list, show, search, validate (exit codes), derive.
+
+use super::{Run, TempDir, stderr, stdout};
+use serde_json::Value;
+
+#[tokio::test]
+async fn list_and_show_explain_each_setting() {
+    let out = Run::new(&["profiles", "list", "-o", "json"]).output().await;
+    assert!(out.status.success());
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = doc["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    for n in [
+        "performance",
+        "hpc",
+        "low-latency",
+        "virtualization",
+        "confidential-computing",
+        "power-efficiency",
+        "storage-io",
+    ] {
+        assert!(names.contains(&n), "{n} missing from {names:?}");
+    }
+    let out = Run::new(&[
+        "profiles",
+        "show",
+        "hpc",
+        "--generation",
+        "siena",
+        "--model",
+        "PowerEdge C6615",
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let setting = doc["bios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["attribute"] == "ApbDis")
+        .unwrap()
+        .clone();
+    assert_eq!(setting["value"], "Enabled");
+    for field in ["why", "source", "confidence"] {
+        assert!(
+            setting[field].as_str().is_some_and(|s| !s.is_empty()),
+            "{field}: {setting}"
+        );
+    }
+    let out = Run::new(&["profiles", "show", "hpc"]).output().await;
+    assert!(stdout(&out).contains("SETTING") && stdout(&out).contains("amd-58011"));
+}
+
+#[tokio::test]
+async fn search_finds_settings_by_the_names_people_use() {
+    let out = Run::new(&["profiles", "search", "c-states"]).output().await;
+    assert!(stdout(&out).contains("ProcCStates"), "{}", stdout(&out));
+    let out = Run::new(&["profiles", "search", "x2apic", "-o", "json"]).output().await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["settings"][0]["attributes"][0], "ProcX2Apic");
+}
+
+#[tokio::test]
+async fn validate_exit_codes_clean_problems_and_errors() {
+    let registry =
+        rftune_tests::fixtures_dir().join("r7625/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry/index.json");
+    let reg = registry.to_str().unwrap();
+    let out = Run::new(&[
+        "profiles",
+        "validate",
+        "low-latency",
+        "--registry",
+        reg,
+        "--generation",
+        "genoa",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let dir = TempDir::new();
+    let bad = dir.0.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "name = \"bad\"\ndescription = \"conflicts with a preset\"\nextends = \"performance\"\n\n[bios.ProcCStates]\nvalue = \"Enabled\"\nwhy = \"x\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n\n[bios.NumaNodesPerSocket]\nvalue = 4\nwhy = \"x\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n",
+    )
+    .unwrap();
+    let out = Run::new(&[
+        "profiles",
+        "validate",
+        bad.to_str().unwrap(),
+        "--registry",
+        reg,
+        "--generation",
+        "genoa",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("ProcCStates") && text.contains("PerfOptimized"), "{text}");
+    assert!(text.contains("NumaNodesPerSocket"), "{text}");
+    std::fs::write(&bad, "name = \"bad\"\ndescripton = \"typo\"\n").unwrap();
+    let out = Run::new(&["profiles", "validate", bad.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("bad.toml:2"), "{}", stderr(&out));
+}
