@@ -22,8 +22,8 @@ pub struct HostState {
     pub bios: Attributes,
     /// Pending BIOS values.
     pub pending: Attributes,
-    /// The BIOS attribute registry.
-    pub registry: AttributeRegistry,
+    /// The BIOS attribute registry (shared by every host of the same model and BIOS version).
+    pub registry: std::sync::Arc<AttributeRegistry>,
     /// iDRAC attributes of the groups asked for.
     pub idrac: BTreeMap<AttributeGroup, Attributes>,
     /// The job queue, when asked for.
@@ -101,25 +101,15 @@ pub async fn read_state(
     let text = |name: &str| bios.attributes.get(name).and_then(|v| v.as_str()).map(str::to_owned);
     let model = text("SystemModelName");
     let bios_version = text("SystemBiosVersion");
+    let fetch = || async {
+        idrac
+            .bios_registry()
+            .await
+            .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))
+    };
     let (registry, registry_cached) = match (&model, &bios_version) {
-        (Some(m), Some(v)) => match cache.get(m, v) {
-            Some(r) => (r, true),
-            None => {
-                let r = idrac
-                    .bios_registry()
-                    .await
-                    .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))?;
-                cache.put(m, v, &r);
-                (r, false)
-            }
-        },
-        _ => (
-            idrac
-                .bios_registry()
-                .await
-                .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))?,
-            false,
-        ),
+        (Some(m), Some(v)) => cache.get_or_fetch(m, v, fetch).await?,
+        _ => (std::sync::Arc::new(fetch().await?), false),
     };
     Ok(HostState {
         service_tag: text("SystemServiceTag"),

@@ -20,7 +20,7 @@ pub enum Selection {
     Catalog,
     /// Every BIOS attribute that is writable under the snapshot's own values (a restore), and
     /// the iDRAC attributes rftune's profiles manage.
-    Restorable(AttributeRegistry),
+    Restorable(std::sync::Arc<AttributeRegistry>),
 }
 
 /// The iDRAC attributes shipped profiles set: what `apply` may have changed.

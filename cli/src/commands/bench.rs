@@ -59,7 +59,7 @@ pub struct CommonArgs {
     #[arg(long, value_name = "TEXT")]
     pub label: Option<String>,
     /// Directory for bench.json, bench.csv, report.html (and fio's raw output); default
-    /// ./rftune-bench-<kind>-<UTC time>.
+    /// ./rftune-bench-KIND-UTCTIME.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }
@@ -100,7 +100,7 @@ pub struct StorageArgs {
     /// Allow writing to a raw block device, destroying its data (needs --confirm-serial).
     #[arg(long, requires = "confirm_serial")]
     pub destroy_data: bool,
-    /// The device's serial (/sys/block/<dev>/device/serial or wwid), confirming --destroy-data.
+    /// The device's serial (/sys/block/DEV/device/serial or wwid), confirming --destroy-data.
     #[arg(long, value_name = "SERIAL")]
     pub confirm_serial: Option<String>,
     /// Shared options.
@@ -194,8 +194,12 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
             .next()
             .with_context(|| format!("{}: the BMC lists no systems", t.name))?
     };
-    let system = c.system(&system_id).await.map_err(|e| t.explain(e, "reading the system"))?;
-    let (bios, memory) = tokio::join!(c.bios(&system.bios_link()), c.memory(&system));
+    let system = c
+        .system(&system_id)
+        .await
+        .map_err(|e| t.explain(e, "reading the system"))?;
+    let bios_link = system.bios_link();
+    let (bios, memory) = tokio::join!(c.bios(&bios_link), c.memory(&system));
     let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
     let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
     let idrac_firmware = if root.is_dell() {
@@ -238,7 +242,13 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
     let meter = Meter::new(target).await?;
     info.power_sensor = Some(meter.sensor.as_str().to_owned());
     if !idle.is_zero() {
-        let samples = meter.sample_for(Duration::from_secs(1).min(idle), idle, &Progress::spinner(OutputFormat::Json)).await?;
+        let samples = meter
+            .sample_for(
+                Duration::from_secs(1).min(idle),
+                idle,
+                &Progress::spinner(OutputFormat::Json),
+            )
+            .await?;
         info.idle_power = power::stats(&samples);
     }
     Ok((info, dimms))
@@ -298,7 +308,12 @@ fn new_report(kind: &str, common: &CommonArgs, started_at: String, bmc: Option<&
 
 /// Writes bench.json, bench.csv and report.html, prints the summary, and fails if the results
 /// are not valid.
-fn finish(mut r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&BenchReport) -> String) -> Result<Outcome> {
+fn finish(
+    mut r: BenchReport,
+    dir: &Path,
+    output: OutputFormat,
+    table: impl Fn(&BenchReport) -> String,
+) -> Result<Outcome> {
     r.finished_at = host_bench::utc_now();
     let json = serde_json::to_string_pretty(&r)?;
     for (name, body) in [("bench.json", json), ("bench.csv", r.csv()), ("report.html", r.html())] {
@@ -374,7 +389,8 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     if let Some(p) = &precondition
         && !p.steady_state.is_some_and(|s| s.reached)
     {
-        r.problems.push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
+        r.problems
+            .push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
     }
     r.storage = Some(Storage {
         target: args.target.display().to_string(),
@@ -417,9 +433,20 @@ async fn storage_runs(
         let mut runs = Vec::new();
         let (mut engine, mut fallback) = (opts.ioengine, None);
         for rep in 0..args.common.repeat {
-            progress.message(format!("{} ({}/{}), run {}/{}", spec.name, i + 1, specs.len(), rep + 1, args.common.repeat));
+            progress.message(format!(
+                "{} ({}/{}), run {}/{}",
+                spec.name,
+                i + 1,
+                specs.len(),
+                rep + 1,
+                args.common.repeat
+            ));
             let (s, o, r) = (*spec, opts.clone(), raw.to_owned());
-            let tag = if args.common.repeat > 1 { format!("-{}", rep + 1) } else { String::new() };
+            let tag = if args.common.repeat > 1 {
+                format!("-{}", rep + 1)
+            } else {
+                String::new()
+            };
             let (run, samples) = with_power(bmc.as_deref_mut(), args.common.power_interval, move || {
                 Fio::default().run(&s, &o, &r, &tag)
             })
@@ -443,7 +470,18 @@ async fn storage_runs(
 
 fn storage_table(r: &BenchReport) -> String {
     let Some(s) = &r.storage else { return String::new() };
-    let mut t = Table::new(["TEST", "IOPS", "MB/S", "READ P99 µs", "WRITE P99 µs", "CPU %", "W", "IOPS/W", "CV", "VALID"]);
+    let mut t = Table::new([
+        "TEST",
+        "IOPS",
+        "MB/S",
+        "READ P99 µs",
+        "WRITE P99 µs",
+        "CPU %",
+        "W",
+        "IOPS/W",
+        "CV",
+        "VALID",
+    ]);
     for x in &s.tests {
         let first = x.runs.first();
         let p99 = |l: Option<fio::Latency>| l.and_then(|l| l.p99_us).map_or("-".to_owned(), |v| format!("{v:.0}"));
@@ -520,7 +558,7 @@ async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     {
         bail!(
             "three arrays of {} MiB need {} MiB, more than 80% of available memory ({} MiB)",
-            elements * 8 >> 20,
+            (elements * 8) >> 20,
             needed >> 20,
             avail >> 20
         );
@@ -581,7 +619,9 @@ async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     let power = power::stats(&trace).map(|s| (s, trace));
     let mem = Memory::new(runs, llc, peak, power, &mut r.problems);
     r.valid = mem.runs.iter().all(|x| x.validation.passed)
-        && mem.triad_fraction_of_peak.is_none_or(|f| f <= stream::MAX_PLAUSIBLE_FRACTION);
+        && mem
+            .triad_fraction_of_peak
+            .is_none_or(|f| f <= stream::MAX_PLAUSIBLE_FRACTION);
     r.memory = Some(mem);
     finish(r, &dir, output, memory_table)
 }
@@ -613,10 +653,19 @@ fn memory_table(r: &BenchReport) -> String {
     out.push_str(&t.render());
     out.push_str(&format!(
         "Validation: {}\n",
-        if m.runs.iter().all(|x| x.validation.passed) { "passed" } else { "FAILED" }
+        if m.runs.iter().all(|x| x.validation.passed) {
+            "passed"
+        } else {
+            "FAILED"
+        }
     ));
     if let (Some(p), Some(f)) = (&m.peak, m.triad_fraction_of_peak) {
-        out.push_str(&format!("Triad: {:.1}% of a {:.1} GB/s peak ({})\n", f * 100.0, p.gbs, p.source));
+        out.push_str(&format!(
+            "Triad: {:.1}% of a {:.1} GB/s peak ({})\n",
+            f * 100.0,
+            p.gbs,
+            p.source
+        ));
     }
     if let Some(w) = m.power_w {
         out.push_str(&format!(
@@ -631,7 +680,8 @@ fn memory_table(r: &BenchReport) -> String {
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
     let read = |p: &Path| -> Result<BenchReport> {
         let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", p.display()))?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).with_context(|| format!("{} is not JSON", p.display()))?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(report::SCHEMA) {
             bail!("{} is not an {} document", p.display(), report::SCHEMA);
         }

@@ -84,7 +84,10 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
         _ => {
             let c = &plan.controller_info;
             let mut t = Table::new(["", ""]);
-            t.row(["Controller".to_owned(), format!("{} ({} {}, cntlid {})", plan.controller, c.model, c.serial, c.cntlid)]);
+            t.row([
+                "Controller".to_owned(),
+                format!("{} ({} {}, cntlid {})", plan.controller, c.model, c.serial, c.cntlid),
+            ]);
             t.row([
                 "Capacity".to_owned(),
                 format!(
@@ -95,7 +98,10 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
             ]);
             t.row([
                 "Namespace".to_owned(),
-                format!("{} sectors × {} B = {} B ({})", plan.sectors, plan.lba, plan.bytes, plan.method),
+                format!(
+                    "{} sectors × {} B = {} B ({})",
+                    plan.sectors, plan.lba, plan.bytes, plan.method
+                ),
             ]);
             let mut out: String = t.render().lines().skip(1).map(|l| format!("{l}\n")).collect();
             match &executed {

@@ -149,7 +149,12 @@ impl<'a> Meter<'a> {
     }
 
     /// Readings at 0, interval, ... ≤ duration.
-    pub async fn sample_for(&self, interval: Duration, duration: Duration, progress: &render::Progress) -> Result<Vec<Sample>> {
+    pub async fn sample_for(
+        &self,
+        interval: Duration,
+        duration: Duration,
+        progress: &render::Progress,
+    ) -> Result<Vec<Sample>> {
         let origin = Instant::now();
         let interval = interval.max(Duration::from_millis(10));
         let n = (duration.as_secs_f64() / interval.as_secs_f64()).floor() as u32 + 1;
@@ -169,19 +174,32 @@ pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         OutputFormat::Json => PowerFormat::Json,
         _ => PowerFormat::Table,
     });
-    let mut target = target::connect(&crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?, &args.bmc.connect, dirs).await?;
+    let mut target = target::connect(
+        &crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?,
+        &args.bmc.connect,
+        dirs,
+    )
+    .await?;
     target.login().await?;
     let started_at = host_bench::utc_now();
     let result = async {
         let host = target.name.clone();
         let meter = Meter::new(&mut target).await?;
-        let progress = render::Progress::spinner(if format == PowerFormat::Table { output } else { OutputFormat::Json });
+        let progress = render::Progress::spinner(if format == PowerFormat::Table {
+            output
+        } else {
+            OutputFormat::Json
+        });
         let samples = match args.duration {
             Some(d) => meter.sample_for(args.interval, d, &progress).await?,
             None => vec![meter.sample(Instant::now()).await?],
         };
         progress.finish();
-        let interval = if args.duration.is_some() { args.interval.as_secs_f64() } else { 0.0 };
+        let interval = if args.duration.is_some() {
+            args.interval.as_secs_f64()
+        } else {
+            0.0
+        };
         PowerReport::new(&host, meter.sensor, started_at, interval, samples).context("no readings")
     }
     .await;

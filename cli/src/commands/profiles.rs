@@ -181,7 +181,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                 target.close().await;
                 let state = state?;
                 let facts = HostFacts::from_bios(&state.bios);
-                (Some(state.registry), state.bios, facts)
+                (Some(std::sync::Arc::unwrap_or_clone(state.registry)), state.bios, facts)
             }
             (None, None) => (None, Attributes::new(), HostFacts::default()),
         };
