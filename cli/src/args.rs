@@ -99,6 +99,22 @@ pub enum Command {
     /// The iDRAC job queue: list, delete one job, clear the queue.
     #[command(subcommand)]
     Jobs(JobsCommand),
+    /// Read the power draw from the iDRAC: one reading, or sampling at an interval with
+    /// min/max/mean/σ and energy (table, JSON, CSV or Prometheus text).
+    Power(crate::commands::power::PowerArgs),
+    /// On-host benchmarks: the seed's seven fio tests, STREAM memory bandwidth, and comparing
+    /// two result files; with --bmc, power is sampled from the iDRAC during each test.
+    #[command(subcommand)]
+    Bench(crate::commands::bench::BenchCommand),
+    /// A/B-test BIOS profiles: for each profile and host, apply it (one reboot, verified), run
+    /// the storage and memory benchmarks on the host (over ssh, or locally), collect the
+    /// results, and compare profiles with confidence intervals and an HTML report.
+    #[command(subcommand)]
+    Experiment(ExperimentCommand),
+    /// NVMe namespace sizing (trade capacity for over-provisioning); a dry run unless
+    /// --execute with the controller's serial.
+    #[command(subcommand)]
+    Nvme(crate::commands::nvme::NvmeCommand),
     /// Read BIOS attributes; clear pending values.
     #[command(subcommand)]
     Bios(BiosCommand),
@@ -386,6 +402,39 @@ pub struct ValidateArgs {
     /// How to connect (with --bmc).
     #[command(flatten)]
     pub connect: ConnectArgs,
+}
+
+/// `rftune experiment ...`.
+#[derive(Debug, Subcommand)]
+pub enum ExperimentCommand {
+    /// Run an experiment file (TOML: hosts with their BMC and how to reach the OS, profiles —
+    /// the first is the baseline —, benchmarks, repeats, order). Results, state and the report
+    /// go to its output directory.
+    Run {
+        /// The experiment file.
+        file: PathBuf,
+        /// How to connect to the BMCs.
+        #[command(flatten)]
+        connect: ConnectArgs,
+    },
+    /// Continue an interrupted experiment after its last finished step.
+    Resume {
+        /// The experiment's output directory.
+        dir: PathBuf,
+        /// How to connect to the BMCs.
+        #[command(flatten)]
+        connect: ConnectArgs,
+    },
+    /// Per benchmark and metric: the median per profile, the change against the baseline with
+    /// bootstrap and Welch intervals, a verdict only where both exclude zero; writes
+    /// experiment.json and report.html.
+    Report {
+        /// The experiment's output directory.
+        dir: PathBuf,
+        /// Bootstrap resamples.
+        #[arg(long, default_value_t = 2000)]
+        resamples: usize,
+    },
 }
 
 /// `rftune jobs ...`.

@@ -141,6 +141,21 @@ fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathB
     ))
 }
 
+/// Whether some earlier run left a staging marker for `host` (any service tag).
+fn has_marker(state_dir: &Path, host: &str) -> bool {
+    let probe = marker_path(state_dir, host, Some("x"));
+    let prefix = probe
+        .file_name()
+        .map(|n| n.to_string_lossy().trim_end_matches("x.json").to_owned())
+        .unwrap_or_default();
+    std::fs::read_dir(state_dir.join("staged"))
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        })
+        .unwrap_or(false)
+}
+
 fn read_marker(path: &Path) -> Option<Marker> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
@@ -159,6 +174,14 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     let audit = |step: &str, request: Value, outcome: &str, detail: Value| {
         ctx.audit.record(host, step, request, outcome, detail)
     };
+    // A run interrupted after its reset may have left the host in POST, where the job queue
+    // and the pending values change under our feet: wait for it before judging pending work.
+    if has_marker(&ctx.state_dir, host) {
+        progress.message(format!(
+            "{host}: an earlier run was interrupted; waiting for the host to settle"
+        ));
+        bmc::wait_until_back(target, opts.boot_timeout, progress).await?;
+    }
     progress.message(format!("{host}: reading"));
     let a = assess::assess(target, &ctx.chosen, &ctx.cache, true, opts.strict).await?;
     let errors: Vec<String> = a.errors().map(ToString::to_string).collect();

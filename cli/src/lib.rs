@@ -13,6 +13,7 @@ pub mod commands;
 pub mod converge;
 pub mod credentials;
 pub mod derive;
+pub mod experiment;
 pub mod fleet;
 pub mod logging;
 pub mod render;

@@ -1,11 +1,15 @@
 //! One module per command; each returns an [`Outcome`] or an error that names the host.
 
 pub mod apply;
+pub mod bench;
 pub mod bios;
 pub mod demo;
 pub mod diff;
+pub mod experiment;
 pub mod inventory;
 pub mod jobs;
+pub mod nvme;
+pub mod power;
 pub mod profiles;
 pub mod sim;
 pub mod snapshot;
@@ -49,6 +53,10 @@ pub async fn run(args: Args) -> Result<Outcome> {
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
         Command::Bios(BiosCommand::ClearPending { bmc }) => jobs::clear_pending(&bmc, &dirs).await,
         Command::Jobs(cmd) => jobs::run(&cmd, &dirs, output).await,
+        Command::Power(a) => power::run(&a, &dirs, output).await,
+        Command::Bench(cmd) => bench::run(&cmd, &dirs, output).await,
+        Command::Nvme(cmd) => nvme::run(&cmd, &dirs, output).await,
+        Command::Experiment(cmd) => experiment::run(&cmd, &dirs, output).await,
         Command::Profiles(cmd) => profiles::run(&cmd, &dirs, output).await,
         Command::Snapshot(a) => snapshot::snapshot(&a, &dirs, output).await,
         Command::Restore(a) => snapshot::restore(&a, &dirs, output).await,

@@ -3,11 +3,14 @@
 #![allow(clippy::unwrap_used)]
 
 mod apply;
+mod bench;
 mod bios;
 mod cli;
 mod diff;
+mod experiment;
 mod housekeeping;
 mod inventory;
+mod power;
 mod profiles;
 mod sim;
 mod trust;

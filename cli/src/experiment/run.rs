@@ -1,0 +1,286 @@
+//! `rftune experiment run|resume`: each host in parallel walks its steps in order — apply the
+//! step's profile through the apply path (one reboot, verified), wait until the OS answers,
+//! record the BIOS values in force and what the OS shows, run the benchmarks on the host, copy
+//! the results back — and the state is saved after every step, so an interrupted experiment
+//! resumes after the last finished step. A host whose apply fails is skipped for that step with
+//! the reason recorded, never benchmarked under the wrong settings.
+
+use super::report;
+use super::schedule::{self, Step};
+use super::spec::{OsAccess, Spec, bench_argv};
+use super::state::{State, StepOutcome, StepRecord};
+use super::stats::Method;
+use super::transport::{Transport, contradictions};
+use crate::Outcome;
+use crate::args::{ConnectArgs, OutputFormat};
+use crate::assess::Chosen;
+use crate::audit::AuditLog;
+use crate::cache::RegistryCache;
+use crate::converge::{self, ApplyOptions, Run};
+use crate::fleet::BmcEntry;
+use crate::render::{self, Progress};
+use crate::state::StateDirs;
+use anyhow::{Context, Result};
+use redfish_client::resources::bios::SettingsApplyTime;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Mutex;
+
+/// Runs (or resumes) the experiment whose state lives in `dir`, then writes its report.
+pub async fn run(
+    state: State,
+    dir: &Path,
+    connect: &ConnectArgs,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<Outcome> {
+    crate::state::ensure_private_dir(dir)?;
+    state.save(dir)?;
+    let spec = state.spec.clone();
+    let plan = schedule::plan(&spec);
+    let shared = Arc::new(Shared {
+        state: Mutex::new(state),
+        dir: dir.to_owned(),
+        dirs: dirs.clone(),
+        connect: connect.clone(),
+        audit: AuditLog::open(&dirs.state)?,
+        cache: RegistryCache::new(&dirs.cache),
+        output,
+    });
+    let mut tasks = tokio::task::JoinSet::new();
+    for host in spec.hosts.iter().cloned() {
+        let steps = plan.get(&host.name).cloned().unwrap_or_default();
+        let (shared, spec) = (shared.clone(), spec.clone());
+        tasks.spawn(async move {
+            let name = host.name.clone();
+            (name, run_host(&shared, &spec, &host, &steps).await)
+        });
+    }
+    let mut host_errors = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok((_, Ok(()))) => {}
+            Ok((name, Err(e))) => host_errors.push(format!("{name}: {e:#}")),
+            Err(e) => host_errors.push(format!("a host task ended abnormally: {e}")),
+        }
+    }
+    let state = shared.state.lock().await;
+    let method = Method {
+        seed: spec.seed.unwrap_or(0),
+        ..Method::default()
+    };
+    let report = report::from_state(&state, dir, method);
+    let files = report::write(dir, &report)?;
+    match output {
+        OutputFormat::Json => render::json(&report)?,
+        _ => {
+            render::text(&report::text(&report))?;
+            for f in &files {
+                render::text(&format!("wrote {}\n", f.display()))?;
+            }
+        }
+    }
+    for e in &host_errors {
+        eprintln!("rftune: {e}");
+    }
+    if !host_errors.is_empty() {
+        anyhow::bail!(
+            "{} host(s) stopped early; `rftune experiment resume {}` continues after the last finished step",
+            host_errors.len(),
+            dir.display()
+        );
+    }
+    Ok(if state.failures.is_empty() && state.complete(&plan) {
+        Outcome::Success
+    } else {
+        Outcome::Drift
+    })
+}
+
+struct Shared {
+    state: Mutex<State>,
+    dir: PathBuf,
+    dirs: StateDirs,
+    connect: ConnectArgs,
+    audit: AuditLog,
+    cache: RegistryCache,
+    output: OutputFormat,
+}
+
+async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, steps: &[Step]) -> Result<()> {
+    let remaining: Vec<Step> = shared.state.lock().await.remaining(&host.name, steps).to_vec();
+    if remaining.is_empty() {
+        return Ok(());
+    }
+    let waits = spec.timeouts.waits()?;
+    let entry = BmcEntry {
+        name: host.name.clone(),
+        url: host.bmc.clone(),
+        fingerprint: host.fingerprint.clone(),
+        credentials: host.credentials.clone(),
+        tags: Vec::new(),
+    };
+    let target = crate::target::connect(&entry, &shared.connect, &shared.dirs).await?;
+    target.login().await?;
+    let transport = Transport::from(&host.os);
+    let program = match &host.os {
+        OsAccess::Local { rftune } => rftune
+            .clone()
+            .or_else(|| std::env::current_exe().ok().map(|p| p.display().to_string()))
+            .unwrap_or_else(|| "rftune".into()),
+        OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
+    };
+    let progress = Progress::spinner(shared.output);
+    let experiment = spec.name.clone().unwrap_or_else(|| "experiment".into());
+    for step in remaining {
+        let profile = spec.profiles.get(step.profile).cloned().unwrap_or_default();
+        let audit = |what: &str, outcome: &str, detail: Value| {
+            shared.audit.record(
+                &host.name,
+                &format!("experiment:{what}"),
+                json!({"experiment": experiment, "step": step.index, "profile": profile}),
+                outcome,
+                detail,
+            )
+        };
+        let record = match run_step(shared, spec, &target, &transport, &program, &step, &waits, &progress).await {
+            Ok(done) => {
+                audit("step", "ok", json!({"results": done.results}))?;
+                done
+            }
+            Err(e) => {
+                let reason = format!("{e:#}");
+                audit("step", "skipped", json!(reason))?;
+                StepRecord {
+                    step,
+                    profile: profile.clone(),
+                    outcome: StepOutcome::Skipped,
+                    results: Vec::new(),
+                    bios: BTreeMap::new(),
+                    os: None,
+                    contradictions: Vec::new(),
+                    reason: Some(reason),
+                    finished_at: crate::audit::now_iso(),
+                }
+            }
+        };
+        let mut state = shared.state.lock().await;
+        state.record(&host.name, record)?;
+        state.save(&shared.dir)?;
+    }
+    progress.finish();
+    target.close().await;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_step(
+    shared: &Shared,
+    spec: &Spec,
+    target: &crate::target::Target,
+    transport: &Transport,
+    program: &str,
+    step: &Step,
+    waits: &super::spec::Waits,
+    progress: &Progress,
+) -> Result<StepRecord> {
+    let profile = spec
+        .profiles
+        .get(step.profile)
+        .cloned()
+        .context("a step names a profile the experiment lacks")?;
+    let chosen = Chosen::load(&profile)?;
+    let resolved_attrs = |bios: &redfish_client::resources::bios::Attributes,
+                          profile: &bios_profiles::ResolvedProfile| {
+        profile
+            .bios
+            .keys()
+            .filter_map(|k| bios.get(k).map(|v| (k.clone(), v.to_json())))
+            .collect::<BTreeMap<String, Value>>()
+    };
+    let run = Run {
+        chosen,
+        cache: RegistryCache::new(&shared.dirs.cache),
+        audit: AuditLog::open(&shared.dirs.state)?,
+        state_dir: shared.dirs.state.clone(),
+        options: ApplyOptions {
+            reboot: spec.reboot.policy(),
+            graceful_timeout: waits.graceful,
+            job_timeout: waits.job,
+            boot_timeout: waits.boot,
+            replace_pending: false,
+            dry_run: false,
+            strict: false,
+            apply_time: SettingsApplyTime::on_reset(),
+        },
+        reboots: Arc::new(tokio::sync::Semaphore::new(1)),
+    };
+    progress.message(format!("{}: step {} applies {profile}", target.name, step.index));
+    let applied = converge::apply_host(&run, target, progress)
+        .await
+        .context("applying the profile")?;
+    if !matches!(
+        applied.outcome,
+        converge::Outcome::Converged | converge::Outcome::InSync
+    ) {
+        anyhow::bail!("the profile did not converge: {}", applied.summary);
+    }
+    progress.message(format!("{}: waiting for the OS", target.name));
+    transport
+        .wait_ready(waits.os, Duration::from_secs(1))
+        .await
+        .context("the OS did not answer")?;
+    let assessed = crate::assess::assess(target, &run.chosen, &shared.cache, false, false).await?;
+    if !assessed.diff.is_clean() {
+        anyhow::bail!("the BIOS does not match {profile} after the apply; not benchmarking under the wrong settings");
+    }
+    let bios = resolved_attrs(&assessed.state.bios, &assessed.profile);
+    let os = transport.os_view(Duration::from_secs(30)).await.ok();
+    let contradictions = os.as_ref().map(|o| contradictions(&bios, o)).unwrap_or_default();
+    let mut results = Vec::new();
+    let host_dir = shared.dir.join("results").join(super::path_component(&target.name));
+    for (kind, args) in spec.benchmarks.commands() {
+        let remote = format!(
+            "/tmp/rftune-experiment-{}-{}-{:03}-{}",
+            super::path_component(spec.name.as_deref().unwrap_or("experiment")),
+            super::path_component(&target.name),
+            step.index,
+            kind.as_str()
+        );
+        progress.message(format!(
+            "{}: step {} runs the {} benchmark",
+            target.name,
+            step.index,
+            kind.as_str()
+        ));
+        let argv = bench_argv(program, kind, &args, &profile, &remote);
+        transport
+            .run_ok(&argv, waits.bench)
+            .await
+            .with_context(|| format!("running the {} benchmark", kind.as_str()))?;
+        let local = host_dir.join(format!(
+            "{:03}-{}-{}.json",
+            step.index,
+            super::path_component(&profile),
+            kind.as_str()
+        ));
+        transport
+            .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
+            .await?;
+        results.push(local);
+    }
+    Ok(StepRecord {
+        step: *step,
+        profile,
+        outcome: StepOutcome::Done,
+        results,
+        bios,
+        os,
+        contradictions,
+        reason: None,
+        finished_at: crate::audit::now_iso(),
+    })
+}

@@ -1,0 +1,697 @@
+//! The experiment file (TOML): which hosts (BMC and how to reach the OS), which BIOS profiles
+//! to compare (the first is the baseline), which benchmarks with which options, how many repeats
+//! in which order, how to reboot, and where results go. A typo fails with its line and column.
+//!
+//! ```toml
+//! name = "nps-vs-default"
+//! profiles = ["dell-default", "amd-epyc-throughput"]
+//! repeats = 3
+//! order = "random"            # interleaved (default) | blocked | random
+//! seed = 42                   # required with order = "random"
+//! reboot = "graceful"         # graceful (default) | force
+//! output = "results"          # relative to this file; default "<file stem>-results"
+//!
+//! [[hosts]]
+//! name = "r7625-0001"
+//! bmc = "https://10.0.0.11"
+//! fingerprint = "sha256:…"    # optional
+//! credentials = "idrac.toml"  # optional, relative to this file
+//! os = { transport = "ssh", target = "bench@10.0.1.11", port = 22 }
+//!
+//! [[hosts]]
+//! name = "local"
+//! bmc = "https://10.0.0.12"
+//! os = { transport = "local" }
+//!
+//! [benchmarks.storage]        # options of `rftune bench storage`
+//! target = "/var/tmp/rftune.fio"
+//! size = "4G"
+//! runtime = "60s"
+//! ramp = "5s"
+//! tests = "randread,randwrite"
+//!
+//! [benchmarks.memory]         # options of `rftune bench memory`
+//! array_mib = 512
+//! threads = 16
+//! ```
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A parsed and validated experiment file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// A name for reports; defaults to the file's stem.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The hosts, each run through its own sequence of steps.
+    pub hosts: Vec<HostSpec>,
+    /// Profile names or files; the first is the baseline.
+    pub profiles: Vec<String>,
+    /// The benchmarks run at every step.
+    pub benchmarks: Benchmarks,
+    /// How many times each profile is measured per host.
+    #[serde(default = "one")]
+    pub repeats: u32,
+    /// The order of the steps.
+    #[serde(default)]
+    pub order: Order,
+    /// The seed of the random order (and of the report's bootstrap).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// How hosts are rebooted to apply a profile.
+    #[serde(default)]
+    pub reboot: Reboot,
+    /// How long to wait for things.
+    #[serde(default)]
+    pub timeouts: Timeouts,
+    /// The output directory (state, results, report).
+    #[serde(default)]
+    pub output: Option<PathBuf>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// One host of the experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSpec {
+    /// Unique name, used in file names, the audit log and reports.
+    pub name: String,
+    /// The BMC's URL (`https://…`, or `http://` for an emulator).
+    pub bmc: String,
+    /// Pinned BMC certificate fingerprint (`sha256:…`).
+    #[serde(default)]
+    pub fingerprint: Option<String>,
+    /// A credentials file for the BMC (relative to the experiment file).
+    #[serde(default)]
+    pub credentials: Option<PathBuf>,
+    /// How to run commands on the host's OS.
+    pub os: OsAccess,
+}
+
+/// How rftune reaches the host's operating system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "lowercase", deny_unknown_fields)]
+pub enum OsAccess {
+    /// rftune runs on the host itself.
+    Local {
+        /// The rftune program to run the benchmarks with (default: this executable).
+        #[serde(default)]
+        rftune: Option<String>,
+    },
+    /// The system `ssh` client with the user's own configuration and keys (never a password).
+    Ssh {
+        /// `user@host` or a `Host` alias of the ssh configuration.
+        target: String,
+        /// The ssh port.
+        #[serde(default = "ssh_port")]
+        port: u16,
+        /// An ssh configuration file instead of `~/.ssh/config` (`ssh -F`; relative to the
+        /// experiment file).
+        #[serde(default)]
+        config: Option<PathBuf>,
+        /// The rftune program on the host (default `rftune`, found through `PATH`).
+        #[serde(default)]
+        rftune: Option<String>,
+    },
+}
+
+fn ssh_port() -> u16 {
+    22
+}
+
+/// The order of the steps of one host.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    /// A B A B …: drift over time (temperature, wear) spreads over all profiles.
+    #[default]
+    Interleaved,
+    /// A A B B …: fewest reboots.
+    Blocked,
+    /// A seeded permutation of the interleaved steps, different per host.
+    Random,
+}
+
+/// How a host is rebooted to apply a profile. There is no "none": benchmarking a profile that
+/// was only staged would measure the wrong settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Reboot {
+    /// Ask the OS to shut down, force after the graceful timeout.
+    #[default]
+    Graceful,
+    /// Restart at once.
+    Force,
+}
+
+impl Reboot {
+    /// The apply path's policy.
+    pub fn policy(self) -> crate::bmc::RebootPolicy {
+        match self {
+            Self::Graceful => crate::bmc::RebootPolicy::Graceful,
+            Self::Force => crate::bmc::RebootPolicy::Force,
+        }
+    }
+}
+
+/// Waits, as humantime durations (`90s`, `10m`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timeouts {
+    /// How long the OS gets to shut down before power is forced off.
+    #[serde(default = "ten_minutes")]
+    pub graceful: String,
+    /// How long the BIOS job may take.
+    #[serde(default = "thirty_minutes")]
+    pub job: String,
+    /// How long the host may take to come back after the job.
+    #[serde(default = "thirty_minutes")]
+    pub boot: String,
+    /// How long the OS may take to answer over its transport once the BMC says it is up.
+    #[serde(default = "ten_minutes")]
+    pub os: String,
+    /// How long one benchmark command may run.
+    #[serde(default = "two_hours")]
+    pub bench: String,
+}
+
+fn ten_minutes() -> String {
+    "10m".into()
+}
+
+fn thirty_minutes() -> String {
+    "30m".into()
+}
+
+fn two_hours() -> String {
+    "2h".into()
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            graceful: ten_minutes(),
+            job: thirty_minutes(),
+            boot: thirty_minutes(),
+            os: ten_minutes(),
+            bench: two_hours(),
+        }
+    }
+}
+
+/// [`Timeouts`] as durations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waits {
+    /// OS shutdown before power is forced off.
+    pub graceful: Duration,
+    /// BIOS job.
+    pub job: Duration,
+    /// Host back after the job.
+    pub boot: Duration,
+    /// OS answering over its transport.
+    pub os: Duration,
+    /// One benchmark command.
+    pub bench: Duration,
+}
+
+impl Timeouts {
+    /// The durations, or an error naming the field that does not parse.
+    pub fn waits(&self) -> Result<Waits> {
+        let d = |field: &str, text: &str| {
+            humantime::parse_duration(text)
+                .with_context(|| format!("timeouts.{field} = {text:?} is not a duration (e.g. \"90s\", \"10m\")"))
+        };
+        Ok(Waits {
+            graceful: d("graceful", &self.graceful)?,
+            job: d("job", &self.job)?,
+            boot: d("boot", &self.boot)?,
+            os: d("os", &self.os)?,
+            bench: d("bench", &self.bench)?,
+        })
+    }
+}
+
+/// The benchmarks run at every step; at least one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Benchmarks {
+    /// The fio suite (`rftune bench storage`).
+    #[serde(default)]
+    pub storage: Option<StorageBench>,
+    /// STREAM (`rftune bench memory`).
+    #[serde(default)]
+    pub memory: Option<MemoryBench>,
+}
+
+/// Options of `rftune bench storage`, passed through.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageBench {
+    /// File (safe default) or block device on the host.
+    pub target: String,
+    /// Bytes of the target (fio syntax: `4G`).
+    #[serde(default)]
+    pub size: Option<String>,
+    /// Measured time per test.
+    #[serde(default)]
+    pub runtime: Option<String>,
+    /// Ramp time per test.
+    #[serde(default)]
+    pub ramp: Option<String>,
+    /// Comma-separated tests, or `all`.
+    #[serde(default)]
+    pub tests: Option<String>,
+    /// fio jobs per test.
+    #[serde(default)]
+    pub numjobs: Option<u32>,
+    /// `io_uring` or `libaio`.
+    #[serde(default)]
+    pub ioengine: Option<String>,
+    /// Allow writing a raw device (the host's rftune still refuses a mounted or in-use one).
+    #[serde(default)]
+    pub destroy_data: bool,
+    /// The device serial confirming `destroy_data`.
+    #[serde(default)]
+    pub confirm_serial: Option<String>,
+}
+
+/// Options of `rftune bench memory`, passed through.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryBench {
+    /// MiB per array (default: 4× the last-level cache).
+    #[serde(default)]
+    pub array_mib: Option<u64>,
+    /// Worker threads (default: one per core).
+    #[serde(default)]
+    pub threads: Option<usize>,
+    /// Passes over the kernels.
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    /// The labelled non-temporal-store variant.
+    #[serde(default)]
+    pub nt_stores: bool,
+}
+
+impl StorageBench {
+    /// The arguments after `rftune bench storage`, without `--out` and `--label`.
+    pub fn args(&self) -> Vec<String> {
+        let mut a = vec!["--target".to_owned(), self.target.clone()];
+        let mut opt = |flag: &str, v: Option<String>| {
+            if let Some(v) = v {
+                a.push(flag.to_owned());
+                a.push(v);
+            }
+        };
+        opt("--size", self.size.clone());
+        opt("--runtime", self.runtime.clone());
+        opt("--ramp", self.ramp.clone());
+        opt("--tests", self.tests.clone());
+        opt("--numjobs", self.numjobs.map(|n| n.to_string()));
+        opt("--ioengine", self.ioengine.clone());
+        opt("--confirm-serial", self.confirm_serial.clone());
+        if self.destroy_data {
+            a.push("--destroy-data".to_owned());
+        }
+        a
+    }
+}
+
+impl MemoryBench {
+    /// The arguments after `rftune bench memory`, without `--out` and `--label`.
+    pub fn args(&self) -> Vec<String> {
+        let mut a = Vec::new();
+        if let Some(n) = self.array_mib {
+            a.extend(["--array-mib".to_owned(), n.to_string()]);
+        }
+        if let Some(n) = self.threads {
+            a.extend(["--threads".to_owned(), n.to_string()]);
+        }
+        if let Some(n) = self.iterations {
+            a.extend(["--iterations".to_owned(), n.to_string()]);
+        }
+        if self.nt_stores {
+            a.push("--nt-stores".to_owned());
+        }
+        a
+    }
+}
+
+/// A benchmark of the experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BenchKind {
+    /// `rftune bench storage`.
+    Storage,
+    /// `rftune bench memory`.
+    Memory,
+}
+
+impl BenchKind {
+    /// The subcommand name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Storage => "storage",
+            Self::Memory => "memory",
+        }
+    }
+}
+
+/// The command that runs one benchmark on the host: `PROGRAM bench KIND ARGS… --label LABEL
+/// --out DIR`. The host's rftune writes `DIR/bench.json`, which the experiment copies back. No
+/// `--bmc`: BMC credentials never go to the host; power is sampled from where rftune runs.
+pub fn bench_argv(program: &str, kind: BenchKind, args: &[String], label: &str, out_dir: &str) -> Vec<String> {
+    let mut argv = vec![program.to_owned(), "bench".to_owned(), kind.as_str().to_owned()];
+    argv.extend(args.iter().cloned());
+    argv.extend([
+        "--label".to_owned(),
+        label.to_owned(),
+        "--out".to_owned(),
+        out_dir.to_owned(),
+    ]);
+    argv
+}
+
+impl Benchmarks {
+    /// The configured benchmarks with their arguments, storage first.
+    pub fn commands(&self) -> Vec<(BenchKind, Vec<String>)> {
+        let mut out = Vec::new();
+        if let Some(s) = &self.storage {
+            out.push((BenchKind::Storage, s.args()));
+        }
+        if let Some(m) = &self.memory {
+            out.push((BenchKind::Memory, m.args()));
+        }
+        out
+    }
+}
+
+impl Spec {
+    /// Reads and validates `path`; relative paths in it are resolved against its directory.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading experiment {}", path.display()))?;
+        let mut spec = Self::parse(&text).with_context(|| format!("experiment {}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "experiment".into());
+        if spec.name.is_none() {
+            spec.name = Some(stem.clone());
+        }
+        let resolve = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        let mut output = spec
+            .output
+            .take()
+            .unwrap_or_else(|| PathBuf::from(format!("{stem}-results")));
+        resolve(&mut output);
+        spec.output = Some(output);
+        for h in &mut spec.hosts {
+            if let Some(c) = &mut h.credentials {
+                resolve(c);
+            }
+            if let OsAccess::Ssh { config: Some(c), .. } = &mut h.os {
+                resolve(c);
+            }
+        }
+        Ok(spec)
+    }
+
+    /// Parses and validates experiment text (TOML errors carry line and column).
+    pub fn parse(text: &str) -> Result<Self> {
+        let spec: Self = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    /// Every rule the format cannot express, reported together.
+    pub fn validate(&self) -> Result<()> {
+        let mut problems = Vec::new();
+        if self.profiles.len() < 2 {
+            problems.push("list at least two profiles (the first is the baseline)".to_owned());
+        }
+        let mut seen = BTreeSet::new();
+        for p in &self.profiles {
+            if p.trim().is_empty() {
+                problems.push("a profile name is empty".to_owned());
+            } else if !seen.insert(p.as_str()) {
+                problems.push(format!("profile {p:?} is listed twice"));
+            }
+        }
+        if self.hosts.is_empty() {
+            problems.push("list at least one [[hosts]] entry".to_owned());
+        }
+        let mut names = BTreeSet::new();
+        for h in &self.hosts {
+            if h.name.trim().is_empty() {
+                problems.push(format!("the host with bmc {:?} has an empty name", h.bmc));
+            } else if !names.insert(h.name.as_str()) {
+                problems.push(format!("host name {:?} appears twice; names must be unique", h.name));
+            }
+            match url::Url::parse(&h.bmc) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => {
+                    if !u.username().is_empty() || u.password().is_some() {
+                        problems.push(format!(
+                            "host {:?}: credentials do not belong in the bmc URL; use `credentials`",
+                            h.name
+                        ));
+                    }
+                }
+                _ => problems.push(format!("host {:?}: bmc {:?} is not an http(s) URL", h.name, h.bmc)),
+            }
+            if let OsAccess::Ssh { target, port, .. } = &h.os {
+                if target.is_empty() || target.starts_with('-') || target.chars().any(char::is_whitespace) {
+                    problems.push(format!(
+                        "host {:?}: ssh target {target:?} must be user@host or a Host alias (no spaces, no leading '-')",
+                        h.name
+                    ));
+                }
+                if *port == 0 {
+                    problems.push(format!("host {:?}: ssh port 0 is not a port", h.name));
+                }
+            }
+        }
+        if self.repeats < 1 {
+            problems.push("repeats must be at least 1".to_owned());
+        }
+        if self.order == Order::Random && self.seed.is_none() {
+            problems.push("order = \"random\" needs a seed, so that resume and reports reproduce the order".to_owned());
+        }
+        if self.benchmarks.storage.is_none() && self.benchmarks.memory.is_none() {
+            problems.push("configure at least one benchmark: [benchmarks.storage] or [benchmarks.memory]".to_owned());
+        }
+        if let Some(s) = &self.benchmarks.storage {
+            for (field, v) in [("runtime", &s.runtime), ("ramp", &s.ramp)] {
+                if let Some(v) = v
+                    && humantime::parse_duration(v).is_err()
+                {
+                    problems.push(format!("benchmarks.storage.{field} = {v:?} is not a duration"));
+                }
+            }
+            if s.destroy_data && s.confirm_serial.is_none() {
+                problems.push("benchmarks.storage.destroy_data needs confirm_serial (the device's serial)".to_owned());
+            }
+        }
+        if let Err(e) = self.timeouts.waits() {
+            problems.push(format!("{e:#}"));
+        }
+        if !problems.is_empty() {
+            bail!("{}", problems.join("\n  "));
+        }
+        Ok(())
+    }
+
+    /// The baseline profile.
+    pub fn baseline(&self) -> &str {
+        self.profiles.first().map_or("", String::as_str)
+    }
+
+    /// The output directory (set by [`Spec::load`]; `.` if the spec was only parsed).
+    pub fn output_dir(&self) -> &Path {
+        self.output.as_deref().unwrap_or(Path::new("."))
+    }
+
+    /// The experiment's name.
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("experiment")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+profiles = ["base", "tuned"]
+repeats = 2
+order = "random"
+seed = 42
+
+[[hosts]]
+name = "a"
+bmc = "https://127.0.0.1:9001"
+os = { transport = "ssh", target = "bench@127.0.0.1", port = 2222, config = "ssh/config" }
+
+[[hosts]]
+name = "b"
+bmc = "http://127.0.0.1:9002"
+credentials = "creds.toml"
+os = { transport = "local" }
+
+[benchmarks.storage]
+target = "/tmp/f"
+size = "1G"
+runtime = "10s"
+tests = "randread"
+
+[benchmarks.memory]
+array_mib = 64
+"#;
+
+    #[test]
+    fn parses_the_documented_format() {
+        let s = Spec::parse(GOOD).unwrap();
+        assert_eq!(s.baseline(), "base");
+        assert_eq!(s.repeats, 2);
+        assert_eq!(s.order, Order::Random);
+        assert_eq!(
+            s.hosts[0].os,
+            OsAccess::Ssh {
+                target: "bench@127.0.0.1".into(),
+                port: 2222,
+                config: Some("ssh/config".into()),
+                rftune: None
+            }
+        );
+        assert_eq!(s.hosts[1].os, OsAccess::Local { rftune: None });
+        assert_eq!(s.reboot, Reboot::Graceful);
+        assert_eq!(s.timeouts.waits().unwrap().os, Duration::from_secs(600));
+        let cmds = s.benchmarks.commands();
+        assert_eq!(cmds[0].0, BenchKind::Storage);
+        assert_eq!(
+            cmds[0].1,
+            [
+                "--target",
+                "/tmp/f",
+                "--size",
+                "1G",
+                "--runtime",
+                "10s",
+                "--tests",
+                "randread"
+            ]
+        );
+        assert_eq!(
+            cmds[1],
+            (BenchKind::Memory, vec!["--array-mib".to_owned(), "64".to_owned()])
+        );
+    }
+
+    #[test]
+    fn bench_commands_carry_label_and_output() {
+        let s = Spec::parse(GOOD).unwrap();
+        let (kind, args) = &s.benchmarks.commands()[1];
+        assert_eq!(
+            bench_argv("rftune", *kind, args, "tuned", "/tmp/out"),
+            [
+                "rftune",
+                "bench",
+                "memory",
+                "--array-mib",
+                "64",
+                "--label",
+                "tuned",
+                "--out",
+                "/tmp/out"
+            ]
+        );
+    }
+
+    #[test]
+    fn ssh_port_defaults_to_22() {
+        let text = GOOD.replace(", port = 2222", "");
+        let s = Spec::parse(&text).unwrap();
+        assert!(matches!(s.hosts[0].os, OsAccess::Ssh { port: 22, .. }));
+    }
+
+    #[test]
+    fn typos_fail_with_line_and_column() {
+        let text = GOOD.replace("repeats = 2", "repeat = 2");
+        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        assert!(err.contains("repeat") && err.contains("line 3"), "{err}");
+        let text = GOOD.replace("transport = \"local\"", "transport = \"telnet\"");
+        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        assert!(err.contains("telnet") && err.contains("line 16"), "{err}");
+        let text = GOOD.replace(
+            "os = { transport = \"local\" }",
+            "os = { transport = \"local\", port = 1 }",
+        );
+        assert!(Spec::parse(&text).is_err());
+    }
+
+    #[test]
+    fn validation_reports_every_problem() {
+        let text = GOOD
+            .replace("profiles = [\"base\", \"tuned\"]", "profiles = [\"base\"]")
+            .replace("repeats = 2", "repeats = 0")
+            .replace("seed = 42", "")
+            .replace("name = \"b\"", "name = \"a\"")
+            .replace("target = \"bench@127.0.0.1\"", "target = \"-oProxyCommand=x\"");
+        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        for needle in ["two profiles", "repeats", "needs a seed", "appears twice", "ssh target"] {
+            assert!(err.contains(needle), "{needle} missing from: {err}");
+        }
+    }
+
+    #[test]
+    fn rejects_missing_benchmarks_bad_urls_and_durations() {
+        let text = r#"
+profiles = ["a", "a"]
+[[hosts]]
+name = "h"
+bmc = "https://root:calvin@idrac"
+os = { transport = "local" }
+[benchmarks]
+[timeouts]
+os = "soon"
+"#;
+        let err = format!("{:#}", Spec::parse(text).unwrap_err());
+        for needle in [
+            "listed twice",
+            "at least one benchmark",
+            "credentials do not belong",
+            "timeouts.os",
+        ] {
+            assert!(err.contains(needle), "{needle} missing from: {err}");
+        }
+    }
+
+    #[test]
+    fn load_resolves_paths_against_the_file() {
+        let dir = std::env::temp_dir().join(format!("rftune-spec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("nps.toml");
+        std::fs::write(&path, GOOD).unwrap();
+        let s = Spec::load(&path).unwrap();
+        assert_eq!(s.name(), "nps");
+        assert_eq!(s.output_dir(), dir.join("nps-results"));
+        assert_eq!(
+            s.hosts[1].credentials.as_deref(),
+            Some(dir.join("creds.toml").as_path())
+        );
+        assert!(matches!(&s.hosts[0].os, OsAccess::Ssh { config: Some(c), .. } if *c == dir.join("ssh/config")));
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

@@ -1,0 +1,549 @@
+//! Running commands on a host's operating system: locally (rftune runs on the host) or through
+//! the system `ssh` client with the user's own configuration, keys and agent (`BatchMode=yes`:
+//! ssh never asks for a password and fails instead). Also: waiting until the OS answers, copying
+//! a result file back, what the OS shows about SMT, NUMA and idle states, and which BIOS values
+//! that contradicts.
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How to reach one host's OS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// Commands run here.
+    Local,
+    /// Commands run through `ssh`.
+    Ssh(SshTarget),
+}
+
+/// An ssh destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SshTarget {
+    /// `user@host` or a `Host` alias.
+    pub target: String,
+    /// Port.
+    pub port: u16,
+    /// `ssh -F` configuration file, instead of the user's.
+    pub config: Option<PathBuf>,
+    /// `ConnectTimeout`, so an unreachable host fails a readiness probe quickly.
+    pub connect_timeout: Duration,
+}
+
+/// What a command did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Output {
+    /// Exit code (`None` when killed by a signal).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: Vec<u8>,
+    /// Standard error, lossily decoded.
+    pub stderr: String,
+}
+
+impl Output {
+    /// Whether it exited with 0.
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    /// Standard output as text.
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+impl From<&super::spec::OsAccess> for Transport {
+    fn from(os: &super::spec::OsAccess) -> Self {
+        match os {
+            super::spec::OsAccess::Local { .. } => Self::Local,
+            super::spec::OsAccess::Ssh {
+                target, port, config, ..
+            } => Self::Ssh(SshTarget {
+                target: target.clone(),
+                port: *port,
+                config: config.clone(),
+                connect_timeout: Duration::from_secs(10),
+            }),
+        }
+    }
+}
+
+/// Quotes one argument for a POSIX shell (single quotes; `'` becomes `'\''`). Plain words are
+/// left as they are, for readable logs.
+pub fn shell_quote(arg: &str) -> String {
+    let plain = !arg.is_empty()
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
+    if plain {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+/// A command line for a POSIX shell from an argument vector.
+pub fn command_line(argv: &[String]) -> String {
+    argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+}
+
+/// The arguments of the system `ssh` that run `argv` on `t`: batch mode (keys or agent only,
+/// never a password prompt), the port, an optional configuration file, `--` so the target can
+/// never be read as an option, the target, and the remote command as one shell-quoted argument.
+pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Vec<String> {
+    let mut a = vec![
+        "-o".to_owned(),
+        "BatchMode=yes".to_owned(),
+        "-o".to_owned(),
+        format!("ConnectTimeout={}", t.connect_timeout.as_secs().max(1)),
+        "-p".to_owned(),
+        t.port.to_string(),
+    ];
+    if let Some(c) = &t.config {
+        a.push("-F".to_owned());
+        a.push(c.display().to_string());
+    }
+    a.push("--".to_owned());
+    a.push(t.target.clone());
+    a.push(command_line(argv));
+    a
+}
+
+impl Transport {
+    /// How messages name it.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Local => "local".to_owned(),
+            Self::Ssh(t) => format!("ssh {}:{}", t.target, t.port),
+        }
+    }
+
+    /// Runs `argv` on the host, killing it after `timeout`.
+    pub async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+        let Some((program, args)) = argv.split_first() else {
+            bail!("no command to run");
+        };
+        let mut cmd = match self {
+            Self::Local => {
+                let mut c = tokio::process::Command::new(program);
+                c.args(args);
+                c
+            }
+            Self::Ssh(t) => {
+                let mut c = tokio::process::Command::new("ssh");
+                c.args(ssh_args(t, argv));
+                c
+            }
+        };
+        cmd.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let what = format!("{} ({})", command_line(argv), self.describe());
+        let child = cmd.spawn().with_context(|| format!("starting {what}"))?;
+        let out = tokio::time::timeout(timeout, child.wait_with_output())
+            .await
+            .map_err(|_| anyhow::anyhow!("{what} did not finish within {}", humantime::format_duration(timeout)))?
+            .with_context(|| format!("running {what}"))?;
+        Ok(Output {
+            code: out.status.code(),
+            stdout: out.stdout,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+
+    /// Runs `argv` and fails unless it exits with 0, quoting the end of its error output.
+    pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+        let out = self.run(argv, timeout).await?;
+        if !out.success() {
+            let tail: String = out
+                .stderr
+                .lines()
+                .rev()
+                .take(5)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect::<Vec<_>>()
+                .join("\n  ");
+            bail!(
+                "{} ({}) exited with {}: {tail}",
+                command_line(argv),
+                self.describe(),
+                out.code.map_or("a signal".to_owned(), |c| c.to_string())
+            );
+        }
+        Ok(out)
+    }
+
+    /// Runs a POSIX shell script on the host (`sh -c`, whatever the login shell is).
+    pub async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
+        self.run_ok(&["sh".to_owned(), "-c".to_owned(), script.to_owned()], timeout)
+            .await
+    }
+
+    /// Runs `true` every `interval` until it succeeds; returns how long that took.
+    pub async fn wait_ready(&self, timeout: Duration, interval: Duration) -> Result<Duration> {
+        let start = Instant::now();
+        loop {
+            let left = timeout.saturating_sub(start.elapsed());
+            let attempt = left.min(Duration::from_secs(30)).max(Duration::from_millis(100));
+            let last = match self.run(&["true".to_owned()], attempt).await {
+                Ok(o) if o.success() => return Ok(start.elapsed()),
+                Ok(o) => o.stderr.trim().to_owned(),
+                Err(e) => format!("{e:#}"),
+            };
+            if start.elapsed() + interval > timeout {
+                bail!(
+                    "the OS did not answer over {} within {}: {last}",
+                    self.describe(),
+                    humantime::format_duration(timeout)
+                );
+            }
+            tokio::time::sleep(interval).await;
+        }
+    }
+
+    /// Copies the host's file `remote` to `local` (`cat` over the transport; a plain copy
+    /// locally), through a temporary file so a partial copy never looks finished.
+    pub async fn fetch(&self, remote: &str, local: &Path, timeout: Duration) -> Result<u64> {
+        let bytes = match self {
+            Self::Local => std::fs::read(remote).with_context(|| format!("reading {remote}"))?,
+            Self::Ssh(_) => {
+                self.run_ok(&["cat".to_owned(), "--".to_owned(), remote.to_owned()], timeout)
+                    .await?
+                    .stdout
+            }
+        };
+        if let Some(dir) = local.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        crate::snapshot::write_private(local, &bytes)?;
+        Ok(bytes.len() as u64)
+    }
+
+    /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
+    pub async fn os_view(&self, timeout: Duration) -> Result<OsView> {
+        let out = self.script(OS_VIEW_SCRIPT, timeout).await?;
+        Ok(parse_os_view(&out.stdout_text()))
+    }
+}
+
+/// Prints the sections [`parse_os_view`] reads, separated by `--` lines; every read tolerates a
+/// missing file (older kernels, containers).
+pub const OS_VIEW_SCRIPT: &str = "cat /sys/devices/system/cpu/smt/active 2>/dev/null; echo --; \
+     ls /sys/devices/system/node 2>/dev/null; echo --; \
+     cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null; echo --; \
+     cat /sys/devices/system/cpu/cpu*/topology/physical_package_id 2>/dev/null | sort -u; echo --; \
+     ls -d /sys/devices/system/cpu/cpu[0-9]* 2>/dev/null | wc -l";
+
+/// What the OS reports about the processor configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OsView {
+    /// `/sys/devices/system/cpu/smt/active`.
+    pub smt_active: Option<bool>,
+    /// NUMA nodes (`/sys/devices/system/node/node*`).
+    pub numa_nodes: Option<usize>,
+    /// Distinct `physical_package_id`s.
+    pub sockets: Option<usize>,
+    /// Logical CPUs.
+    pub logical_cpus: Option<usize>,
+    /// CPU 0's idle state names (`POLL`, `C1`, `C2`, …).
+    pub idle_states: Vec<String>,
+}
+
+/// Parses the output of [`OS_VIEW_SCRIPT`].
+pub fn parse_os_view(text: &str) -> OsView {
+    let mut sections = vec![Vec::new()];
+    for line in text.lines().map(str::trim) {
+        if line == "--" {
+            sections.push(Vec::new());
+        } else if !line.is_empty()
+            && let Some(s) = sections.last_mut()
+        {
+            s.push(line);
+        }
+    }
+    let section = |i: usize| sections.get(i).map_or(&[][..], Vec::as_slice);
+    let nodes = section(1)
+        .iter()
+        .filter(|l| l.strip_prefix("node").is_some_and(|n| n.parse::<u32>().is_ok()))
+        .count();
+    let sockets = section(3).iter().filter(|l| l.parse::<i64>().is_ok()).count();
+    OsView {
+        smt_active: section(0).first().and_then(|l| match *l {
+            "1" => Some(true),
+            "0" => Some(false),
+            _ => None,
+        }),
+        numa_nodes: (nodes > 0).then_some(nodes),
+        sockets: (sockets > 0).then_some(sockets),
+        logical_cpus: section(4).first().and_then(|l| l.parse().ok()).filter(|n| *n > 0),
+        idle_states: section(2).iter().map(|s| (*s).to_owned()).collect(),
+    }
+}
+
+fn attr<'a>(bios: &'a BTreeMap<String, serde_json::Value>, name: &str) -> Option<&'a str> {
+    bios.get(name).and_then(serde_json::Value::as_str)
+}
+
+/// BIOS values in force that the OS contradicts, one sentence each:
+/// `LogicalProc` against SMT, `NumaNodesPerSocket` × sockets against NUMA nodes (skipped when
+/// `CcxAsNumaDomain` makes each L3 its own node), and `ProcCStates` against idle states deeper
+/// than C1. What the OS does not report is not judged.
+pub fn contradictions(bios: &BTreeMap<String, serde_json::Value>, os: &OsView) -> Vec<String> {
+    let mut out = Vec::new();
+    if let (Some(lp), Some(smt)) = (attr(bios, "LogicalProc"), os.smt_active) {
+        let bios_on = lp == "Enabled";
+        if (lp == "Enabled" || lp == "Disabled") && bios_on != smt {
+            out.push(format!(
+                "LogicalProc is {lp} but the OS reports SMT {}",
+                if smt { "active" } else { "inactive" }
+            ));
+        }
+    }
+    let l3_numa = attr(bios, "CcxAsNumaDomain") == Some("Enabled");
+    if let (Some(nps), Some(nodes), false) = (attr(bios, "NumaNodesPerSocket"), os.numa_nodes, l3_numa) {
+        let sockets = os.sockets.unwrap_or(1);
+        // NPS0 is one node for the whole machine.
+        let expected = match nps.parse::<usize>() {
+            Ok(0) => Some(1),
+            Ok(n) => Some(n * sockets),
+            Err(_) => None,
+        };
+        if let Some(expected) = expected.filter(|e| *e != nodes) {
+            out.push(format!(
+                "NumaNodesPerSocket is {nps} on {sockets} socket(s), so {expected} NUMA node(s) were expected, but the OS shows {nodes}"
+            ));
+        }
+    }
+    if let Some(cs) = attr(bios, "ProcCStates") {
+        let deep: Vec<&str> = os
+            .idle_states
+            .iter()
+            .map(String::as_str)
+            .filter(|s| !matches!(s.to_ascii_uppercase().as_str(), "POLL" | "C0" | "C1" | "C1E"))
+            .collect();
+        if cs == "Disabled" && !deep.is_empty() {
+            out.push(format!(
+                "ProcCStates is Disabled but the OS offers idle states beyond C1: {}",
+                deep.join(", ")
+            ));
+        } else if cs == "Enabled" && deep.is_empty() && !os.idle_states.is_empty() {
+            out.push(format!(
+                "ProcCStates is Enabled but the OS offers no idle state beyond C1 ({}); a kernel parameter (idle=, processor.max_cstate=) may limit them",
+                os.idle_states.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ssh() -> SshTarget {
+        SshTarget {
+            target: "bench@10.0.0.5".into(),
+            port: 2222,
+            config: Some(PathBuf::from("/tmp/ssh config")),
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+
+    #[test]
+    fn ssh_arguments_are_batch_mode_with_one_quoted_command() {
+        let argv: Vec<String> = [
+            "rftune",
+            "bench",
+            "storage",
+            "--target",
+            "/tmp/my file",
+            "--label",
+            "it's",
+        ]
+        .map(String::from)
+        .into();
+        let a = ssh_args(&ssh(), &argv);
+        assert_eq!(
+            a,
+            [
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=5",
+                "-p",
+                "2222",
+                "-F",
+                "/tmp/ssh config",
+                "--",
+                "bench@10.0.0.5",
+                "rftune bench storage --target '/tmp/my file' --label 'it'\\''s'"
+            ]
+        );
+        assert!(!a.iter().any(|x| x.contains("assword")));
+    }
+
+    #[test]
+    fn shell_quoting_round_trips_through_sh() {
+        let nasty = ["plain", "", "a b", "it's", "$(echo pwned)", "`x`", "a\"b", "x;y", "*"];
+        let argv: Vec<String> = std::iter::once("printf".to_owned())
+            .chain(std::iter::once("%s\\n".to_owned()))
+            .chain(nasty.iter().map(|s| (*s).to_owned()))
+            .collect();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command_line(&argv))
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.lines().collect::<Vec<_>>(), nasty);
+    }
+
+    #[tokio::test]
+    async fn local_runs_commands_and_reports_failures() {
+        let t = Transport::Local;
+        let out = t
+            .run(
+                &["sh".into(), "-c".into(), "echo hi; echo err >&2; exit 3".into()],
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap();
+        assert_eq!(out.code, Some(3));
+        assert_eq!(out.stdout_text(), "hi\n");
+        assert_eq!(out.stderr, "err\n");
+        let err = t
+            .run_ok(
+                &["sh".into(), "-c".into(), "echo boom >&2; exit 1".into()],
+                Duration::from_secs(10),
+            )
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("boom"), "{err}");
+        let err = t
+            .run(&["sleep".into(), "5".into()], Duration::from_millis(200))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("did not finish"), "{err}");
+        assert!(t.run(&[], Duration::from_secs(1)).await.is_err());
+        assert!(
+            t.run(&["/nonexistent/rftune-test".into()], Duration::from_secs(1))
+                .await
+                .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn local_readiness_fetch_and_os_view() {
+        let t = Transport::Local;
+        assert!(
+            t.wait_ready(Duration::from_secs(5), Duration::from_millis(50))
+                .await
+                .unwrap()
+                < Duration::from_secs(5)
+        );
+        let dir = std::env::temp_dir().join(format!("rftune-transport-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("bench.json");
+        std::fs::write(&src, b"{\"schema\":\"rftune.bench/v1\"}").unwrap();
+        let dst = dir.join("copy/bench.json");
+        let n = t
+            .fetch(&src.display().to_string(), &dst, Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(n, std::fs::metadata(&src).unwrap().len());
+        assert_eq!(std::fs::read(&dst).unwrap(), std::fs::read(&src).unwrap());
+        assert!(t.fetch("/nonexistent/x", &dst, Duration::from_secs(5)).await.is_err());
+        // The real machine: Linux always has at least one CPU and one NUMA node.
+        let view = t.os_view(Duration::from_secs(10)).await.unwrap();
+        assert!(view.logical_cpus.unwrap_or(0) >= 1, "{view:?}");
+        assert!(view.numa_nodes.unwrap_or(0) >= 1, "{view:?}");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[tokio::test]
+    async fn readiness_gives_up_after_the_timeout() {
+        let t = Transport::Ssh(SshTarget {
+            target: "nobody@127.0.0.1".into(),
+            port: 1,
+            config: Some(PathBuf::from("/dev/null")),
+            connect_timeout: Duration::from_secs(1),
+        });
+        let err = t
+            .wait_ready(Duration::from_millis(300), Duration::from_millis(100))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("did not answer"), "{err}");
+    }
+
+    #[test]
+    fn parses_what_the_os_shows() {
+        let text = "1\n--\nhas_cpu\nhas_memory\nnode0\nnode1\nonline\npossible\n--\nPOLL\nC1\nC2\n--\n0\n1\n--\n256\n";
+        let v = parse_os_view(text);
+        assert_eq!(
+            v,
+            OsView {
+                smt_active: Some(true),
+                numa_nodes: Some(2),
+                sockets: Some(2),
+                logical_cpus: Some(256),
+                idle_states: vec!["POLL".into(), "C1".into(), "C2".into()],
+            }
+        );
+        // A container without sysfs entries: nothing known, nothing judged.
+        let v = parse_os_view("--\n--\n--\n--\n0\n");
+        assert_eq!(v, OsView::default());
+        assert!(contradictions(&BTreeMap::from([("LogicalProc".into(), json!("Enabled"))]), &v).is_empty());
+    }
+
+    #[test]
+    fn contradictions_between_bios_and_os() {
+        let os = OsView {
+            smt_active: Some(false),
+            numa_nodes: Some(2),
+            sockets: Some(2),
+            logical_cpus: Some(128),
+            idle_states: vec!["POLL".into(), "C1".into(), "C2".into()],
+        };
+        let bios = BTreeMap::from([
+            ("LogicalProc".to_owned(), json!("Enabled")),
+            ("NumaNodesPerSocket".to_owned(), json!("4")),
+            ("ProcCStates".to_owned(), json!("Disabled")),
+        ]);
+        let c = contradictions(&bios, &os);
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert!(c[0].contains("SMT inactive"));
+        assert!(c[1].contains("8 NUMA node(s) were expected") && c[1].contains("shows 2"));
+        assert!(c[2].contains("C2"));
+
+        let agree = BTreeMap::from([
+            ("LogicalProc".to_owned(), json!("Disabled")),
+            ("NumaNodesPerSocket".to_owned(), json!("1")),
+            ("ProcCStates".to_owned(), json!("Enabled")),
+        ]);
+        assert!(contradictions(&agree, &os).is_empty());
+        // NPS0: one node for the machine; L3-as-NUMA: not judged.
+        let nps0 = BTreeMap::from([("NumaNodesPerSocket".to_owned(), json!("0"))]);
+        assert_eq!(contradictions(&nps0, &os).len(), 1);
+        let l3 = BTreeMap::from([
+            ("NumaNodesPerSocket".to_owned(), json!("4")),
+            ("CcxAsNumaDomain".to_owned(), json!("Enabled")),
+        ]);
+        assert!(contradictions(&l3, &os).is_empty());
+        let shallow = OsView {
+            idle_states: vec!["POLL".into(), "C1".into()],
+            ..os
+        };
+        let c = contradictions(
+            &BTreeMap::from([("ProcCStates".to_owned(), json!("Enabled"))]),
+            &shallow,
+        );
+        assert!(c[0].contains("no idle state beyond C1"), "{c:?}");
+    }
+}

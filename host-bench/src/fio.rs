@@ -1,0 +1,747 @@
+//! The seed's seven fio tests: job arguments with the shared options of benchmarks.md, running
+//! the real `fio`, lenient parsing of its JSON (from the first `{`, unknown fields ignored,
+//! per-job errors kept), per-second IOPS logs, io_uring → libaio fallback, and preconditioning
+//! with the SNIA steady-state check.
+
+use crate::{Error, Result, stats};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One test of the suite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TestSpec {
+    /// Short name used on the command line and in reports.
+    pub name: &'static str,
+    /// fio `rw`.
+    pub rw: &'static str,
+    /// fio `bs`.
+    pub bs: &'static str,
+    /// fio `iodepth` (per job).
+    pub iodepth: u32,
+    /// fio `rwmixread` for mixed tests.
+    pub rwmixread: Option<u32>,
+}
+
+impl TestSpec {
+    /// Whether the test writes to the target.
+    pub fn writes(&self) -> bool {
+        !matches!(self.rw, "read" | "randread")
+    }
+
+    /// Sequential tests are judged by bandwidth, random ones by IOPS.
+    pub fn sequential(&self) -> bool {
+        matches!(self.rw, "read" | "write")
+    }
+}
+
+const fn test(name: &'static str, rw: &'static str, bs: &'static str, iodepth: u32, mix: Option<u32>) -> TestSpec {
+    TestSpec {
+        name,
+        rw,
+        bs,
+        iodepth,
+        rwmixread: mix,
+    }
+}
+
+/// The seed's suite, in its order.
+pub const TESTS: [TestSpec; 7] = [
+    test("seqread", "read", "128k", 16, None),
+    test("seqwrite", "write", "128k", 16, None),
+    test("randread", "randread", "4k", 32, None),
+    test("randwrite", "randwrite", "4k", 32, None),
+    test("randrw70", "randrw", "4k", 32, Some(70)),
+    test("randrw50", "randrw", "4k", 32, Some(50)),
+    test("randrw30", "randrw", "4k", 32, Some(30)),
+];
+
+/// Tests named in a comma-separated list (`all` for the suite), in the suite's order.
+pub fn select(list: &str) -> Result<Vec<TestSpec>> {
+    let names: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if names.contains(&"all") {
+        return Ok(TESTS.to_vec());
+    }
+    for n in &names {
+        if !TESTS.iter().any(|t| t.name == *n) {
+            let known: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
+            return Err(Error::Invalid(format!(
+                "unknown test {n:?}; known: all, {}",
+                known.join(", ")
+            )));
+        }
+    }
+    let chosen: Vec<TestSpec> = TESTS.iter().filter(|t| names.contains(&t.name)).copied().collect();
+    if chosen.is_empty() {
+        return Err(Error::Invalid("no tests selected".into()));
+    }
+    Ok(chosen)
+}
+
+/// fio I/O engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IoEngine {
+    /// Linux io_uring (the default).
+    IoUring,
+    /// Linux native AIO (the fallback).
+    Libaio,
+}
+
+impl IoEngine {
+    /// fio's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::IoUring => "io_uring",
+            Self::Libaio => "libaio",
+        }
+    }
+}
+
+/// Settings shared by every test of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// File or block device.
+    pub target: PathBuf,
+    /// fio `size` (e.g. `4G`); required for files, optional for devices (whole device).
+    pub size: Option<String>,
+    /// Measured seconds per test.
+    pub runtime_s: u64,
+    /// Seconds run before measuring.
+    pub ramp_s: u64,
+    /// fio `numjobs` (outstanding I/O = numjobs × iodepth).
+    pub numjobs: u32,
+    /// Preferred engine.
+    pub ioengine: IoEngine,
+}
+
+/// fio's filename syntax uses `:` to separate files; escape it.
+fn fio_filename(p: &Path) -> String {
+    p.to_string_lossy().replace(':', "\\:")
+}
+
+/// The fio arguments for one test: the shared options of benchmarks.md plus the test's own.
+pub fn job_args(spec: &TestSpec, opts: &Options, engine: IoEngine, output: &Path, log_prefix: &Path) -> Vec<String> {
+    let mut a = vec![
+        format!("--name={}", spec.name),
+        format!("--filename={}", fio_filename(&opts.target)),
+    ];
+    if let Some(size) = &opts.size {
+        a.push(format!("--size={size}"));
+    }
+    a.push(format!("--rw={}", spec.rw));
+    if let Some(mix) = spec.rwmixread {
+        a.push(format!("--rwmixread={mix}"));
+    }
+    a.extend([
+        format!("--bs={}", spec.bs),
+        format!("--iodepth={}", spec.iodepth),
+        format!("--numjobs={}", opts.numjobs),
+        format!("--ioengine={}", engine.as_str()),
+        "--direct=1".into(),
+        "--time_based".into(),
+        format!("--runtime={}", opts.runtime_s),
+        format!("--ramp_time={}", opts.ramp_s),
+        "--norandommap".into(),
+        "--randrepeat=0".into(),
+        "--refill_buffers".into(),
+        "--group_reporting".into(),
+        "--output-format=json".into(),
+        format!("--output={}", output.display()),
+        format!("--write_iops_log={}", log_prefix.display()),
+        "--log_avg_msec=1000".into(),
+    ]);
+    a
+}
+
+/// Latency percentiles of completions, µs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Latency {
+    /// Mean.
+    pub mean_us: f64,
+    /// Median.
+    pub p50_us: Option<f64>,
+    /// 99th percentile.
+    pub p99_us: Option<f64>,
+    /// 99.9th percentile.
+    pub p99_9_us: Option<f64>,
+}
+
+/// One direction (read or write) of one job.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Direction {
+    /// I/O per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bw_bytes: f64,
+    /// Completed I/Os.
+    pub total_ios: u64,
+    /// Milliseconds.
+    pub runtime_ms: u64,
+    /// Completion latency.
+    pub clat: Option<Latency>,
+}
+
+/// One entry of fio's `jobs[]`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Job {
+    /// `jobname`.
+    pub name: String,
+    /// fio's `error` (an errno; 0 is success).
+    pub error: i64,
+    /// Reads.
+    pub read: Direction,
+    /// Writes.
+    pub write: Direction,
+    /// User CPU, percent.
+    pub usr_cpu: f64,
+    /// System CPU, percent.
+    pub sys_cpu: f64,
+    /// `"job options"` as fio printed them.
+    pub options: BTreeMap<String, String>,
+}
+
+/// A parsed fio JSON document.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Output {
+    /// `"fio version"`, e.g. `fio-3.33`.
+    pub version: Option<String>,
+    /// `jobs[]`.
+    pub jobs: Vec<Job>,
+}
+
+mod raw {
+    use serde::Deserialize;
+    use std::collections::BTreeMap;
+
+    #[derive(Deserialize)]
+    pub(super) struct Output {
+        #[serde(rename = "fio version")]
+        pub(super) version: Option<String>,
+        #[serde(default)]
+        pub(super) jobs: Vec<Job>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Job {
+        #[serde(default)]
+        pub(super) jobname: String,
+        #[serde(default)]
+        pub(super) error: i64,
+        #[serde(rename = "job options", default)]
+        pub(super) options: BTreeMap<String, serde_json::Value>,
+        pub(super) read: Option<Dir>,
+        pub(super) write: Option<Dir>,
+        #[serde(default)]
+        pub(super) usr_cpu: f64,
+        #[serde(default)]
+        pub(super) sys_cpu: f64,
+    }
+
+    #[derive(Deserialize, Default)]
+    pub(super) struct Dir {
+        #[serde(default)]
+        pub(super) iops: f64,
+        #[serde(default)]
+        pub(super) bw_bytes: f64,
+        #[serde(default)]
+        pub(super) total_ios: f64,
+        #[serde(default)]
+        pub(super) runtime: f64,
+        pub(super) clat_ns: Option<Clat>,
+    }
+
+    #[derive(Deserialize)]
+    pub(super) struct Clat {
+        #[serde(default)]
+        pub(super) mean: f64,
+        #[serde(default)]
+        pub(super) percentile: BTreeMap<String, f64>,
+    }
+}
+
+fn direction(d: Option<raw::Dir>) -> Direction {
+    let d = d.unwrap_or_default();
+    let clat = d.clat_ns.filter(|_| d.total_ios > 0.0).map(|c| {
+        let pct = |want: f64| {
+            c.percentile
+                .iter()
+                .find(|(k, _)| k.parse::<f64>().is_ok_and(|p| (p - want).abs() < 1e-6))
+                .map(|(_, ns)| ns / 1000.0)
+        };
+        Latency {
+            mean_us: c.mean / 1000.0,
+            p50_us: pct(50.0),
+            p99_us: pct(99.0),
+            p99_9_us: pct(99.9),
+        }
+    });
+    Direction {
+        iops: d.iops,
+        bw_bytes: d.bw_bytes,
+        total_ios: d.total_ios as u64,
+        runtime_ms: d.runtime as u64,
+        clat,
+    }
+}
+
+/// Parses fio's JSON output: from the first `{` (warnings before it are skipped), ignoring
+/// anything after the document and any field this code does not know.
+pub fn parse(text: &str) -> Result<Output> {
+    let start = text.find('{').ok_or_else(|| Error::Parse {
+        what: "fio output".into(),
+        detail: "no JSON document in it".into(),
+    })?;
+    let raw: raw::Output = serde_json::Deserializer::from_str(&text[start..])
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Parse {
+            what: "fio output".into(),
+            detail: "empty JSON".into(),
+        })?
+        .map_err(|e| Error::Parse {
+            what: "fio output".into(),
+            detail: e.to_string(),
+        })?;
+    Ok(Output {
+        version: raw.version,
+        jobs: raw
+            .jobs
+            .into_iter()
+            .map(|j| Job {
+                name: j.jobname,
+                error: j.error,
+                read: direction(j.read),
+                write: direction(j.write),
+                usr_cpu: j.usr_cpu,
+                sys_cpu: j.sys_cpu,
+                options: j
+                    .options
+                    .into_iter()
+                    .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+/// What one fio run of a test measured (jobs summed; latency of the first job reporting it,
+/// which with `group_reporting` is the group).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Read + write IOPS.
+    pub iops: f64,
+    /// Read IOPS.
+    pub read_iops: f64,
+    /// Write IOPS.
+    pub write_iops: f64,
+    /// Read + write bytes/s.
+    pub bw_bytes: f64,
+    /// Read bytes/s.
+    pub read_bw_bytes: f64,
+    /// Write bytes/s.
+    pub write_bw_bytes: f64,
+    /// Read completion latency.
+    pub read_lat: Option<Latency>,
+    /// Write completion latency.
+    pub write_lat: Option<Latency>,
+    /// User CPU, percent.
+    pub usr_cpu: f64,
+    /// System CPU, percent.
+    pub sys_cpu: f64,
+    /// Per-job errors (`jobname: error N`).
+    pub errors: Vec<String>,
+}
+
+impl Output {
+    /// Sums the jobs into one set of metrics.
+    pub fn metrics(&self) -> Metrics {
+        let mut m = Metrics::default();
+        for j in &self.jobs {
+            m.read_iops += j.read.iops;
+            m.write_iops += j.write.iops;
+            m.read_bw_bytes += j.read.bw_bytes;
+            m.write_bw_bytes += j.write.bw_bytes;
+            m.usr_cpu += j.usr_cpu;
+            m.sys_cpu += j.sys_cpu;
+            m.read_lat = m.read_lat.or(j.read.clat);
+            m.write_lat = m.write_lat.or(j.write.clat);
+            if j.error != 0 {
+                m.errors
+                    .push(format!("{}: error {} ({})", j.name, j.error, errno_text(j.error)));
+            }
+        }
+        m.iops = m.read_iops + m.write_iops;
+        m.bw_bytes = m.read_bw_bytes + m.write_bw_bytes;
+        m
+    }
+}
+
+fn errno_text(errno: i64) -> String {
+    i32::try_from(errno).map_or_else(
+        |_| "unknown".into(),
+        |e| std::io::Error::from_raw_os_error(e).to_string(),
+    )
+}
+
+/// Parses fio per-second IOPS logs (`msec, value, ddir, bs, offset` lines) from any number of
+/// files (one per job) into IOPS per second, summed over jobs and directions.
+pub fn parse_iops_logs<'a>(logs: impl IntoIterator<Item = &'a str>) -> Vec<(f64, f64)> {
+    let mut buckets: BTreeMap<u64, f64> = BTreeMap::new();
+    for text in logs {
+        for line in text.lines() {
+            let mut fields = line.split(',').map(str::trim);
+            let (Some(Ok(ms)), Some(Ok(v))) = (
+                fields.next().map(str::parse::<u64>),
+                fields.next().map(str::parse::<f64>),
+            ) else {
+                continue;
+            };
+            *buckets.entry((ms + 500) / 1000).or_default() += v;
+        }
+    }
+    buckets.into_iter().map(|(s, v)| (s as f64, v)).collect()
+}
+
+/// Whether fio's messages say io_uring cannot be used here (old kernel, seccomp, disabled by
+/// sysctl, or an fio built without it).
+pub fn io_uring_unavailable(messages: &str) -> bool {
+    let m = messages.to_ascii_lowercase();
+    m.contains("io_uring")
+        && [
+            "not loadable",
+            "failed to load",
+            "queue_init",
+            "io_uring_setup",
+            "operation not permitted",
+            "function not implemented",
+            "not supported",
+            "invalid ioengine",
+        ]
+        .iter()
+        .any(|s| m.contains(s))
+}
+
+/// The fio executable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fio {
+    /// Program name or path (default `fio` from PATH).
+    pub program: PathBuf,
+}
+
+impl Default for Fio {
+    fn default() -> Self {
+        Self { program: "fio".into() }
+    }
+}
+
+/// One fio run of a test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The parsed document.
+    pub output: Output,
+    /// The summed metrics.
+    pub metrics: Metrics,
+    /// The engine that ran (libaio after a fallback).
+    pub engine: IoEngine,
+    /// Set when io_uring was unavailable and libaio was used instead.
+    pub fallback: Option<String>,
+    /// IOPS per second since measuring began.
+    pub iops_trace: Vec<(f64, f64)>,
+}
+
+impl Fio {
+    /// `fio --version`, e.g. `fio-3.33`.
+    pub fn version(&self) -> Result<String> {
+        let out = Command::new(&self.program)
+            .arg("--version")
+            .output()
+            .map_err(crate::io_err(format!(
+                "running {} --version (is fio installed?)",
+                self.program.display()
+            )))?;
+        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    }
+
+    fn invoke(&self, args: &[String]) -> Result<(bool, String)> {
+        let out = Command::new(&self.program)
+            .args(args)
+            .output()
+            .map_err(crate::io_err(format!(
+                "running {} (is fio installed?)",
+                self.program.display()
+            )))?;
+        let mut messages = String::from_utf8_lossy(&out.stderr).into_owned();
+        messages.push_str(&String::from_utf8_lossy(&out.stdout));
+        Ok((out.status.success(), messages))
+    }
+
+    /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
+    /// to libaio when io_uring is unavailable.
+    pub fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
+        let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag)?;
+        match first {
+            Ok(run) => Ok(run),
+            Err(messages) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) => {
+                let mut run = self
+                    .run_engine(spec, opts, IoEngine::Libaio, workdir, tag)?
+                    .map_err(|m| program_error(&self.program, spec.name, &m))?;
+                run.fallback = Some(format!(
+                    "io_uring unavailable ({}); ran with libaio",
+                    last_line(&messages)
+                ));
+                Ok(run)
+            }
+            Err(messages) => Err(program_error(&self.program, spec.name, &messages)),
+        }
+    }
+
+    /// Ok(Err(messages)) when fio ran but failed without a usable document.
+    fn run_engine(
+        &self,
+        spec: &TestSpec,
+        opts: &Options,
+        engine: IoEngine,
+        workdir: &Path,
+        tag: &str,
+    ) -> Result<std::result::Result<Run, String>> {
+        std::fs::create_dir_all(workdir).map_err(crate::io_err(format!("creating {}", workdir.display())))?;
+        let output = workdir.join(format!("{}{tag}.json", spec.name));
+        let prefix = workdir.join(format!("{}{tag}", spec.name));
+        let _ = std::fs::remove_file(&output);
+        remove_logs(&prefix);
+        let (ok, messages) = self.invoke(&job_args(spec, opts, engine, &output, &prefix))?;
+        let text = std::fs::read_to_string(&output).unwrap_or_default();
+        let parsed = match parse(&text) {
+            Ok(p) if !p.jobs.is_empty() => p,
+            _ => return Ok(Err(messages)),
+        };
+        let metrics = parsed.metrics();
+        if !ok && engine == IoEngine::IoUring && io_uring_unavailable(&messages) {
+            return Ok(Err(messages));
+        }
+        if !metrics.errors.is_empty() && metrics.iops == 0.0 {
+            let mut all = messages;
+            all.push_str(&metrics.errors.join("; "));
+            return Ok(Err(all));
+        }
+        let logs = read_logs(&prefix);
+        let ramp = opts.ramp_s as f64;
+        Ok(Ok(Run {
+            metrics,
+            output: parsed,
+            engine,
+            fallback: None,
+            iops_trace: parse_iops_logs(logs.iter().map(String::as_str))
+                .into_iter()
+                .map(|(t, v)| (t + ramp, v))
+                .collect(),
+        }))
+    }
+
+    /// Preconditions the target for sustained results: two full sequential writes (128k QD16),
+    /// then rounds of 4k random writes of `round_s` seconds until the SNIA steady-state test
+    /// passes or `max_rounds` have run.
+    pub fn precondition(
+        &self,
+        opts: &Options,
+        workdir: &Path,
+        round_s: u64,
+        max_rounds: usize,
+    ) -> Result<Precondition> {
+        std::fs::create_dir_all(workdir).map_err(crate::io_err(format!("creating {}", workdir.display())))?;
+        let mut args = vec![
+            "--name=precondition".to_owned(),
+            format!("--filename={}", fio_filename(&opts.target)),
+            "--rw=write".into(),
+            "--bs=128k".into(),
+            "--iodepth=16".into(),
+            format!("--ioengine={}", opts.ioengine.as_str()),
+            "--direct=1".into(),
+            "--loops=2".into(),
+            "--output-format=json".into(),
+            format!("--output={}", workdir.join("precondition.json").display()),
+        ];
+        if let Some(size) = &opts.size {
+            args.push(format!("--size={size}"));
+        }
+        let (ok, messages) = self.invoke(&args)?;
+        if !ok {
+            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
+                let libaio = Options {
+                    ioengine: IoEngine::Libaio,
+                    ..opts.clone()
+                };
+                return self.precondition(&libaio, workdir, round_s, max_rounds);
+            }
+            return Err(program_error(&self.program, "precondition", &messages));
+        }
+        let round_opts = Options {
+            runtime_s: round_s,
+            ramp_s: 0,
+            ..opts.clone()
+        };
+        let randwrite = TESTS[3];
+        let mut rounds = Vec::new();
+        let mut verdict = None;
+        for i in 0..max_rounds.max(stats::STEADY_WINDOW) {
+            let run = self.run(&randwrite, &round_opts, workdir, &format!("-ss{i}"))?;
+            rounds.push(run.metrics.iops);
+            verdict = stats::steady_state(&rounds);
+            if verdict.is_some_and(|v| v.reached) {
+                break;
+            }
+        }
+        Ok(Precondition {
+            sequential_passes: 2,
+            round_s,
+            rounds_iops: rounds,
+            steady_state: verdict,
+        })
+    }
+}
+
+/// What preconditioning did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Precondition {
+    /// Full sequential writes of the target.
+    pub sequential_passes: u32,
+    /// Length of each steady-state round, s.
+    pub round_s: u64,
+    /// 4k random-write IOPS per round.
+    pub rounds_iops: Vec<f64>,
+    /// The verdict over the last five rounds.
+    pub steady_state: Option<stats::SteadyState>,
+}
+
+fn last_line(s: &str) -> &str {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+}
+
+fn program_error(program: &Path, test: &str, messages: &str) -> Error {
+    let tail: Vec<&str> = messages.lines().filter(|l| !l.trim().is_empty()).collect();
+    Error::Program {
+        program: format!("{} ({test})", program.display()),
+        detail: tail[tail.len().saturating_sub(5)..].join(" | "),
+    }
+}
+
+fn log_files(prefix: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(stem)) = (prefix.parent(), prefix.file_name()) else {
+        return Vec::new();
+    };
+    let start = format!("{}_iops.", stem.to_string_lossy());
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(&start) && n.ends_with(".log"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn remove_logs(prefix: &Path) {
+    for p in log_files(prefix) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+fn read_logs(prefix: &Path) -> Vec<String> {
+    log_files(prefix)
+        .into_iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn job_args_carry_the_shared_options() {
+        let opts = Options {
+            target: "/tmp/a:b".into(),
+            size: Some("4G".into()),
+            runtime_s: 60,
+            ramp_s: 5,
+            numjobs: 2,
+            ioengine: IoEngine::IoUring,
+        };
+        let a = job_args(
+            &TESTS[4],
+            &opts,
+            IoEngine::IoUring,
+            Path::new("/o.json"),
+            Path::new("/l"),
+        );
+        for want in [
+            "--filename=/tmp/a\\:b",
+            "--size=4G",
+            "--rw=randrw",
+            "--rwmixread=70",
+            "--bs=4k",
+            "--iodepth=32",
+            "--numjobs=2",
+            "--ioengine=io_uring",
+            "--direct=1",
+            "--time_based",
+            "--runtime=60",
+            "--ramp_time=5",
+            "--norandommap",
+            "--randrepeat=0",
+            "--refill_buffers",
+            "--group_reporting",
+            "--output-format=json",
+            "--output=/o.json",
+            "--write_iops_log=/l",
+            "--log_avg_msec=1000",
+        ] {
+            assert!(a.iter().any(|x| x == want), "{want} missing from {a:?}");
+        }
+        assert_eq!(TESTS.iter().filter(|t| t.writes()).count(), 5);
+    }
+
+    #[test]
+    fn select_keeps_suite_order_and_rejects_unknown_names() {
+        let names: Vec<&str> = select("randread,seqread").unwrap().iter().map(|t| t.name).collect();
+        assert_eq!(names, ["seqread", "randread"]);
+        assert_eq!(select("all").unwrap().len(), 7);
+        assert!(select("seqread,bogus").unwrap_err().to_string().contains("bogus"));
+    }
+
+    #[test]
+    fn iops_logs_sum_jobs_and_directions_per_second() {
+        let job1 = "1000, 100, 0, 4096, 0\n1000, 50, 1, 4096, 0\n2001, 120, 0, 4096, 0\n";
+        let job2 = "999, 10, 0, 4096, 0\ngarbage\n";
+        assert_eq!(parse_iops_logs([job1, job2]), vec![(1.0, 160.0), (2.0, 120.0)]);
+    }
+
+    #[test]
+    fn io_uring_failures_are_recognised() {
+        assert!(io_uring_unavailable(
+            "fio: io_uring_queue_init: Operation not permitted\nfio: pid=12, err=1/file:engines/io_uring.c"
+        ));
+        assert!(io_uring_unavailable("fio: engine io_uring not loadable"));
+        assert!(!io_uring_unavailable(
+            "fio: pid=1, err=28/file:io_u.c:1889, error=No space left on device"
+        ));
+    }
+
+    #[test]
+    fn job_errors_are_reported_per_job() {
+        let doc = r#"{"jobs":[{"jobname":"a","error":5,"read":{"iops":1.5},"new_field":[1]},
+                     {"jobname":"b","error":0,"write":{"iops":2,"bw_bytes":8192}}]}"#;
+        let m = parse(doc).unwrap().metrics();
+        assert_eq!((m.iops, m.write_bw_bytes), (3.5, 8192.0));
+        assert_eq!(m.errors.len(), 1);
+        assert!(m.errors[0].starts_with("a: error 5 ("), "{:?}", m.errors);
+        assert!(parse("fio: nothing here").is_err());
+    }
+}

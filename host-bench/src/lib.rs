@@ -1,0 +1,73 @@
+//! On-host benchmarks and their statistics, with no network and no terminal: the seed's fio
+//! storage suite ([`fio`]), STREAM memory kernels ([`stream`]), power statistics from BMC
+//! readings ([`power`]), NVMe namespace sizing ([`nvme`]), raw-device safety checks
+//! ([`device`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report
+//! with its CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
+//!
+//! ```no_run
+//! let samples = [
+//!     host_bench::power::Sample { t_s: 0.0, watts: 400.0 },
+//!     host_bench::power::Sample { t_s: 1.0, watts: 420.0 },
+//! ];
+//! assert_eq!(host_bench::power::energy_joules(&samples), 410.0);
+//! ```
+
+pub mod device;
+pub mod fio;
+pub mod host;
+pub mod nvme;
+pub mod power;
+pub mod report;
+pub mod stats;
+pub mod stream;
+mod sys;
+
+/// What can go wrong in this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file or device could not be read or written.
+    #[error("{what}")]
+    Io {
+        /// What was attempted, naming the path.
+        what: String,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A program's output could not be understood.
+    #[error("{what}: {detail}")]
+    Parse {
+        /// Which output.
+        what: String,
+        /// What was wrong.
+        detail: String,
+    },
+    /// An external program failed.
+    #[error("{program} failed: {detail}")]
+    Program {
+        /// The program and arguments.
+        program: String,
+        /// Exit status and the end of its error output.
+        detail: String,
+    },
+    /// A safety check refused the operation.
+    #[error("refused: {0}")]
+    Refused(String),
+    /// The arguments do not make sense together.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
+    let what = what.into();
+    move |source| Error::Io { what, source }
+}
+
+/// The current UTC time as RFC 3339 with milliseconds.
+pub fn utc_now() -> String {
+    humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,125 @@
+//! The crate's only unsafe code, audited here: pinning threads to CPUs (`sched_getaffinity` /
+//! `sched_setaffinity` through `libc`, which std does not wrap) and the non-temporal-store
+//! STREAM kernels (`_mm_stream_pd`, which has no safe form). Everything else is safe Rust.
+//!
+//! Audit notes: the `cpu_set_t` is zero-initialised plain data and only touched through libc's
+//! CPU_* helpers with indices checked against `CPU_SETSIZE`; the stream kernels take slices,
+//! check lengths before any pointer arithmetic, store only at 16-byte-aligned addresses inside
+//! the destination slice (scalar head and tail handle the rest), and end with `sfence` so the
+//! stores are visible before the caller's barrier.
+#![allow(unsafe_code)]
+
+use std::io;
+
+/// CPUs this process may run on.
+pub(crate) fn allowed_cpus() -> io::Result<Vec<usize>> {
+    // SAFETY: cpu_set_t is plain old data; zeroed is a valid empty set. sched_getaffinity
+    // writes at most size_of::<cpu_set_t>() bytes into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect())
+    }
+}
+
+/// Pins the calling thread to `cpu`.
+pub(crate) fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("CPU {cpu} out of range"),
+        ));
+    }
+    // SAFETY: as above; `cpu` is below CPU_SETSIZE; pid 0 means the calling thread.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Whether the non-temporal kernels exist on this architecture.
+pub(crate) const HAS_NT_STORES: bool = cfg!(target_arch = "x86_64");
+
+/// `dst[i] = b[i] + q * c[i]` with non-temporal stores (`q == 0` with `c == b` gives copy,
+/// etc.); scalar fallback elsewhere. All three slices must have the same length.
+pub(crate) fn nt_axpy(dst: &mut [f64], b: &[f64], q: f64, c: &[f64], add_b: bool) {
+    assert!(
+        dst.len() == b.len() && dst.len() == c.len(),
+        "kernel slices differ in length"
+    );
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_add_pd, _mm_loadu_pd, _mm_mul_pd, _mm_set1_pd, _mm_sfence, _mm_stream_pd};
+        let n = dst.len();
+        // Elements before the first 16-byte-aligned slot of dst.
+        let head = (dst.as_ptr().align_offset(16)).min(n);
+        for i in 0..head {
+            dst[i] = if add_b { b[i] + q * c[i] } else { q * c[i] };
+        }
+        let pairs = (n - head) / 2;
+        // SAFETY: SSE2 is part of the x86_64 baseline. For k < pairs, indices head+2k and
+        // head+2k+1 are < n, so every load reads inside b and c and every store writes inside
+        // dst; dst.as_ptr().add(head) is 16-byte aligned by construction, as _mm_stream_pd
+        // requires, and stays aligned in steps of two f64.
+        unsafe {
+            let vq = _mm_set1_pd(q);
+            let d = dst.as_mut_ptr().add(head);
+            let pb = b.as_ptr().add(head);
+            let pc = c.as_ptr().add(head);
+            for k in 0..pairs {
+                let prod = _mm_mul_pd(vq, _mm_loadu_pd(pc.add(2 * k)));
+                let v = if add_b {
+                    _mm_add_pd(_mm_loadu_pd(pb.add(2 * k)), prod)
+                } else {
+                    prod
+                };
+                _mm_stream_pd(d.add(2 * k), v);
+            }
+            _mm_sfence();
+        }
+        for i in head + 2 * pairs..n {
+            dst[i] = if add_b { b[i] + q * c[i] } else { q * c[i] };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for i in 0..dst.len() {
+        dst[i] = if add_b { b[i] + q * c[i] } else { q * c[i] };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nt_kernel_matches_scalar_at_every_alignment() {
+        for offset in 0..3 {
+            let b: Vec<f64> = (0..37).map(f64::from).collect();
+            let c: Vec<f64> = (0..37).map(|i| f64::from(i) * 0.5).collect();
+            let mut dst = vec![0.0; 40];
+            let d = &mut dst[offset..offset + 37];
+            nt_axpy(d, &b, 3.0, &c, true);
+            for i in 0..37 {
+                assert_eq!(d[i], b[i] + 3.0 * c[i]);
+            }
+            nt_axpy(d, &b, 3.0, &c, false);
+            assert!((0..37).all(|i| d[i] == 3.0 * c[i]));
+        }
+    }
+
+    #[test]
+    fn this_thread_can_be_pinned_to_an_allowed_cpu() {
+        let cpus = allowed_cpus().unwrap();
+        assert!(!cpus.is_empty());
+        let me = std::thread::spawn(move || pin_current_thread(cpus[0]));
+        me.join().unwrap().unwrap();
+    }
+}

@@ -1,0 +1,81 @@
+//! fio: parsing its real output, the canned sample with warnings, and short real runs.
+
+use super::TempDir;
+use host_bench::fio::{self, Fio, IoEngine, Options, TESTS};
+
+fn options(dir: &TempDir) -> Options {
+    Options {
+        target: dir.0.join("target.dat"),
+        size: Some("4M".into()),
+        runtime_s: 1,
+        ramp_s: 0,
+        numjobs: 1,
+        ioengine: IoEngine::IoUring,
+    }
+}
+
+#[test]
+fn canned_output_with_warnings_before_and_after_the_json_parses() {
+    let text = include_str!("../data/fio-3.33-randrw70-with-warnings.txt");
+    let out = fio::parse(text).unwrap();
+    assert_eq!(out.version.as_deref(), Some("fio-3.33"));
+    assert_eq!(out.jobs.len(), 1);
+    let job = &out.jobs[0];
+    assert_eq!((job.name.as_str(), job.error), ("seqread", 0));
+    assert_eq!(job.options.get("rwmixread").map(String::as_str), Some("70"));
+    let m = out.metrics();
+    assert!(m.read_iops > 0.0 && m.write_iops > 0.0, "{m:?}");
+    assert!((m.iops - (m.read_iops + m.write_iops)).abs() < 1e-9);
+    let lat = m.read_lat.unwrap();
+    assert!(lat.p50_us.unwrap() <= lat.p99_us.unwrap() && lat.p99_us.unwrap() <= lat.p99_9_us.unwrap());
+    assert!(m.errors.is_empty());
+}
+
+#[test]
+fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
+    let dir = TempDir::new("fio");
+    let fio = Fio::default();
+    assert!(fio.version().unwrap().starts_with("fio-"));
+    let run = fio.run(&TESTS[5], &options(&dir), &dir.0, "").unwrap();
+    let m = &run.metrics;
+    assert!(m.read_iops > 0.0 && m.write_iops > 0.0, "{m:?}");
+    assert!(m.bw_bytes > 0.0 && m.read_lat.is_some() && m.write_lat.is_some());
+    assert_eq!(run.output.jobs[0].options.get("rw").map(String::as_str), Some("randrw"));
+    assert!(m.usr_cpu + m.sys_cpu > 0.0);
+    // The JSON file fio wrote parses on its own too.
+    let text = std::fs::read_to_string(dir.0.join("randrw50.json")).unwrap();
+    assert_eq!(fio::parse(&text).unwrap().jobs.len(), 1);
+}
+
+#[test]
+fn a_failing_fio_is_an_error_naming_the_test() {
+    let dir = TempDir::new("fio-bad");
+    let opts = Options {
+        target: dir.0.join("missing-dir").join("x"),
+        size: None,
+        ..options(&dir)
+    };
+    let err = Fio::default()
+        .run(&TESTS[0], &opts, &dir.0, "")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("seqread"), "{err}");
+}
+
+#[test]
+fn a_missing_fio_binary_is_reported() {
+    let dir = TempDir::new("fio-none");
+    let fio = Fio {
+        program: dir.0.join("no-such-fio"),
+    };
+    assert!(fio.run(&TESTS[0], &options(&dir), &dir.0, "").is_err());
+}
+
+#[test]
+fn preconditioning_writes_twice_and_checks_steady_state() {
+    let dir = TempDir::new("fio-pre");
+    let p = Fio::default().precondition(&options(&dir), &dir.0, 1, 5).unwrap();
+    assert_eq!(p.sequential_passes, 2);
+    assert_eq!(p.rounds_iops.len(), 5);
+    assert!(p.steady_state.is_some());
+}

@@ -1,0 +1,94 @@
+//! Reports: a real two-test run summarised, rendered to CSV and HTML, and compared.
+
+use super::TempDir;
+use host_bench::fio::{Fio, IoEngine, Options, TESTS};
+use host_bench::power::Sample;
+use host_bench::report::{self, BenchReport, RunReport, Storage, TestReport};
+
+fn storage_report(label: &str, scale: f64) -> BenchReport {
+    let dir = TempDir::new("report");
+    let opts = Options {
+        target: dir.0.join("t.dat"),
+        size: Some("4M".into()),
+        runtime_s: 1,
+        ramp_s: 0,
+        numjobs: 1,
+        ioengine: IoEngine::IoUring,
+    };
+    let run = Fio::default().run(&TESTS[2], &opts, &dir.0, "").unwrap();
+    let trace = vec![Sample { t_s: 0.0, watts: 400.0 }, Sample { t_s: 1.0, watts: 420.0 }];
+    let mut metrics = run.metrics.clone();
+    metrics.iops *= scale;
+    let runs = vec![RunReport {
+        metrics,
+        power: host_bench::power::stats(&trace),
+        power_trace: trace,
+        iops_trace: run.iops_trace.clone(),
+    }];
+    BenchReport {
+        schema: report::SCHEMA.into(),
+        kind: "storage".into(),
+        label: Some(label.into()),
+        tool_version: "test".into(),
+        started_at: host_bench::utc_now(),
+        finished_at: host_bench::utc_now(),
+        host: host_bench::host::HostInfo::collect(),
+        bmc: None,
+        storage: Some(Storage {
+            target: opts.target.display().to_string(),
+            target_kind: "file".into(),
+            size: opts.size.clone(),
+            runtime_s: 1,
+            ramp_s: 0,
+            numjobs: 1,
+            ioengine: "io_uring".into(),
+            fio_version: None,
+            precondition: None,
+            tests: vec![TestReport::new(&TESTS[2], 1, run.engine, run.fallback, runs)],
+        }),
+        memory: None,
+        power_caveat: Some(host_bench::power::CAVEAT.into()),
+        valid: true,
+        problems: vec![],
+    }
+}
+
+#[test]
+fn report_renders_csv_html_and_round_trips() {
+    let r = storage_report("baseline", 1.0);
+    let t = &r.storage.as_ref().unwrap().tests[0];
+    assert!(t.valid, "{:?}", t.problems);
+    assert_eq!(t.power_w, Some(410.0));
+    assert!((t.iops_per_watt.unwrap() - t.iops / 410.0).abs() < 1e-9);
+    let json = serde_json::to_string(&r).unwrap();
+    let back: BenchReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.figures().len(), r.figures().len());
+    assert_eq!(serde_json::to_value(&r).unwrap()["schema"], "rftune.bench/v1");
+    let csv = r.csv();
+    assert!(csv.starts_with("label,started_at,hostname,kind,test,metric,value,unit\n"));
+    assert!(csv.contains(",storage,randread,iops,"), "{csv}");
+    assert!(csv.contains(",randread,iops_per_watt,"), "{csv}");
+    let html = r.html();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg") && html.contains("polyline"));
+    assert!(!html.contains("src=") && !html.contains("href="), "no external assets");
+}
+
+#[test]
+fn compare_reports_absolute_and_relative_changes() {
+    let a = storage_report("a", 1.0);
+    let mut b = a.clone();
+    b.label = Some("b".into());
+    let t = &mut b.storage.as_mut().unwrap().tests[0];
+    t.iops *= 1.25;
+    let c = report::compare(&a, &b);
+    let iops = c
+        .changes
+        .iter()
+        .find(|x| x.test == "randread" && x.metric == "iops")
+        .unwrap();
+    assert!((iops.percent.unwrap() - 25.0).abs() < 1e-9, "{iops:?}");
+    assert_eq!(iops.verdict, "better");
+    assert!((iops.delta.unwrap() - 0.25 * iops.a.unwrap()).abs() < 1e-6);
+    let same = c.changes.iter().find(|x| x.metric == "power").unwrap();
+    assert_eq!(same.verdict, "same");
+}

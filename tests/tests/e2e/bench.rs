@@ -1,0 +1,331 @@
+//! `rftune bench storage|memory|compare` and `rftune nvme plan` through the binary: a short real
+//! fio run on a file, STREAM on small arrays with power from the emulator, refusals, and a fake
+//! nvme-cli on PATH.
+
+use super::{Run, TempDir, sim, stderr, stdout};
+
+/// Under target/: tmpfs (often /tmp) refuses the O_DIRECT that fio's direct=1 needs.
+fn work_dir() -> TempDir {
+    let d = TempDir::new();
+    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(d.0.file_name().unwrap());
+    std::fs::create_dir_all(&p).unwrap();
+    TempDir(p)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
+    let dir = work_dir();
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = fleet.hosts()[0].url.clone();
+    let target = dir.0.join("bench.dat");
+    let out_a = dir.0.join("a");
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "0s",
+        "--tests",
+        "all",
+        "--bmc",
+        &url,
+        "--idle",
+        "0s",
+        "--power-interval",
+        "250ms",
+        "--label",
+        "baseline",
+        "--out",
+        out_a.to_str().unwrap(),
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["schema"], "rftune.bench/v1");
+    assert_eq!(doc["kind"], "storage");
+    assert_eq!(doc["valid"], true, "{}", doc["problems"]);
+    assert_eq!(doc["bmc"]["model"], "PowerEdge R7625");
+    assert!(doc["bmc"]["bios_attributes"]["SysProfile"].is_string());
+    assert!(doc["host"]["logical_cpus"].as_u64().unwrap() >= 1);
+    assert!(doc["storage"]["fio_version"].as_str().unwrap().starts_with("fio-"));
+    let tests = doc["storage"]["tests"].as_array().unwrap();
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "seqread",
+            "seqwrite",
+            "randread",
+            "randwrite",
+            "randrw70",
+            "randrw50",
+            "randrw30"
+        ]
+    );
+    for t in tests {
+        assert!(t["iops"].as_f64().unwrap() > 0.0, "{t}");
+        assert!(
+            t["power_w"].as_f64().unwrap() > 0.0 && t["iops_per_watt"].as_f64().unwrap() > 0.0,
+            "{t}"
+        );
+        assert!(t["runs"][0]["power_trace"].as_array().unwrap().len() >= 2, "{t}");
+    }
+    assert!(tests[4]["runs"][0]["metrics"]["read_lat"]["p99_us"].as_f64().is_some());
+    assert!(
+        tests[4]["runs"][0]["metrics"]["write_lat"]["p99_9_us"]
+            .as_f64()
+            .is_some()
+    );
+    for f in ["bench.json", "bench.csv", "report.html"] {
+        assert!(out_a.join(f).exists(), "{f}");
+    }
+    let html = std::fs::read_to_string(out_a.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("Performance per watt"));
+    let csv = std::fs::read_to_string(out_a.join("bench.csv")).unwrap();
+    assert!(csv.contains("baseline,") && csv.contains(",randread,iops,"), "{csv}");
+
+    // A second, table-output run without a BMC, then compare the two.
+    let out_b = dir.0.join("b");
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "0s",
+        "--tests",
+        "randread",
+        "--repeat",
+        "2",
+        "--out",
+        out_b.to_str().unwrap(),
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("randread"), "{}", stdout(&out));
+    let a = out_a.join("bench.json");
+    let b = out_b.join("bench.json");
+    let cmp = Run::new(&[
+        "bench",
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(cmp.status.success(), "{}", stderr(&cmp));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    let iops = c["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["test"] == "randread" && x["metric"] == "iops")
+        .unwrap();
+    let (va, vb) = (iops["a"].as_f64().unwrap(), iops["b"].as_f64().unwrap());
+    assert!(
+        (iops["percent"].as_f64().unwrap() - (vb - va) / va * 100.0).abs() < 1e-6,
+        "{iops}"
+    );
+    let table = Run::new(&["bench", "compare", a.to_str().unwrap(), b.to_str().unwrap()])
+        .output()
+        .await;
+    assert!(stdout(&table).contains("iops (IO/s)"), "{}", stdout(&table));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_bench_reports_stream_and_peak_from_the_dimm_inventory() {
+    let dir = work_dir();
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = fleet.hosts()[0].url.clone();
+    let out = Run::new(&[
+        "bench",
+        "memory",
+        "--array-mib",
+        "8",
+        "--iterations",
+        "3",
+        "--bmc",
+        &url,
+        "--idle",
+        "0s",
+        "--out",
+        dir.0.to_str().unwrap(),
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    // 8 MiB arrays are smaller than 4× any real LLC: a warning (the size was overridden), not
+    // a failure. The results are validated and the peak comes from 24 DDR5-4800 channels.
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let m = &doc["memory"];
+    assert_eq!(m["runs"][0]["validation"]["passed"], true);
+    assert!(m["gbs"]["Triad"].as_f64().unwrap() > 0.0);
+    assert_eq!(m["peak"]["source"], "dimm-inventory");
+    assert!(
+        (m["peak"]["gbs"].as_f64().unwrap() - 2.0 * 12.0 * 4800.0 * 8.0 / 1000.0).abs() < 1e-6,
+        "{}",
+        m["peak"]
+    );
+    if m["llc_bytes"].as_u64().is_some_and(|llc| llc > 2 << 20) {
+        let problems = doc["problems"].as_array().unwrap();
+        assert!(
+            problems.iter().any(|p| p.as_str().unwrap().contains("4×")),
+            "{problems:?}"
+        );
+    }
+    assert!(dir.0.join("report.html").exists());
+
+    // --peak-gbs below the measured Triad makes the result implausible: exit 1.
+    let out = Run::new(&[
+        "bench",
+        "memory",
+        "--array-mib",
+        "8",
+        "--iterations",
+        "2",
+        "--peak-gbs",
+        "0.001",
+        "--out",
+        dir.0.to_str().unwrap(),
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("implausible"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn storage_refuses_unknown_tests_and_writable_devices_without_consent() {
+    let out = Run::new(&["bench", "storage", "--target", "/tmp/x", "--tests", "seqread,bogus"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("unknown test \"bogus\""), "{}", stderr(&out));
+    let out = Run::new(&["bench", "storage", "--target", "/tmp/x", "--destroy-data"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "--destroy-data requires --confirm-serial");
+    // Device refusals are tested on pure functions and fake files in host-bench: no test
+    // opens a real block device.
+}
+
+const ID_CTRL: &str = r#"{"sn":"E2ESERIAL","mn":"FAKE NVME","cntlid":1,"oacs":8,"tnvmcap":3840755982336,"unvmcap":0}"#;
+
+fn fake_nvme(dir: &TempDir) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let log = dir.0.join("calls.log");
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$1\" in\n  id-ctrl) echo '{ID_CTRL}' ;;\n  list-ns) echo '{{}}' ;;\n  create-ns) echo 'create-ns: Success, created nsid:1' ;;\n  id-ns) echo '{{\"nsze\":5000000000,\"flbas\":0,\"lbafs\":[{{\"ds\":9}}]}}' ;;\n  *) echo ok ;;\nesac\n",
+        log.display()
+    );
+    let path = dir.0.join("nvme");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", dir.0.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nvme_plan_prints_the_sequence_and_executes_only_with_the_serial() {
+    let dir = TempDir::new();
+    let path = fake_nvme(&dir);
+    let out = Run::new(&["nvme", "plan", "--device", "/dev/nvme0n1", "--size", "2.56TB"])
+        .env("PATH", &path)
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("5000000000 sectors × 512 B"), "{text}");
+    assert!(
+        text.contains("nvme create-ns /dev/nvme0 -s 5000000000 -c 5000000000 -b 512"),
+        "{text}"
+    );
+    let out = Run::new(&[
+        "nvme",
+        "plan",
+        "--device",
+        "/dev/nvme0",
+        "--size",
+        "3.84TB",
+        "--idema",
+        "-o",
+        "json",
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["plan"]["sectors"], 7_501_476_528u64);
+    let calls = || std::fs::read_to_string(dir.0.join("calls.log")).unwrap();
+    assert!(
+        calls().lines().all(|l| l.starts_with("id-ctrl")),
+        "a plan only reads: {}",
+        calls()
+    );
+    let out = Run::new(&[
+        "nvme",
+        "plan",
+        "--device",
+        "/dev/nvme0",
+        "--size",
+        "2.56TB",
+        "--execute",
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "--execute needs --confirm-serial");
+    let wrong = Run::new(&[
+        "nvme",
+        "plan",
+        "--device",
+        "/dev/nvme0",
+        "--size",
+        "2.56TB",
+        "--execute",
+        "--confirm-serial",
+        "NOPE",
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert_eq!(wrong.status.code(), Some(1));
+    assert!(!calls().contains("delete-ns"), "{}", calls());
+    let ok = Run::new(&[
+        "nvme",
+        "plan",
+        "--device",
+        "/dev/nvme0",
+        "--size",
+        "2.56TB",
+        "--execute",
+        "--confirm-serial",
+        "E2ESERIAL",
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    assert!(
+        calls().contains("create-ns /dev/nvme0 -s 5000000000 -c 5000000000 -b 512"),
+        "{}",
+        calls()
+    );
+    assert!(stdout(&ok).contains("verified with id-ns"), "{}", stdout(&ok));
+}

@@ -1,0 +1,241 @@
+//! `rftune experiment` with the OS reached locally: two profiles on two emulated hosts, a host
+//! whose apply fails, a kill in the middle and a resume.
+
+use super::{Run, TempDir, binary, sim, stderr, stdout};
+use serde_json::Value;
+
+fn spec(dir: &std::path::Path, urls: &[String], repeats: u32) -> std::path::PathBuf {
+    let mut text = format!(
+        "profiles = [\"performance\", \"low-latency\"]\nrepeats = {repeats}\norder = \"interleaved\"\nreboot = \"force\"\n\n\
+         [timeouts]\ngraceful = \"5s\"\njob = \"5s\"\nboot = \"20s\"\nos = \"10s\"\nbench = \"120s\"\n\n\
+         [benchmarks.memory]\narray_mib = 2\nthreads = 1\niterations = 2\n"
+    );
+    for (i, u) in urls.iter().enumerate() {
+        text.push_str(&format!(
+            "\n[[hosts]]\nname = \"host{i}\"\nbmc = \"{u}\"\nos = {{ transport = \"local\" }}\n"
+        ));
+    }
+    let file = dir.join("ab.toml");
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_profiles_on_two_hosts_with_one_failing_apply() {
+    // Host 1's BIOS jobs get stuck (PR30): its steps are skipped, never benchmarked.
+    let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@1".parse().unwrap()]).await;
+    let dir = TempDir::new();
+    let urls: Vec<String> = fleet.hosts().iter().map(|h| h.url.clone()).collect();
+    let file = spec(&dir.0, &urls, 1);
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "some steps were skipped: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let results = dir.0.join("ab-results");
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(results.join("state.json")).unwrap()).unwrap();
+    let host0 = &state["hosts"]["host0"]["steps"];
+    assert_eq!(host0.as_array().unwrap().len(), 2);
+    assert!(
+        host0.as_array().unwrap().iter().all(|s| s["outcome"] == "done"),
+        "{host0}"
+    );
+    assert_eq!(
+        host0[1]["bios"]["SysProfile"], "Custom",
+        "the BIOS values in force are recorded"
+    );
+    let host1 = &state["hosts"]["host1"]["steps"];
+    assert!(
+        host1
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["outcome"] == "skipped" && s["results"] == serde_json::json!([])),
+        "{host1}"
+    );
+    assert!(
+        state["failures"][0]["reason"].as_str().unwrap().contains("PR30"),
+        "{}",
+        state["failures"]
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("experiment.json")).unwrap()).unwrap();
+    assert_eq!(report["schema"], "rftune.experiment/v1");
+    let html = std::fs::read_to_string(results.join("report.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("low-latency"),
+        "self-contained report with charts"
+    );
+    // The report can be rebuilt from the directory alone.
+    let out = Run::new(&["experiment", "report", results.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_killed_experiment_resumes_after_its_last_finished_step() {
+    let fleet = sim("r7625", 1, |c| c.boot_time = std::time::Duration::from_millis(1500)).await;
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &[fleet.hosts()[0].url.clone()], 2);
+    let results = dir.0.join("ab-results");
+    let mut child = tokio::process::Command::new(binary())
+        .args(["experiment", "run", file.to_str().unwrap()])
+        .env("RFTUNE_PASSWORD", "calvin")
+        .env("RFTUNE_STATE_DIR", dir.0.join("state"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let finished = |results: &std::path::Path| -> usize {
+        std::fs::read_to_string(results.join("state.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["hosts"]["host0"]["steps"].as_array().map(Vec::len))
+            .unwrap_or(0)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while finished(&results) < 1 {
+        assert!(std::time::Instant::now() < deadline, "no step finished");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    child.kill().await.unwrap();
+    let done_before = finished(&results);
+    assert!(done_before < 4, "killed in the middle");
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "run refuses a started experiment");
+    assert!(stderr(&out).contains("experiment resume"), "{}", stderr(&out));
+    let out = Run::new(&["experiment", "resume", results.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    let failures = std::fs::read_to_string(results.join("state.json")).unwrap_or_default();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}\n{failures}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(results.join("state.json")).unwrap()).unwrap();
+    let steps = state["hosts"]["host0"]["steps"].as_array().unwrap().clone();
+    let indices: Vec<u64> = steps.iter().map(|s| s["step"]["index"].as_u64().unwrap()).collect();
+    assert_eq!(indices, vec![0, 1, 2, 3], "every step once, in order");
+}
+
+/// An sshd on a free loopback port with generated host and user keys, stopped on drop.
+struct Sshd {
+    _child: tokio::process::Child,
+    client_config: std::path::PathBuf,
+    port: u16,
+}
+
+async fn sshd(dir: &std::path::Path) -> Sshd {
+    let sshd = std::path::Path::new("/usr/sbin/sshd");
+    assert!(
+        sshd.exists(),
+        "this test needs OpenSSH's sshd (`apt-get install openssh-server`; .ci/run installs it)"
+    );
+    let keygen = |file: &str| {
+        let status = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(dir.join(file))
+            .status()
+            .unwrap();
+        assert!(status.success(), "ssh-keygen {file}");
+    };
+    keygen("host_key");
+    keygen("user_key");
+    std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).unwrap();
+    // sshd's privilege separation needs this directory (root-owned); it exists when sshd runs as a service.
+    let _ = std::fs::create_dir_all("/run/sshd");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "root".into());
+    let d = dir.display();
+    std::fs::write(
+        dir.join("sshd_config"),
+        format!(
+            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nPidFile {d}/sshd.pid\nAuthorizedKeysFile {d}/authorized_keys\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\nStrictModes no\nUsePAM no\nPermitRootLogin yes\n"
+        ),
+    )
+    .unwrap();
+    let child = tokio::process::Command::new(sshd)
+        .args(["-D", "-e", "-f"])
+        .arg(dir.join("sshd_config"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let client_config = dir.join("ssh_config");
+    std::fs::write(
+        &client_config,
+        format!(
+            "Host bench-host\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d}/user_key\n  IdentitiesOnly yes\n\
+             StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
+        ),
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(std::time::Instant::now() < deadline, "sshd did not start");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    Sshd {
+        _child: child,
+        client_config,
+        port,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn benchmarks_run_on_the_host_over_ssh() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let ssh = sshd(&dir.0).await;
+    let text = format!(
+        "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
+         [timeouts]\ngraceful = \"5s\"\njob = \"20s\"\nboot = \"20s\"\nos = \"20s\"\nbench = \"120s\"\n\n\
+         [benchmarks.memory]\narray_mib = 2\nthreads = 1\niterations = 2\n\n\
+         [[hosts]]\nname = \"remote\"\nbmc = \"{}\"\nos = {{ transport = \"ssh\", target = \"bench-host\", port = {}, config = \"{}\", rftune = \"{}\" }}\n",
+        fleet.hosts()[0].url,
+        ssh.port,
+        ssh.client_config.display(),
+        binary().display()
+    );
+    let file = dir.0.join("ssh.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let results = dir.0.join("ssh-results");
+    let state: Value = serde_json::from_str(&std::fs::read_to_string(results.join("state.json")).unwrap()).unwrap();
+    let steps = state["hosts"]["remote"]["steps"].as_array().unwrap().clone();
+    assert_eq!(steps.len(), 2);
+    for s in &steps {
+        assert_eq!(s["outcome"], "done", "{s}");
+        let file = s["results"][0].as_str().unwrap();
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+        assert_eq!(doc["schema"], "rftune.bench/v1", "copied back over ssh");
+        assert!(s["os"]["idle_states"].is_array(), "the OS view came over ssh: {s}");
+    }
+}
