@@ -16,6 +16,7 @@ use crate::args::{ConnectArgs, OutputFormat};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
 use crate::cache::RegistryCache;
+use crate::commands::power::Meter;
 use crate::converge::{self, ApplyOptions, Run};
 use crate::fleet::BmcEntry;
 use crate::render::{self, Progress};
@@ -257,10 +258,20 @@ async fn run_step(
             kind.as_str()
         ));
         let argv = bench_argv(program, kind, &args, &profile, &remote);
-        transport
-            .run_ok(&argv, waits.bench)
-            .await
-            .with_context(|| format!("running the {} benchmark", kind.as_str()))?;
+        // The host never gets BMC credentials: rftune samples the iDRAC here while it runs.
+        let mut meter_target = target.clone();
+        let meter = Meter::new(&mut meter_target).await?;
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let origin = std::time::Instant::now();
+        let (ran, samples) = tokio::join!(
+            async {
+                let r = transport.run_ok(&argv, waits.bench).await;
+                let _ = stop.send(());
+                r
+            },
+            meter.sample_until(Duration::from_secs(1), origin, stopped)
+        );
+        ran.with_context(|| format!("running the {} benchmark", kind.as_str()))?;
         let local = host_dir.join(format!(
             "{:03}-{}-{}.json",
             step.index,
@@ -270,6 +281,14 @@ async fn run_step(
         transport
             .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
             .await?;
+        match samples {
+            Ok(samples) => add_power(&local, &samples)?,
+            Err(e) => tracing::warn!(
+                "{}: no power readings during the {} benchmark: {e:#}",
+                target.name,
+                kind.as_str()
+            ),
+        }
         results.push(local);
     }
     Ok(StepRecord {
@@ -283,4 +302,46 @@ async fn run_step(
         reason: None,
         finished_at: crate::audit::now_iso(),
     })
+}
+
+/// Adds the iDRAC power sampled during a benchmark to its document (when the host did not
+/// measure it itself): the average over the whole run, and performance per watt from it.
+fn add_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
+    let Some(stats) = host_bench::power::stats(samples) else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut doc: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    let watts = stats.average_w;
+    if watts <= 0.0 {
+        return Ok(());
+    }
+    let trace = serde_json::to_value(samples)?;
+    if let Some(memory) = doc.get_mut("memory").and_then(Value::as_object_mut)
+        && memory.get("power_w").is_none_or(Value::is_null)
+    {
+        memory.insert("power_w".into(), json!(watts));
+        let triad = memory.get("gbs").and_then(|g| g.get("Triad")).and_then(Value::as_f64);
+        memory.insert("triad_gbs_per_watt".into(), json!(triad.map(|t| t / watts)));
+        memory.insert("power_trace".into(), trace.clone());
+    }
+    if let Some(tests) = doc
+        .get_mut("storage")
+        .and_then(|s| s.get_mut("tests"))
+        .and_then(Value::as_array_mut)
+    {
+        for t in tests.iter_mut().filter(|t| t.get("power_w").is_none_or(Value::is_null)) {
+            let iops = t.get("iops").and_then(Value::as_f64);
+            let bw = t.get("bw_bytes").and_then(Value::as_f64);
+            t["power_w"] = json!(watts);
+            t["iops_per_watt"] = json!(iops.map(|i| i / watts));
+            t["mbps_per_watt"] = json!(bw.map(|b| b / 1e6 / watts));
+        }
+    }
+    doc["power_caveat"] = json!(format!(
+        "iDRAC readings sampled by rftune experiment every second over the whole benchmark run ({} readings, {:.0} s, {:.0} J); \
+         per-test figures use that run average. BMC readings, not a calibrated meter.",
+        stats.n, stats.duration_s, stats.energy_j
+    ));
+    crate::snapshot::write_private(file, serde_json::to_string_pretty(&doc)?.as_bytes())
 }

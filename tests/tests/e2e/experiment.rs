@@ -67,6 +67,7 @@ async fn two_profiles_on_two_hosts_with_one_failing_apply() {
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(results.join("experiment.json")).unwrap()).unwrap();
     assert_eq!(report["schema"], "rftune.experiment/v1");
+    assert!(report.to_string().contains("gbs_per_watt"), "perf/W is compared too");
     let html = std::fs::read_to_string(results.join("report.html")).unwrap();
     assert!(
         html.contains("<svg") && html.contains("low-latency"),
