@@ -29,18 +29,11 @@ impl RegistryCache {
     }
 
     fn path(&self, model: &str, bios_version: &str) -> PathBuf {
-        let safe = |s: &str| {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-        };
-        self.dir.join(format!("{}--{}.json", safe(model), safe(bios_version)))
+        self.dir.join(format!(
+            "{}--{}.json",
+            crate::state::path_component(model),
+            crate::state::path_component(bios_version)
+        ))
     }
 
     /// The registry of `model` at `bios_version`: from this run's memory, else the disk cache,

@@ -123,21 +123,10 @@ pub struct Marker {
 }
 
 fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathBuf {
-    let safe = |s: &str| {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect::<String>()
-    };
     state_dir.join("staged").join(format!(
         "{}-{}.json",
-        safe(host),
-        safe(service_tag.unwrap_or("unknown"))
+        crate::state::path_component(host),
+        crate::state::path_component(service_tag.unwrap_or("unknown"))
     ))
 }
 

@@ -45,23 +45,12 @@ impl Snapshot {
     pub fn save(&self, state_dir: &Path) -> Result<PathBuf> {
         let dir = state_dir.join("snapshots");
         crate::state::ensure_private_dir(&dir)?;
-        let safe = |s: &str| {
-            s.chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect::<String>()
-        };
         let stamp = self.taken_at.replace(':', "");
         let stem = format!(
             "{}-{}-{}",
-            safe(&self.host),
-            safe(self.service_tag.as_deref().unwrap_or("unknown")),
-            safe(&stamp)
+            crate::state::path_component(&self.host),
+            crate::state::path_component(self.service_tag.as_deref().unwrap_or("unknown")),
+            crate::state::path_component(&stamp)
         );
         // Never overwrite an earlier snapshot taken in the same second.
         let path = (0..)

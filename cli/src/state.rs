@@ -47,6 +47,26 @@ impl StateDirs {
     }
 }
 
+/// Text safe as one path component: ASCII letters, digits, `-` and `.` kept, anything else `_`
+/// (host and profile names become file names).
+pub fn path_component(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() || out.chars().all(|c| c == '.') {
+        format!("_{out}")
+    } else {
+        out
+    }
+}
+
 /// Creates `dir` (and parents) readable only by the user.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -62,6 +82,13 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn path_components_are_safe() {
+        assert_eq!(path_component("r7625/0001 a"), "r7625_0001_a");
+        assert_eq!(path_component(".."), "_..");
+        assert_eq!(path_component(""), "_");
+    }
 
     #[test]
     fn state_dir_overrides_both() {

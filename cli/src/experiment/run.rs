@@ -242,12 +242,15 @@ async fn run_step(
     let os = transport.os_view(Duration::from_secs(30)).await.ok();
     let contradictions = os.as_ref().map(|o| contradictions(&bios, o)).unwrap_or_default();
     let mut results = Vec::new();
-    let host_dir = shared.dir.join("results").join(super::path_component(&target.name));
+    let host_dir = shared
+        .dir
+        .join("results")
+        .join(crate::state::path_component(&target.name));
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
-            super::path_component(spec.name.as_deref().unwrap_or("experiment")),
-            super::path_component(&target.name),
+            crate::state::path_component(spec.name.as_deref().unwrap_or("experiment")),
+            crate::state::path_component(&target.name),
             step.index,
             kind.as_str()
         );
@@ -275,7 +278,7 @@ async fn run_step(
         let local = host_dir.join(format!(
             "{:03}-{}-{}.json",
             step.index,
-            super::path_component(&profile),
+            crate::state::path_component(&profile),
             kind.as_str()
         ));
         transport
