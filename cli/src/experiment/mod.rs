@@ -8,6 +8,7 @@
 //! host's OS: local or the system `ssh`), [`stats`] (medians, bootstrap and Welch intervals,
 //! verdicts) and [`report`] (the `rftune.experiment/v1` document, HTML and text).
 
+pub mod fio_direct;
 pub mod report;
 pub mod run;
 pub mod schedule;

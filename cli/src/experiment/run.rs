@@ -7,7 +7,7 @@
 
 use super::report;
 use super::schedule::{self, Step};
-use super::spec::{OsAccess, Spec, bench_argv};
+use super::spec::{BenchKind, OsAccess, Spec, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::stats::Method;
 use super::transport::{Transport, contradictions};
@@ -246,6 +246,7 @@ async fn run_step(
         .dir
         .join("results")
         .join(crate::state::path_component(&target.name));
+    let has_rftune = super::fio_direct::available(transport, program).await;
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
@@ -254,6 +255,33 @@ async fn run_step(
             step.index,
             kind.as_str()
         );
+        let local = host_dir.join(format!(
+            "{:03}-{}-{}.json",
+            step.index,
+            crate::state::path_component(&profile),
+            kind.as_str()
+        ));
+        // The host never gets BMC credentials: rftune samples the iDRAC here while it runs.
+        let mut meter_target = target.clone();
+        let meter = Meter::new(&mut meter_target).await?;
+        if !has_rftune {
+            match (kind, &spec.benchmarks.storage) {
+                (BenchKind::Storage, Some(storage)) if super::fio_direct::available(transport, "fio").await => {
+                    progress.message(format!(
+                        "{}: step {} runs fio directly (no {program} on the host)",
+                        target.name, step.index
+                    ));
+                    super::fio_direct::run(transport, storage, &profile, &remote, &meter, waits.bench, &local).await?;
+                    results.push(local);
+                    continue;
+                }
+                _ => anyhow::bail!(
+                    "{program} is not installed on the host (and the {} benchmark needs it{})",
+                    kind.as_str(),
+                    if kind == BenchKind::Storage { ", or fio" } else { "" }
+                ),
+            }
+        }
         progress.message(format!(
             "{}: step {} runs the {} benchmark",
             target.name,
@@ -261,9 +289,6 @@ async fn run_step(
             kind.as_str()
         ));
         let argv = bench_argv(program, kind, &args, &profile, &remote);
-        // The host never gets BMC credentials: rftune samples the iDRAC here while it runs.
-        let mut meter_target = target.clone();
-        let meter = Meter::new(&mut meter_target).await?;
         let (stop, stopped) = tokio::sync::oneshot::channel();
         let origin = std::time::Instant::now();
         let (ran, samples) = tokio::join!(
@@ -275,12 +300,6 @@ async fn run_step(
             meter.sample_until(Duration::from_secs(1), origin, stopped)
         );
         ran.with_context(|| format!("running the {} benchmark", kind.as_str()))?;
-        let local = host_dir.join(format!(
-            "{:03}-{}-{}.json",
-            step.index,
-            crate::state::path_component(&profile),
-            kind.as_str()
-        ));
         transport
             .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
             .await?;

@@ -240,3 +240,56 @@ async fn benchmarks_run_on_the_host_over_ssh() {
         assert!(s["os"]["idle_states"].is_array(), "the OS view came over ssh: {s}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_rftune_on_the_host_fio_runs_directly_on_files_only() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let target = dir.0.join("fio.dat");
+    let write = |name: &str, target: &str| {
+        let text = format!(
+            "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
+             [timeouts]\ngraceful = \"5s\"\njob = \"20s\"\nboot = \"20s\"\nos = \"10s\"\nbench = \"120s\"\n\n\
+             [benchmarks.storage]\ntarget = \"{target}\"\nsize = \"16M\"\nruntime = \"1s\"\nramp = \"0s\"\ntests = \"randread,randwrite\"\n\n\
+             [[hosts]]\nname = \"bare\"\nbmc = \"{}\"\nos = {{ transport = \"local\", rftune = \"/nonexistent/rftune\" }}\n",
+            fleet.hosts()[0].url
+        );
+        let file = dir.0.join(format!("{name}.toml"));
+        std::fs::write(&file, text).unwrap();
+        file
+    };
+    let file = write("bare", target.to_str().unwrap());
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join("bare-results/state.json")).unwrap()).unwrap();
+    let step = &state["hosts"]["bare"]["steps"][0];
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(step["results"][0].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(doc["schema"], "rftune.bench/v1");
+    assert!(
+        doc["power_caveat"].as_str().unwrap().contains("fio run directly"),
+        "{}",
+        doc["power_caveat"]
+    );
+    let tests = doc["storage"]["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2);
+    assert!(
+        tests
+            .iter()
+            .all(|t| t["iops"].as_f64().unwrap() > 0.0 && t["power_w"].as_f64().is_some()),
+        "{tests:?}"
+    );
+    // A block device is refused without rftune's safety checks: the step is skipped, not run.
+    let file = write("device", "/dev/null");
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let state = std::fs::read_to_string(dir.0.join("device-results/state.json")).unwrap();
+    assert!(state.contains("experiments run fio only on files"), "{state}");
+}
