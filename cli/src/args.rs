@@ -102,7 +102,7 @@ pub enum Command {
     /// Read the power draw from the iDRAC: one reading, or sampling at an interval with
     /// min/max/mean/σ and energy (table, JSON, CSV or Prometheus text).
     Power(crate::commands::power::PowerArgs),
-    /// On-host benchmarks: the seed's seven fio tests, STREAM memory bandwidth, and comparing
+    /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, and comparing
     /// two result files; with --bmc, power is sampled from the iDRAC during each test.
     #[command(subcommand)]
     Bench(crate::commands::bench::BenchCommand),

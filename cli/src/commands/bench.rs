@@ -1,4 +1,4 @@
-//! `rftune bench storage|memory|compare`: the seed's fio suite and STREAM on this host, with
+//! `rftune bench storage|memory|compare`: Dell's seven-test fio suite and STREAM on this host, with
 //! power sampled from the server's BMC (`--bmc`) for performance per watt, written as an
 //! `rftune.bench/v1` document, CSV rows and a self-contained HTML report. The benchmark logic is
 //! in the host-bench crate; this module is the glue to the BMC, the terminal and the files.
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 /// `rftune bench ...`.
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
-    /// The seed's seven fio tests (sequential read/write 128k QD16, random read/write 4k QD32,
+    /// Dell's seven-test fio suite for NVMe (sequential read/write 128k QD16, random read/write 4k QD32,
     /// random 70/30, 50/50, 30/70 mixes 4k QD32) on a file or block device.
     ///
     /// A file target is the safe default. Writing to a raw device destroys its data: it is
