@@ -266,19 +266,8 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     }
 
     // Snapshot before any change.
-    let snap = Snapshot {
-        schema: snapshot::SCHEMA.into(),
-        host: host.to_owned(),
-        url: target.client.base_url().to_string(),
-        service_tag: a.state.service_tag.clone(),
-        model: a.state.model.clone(),
-        bios_version: a.state.bios_version.clone(),
-        taken_at: crate::audit::now_iso(),
-        reason: format!("before apply of {}", ctx.chosen.name()),
-        bios: a.state.bios.clone(),
-        pending: a.state.pending.clone(),
-        idrac: a.state.idrac.clone(),
-    };
+    let url = target.client.base_url().as_str().trim_end_matches('/');
+    let snap = Snapshot::of(host, url, &a.state, format!("before apply of {}", ctx.chosen.name()));
     let snap_path = snap.save(&ctx.state_dir)?;
     audit("snapshot", Value::Null, "ok", json!(snap_path))?;
     result.snapshot = Some(snap_path);

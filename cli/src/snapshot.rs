@@ -41,6 +41,23 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
+    /// A snapshot of what `state` holds, taken now, for the host called `host` at `url`.
+    pub fn of(host: &str, url: &str, state: &crate::bmc::HostState, reason: impl Into<String>) -> Self {
+        Self {
+            schema: SCHEMA.into(),
+            host: host.to_owned(),
+            url: url.to_owned(),
+            service_tag: state.service_tag.clone(),
+            model: state.model.clone(),
+            bios_version: state.bios_version.clone(),
+            taken_at: crate::audit::now_iso(),
+            reason: reason.into(),
+            bios: state.bios.clone(),
+            pending: state.pending.clone(),
+            idrac: state.idrac.clone(),
+        }
+    }
+
     /// Writes it under `dir/snapshots/` as `<host>-<service tag>-<time>.json` (0600) and returns the path.
     pub fn save(&self, state_dir: &Path) -> Result<PathBuf> {
         let dir = state_dir.join("snapshots");

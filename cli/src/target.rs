@@ -146,6 +146,23 @@ impl Target {
         Ok(root)
     }
 
+    /// The first system of a non-Dell service (`Systems` → first member), for the generic
+    /// read paths; iDRACs are addressed at their fixed paths instead.
+    pub async fn first_system(&self) -> Result<redfish_client::resources::computer_system::ComputerSystem> {
+        let systems = self
+            .client
+            .systems()
+            .await
+            .map_err(|e| self.explain(e, "listing systems"))?;
+        let first = systems
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("{}: the BMC lists no systems (it may still be starting)", self.name))?;
+        self.client
+            .system(first)
+            .await
+            .map_err(|e| self.explain(e, "reading the system"))
+    }
+
     /// Logs in (a no-op with Basic authentication), so a credential problem is reported as such.
     pub async fn login(&self) -> Result<()> {
         let who = self.client.username().unwrap_or(crate::credentials::DEFAULT_USERNAME);

@@ -184,20 +184,13 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
     let root = target.service_root().await?;
     let t = &*target;
     let c = &t.client;
-    let system_id = if root.is_dell() {
-        ODataId::new(dell::SYSTEM)
-    } else {
-        c.systems()
+    let system = if root.is_dell() {
+        c.system(&ODataId::new(dell::SYSTEM))
             .await
-            .map_err(|e| t.explain(e, "listing systems"))?
-            .into_iter()
-            .next()
-            .with_context(|| format!("{}: the BMC lists no systems", t.name))?
+            .map_err(|e| t.explain(e, "reading the system"))?
+    } else {
+        t.first_system().await?
     };
-    let system = c
-        .system(&system_id)
-        .await
-        .map_err(|e| t.explain(e, "reading the system"))?;
     let bios_link = system.bios_link();
     let (bios, memory) = tokio::join!(c.bios(&bios_link), c.memory(&system));
     let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
@@ -267,13 +260,7 @@ async fn with_power<T: Send + 'static>(
         return Ok((handle.await.context("benchmark thread")?, Vec::new()));
     };
     let meter = Meter::new(&mut bmc.target).await?;
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let work = async {
-        let r = handle.await;
-        let _ = tx.send(());
-        r
-    };
-    let (result, samples) = tokio::join!(work, meter.sample_until(interval, origin, rx));
+    let (result, samples) = meter.sample_while(interval, origin, handle).await;
     Ok((result.context("benchmark thread")?, samples?))
 }
 

@@ -60,15 +60,7 @@ async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attrib
     let bios_id = if root.is_dell() {
         ODataId::new(dell::BIOS)
     } else {
-        let systems = t.client.systems().await.map_err(|e| t.explain(e, "listing systems"))?;
-        let first = systems
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{}: the BMC lists no systems (it may still be starting)", t.name))?;
-        let system = t
-            .client
-            .system(first)
-            .await
-            .map_err(|e| t.explain(e, "reading the system"))?;
+        let system = t.first_system().await?;
         system.bios_link()
     };
     let bios = t

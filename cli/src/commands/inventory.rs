@@ -222,14 +222,7 @@ pub async fn collect(target: &mut Target) -> Result<Inventory> {
             jobs,
         ))
     } else {
-        let systems = client.systems().await.map_err(|e| t.explain(e, "listing systems"))?;
-        let first = systems
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{}: the BMC lists no systems (it may still be starting)", t.name))?;
-        let system = client
-            .system(first)
-            .await
-            .map_err(|e| t.explain(e, "reading the system"))?;
+        let system = t.first_system().await?;
         let memory = client
             .memory(&system)
             .await

@@ -127,6 +127,23 @@ impl<'a> Meter<'a> {
         })
     }
 
+    /// Runs `work` while taking readings every `interval` (timed from `origin`), stopping
+    /// with one reading after `work` ends. Returns the work's output and the readings.
+    pub async fn sample_while<F: std::future::Future>(
+        &self,
+        interval: Duration,
+        origin: Instant,
+        work: F,
+    ) -> (F::Output, Result<Vec<Sample>>) {
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let work = async {
+            let out = work.await;
+            let _ = stop.send(());
+            out
+        };
+        tokio::join!(work, self.sample_until(interval, origin, stopped))
+    }
+
     /// Readings every `interval` from now until `stop` fires, plus one after it, so the
     /// trapezoid covers the whole window.
     pub async fn sample_until(

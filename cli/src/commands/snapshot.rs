@@ -8,7 +8,7 @@ use crate::cache::RegistryCache;
 use crate::derive::{self, Selection};
 use crate::fleet;
 use crate::render;
-use crate::snapshot::{self, Snapshot};
+use crate::snapshot::Snapshot;
 use crate::state::StateDirs;
 use crate::target;
 use anyhow::{Context, Result};
@@ -22,32 +22,21 @@ pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputForma
     let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(args.target.connect.clone());
     let dirs_owned = Arc::new(dirs.clone());
+    let cache = Arc::new(RegistryCache::new(&dirs.cache));
     let progress = render::Progress::hosts("snapshot", entries.len(), output);
     let results = fleet::run_all(
         entries,
         args.target.concurrency,
         |entry| {
-            let (connect, dirs) = (connect.clone(), dirs_owned.clone());
+            let (connect, dirs, cache) = (connect.clone(), dirs_owned.clone(), cache.clone());
             async move {
                 let target = target::connect(&entry, &connect, &dirs).await?;
                 target.login().await?;
                 let groups = [AttributeGroup::System, AttributeGroup::Idrac].into_iter().collect();
-                let state = crate::bmc::read_state(&target, &RegistryCache::new(&dirs.cache), &groups, false).await;
+                let state = crate::bmc::read_state(&target, &cache, &groups, false).await;
                 target.close().await;
                 let state = state?;
-                let snap = Snapshot {
-                    schema: snapshot::SCHEMA.into(),
-                    host: entry.name.clone(),
-                    url: entry.url.clone(),
-                    service_tag: state.service_tag,
-                    model: state.model,
-                    bios_version: state.bios_version,
-                    taken_at: crate::audit::now_iso(),
-                    reason: "rftune snapshot".into(),
-                    bios: state.bios,
-                    pending: state.pending,
-                    idrac: state.idrac,
-                };
+                let snap = Snapshot::of(&entry.name, &entry.url, &state, "rftune snapshot");
                 let path = snap.save(&dirs.state)?;
                 Ok((snap, path))
             }

@@ -104,16 +104,9 @@ pub async fn run(
                 Path::new(&output),
                 Path::new(&format!("{remote}/{}", spec.name)),
             ));
-            let (stop, stopped) = tokio::sync::oneshot::channel();
-            let origin = Instant::now();
-            let (ran, samples) = tokio::join!(
-                async {
-                    let r = transport.run(&argv, timeout).await;
-                    let _ = stop.send(());
-                    r
-                },
-                meter.sample_until(Duration::from_secs(1), origin, stopped)
-            );
+            let (ran, samples) = meter
+                .sample_while(Duration::from_secs(1), Instant::now(), transport.run(&argv, timeout))
+                .await;
             let ran = ran?;
             if !ran.success() && engine == IoEngine::IoUring && attempt == 1 && fio::io_uring_unavailable(&ran.stderr) {
                 engine = IoEngine::Libaio;

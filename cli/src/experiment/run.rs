@@ -247,6 +247,9 @@ async fn run_step(
         .join("results")
         .join(crate::state::path_component(&target.name));
     let has_rftune = super::fio_direct::available(transport, program).await;
+    // The host never gets BMC credentials: rftune samples the iDRAC here while benchmarks run.
+    let mut meter_target = target.clone();
+    let meter = Meter::new(&mut meter_target).await?;
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
@@ -261,9 +264,6 @@ async fn run_step(
             crate::state::path_component(&profile),
             kind.as_str()
         ));
-        // The host never gets BMC credentials: rftune samples the iDRAC here while it runs.
-        let mut meter_target = target.clone();
-        let meter = Meter::new(&mut meter_target).await?;
         if !has_rftune {
             match (kind, &spec.benchmarks.storage) {
                 (BenchKind::Storage, Some(storage)) if super::fio_direct::available(transport, "fio").await => {
@@ -289,16 +289,13 @@ async fn run_step(
             kind.as_str()
         ));
         let argv = bench_argv(program, kind, &args, &profile, &remote);
-        let (stop, stopped) = tokio::sync::oneshot::channel();
-        let origin = std::time::Instant::now();
-        let (ran, samples) = tokio::join!(
-            async {
-                let r = transport.run_ok(&argv, waits.bench).await;
-                let _ = stop.send(());
-                r
-            },
-            meter.sample_until(Duration::from_secs(1), origin, stopped)
-        );
+        let (ran, samples) = meter
+            .sample_while(
+                Duration::from_secs(1),
+                std::time::Instant::now(),
+                transport.run_ok(&argv, waits.bench),
+            )
+            .await;
         ran.with_context(|| format!("running the {} benchmark", kind.as_str()))?;
         transport
             .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
