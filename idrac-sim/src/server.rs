@@ -7,6 +7,7 @@ use crate::messages;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
+use base64::Engine;
 use redfish_client::oem::dell::{self, AttributeGroup};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -101,7 +102,7 @@ fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -
         .get("Authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Basic "))
-        .and_then(|b| decode_base64(b.trim()))
+        .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b.trim()).ok())
         .and_then(|raw| String::from_utf8(raw).ok());
     match basic.as_deref().and_then(|c| c.split_once(':')) {
         Some((user, pass)) if host.check_basic(user, pass) => None,
@@ -322,46 +323,4 @@ fn reset_midway() -> Response {
         .header("Content-Type", "application/json")
         .body(Body::from_stream(futures_util::stream::iter(chunks)))
         .unwrap_or_else(|_| Response::new(Body::empty()))
-}
-
-/// Standard base64 (RFC 4648, with padding), enough for Basic credentials.
-fn decode_base64(s: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes = s.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut acc = 0u32;
-        for (i, &c) in chunk.iter().enumerate() {
-            acc |= value(c)? << (18 - 6 * i);
-        }
-        let n = chunk.len();
-        if n < 2 {
-            return None;
-        }
-        let b = acc.to_be_bytes();
-        out.extend_from_slice(&b[1..n]);
-    }
-    Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn base64_decodes_basic_credentials() {
-        assert_eq!(decode_base64("cm9vdDpjYWx2aW4=").as_deref(), Some(&b"root:calvin"[..]));
-        assert_eq!(decode_base64("YQ==").as_deref(), Some(&b"a"[..]));
-        assert_eq!(decode_base64("YWI=").as_deref(), Some(&b"ab"[..]));
-        assert!(decode_base64("*bad").is_none());
-    }
 }

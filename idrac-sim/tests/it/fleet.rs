@@ -207,3 +207,27 @@ async fn other_models_and_the_registry_pointer() {
         assert!(!c.memory(&system).await.unwrap().is_empty());
     }
 }
+
+#[tokio::test]
+async fn basic_auth_accepts_the_account_and_names_bad_credentials() {
+    let fleet = start(config()).await;
+    let url = format!("{}{}", fleet.hosts()[0].url, dell::BIOS);
+    let ok = raw().get(&url).basic_auth("root", Some("calvin")).send().await.unwrap();
+    assert_eq!(ok.status(), 200);
+    let bad = raw().get(&url).basic_auth("root", Some("wrong")).send().await.unwrap();
+    assert_eq!(bad.status(), 401);
+    let body: Value = bad.json().await.unwrap();
+    assert_eq!(
+        body["error"]["@Message.ExtendedInfo"][0]["MessageId"],
+        "IDRAC.2.9.SYS415"
+    );
+    let garbled = raw()
+        .get(&url)
+        .header("Authorization", "Basic !!not-base64")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(garbled.status(), 401);
+    let none = raw().get(&url).send().await.unwrap();
+    assert_eq!(none.status(), 401);
+}
