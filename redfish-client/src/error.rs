@@ -75,8 +75,9 @@ pub enum Error {
         /// The cap in bytes.
         limit: usize,
     },
-    /// Retrying stopped at the attempt or time bound; `last` is the final failure.
-    #[error("{method} {url}: gave up after {attempts} attempts in {:.1}s", elapsed.as_secs_f64())]
+    /// Retrying stopped at the attempt or time bound; `last` is the final failure (and names
+    /// the method and URL, so this layer's message does not repeat them).
+    #[error("gave up after {attempts} attempts in {:.1}s", elapsed.as_secs_f64())]
     RetriesExhausted {
         /// HTTP method.
         method: String,

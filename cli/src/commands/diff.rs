@@ -73,7 +73,11 @@ impl Summary {
     /// The fleet exit rule: error beats drift beats in sync.
     pub fn outcome(&self) -> Result<Outcome> {
         if self.error > 0 {
-            anyhow::bail!("{} of {} host(s) could not be compared", self.error, self.hosts);
+            anyhow::bail!(
+                "{} of {} host(s) failed: unreadable, or the profile cannot be applied to them as written (see each host above)",
+                self.error,
+                self.hosts
+            );
         }
         Ok(if self.drift > 0 {
             Outcome::Drift
@@ -157,7 +161,18 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
                     bios_version: a.state.bios_version.clone(),
                     changes: a.diff.changes.clone(),
                     counts: Some(a.diff.counts()),
-                    violations: a.violations.iter().map(ToString::to_string).collect(),
+                    violations: a
+                        .violations
+                        .iter()
+                        .map(|v| {
+                            let level = if v.severity == bios_profiles::Severity::Error {
+                                "error"
+                            } else {
+                                "warning"
+                            };
+                            format!("{level}: {v}")
+                        })
+                        .collect(),
                     error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
                 }
             }
@@ -242,7 +257,7 @@ pub fn table(report: &DiffReport, all: bool) -> String {
             out.push_str(&t.render());
         }
         for v in &h.violations {
-            let _ = writeln!(out, "  ! {v}");
+            let _ = writeln!(out, "  {v}");
         }
         if h.counts.is_some() && h.error.is_some() {
             let _ = writeln!(out, "  error: {}", h.error.as_deref().unwrap_or_default());
