@@ -88,6 +88,10 @@ pub struct HostApply {
     pub rebooted: bool,
     /// The diff after the change.
     pub verify: Option<StatusCounts>,
+    /// The profile's attributes as the BIOS reports them at the end (from the last read;
+    /// for callers such as experiments, not part of the JSON document).
+    #[serde(skip)]
+    pub in_force: Attributes,
     /// A sentence for people.
     pub summary: String,
 }
@@ -207,6 +211,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         job: None,
         rebooted: false,
         verify: None,
+        in_force: profile_values(&a.profile, &a.state.bios),
         summary: String::new(),
     };
 
@@ -404,6 +409,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     // Verify: read back and diff.
     progress.message(format!("{host}: verifying"));
     let after = assess::assess(target, &ctx.chosen, &ctx.cache, false, opts.strict).await?;
+    result.in_force = profile_values(&after.profile, &after.state.bios);
     let counts = after.diff.counts();
     result.verify = Some(counts);
     let clean = after.diff.is_clean();
@@ -486,6 +492,15 @@ async fn replace_pending(
         );
     }
     Ok(())
+}
+
+/// The BIOS values of the attributes the profile sets.
+fn profile_values(profile: &bios_profiles::ResolvedProfile, bios: &Attributes) -> Attributes {
+    profile
+        .bios
+        .keys()
+        .filter_map(|k| Some((k.clone(), bios.get(k)?.clone())))
+        .collect()
 }
 
 fn plan_sentence(plan: &Plan, adopted: bool) -> String {

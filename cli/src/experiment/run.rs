@@ -48,7 +48,6 @@ pub async fn run(
         dirs: dirs.clone(),
         connect: connect.clone(),
         audit: AuditLog::open(&dirs.state)?,
-        cache: RegistryCache::new(&dirs.cache),
         output,
     });
     let mut tasks = tokio::task::JoinSet::new();
@@ -107,7 +106,6 @@ struct Shared {
     dirs: StateDirs,
     connect: ConnectArgs,
     audit: AuditLog,
-    cache: RegistryCache,
     output: OutputFormat,
 }
 
@@ -194,14 +192,6 @@ async fn run_step(
         .cloned()
         .context("a step names a profile the experiment lacks")?;
     let chosen = Chosen::load(&profile)?;
-    let resolved_attrs = |bios: &redfish_client::resources::bios::Attributes,
-                          profile: &bios_profiles::ResolvedProfile| {
-        profile
-            .bios
-            .keys()
-            .filter_map(|k| bios.get(k).map(|v| (k.clone(), v.to_json())))
-            .collect::<BTreeMap<String, Value>>()
-    };
     let run = Run {
         chosen,
         cache: RegistryCache::new(&shared.dirs.cache),
@@ -234,11 +224,8 @@ async fn run_step(
         .wait_ready(waits.os, Duration::from_secs(1))
         .await
         .context("the OS did not answer")?;
-    let assessed = crate::assess::assess(target, &run.chosen, &shared.cache, false, false).await?;
-    if !assessed.diff.is_clean() {
-        anyhow::bail!("the BIOS does not match {profile} after the apply; not benchmarking under the wrong settings");
-    }
-    let bios = resolved_attrs(&assessed.state.bios, &assessed.profile);
+    // Converged or in sync means the apply path verified the profile (a fresh read): reuse it.
+    let bios: BTreeMap<String, Value> = applied.in_force.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
     let os = transport.os_view(Duration::from_secs(30)).await.ok();
     let contradictions = os.as_ref().map(|o| contradictions(&bios, o)).unwrap_or_default();
     let mut results = Vec::new();
