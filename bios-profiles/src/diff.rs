@@ -3,7 +3,8 @@
 use crate::engine::Verdict;
 use crate::library::ResolvedProfile;
 use crate::profile::{Confidence, Setting, Target};
-use crate::validate::{Severity, ValidateOptions, check_bios, render_conditions};
+use crate::validate::{ValidateOptions, check_bios, render_conditions};
+use redfish_client::dependencies::Flag;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
@@ -180,16 +181,15 @@ pub fn diff(
     let problems: BTreeMap<&str, String> = checked
         .violations
         .iter()
-        .filter(|v| v.severity == Severity::Error)
         .map(|v| (v.attribute.as_str(), v.message()))
         .collect();
     let mut bios: BTreeMap<&str, Change> = BTreeMap::new();
     for (name, s) in &profile.bios {
         let now = current.get(name);
-        let (status, note) = match now {
-            None => (Status::NotApplicable, Some("not on this host".to_owned())),
-            Some(now) => {
-                let verdict = checked.analysis.verdicts.get(name);
+        // The same verdicts decide the plan, so diff and plan always agree.
+        let (status, note) = match checked.analysis.verdicts.get(name) {
+            None if now.is_none() => (Status::NotApplicable, Some("not on this host".to_owned())),
+            verdict => {
                 let status = compare(&s.value, now, pending.get(name), verdict);
                 let note = match (status, verdict) {
                     (Status::Forced, Some(Verdict::Forced { because })) => {
@@ -198,6 +198,10 @@ pub fn diff(
                     (Status::PendingConflict, _) => pending
                         .get(name)
                         .map(|p| format!("pending value {p} would replace the desired one at the next reboot")),
+                    (Status::Drift, Some(Verdict::Write)) if now.is_none() => Some(
+                        "hidden now; the other values of this plan make the BIOS show it, so it is written with them"
+                            .to_owned(),
+                    ),
                     _ => problems.get(name.as_str()).cloned(),
                 };
                 (status, note)
@@ -253,13 +257,18 @@ pub fn diff(
 
 fn compare(
     desired: &AttributeValue,
-    current: &AttributeValue,
+    current: Option<&AttributeValue>,
     pending: Option<&AttributeValue>,
     verdict: Option<&Verdict>,
 ) -> Status {
-    if pending.is_some_and(|p| p != desired) {
+    let hidden_for_good =
+        matches!(verdict, Some(Verdict::Locked { flag: Flag::Hidden, because, .. }) if because.is_empty());
+    if current.is_none() && hidden_for_good {
+        // Defined by the registry, not shown by the BIOS, and nothing makes it visible.
+        Status::NotApplicable
+    } else if pending.is_some_and(|p| p != desired) {
         Status::PendingConflict
-    } else if current == desired {
+    } else if current == Some(desired) {
         Status::InSync
     } else if pending.is_some() {
         Status::Pending
@@ -301,14 +310,22 @@ mod tests {
         let d: AttributeValue = "Disabled".into();
         let e: AttributeValue = "Enabled".into();
         let forced = Verdict::Forced { because: vec![] };
-        assert_eq!(compare(&d, &d, None, None), Status::InSync);
-        assert_eq!(compare(&d, &d, Some(&d), None), Status::InSync);
-        assert_eq!(compare(&d, &d, Some(&e), None), Status::PendingConflict);
-        assert_eq!(compare(&d, &e, Some(&d), None), Status::Pending);
-        assert_eq!(compare(&d, &e, Some(&e), None), Status::PendingConflict);
-        assert_eq!(compare(&d, &e, None, Some(&forced)), Status::Forced);
-        assert_eq!(compare(&d, &e, Some(&d), Some(&forced)), Status::Pending);
-        assert_eq!(compare(&d, &e, None, Some(&Verdict::Write)), Status::Drift);
+        let hidden = Verdict::Locked {
+            flag: Flag::Hidden,
+            because: vec![],
+            fixes: vec![],
+        };
+        assert_eq!(compare(&d, Some(&d), None, None), Status::InSync);
+        assert_eq!(compare(&d, Some(&d), Some(&d), None), Status::InSync);
+        assert_eq!(compare(&d, Some(&d), Some(&e), None), Status::PendingConflict);
+        assert_eq!(compare(&d, Some(&e), Some(&d), None), Status::Pending);
+        assert_eq!(compare(&d, Some(&e), Some(&e), None), Status::PendingConflict);
+        assert_eq!(compare(&d, Some(&e), None, Some(&forced)), Status::Forced);
+        assert_eq!(compare(&d, Some(&e), Some(&d), Some(&forced)), Status::Pending);
+        assert_eq!(compare(&d, Some(&e), None, Some(&Verdict::Write)), Status::Drift);
+        // Hidden on the host: not applicable, unless the plan makes it visible and writes it.
+        assert_eq!(compare(&d, None, None, Some(&hidden)), Status::NotApplicable);
+        assert_eq!(compare(&d, None, None, Some(&Verdict::Write)), Status::Drift);
     }
 
     #[test]

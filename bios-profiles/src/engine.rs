@@ -5,8 +5,10 @@
 //!
 //! The planned state is the host's current values overlaid with the desired values and the
 //! unlocks, with every `CurrentValue` dependency applied by the evaluator. A desired value is
-//! *blocked* when, in that state, a rule forces a different value, or when it differs from the
-//! current value and the attribute is read-only or hidden. A blocked attribute is *freed* by a
+//! *blocked* when, in that state, a rule forces a different value, a `Value` rule does not
+//! allow it, or when it differs from the current value and the attribute is read-only or
+//! hidden. An attribute the registry defines but the host's `Bios` does not list is hidden
+//! (real iDRACs list only visible attributes) unless a rule unhides it in the planned state. A blocked attribute is *freed* by a
 //! change that leaves it neither forced, read-only nor hidden. When exactly one value of one
 //! attribute the profile does not set frees it (`SysProfile = Custom`), that value becomes an
 //! unlock and the analysis starts over; otherwise the block stays, for validation to report.
@@ -27,6 +29,12 @@ pub(crate) enum Verdict {
     Forced { because: Vec<Condition> },
     /// The host differs and the attribute is writable in the planned state: write it.
     Write,
+    /// `Value` rules in the planned state allow only other values.
+    Restricted {
+        allowed: Vec<String>,
+        because: Vec<Condition>,
+        fixes: Vec<Fix>,
+    },
     /// A rule in the planned state forces another value.
     Conflict {
         forced: AttributeValue,
@@ -54,6 +62,7 @@ pub(crate) struct Analysis {
 
 enum Block<'r> {
     Forced(&'r MapDependency, AttributeValue),
+    Restricted(Vec<&'r MapDependency>, Vec<String>),
     Locked(Flag),
 }
 
@@ -90,7 +99,7 @@ pub(crate) fn analyse(
         let free_to_change = |name: &str| !overlay.contains_key(name) && !reserved.contains(name);
         let mut chosen = None;
         for &(name, value) in &blocked {
-            let fixes = fixes(evaluator, &evaluation, &candidate, name, free_to_change);
+            let fixes = fixes(evaluator, &evaluation, &candidate, name, value, free_to_change);
             if let [fix] = fixes.as_slice()
                 && let [only] = fix.values.as_slice()
             {
@@ -146,7 +155,11 @@ pub(crate) fn analyse(
                 &u.attribute,
                 &u.value,
             );
-            matches!(v, Verdict::Conflict { .. } | Verdict::Locked { .. }).then(|| (u.attribute.clone(), v))
+            matches!(
+                v,
+                Verdict::Conflict { .. } | Verdict::Locked { .. } | Verdict::Restricted { .. }
+            )
+            .then(|| (u.attribute.clone(), v))
         })
         .collect();
     Analysis {
@@ -165,6 +178,11 @@ fn block<'r>(
     if let Some(forced) = evaluation.forced(name) {
         return (forced.value != *value).then(|| Block::Forced(forced.rule, forced.value.clone()));
     }
+    if let Some(allowed) = evaluation.allowed(name)
+        && !value.as_str().is_some_and(|v| allowed.values.iter().any(|a| a == v))
+    {
+        return Some(Block::Restricted(allowed.rules.clone(), allowed.values.clone()));
+    }
     if current.get(name) == Some(value) {
         return None;
     }
@@ -177,14 +195,20 @@ fn block<'r>(
     }
 }
 
-/// Whether `name` can be set to anything in `evaluation`'s state.
-fn is_free(evaluation: &Evaluation<'_>, name: &str) -> bool {
-    evaluation.forced(name).is_none() && !evaluation.is_read_only(name) && !evaluation.is_hidden(name)
+/// Whether `name` can be set to `value` in `evaluation`'s state.
+fn is_free(evaluation: &Evaluation<'_>, name: &str, value: &AttributeValue) -> bool {
+    let allowed = evaluation
+        .allowed(name)
+        .is_none_or(|a| value.as_str().is_some_and(|v| a.values.iter().any(|x| x == v)));
+    allowed && evaluation.forced(name).is_none() && !evaluation.is_read_only(name) && !evaluation.is_hidden(name)
 }
 
-/// The rules that force, lock or hide `name` in `evaluation`'s state.
+/// The rules that force, restrict, lock or hide `name` in `evaluation`'s state.
 fn blocking_rules<'r>(evaluation: &Evaluation<'r>, name: &str) -> Vec<&'r MapDependency> {
     let mut rules: Vec<&MapDependency> = evaluation.forced(name).map(|f| f.rule).into_iter().collect();
+    if let Some(allowed) = evaluation.allowed(name) {
+        rules.extend(allowed.rules.iter().copied());
+    }
     rules.extend(evaluation.causes(name, Flag::Hidden));
     rules.extend(evaluation.causes(name, Flag::ReadOnly));
     rules
@@ -205,12 +229,13 @@ fn condition_attributes<'r>(rules: &[&'r MapDependency], name: &str) -> Vec<&'r 
 }
 
 /// For each enumeration the blocking rules read (and `may_change` allows), the values that
-/// would free `name`.
+/// would free `name` to take `value`.
 fn fixes(
     evaluator: &DependencyEvaluator<'_>,
     evaluation: &Evaluation<'_>,
     candidate: &Attributes,
     name: &str,
+    value: &AttributeValue,
     may_change: impl Fn(&str) -> bool,
 ) -> Vec<Fix> {
     let rules = blocking_rules(evaluation, name);
@@ -232,7 +257,7 @@ fn fixes(
             .filter(|v| {
                 let mut trial = candidate.clone();
                 trial.insert(attribute.to_owned(), AttributeValue::from(*v));
-                is_free(&evaluator.evaluate(&trial), name)
+                is_free(&evaluator.evaluate(&trial), name, value)
             })
             .map(AttributeValue::from)
             .collect();
@@ -253,8 +278,16 @@ fn conditions(
     desired: &Attributes,
     unlocks: &[Unlock],
 ) -> Vec<Condition> {
+    // Dell's conditions join with OR: the reason a rule fires is the conditions that hold.
+    let holding: Vec<&str> = rules
+        .iter()
+        .flat_map(|r| r.map_from.iter())
+        .filter(|c| c.map_from_attribute != name && evaluation.holds(c) == Some(true))
+        .map(|c| c.map_from_attribute.as_str())
+        .collect();
     condition_attributes(rules, name)
         .into_iter()
+        .filter(|a| holding.is_empty() || holding.contains(a))
         .map(|attribute| Condition {
             attribute: attribute.to_owned(),
             value: evaluation.values().get(attribute).cloned(),
@@ -281,6 +314,9 @@ fn describe_block(
     let because = crate::validate::render_conditions(&conditions(evaluation, &rules, name, desired, unlocks));
     match block(evaluation, current, name, value) {
         Some(Block::Forced(_, forced)) => format!("{because} forces {name} = {forced}"),
+        Some(Block::Restricted(_, allowed)) => {
+            format!("{name} may only be {} while {because}", allowed.join(", "))
+        }
         Some(Block::Locked(Flag::Hidden)) => format!("{name} is hidden while {because}"),
         _ => format!("{name} is read-only while {because}"),
     }
@@ -309,12 +345,17 @@ fn verdict(
         Some(Block::Forced(rule, forced)) => Verdict::Conflict {
             forced,
             because: conditions(evaluation, &[rule], name, desired, unlocks),
-            fixes: fixes(evaluator, evaluation, candidate, name, everything),
+            fixes: fixes(evaluator, evaluation, candidate, name, value, everything),
+        },
+        Some(Block::Restricted(rules, allowed)) => Verdict::Restricted {
+            allowed,
+            because: conditions(evaluation, &rules, name, desired, unlocks),
+            fixes: fixes(evaluator, evaluation, candidate, name, value, everything),
         },
         Some(Block::Locked(flag)) => Verdict::Locked {
             flag,
             because: conditions(evaluation, evaluation.causes(name, flag), name, desired, unlocks),
-            fixes: fixes(evaluator, evaluation, candidate, name, everything),
+            fixes: fixes(evaluator, evaluation, candidate, name, value, everything),
         },
     }
 }
@@ -349,9 +390,52 @@ mod tests {
         pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect()
     }
 
-    /// Two locking attributes each with one freeing value: ambiguous, so no unlock.
+    /// Two attributes that each free T (Dell OR: "writable when A = off or B = off"): either
+    /// would do, so the choice is ambiguous and no unlock is made.
     #[test]
     fn two_ways_out_means_no_automatic_unlock() {
+        let reg = registry(
+            json!([
+                enumeration("A", &["on", "off"]),
+                enumeration("B", &["on", "off"]),
+                {"AttributeName": "T", "Type": "Enumeration", "ReadOnly": true,
+                 "Value": [{"ValueName": "x"}, {"ValueName": "y"}]}
+            ]),
+            json!([rule(
+                "T",
+                "ReadOnly",
+                json!(false),
+                &[("A", "EQU", "off"), ("B", "EQU", "off")]
+            )]),
+        );
+        let ev = DependencyEvaluator::new(&reg);
+        let current = attrs(&[("A", "on"), ("B", "on"), ("T", "x")]);
+        let analysis = analyse(&ev, &current, &attrs(&[("T", "y")]), &BTreeSet::new(), true);
+        assert!(analysis.unlocks.is_empty());
+        let Verdict::Locked { flag, fixes, .. } = &analysis.verdicts["T"] else {
+            panic!("{:?}", analysis.verdicts["T"])
+        };
+        assert_eq!(*flag, Flag::ReadOnly);
+        assert_eq!(fixes.len(), 2);
+        // With B set by the profile, only A remains free to change: one way out, unlocked.
+        let analysis = analyse(
+            &ev,
+            &current,
+            &attrs(&[("T", "y"), ("B", "on")]),
+            &BTreeSet::new(),
+            true,
+        );
+        assert_eq!(analysis.unlocks.len(), 1);
+        assert_eq!(analysis.unlocks[0].attribute, "A");
+        assert_eq!(analysis.unlocks[0].value, "off".into());
+        assert_eq!(analysis.unlocks[0].frees, ["T"]);
+        assert_eq!(analysis.verdicts["T"], Verdict::Write);
+    }
+
+    /// Dell OR the other way round: "read-only when A = on or B = on". Both hold, so no single
+    /// change frees T, and the reason names both conditions.
+    #[test]
+    fn a_lock_held_by_two_conditions_has_no_single_fix() {
         let reg = registry(
             json!([
                 enumeration("A", &["on", "off"]),
@@ -369,24 +453,16 @@ mod tests {
         let current = attrs(&[("A", "on"), ("B", "on"), ("T", "x")]);
         let analysis = analyse(&ev, &current, &attrs(&[("T", "y")]), &BTreeSet::new(), true);
         assert!(analysis.unlocks.is_empty());
-        let Verdict::Locked { flag, because, fixes } = &analysis.verdicts["T"] else {
+        let Verdict::Locked { because, fixes, .. } = &analysis.verdicts["T"] else {
             panic!("{:?}", analysis.verdicts["T"])
         };
-        assert_eq!(*flag, Flag::ReadOnly);
         assert_eq!(because.len(), 2);
-        assert_eq!(fixes.len(), 2);
-        // With B set by the profile, only A remains free to change: one way out, unlocked.
-        let analysis = analyse(
-            &ev,
-            &current,
-            &attrs(&[("T", "y"), ("B", "on")]),
-            &BTreeSet::new(),
-            true,
-        );
+        assert!(fixes.is_empty());
+        // With B already off, only A's condition holds: A is the reason and A = off the fix.
+        let current = attrs(&[("A", "on"), ("B", "off"), ("T", "x")]);
+        let analysis = analyse(&ev, &current, &attrs(&[("T", "y")]), &BTreeSet::new(), true);
         assert_eq!(analysis.unlocks.len(), 1);
         assert_eq!(analysis.unlocks[0].attribute, "A");
-        assert_eq!(analysis.unlocks[0].value, "off".into());
-        assert_eq!(analysis.unlocks[0].frees, ["T"]);
         assert_eq!(analysis.verdicts["T"], Verdict::Write);
     }
 

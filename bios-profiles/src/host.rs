@@ -120,10 +120,12 @@ pub struct HostFacts {
     pub model: Option<String>,
     /// The CPU generation, when known.
     pub generation: Option<Generation>,
+    /// The CPU brand string (`AMD EPYC 9654 96-Core Processor`), when known.
+    pub cpu: Option<String>,
 }
 
 impl HostFacts {
-    /// Reads the model from `SystemModelName` and the generation from `Proc1Brand`.
+    /// Reads the model from `SystemModelName`, the CPU and its generation from `Proc1Brand`.
     pub fn from_bios(attributes: &Attributes) -> Self {
         let text = |name: &str| {
             attributes
@@ -135,7 +137,14 @@ impl HostFacts {
         Self {
             model: text("SystemModelName").map(str::to_owned),
             generation: text("Proc1Brand").and_then(Generation::from_cpu_model),
+            cpu: text("Proc1Brand").map(str::to_owned),
         }
+    }
+
+    /// Whether the host's CPU is known and is not an AMD EPYC this project knows (Rome or
+    /// later): an Intel Xeon, a Naples or EPYC 4004 part.
+    pub fn is_other_cpu(&self) -> bool {
+        self.cpu.is_some() && self.generation.is_none()
     }
 
     /// Whether the host is this model (case-insensitive, surrounding spaces ignored).
@@ -153,9 +162,10 @@ impl fmt::Display for HostFacts {
             Some(m) => f.write_str(m)?,
             None => f.write_str("an unknown model")?,
         }
-        match self.generation {
-            Some(g) => write!(f, " ({g})"),
-            None => f.write_str(" (unknown CPU generation)"),
+        match (self.generation, &self.cpu) {
+            (Some(g), _) => write!(f, " ({g})"),
+            (None, Some(cpu)) => write!(f, " ({cpu})"),
+            (None, None) => f.write_str(" (unknown CPU generation)"),
         }
     }
 }
@@ -207,6 +217,21 @@ mod tests {
         let empty = HostFacts::from_bios(&Attributes::new());
         assert_eq!(empty, HostFacts::default());
         assert_eq!(empty.to_string(), "an unknown model (unknown CPU generation)");
+        let intel: Attributes = [
+            ("SystemModelName".to_owned(), "PowerEdge R750".into()),
+            (
+                "Proc1Brand".to_owned(),
+                "Intel(R) Xeon(R) Gold 6354 CPU @ 3.00GHz".into(),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        let intel = HostFacts::from_bios(&intel);
+        assert!(intel.is_other_cpu() && !host.is_other_cpu());
+        assert_eq!(
+            intel.to_string(),
+            "PowerEdge R750 (Intel(R) Xeon(R) Gold 6354 CPU @ 3.00GHz)"
+        );
     }
 
     #[test]

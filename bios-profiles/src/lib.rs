@@ -83,7 +83,7 @@ pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts};
 pub use library::{Library, ResolvedProfile, Skipped};
 pub use plan::{Plan, Unlock, plan, simulate, simulate_idrac};
-pub use profile::{Confidence, ConfidenceCounts, IdracSetting, Platform, Profile, Setting, Target};
+pub use profile::{Confidence, ConfidenceCounts, Cpu, IdracSetting, Platform, Profile, Setting, Target};
 pub use sources::{Source, Sources};
 pub use validate::{
     Condition, Fix, Severity, ValidateOptions, ValueOrigin, Violation, ViolationKind, validate, validate_idrac,

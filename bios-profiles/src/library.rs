@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::host::{self, HostFacts};
-use crate::profile::{ConfidenceCounts, IdracSetting, Profile, Setting, Target};
+use crate::profile::{ConfidenceCounts, Cpu, IdracSetting, Profile, Setting, Target};
 use crate::sources::Sources;
 use crate::suggest;
 use redfish_client::oem::dell::AttributeGroup;
@@ -76,6 +76,8 @@ pub struct ResolvedProfile {
     pub description: String,
     /// The `extends` chain, root first, ending with this profile.
     pub chain: Vec<String>,
+    /// The CPUs it is written for (its own `cpu`, else its nearest ancestor's, else AMD EPYC).
+    pub cpu: Cpu,
     /// The platform overrides that matched the host (`base [platform c6615]`).
     pub platforms: Vec<String>,
     /// The host it was resolved for.
@@ -196,6 +198,14 @@ impl Library {
     /// settings restricted to other generations.
     pub fn resolve_profile(&self, profile: &Profile, host: &HostFacts) -> Result<ResolvedProfile> {
         let chain = self.chain(profile)?;
+        let cpu = chain.iter().find_map(|p| p.cpu).unwrap_or(Cpu::AmdEpyc);
+        if cpu == Cpu::AmdEpyc && host.is_other_cpu() {
+            return Err(Error::NotTargeted {
+                profile: profile.name.clone(),
+                targets: format!("AMD EPYC ({})", profile.targets()),
+                host: host.to_string(),
+            });
+        }
         if !profile.targets_host(host) {
             return Err(Error::NotTargeted {
                 profile: profile.name.clone(),
@@ -229,6 +239,7 @@ impl Library {
             .map(|(_, s)| s)
             .collect();
         Ok(ResolvedProfile {
+            cpu,
             name: profile.name.clone(),
             description: profile.description.clone(),
             chain: chain.iter().rev().map(|p| p.name.clone()).collect(),

@@ -106,9 +106,13 @@ pub fn plan(
 /// What the BIOS shows after the plan's job: `current` overlaid with the plan's BIOS values,
 /// then every `CurrentValue` dependency applied. Entries the registry does not define, or that
 /// are read-only or hidden in that state, are dropped first, as firmware that refuses or
-/// ignores writes to locked attributes would.
+/// ignores writes to locked attributes would. Attributes hidden afterwards are left out, as a
+/// real iDRAC's `GET …/Bios` leaves them out.
 pub fn simulate(current: &Attributes, plan: &Plan, registry: &AttributeRegistry) -> Attributes {
-    let evaluator = DependencyEvaluator::new(registry);
+    let mut evaluator = DependencyEvaluator::new(registry);
+    if !current.is_empty() {
+        evaluator = evaluator.with_listing(current.keys());
+    }
     let evaluation = evaluator.evaluate(&overlaid(current, &plan.bios));
     let accepted: Attributes = plan
         .bios
@@ -118,10 +122,17 @@ pub fn simulate(current: &Attributes, plan: &Plan, registry: &AttributeRegistry)
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
-    if accepted.len() == plan.bios.len() {
-        return evaluation.values().clone();
-    }
-    evaluator.evaluate(&overlaid(current, &accepted)).values().clone()
+    let evaluation = if accepted.len() == plan.bios.len() {
+        evaluation
+    } else {
+        evaluator.evaluate(&overlaid(current, &accepted))
+    };
+    evaluation
+        .values()
+        .iter()
+        .filter(|(name, _)| !evaluation.is_hidden(name))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// What the `DellAttributes` show after the plan's iDRAC PATCHes (applied immediately).

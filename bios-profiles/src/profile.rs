@@ -6,6 +6,7 @@
 //! extends = "base"                          # optional
 //! generations = ["genoa", "siena"]          # optional; empty or absent = every generation
 //! models = []                               # optional; empty = any model
+//! cpu = "amd-epyc"                          # optional: amd-epyc (default, inherited) | any
 //!
 //! [bios.SysProfile]
 //! value = "PerfOptimized"                   # string, integer or boolean, as the registry types it
@@ -153,6 +154,27 @@ impl Platform {
     }
 }
 
+/// The CPUs a profile is written for. BIOS attribute names and values differ between CPU
+/// vendors, so a profile for AMD EPYC must not be judged against an Intel host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cpu {
+    /// AMD EPYC of a generation this project knows (Rome and later).
+    AmdEpyc,
+    /// Any CPU: the profile sets only iDRAC or vendor-neutral attributes.
+    Any,
+}
+
+impl Cpu {
+    /// The spelling in profile files (`amd-epyc`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AmdEpyc => "amd-epyc",
+            Self::Any => "any",
+        }
+    }
+}
+
 /// A profile as written in one file, before `extends` and host filters are applied.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Profile {
@@ -170,6 +192,9 @@ pub struct Profile {
     pub generations: Vec<Generation>,
     /// The models it targets; empty means any.
     pub models: Vec<String>,
+    /// The CPUs it is written for, when the file says (else inherited, else AMD EPYC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Cpu>,
     /// BIOS settings, by attribute.
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
@@ -296,6 +321,8 @@ struct RawProfile {
     generations: Vec<Generation>,
     #[serde(default)]
     models: Vec<String>,
+    #[serde(default)]
+    cpu: Option<Cpu>,
     #[serde(default)]
     bios: BTreeMap<String, RawSetting>,
     #[serde(default)]
@@ -436,6 +463,7 @@ impl Parser<'_> {
             extends_at,
             generations: raw.generations,
             models: raw.models,
+            cpu: raw.cpu,
             platforms,
             file: self.file.to_owned(),
         })
@@ -627,6 +655,7 @@ confidence = "inferred"
         let host = |model: Option<&str>, generation| HostFacts {
             model: model.map(str::to_owned),
             generation,
+            cpu: None,
         };
         assert!(p.targets_host(&host(Some("PowerEdge R7625"), Some(Generation::Genoa))));
         assert!(p.targets_host(&host(None, None)));

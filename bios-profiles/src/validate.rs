@@ -11,7 +11,7 @@ use crate::profile::{Setting, Target};
 use crate::suggest;
 use redfish_client::dependencies::{DependencyEvaluator, Flag};
 use redfish_client::oem::dell::AttributeGroup;
-use redfish_client::resources::attribute_registry::{Attribute, AttributeRegistry, AttributeType, ValueProblem};
+use redfish_client::resources::attribute_registry::{Attribute, AttributeRegistry, AttributeType, ValueProblem, range};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -89,6 +89,10 @@ pub enum ViolationKind {
     },
     /// A known attribute this host does not have; the setting is skipped.
     NotApplicable,
+    /// The registry defines the attribute but the host's BIOS does not show it (real iDRACs
+    /// list only visible attributes), and nothing in the profile makes it visible: the setting
+    /// is skipped.
+    HiddenOnHost,
     /// An iDRAC attribute listed under the wrong `DellAttributes` resource.
     WrongGroup {
         /// The group the profile gives.
@@ -117,25 +121,36 @@ pub enum ViolationKind {
         /// The value the profile gives.
         value: AttributeValue,
         /// Lower bound.
-        lower: Option<i64>,
+        lower: Option<i128>,
         /// Upper bound.
-        upper: Option<i64>,
+        upper: Option<i128>,
     },
     /// An integer off the registry's step.
     NotOnIncrement {
         /// The value the profile gives.
         value: AttributeValue,
         /// The step.
-        increment: i64,
+        increment: i128,
     },
     /// A string of the wrong length.
     BadLength {
         /// The value the profile gives.
         value: AttributeValue,
         /// Minimum length.
-        min: Option<u64>,
+        min: Option<i128>,
         /// Maximum length.
-        max: Option<u64>,
+        max: Option<i128>,
+    },
+    /// A `Value` rule (iDRAC 7.x) allows only other values while its conditions hold.
+    NotAllowedNow {
+        /// The value the profile gives.
+        value: AttributeValue,
+        /// The values the rules allow in the planned state.
+        allowed: Vec<String>,
+        /// The conditions that restrict it.
+        because: Vec<Condition>,
+        /// Changes that would allow the value.
+        fixes: Vec<Fix>,
     },
     /// Read-only in the planned state because of other attributes' values.
     ReadOnly {
@@ -214,6 +229,9 @@ impl Violation {
             ViolationKind::NotApplicable => {
                 format!("not on this host (absent from its {registry} attribute registry); left as is")
             }
+            ViolationKind::HiddenOnHost => format!(
+                "hidden on this host: its {registry} attribute registry defines it but the {registry} does not show it; left as is"
+            ),
             ViolationKind::WrongGroup { given, actual } => {
                 format!("lives in {actual}, not {given}; set group = \"{}\"", group_key(*actual))
             }
@@ -260,14 +278,28 @@ impl Violation {
             }
             ViolationKind::BadLength { value, min, max } => {
                 let len = value.as_str().map_or(0, |s| s.chars().count());
-                let to_i = |v: Option<u64>| v.and_then(|v| i64::try_from(v).ok());
-                let min = min.or(Some(0));
                 format!(
                     "{} has {len} characters; allowed lengths {}",
                     quoted(value),
-                    range(to_i(min), to_i(*max))
+                    range(min.or(Some(0)), *max)
                 )
             }
+            ViolationKind::NotAllowedNow {
+                value,
+                allowed,
+                because,
+                fixes,
+            } => format!(
+                "{} is not allowed while {}: the registry's rules allow only {}; {}",
+                quoted(value),
+                render_conditions(because),
+                if allowed.is_empty() {
+                    "no value".to_owned()
+                } else {
+                    allowed.join(", ")
+                },
+                advice(fixes)
+            ),
             ViolationKind::ReadOnly { because, fixes, .. } => {
                 format!("read-only while {}; {}", render_conditions(because), advice(fixes))
             }
@@ -352,12 +384,6 @@ fn quoted(value: &AttributeValue) -> String {
         AttributeValue::String(s) => format!("\"{s}\""),
         other => other.to_string(),
     }
-}
-
-fn range(lower: Option<i64>, upper: Option<i64>) -> String {
-    let l = lower.map_or_else(|| "-∞".to_owned(), |v| v.to_string());
-    let u = upper.map_or_else(|| "∞".to_owned(), |v| v.to_string());
-    format!("{l}..={u}")
 }
 
 /// `SysProfile = PerfOptimized (current value) and ProcCcds = All`.
@@ -469,7 +495,7 @@ pub fn validate_idrac(
     // The iDRAC plan has no registry to find unlocks with, so none are assumed here.
     let reserved = profile.idrac.keys().map(|(_, n)| n.as_str()).collect();
     let analysis = engine::analyse(&evaluator, &merged, &desired, &reserved, false);
-    violations.extend(verdict_violations(&analysis, &desired, &merged, |name| {
+    violations.extend(verdict_violations(&analysis, &desired, &merged, options, |name| {
         targets
             .get(name)
             .copied()
@@ -491,7 +517,10 @@ pub(crate) fn check_bios(
     current: &Attributes,
     options: &ValidateOptions,
 ) -> Checked {
-    let evaluator = DependencyEvaluator::new(registry);
+    let mut evaluator = DependencyEvaluator::new(registry);
+    if !current.is_empty() {
+        evaluator = evaluator.with_listing(current.keys());
+    }
     let mut violations = Vec::new();
     let mut desired = Attributes::new();
     for (name, s) in &profile.bios {
@@ -507,7 +536,9 @@ pub(crate) fn check_bios(
     }
     let reserved = profile.bios.keys().map(String::as_str).collect();
     let analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
-    violations.extend(verdict_violations(&analysis, &desired, current, |_| Target::Bios));
+    violations.extend(verdict_violations(&analysis, &desired, current, options, |_| {
+        Target::Bios
+    }));
     sort(&mut violations);
     Checked { violations, analysis }
 }
@@ -526,6 +557,11 @@ fn error(target: Target, attribute: &str, kind: ViolationKind) -> Violation {
 }
 
 fn not_applicable(target: Target, attribute: &str, options: &ValidateOptions) -> Violation {
+    skipped(target, attribute, options, ViolationKind::NotApplicable)
+}
+
+/// A setting left as is on this host: a warning, or an error under `--strict`.
+fn skipped(target: Target, attribute: &str, options: &ValidateOptions, kind: ViolationKind) -> Violation {
     Violation {
         target,
         attribute: attribute.to_owned(),
@@ -534,7 +570,7 @@ fn not_applicable(target: Target, attribute: &str, options: &ValidateOptions) ->
         } else {
             Severity::Warning
         },
-        kind: ViolationKind::NotApplicable,
+        kind,
     }
 }
 
@@ -593,6 +629,7 @@ fn verdict_violations(
     analysis: &Analysis,
     desired: &Attributes,
     current: &Attributes,
+    options: &ValidateOptions,
     target_of: impl Fn(&str) -> Target,
 ) -> Vec<Violation> {
     let unlock_values: Attributes = analysis
@@ -617,9 +654,27 @@ fn verdict_violations(
                 because: because.clone(),
                 fixes: fixes.clone(),
             },
+            Verdict::Locked {
+                flag: Flag::Hidden,
+                because,
+                ..
+            } if because.is_empty() && !current.contains_key(name) => {
+                out.push(skipped(target_of(name), name, options, ViolationKind::HiddenOnHost));
+                continue;
+            }
             Verdict::Locked { because, .. } if because.is_empty() => ViolationKind::StaticReadOnly {
                 value,
                 current: current.get(name).cloned(),
+            },
+            Verdict::Restricted {
+                allowed,
+                because,
+                fixes,
+            } => ViolationKind::NotAllowedNow {
+                value,
+                allowed: allowed.clone(),
+                because: because.clone(),
+                fixes: fixes.clone(),
             },
             Verdict::Locked {
                 flag: Flag::Hidden,

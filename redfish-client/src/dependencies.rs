@@ -1,5 +1,6 @@
 //! Pure evaluation of an [`AttributeRegistry`]'s `Dependencies` against a candidate set of
-//! values: which attributes end up read-only or hidden, and which values presets force.
+//! values: which attributes end up read-only or hidden, which values presets force, and which
+//! values `Value` rules still allow.
 //!
 //! A registry's own `ReadOnly`/`Hidden` flags describe the service's **current** values. A
 //! change that unlocks an attribute in the same request (`SysProfile: Custom` together with
@@ -8,22 +9,35 @@
 //!
 //! # Semantics
 //! - Only `Map` rules are evaluated. `MapToProperty` `CurrentValue` forces a value;
-//!   `ReadOnly`, `Hidden` and `GrayOut` set flags (`GrayOut` counts as read-only). Rules on
-//!   other properties are ignored.
+//!   `ReadOnly`, `Hidden` and `GrayOut` set flags (`GrayOut` counts as read-only); `Value`
+//!   (iDRAC 7.x) lists the only values the attribute accepts while its conditions hold. Rules
+//!   of other kinds or on other properties are skipped (a debug log counts them).
 //! - A condition compares the candidate value of `MapFromAttribute` (or its evaluated
 //!   `ReadOnly`/`Hidden` flag) with `MapFromValue`: `EQU`/`NEQ` compare strings exactly and
 //!   numbers numerically; `GTR`, `GEQ`, `LSS`, `LEQ` compare numbers (numeric strings count)
-//!   and never hold otherwise. A condition on an attribute absent from the values never holds.
-//! - Combining conditions: when any condition carries `MapTerms`, the list folds left, each
-//!   step joined by the term on the later condition (or else on the earlier one; `AND` when
-//!   neither has one). Dell sends no `MapTerms`; there, conditions naming the **same**
-//!   attribute are joined with OR and the groups with AND. The OR reading is an inference: a
-//!   list such as `SysProfile = A, SysProfile = B` can only ever hold under OR, and Dell emits
-//!   such lists for "any preset".
+//!   and never hold otherwise.
+//! - A condition on an attribute absent from the values (a hidden attribute, whose value only
+//!   the BMC knows) is *unknown*, and rules combine with three-valued logic: `true or unknown`
+//!   holds, `false or unknown` is unknown. An unknown rule neither fires nor clears its flag,
+//!   so the flag keeps the registry's value, which the BMC computed knowing the hidden value.
+//!   Forcing and `Value` rules act only when they hold.
+//! - Combining conditions: **when no rule of the registry carries `MapTerms` (Dell), all
+//!   conditions of a rule join with OR**, across different attributes too. This is what real
+//!   iDRAC registries mean: on two R750 registries (iDRAC 6.00 and 7.10) every decidable rule
+//!   whose conditions name different attributes fits OR and none fits AND, e.g. `HttpDev1Ip` is
+//!   read-only when `HttpDev1EnDis = Disabled` *or* `HttpDev1DhcpEnDis = Enabled`. When the
+//!   registry uses `MapTerms`, a rule's conditions fold left to right as DMTF describes, each
+//!   step joined by the term on the later condition (or else on the earlier one), AND when
+//!   neither carries one.
 //! - A flag targeted by rules takes the `MapToValue` of the first rule that holds. When none
 //!   holds it takes the opposite of the rules' common `MapToValue` (a rule "read-only when X"
 //!   means writable otherwise); rules that disagree fall back to the registry's flag. Flags no
 //!   rule targets keep the registry's value; `Immutable` is always read-only.
+//! - Hidden attributes are absent from a real iDRAC's `GET …/Bios`. Given that listing
+//!   ([`DependencyEvaluator::with_listing`]), an attribute the registry defines but the listing
+//!   omits is hidden unless a `Hidden` rule says otherwise for the candidate values.
+//! - `Value` rules: the allowed list is the intersection of the lists of every rule on the
+//!   attribute that holds; the registry's own list still applies.
 //! - Forced values can enable further rules, so evaluation repeats until nothing changes. Rules
 //!   that keep flipping a value are reported through [`Evaluation::converged`].
 
@@ -45,11 +59,23 @@ pub enum Flag {
 }
 
 /// Evaluates a registry's dependencies; build once per registry, evaluate many candidates.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct DependencyEvaluator<'r> {
     attributes: HashMap<&'r str, &'r Attribute>,
     value_rules: Vec<&'r MapDependency>,
     flag_rules: BTreeMap<(&'r str, Flag), Vec<&'r MapDependency>>,
+    allow_rules: BTreeMap<&'r str, Vec<&'r MapDependency>>,
+    explicit_terms: bool,
+    listed: Option<std::collections::HashSet<String>>,
+}
+
+/// A `Value` rule's restriction in force: the values an attribute still accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Allowed<'r> {
+    /// The value names every holding rule allows (their intersection), in the first rule's order.
+    pub values: Vec<String>,
+    /// The rules that hold.
+    pub rules: Vec<&'r MapDependency>,
 }
 
 /// A value a rule forces.
@@ -69,6 +95,7 @@ pub struct Evaluation<'r> {
     hidden: BTreeSet<String>,
     causes: BTreeMap<(String, Flag), Vec<&'r MapDependency>>,
     forced: BTreeMap<String, Forced<'r>>,
+    allowed: BTreeMap<String, Allowed<'r>>,
     converged: bool,
 }
 
@@ -78,9 +105,15 @@ impl<'r> DependencyEvaluator<'r> {
         let entries = &registry.registry_entries;
         let mut value_rules = Vec::new();
         let mut flag_rules: BTreeMap<(&str, Flag), Vec<&MapDependency>> = BTreeMap::new();
+        let mut allow_rules: BTreeMap<&str, Vec<&MapDependency>> = BTreeMap::new();
+        let mut skipped = 0usize;
         for dep in &entries.dependencies {
-            let Some(rule) = dep.dependency.as_ref() else { continue };
+            let Some(rule) = dep.dependency.as_ref() else {
+                skipped += 1;
+                continue;
+            };
             if dep.kind != DependencyType::Map || rule.map_from.is_empty() {
+                skipped += 1;
                 continue;
             }
             let target = rule.map_to_attribute.as_str();
@@ -90,9 +123,23 @@ impl<'r> DependencyEvaluator<'r> {
                     flag_rules.entry((target, Flag::ReadOnly)).or_default().push(rule);
                 }
                 AttributeProperty::Hidden => flag_rules.entry((target, Flag::Hidden)).or_default().push(rule),
-                _ => {}
+                AttributeProperty::Value if rule.allowed_values().is_some() => {
+                    allow_rules.entry(target).or_default().push(rule);
+                }
+                _ => skipped += 1,
             }
         }
+        if skipped > 0 {
+            tracing::debug!(
+                "registry {}: skipped {skipped} dependency rule(s) of a kind or on a property this evaluator does not model",
+                registry.id
+            );
+        }
+        let explicit_terms = entries
+            .dependencies
+            .iter()
+            .filter_map(|d| d.dependency.as_ref())
+            .any(|r| r.map_from.iter().any(|c| c.map_terms.is_some()));
         Self {
             attributes: entries
                 .attributes
@@ -101,7 +148,25 @@ impl<'r> DependencyEvaluator<'r> {
                 .collect(),
             value_rules,
             flag_rules,
+            allow_rules,
+            explicit_terms,
+            listed: None,
         }
+    }
+
+    /// Declares which attributes the service lists in its current values (`GET …/Bios`). Real
+    /// iDRACs omit hidden attributes there, so an attribute the registry defines but the
+    /// listing lacks is hidden, unless `Hidden` rules decide otherwise for a candidate.
+    #[must_use]
+    pub fn with_listing<'a>(mut self, listed: impl IntoIterator<Item = &'a String>) -> Self {
+        self.listed = Some(listed.into_iter().cloned().collect());
+        self
+    }
+
+    /// Whether the registry joins conditions with explicit `MapTerms` (DMTF) rather than
+    /// Dell's implicit OR.
+    pub fn uses_map_terms(&self) -> bool {
+        self.explicit_terms
     }
 
     /// The definition of `name`, if the registry has it.
@@ -124,7 +189,9 @@ impl<'r> DependencyEvaluator<'r> {
             let mut changed = false;
             for rule in &self.value_rules {
                 let target = rule.map_to_attribute.as_str();
-                if !self.attributes.contains_key(target) || !conditions_hold(&rule.map_from, &values, &flags) {
+                if !self.attributes.contains_key(target)
+                    || self.conditions_hold(&rule.map_from, &values, &flags) != Some(true)
+                {
                     continue;
                 }
                 let value = AttributeValue::from(rule.map_to_value.clone());
@@ -148,9 +215,31 @@ impl<'r> DependencyEvaluator<'r> {
             if dynamic_ro.unwrap_or_else(|| attr.read_only.unwrap_or(false)) || attr.immutable.unwrap_or(false) {
                 read_only.insert((*name).to_owned());
             }
-            if dynamic_hidden.unwrap_or_else(|| attr.is_hidden()) {
+            let unlisted = self.listed.as_ref().is_some_and(|l| !l.contains(*name));
+            if dynamic_hidden.unwrap_or_else(|| attr.is_hidden() || unlisted) {
                 hidden.insert((*name).to_owned());
             }
+        }
+        let mut allowed = BTreeMap::new();
+        for (&target, rules) in &self.allow_rules {
+            let holding: Vec<&MapDependency> = rules
+                .iter()
+                .copied()
+                .filter(|r| self.conditions_hold(&r.map_from, &values, &flags) == Some(true))
+                .collect();
+            let Some(first) = holding.first() else { continue };
+            let mut list = first.allowed_values().unwrap_or_default();
+            for rule in &holding[1..] {
+                let other = rule.allowed_values().unwrap_or_default();
+                list.retain(|v| other.contains(v));
+            }
+            allowed.insert(
+                target.to_owned(),
+                Allowed {
+                    values: list,
+                    rules: holding,
+                },
+            );
         }
         Evaluation {
             values,
@@ -158,6 +247,7 @@ impl<'r> DependencyEvaluator<'r> {
             hidden,
             causes: flags.causes,
             forced,
+            allowed,
             converged,
         }
     }
@@ -178,13 +268,19 @@ impl<'r> DependencyEvaluator<'r> {
     fn flags(&self, values: &Attributes, previous: &FlagState<'r>) -> FlagState<'r> {
         let mut next = FlagState::default();
         for (&(target, flag), rules) in &self.flag_rules {
-            let firing: Vec<&MapDependency> = rules
-                .iter()
-                .copied()
-                .filter(|r| conditions_hold(&r.map_from, values, previous))
-                .collect();
+            let mut firing: Vec<&MapDependency> = Vec::new();
+            let mut unknown = false;
+            for rule in rules {
+                match self.conditions_hold(&rule.map_from, values, previous) {
+                    Some(true) => firing.push(rule),
+                    Some(false) => {}
+                    None => unknown = true,
+                }
+            }
             let value = match firing.first() {
                 Some(rule) => rule.map_to_value.as_bool(),
+                // A rule that may hold for all we know: the registry's flag stands.
+                None if unknown => None,
                 None => {
                     let first = rules[0].map_to_value.as_bool();
                     if rules.iter().all(|r| r.map_to_value.as_bool() == first) {
@@ -197,8 +293,10 @@ impl<'r> DependencyEvaluator<'r> {
             if let Some(v) = value {
                 next.flags.insert((target.to_owned(), flag), v);
             }
-            if value == Some(true) && !firing.is_empty() {
-                next.causes.insert((target.to_owned(), flag), firing);
+            if value == Some(true) {
+                // Set by rules that fire, or (none firing) by rules that would clear it.
+                let causes = if firing.is_empty() { rules.clone() } else { firing };
+                next.causes.insert((target.to_owned(), flag), causes);
             }
         }
         next
@@ -217,49 +315,69 @@ impl FlagState<'_> {
     }
 }
 
-fn conditions_hold(conditions: &[MapFrom], values: &Attributes, flags: &FlagState<'_>) -> bool {
-    let holds = |c: &MapFrom| condition_holds(c, values, flags);
-    if conditions.iter().any(|c| c.map_terms.is_some()) {
+impl DependencyEvaluator<'_> {
+    /// Whether a rule's conditions hold: `None` when that depends on values not known.
+    fn conditions_hold(&self, conditions: &[MapFrom], values: &Attributes, flags: &FlagState<'_>) -> Option<bool> {
+        let holds = |c: &MapFrom| self.condition_holds(c, values, flags);
+        if !self.explicit_terms {
+            // Dell: every condition of a rule joins with OR.
+            return kleene_or(conditions.iter().map(holds));
+        }
         let mut iter = conditions.iter();
-        let Some(first) = iter.next() else { return false };
+        let first = iter.next()?;
         let mut result = holds(first);
         let mut previous = first;
         for c in iter {
             result = match c.map_terms.or(previous.map_terms) {
-                Some(MapTerms::Or) => result || holds(c),
-                _ => result && holds(c),
+                Some(MapTerms::Or) => kleene_or([result, holds(c)]),
+                _ => kleene_and([result, holds(c)]),
             };
             previous = c;
         }
-        return result;
+        result
     }
-    // Dell style: OR within an attribute, AND across attributes.
-    let mut groups: BTreeMap<&str, bool> = BTreeMap::new();
-    for c in conditions {
-        let entry = groups.entry(c.map_from_attribute.as_str()).or_insert(false);
-        *entry = *entry || holds(c);
+
+    fn condition_holds(&self, c: &MapFrom, values: &Attributes, flags: &FlagState<'_>) -> Option<bool> {
+        let name = c.map_from_attribute.as_str();
+        let static_flag = |flag: Flag| {
+            let a = self.attributes.get(name)?;
+            Some(match flag {
+                Flag::ReadOnly => a.is_read_only(),
+                Flag::Hidden => a.is_hidden(),
+            })
+        };
+        let actual = match c.map_from_property {
+            AttributeProperty::CurrentValue => values.get(name)?.clone(),
+            AttributeProperty::ReadOnly | AttributeProperty::GrayOut => AttributeValue::Bool(
+                flags
+                    .get(name, Flag::ReadOnly)
+                    .or_else(|| static_flag(Flag::ReadOnly))?,
+            ),
+            AttributeProperty::Hidden => {
+                AttributeValue::Bool(flags.get(name, Flag::Hidden).or_else(|| static_flag(Flag::Hidden))?)
+            }
+            _ => return Some(false),
+        };
+        Some(compare(c.map_from_condition, &actual, &c.map_from_value))
     }
-    !groups.is_empty() && groups.values().all(|&g| g)
 }
 
-fn condition_holds(c: &MapFrom, values: &Attributes, flags: &FlagState<'_>) -> bool {
-    let name = c.map_from_attribute.as_str();
-    let actual = match c.map_from_property {
-        AttributeProperty::CurrentValue => match values.get(name) {
-            Some(v) => v.clone(),
-            None => return false,
-        },
-        AttributeProperty::ReadOnly | AttributeProperty::GrayOut => match flags.get(name, Flag::ReadOnly) {
-            Some(b) => AttributeValue::Bool(b),
-            None => return false,
-        },
-        AttributeProperty::Hidden => match flags.get(name, Flag::Hidden) {
-            Some(b) => AttributeValue::Bool(b),
-            None => return false,
-        },
-        _ => return false,
-    };
-    compare(c.map_from_condition, &actual, &c.map_from_value)
+/// Three-valued OR: true if any is true, false if all are false, else unknown.
+fn kleene_or(items: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    let mut unknown = false;
+    for item in items {
+        match item {
+            Some(true) => return Some(true),
+            Some(false) => {}
+            None => unknown = true,
+        }
+    }
+    (!unknown).then_some(false)
+}
+
+/// Three-valued AND: false if any is false, true if all are true, else unknown.
+fn kleene_and(items: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+    kleene_or(items.into_iter().map(|i| i.map(|b| !b))).map(|b| !b)
 }
 
 fn compare(condition: MapCondition, actual: &AttributeValue, expected: &Value) -> bool {
@@ -299,7 +417,9 @@ impl<'r> Evaluation<'r> {
         self.hidden.contains(name)
     }
 
-    /// The rules that make `name` read-only or hidden; empty when the flag is static (or unset).
+    /// The rules that make `name` read-only or hidden: those that fire, or, when the flag is set
+    /// because none of its "cleared when …" rules holds, those rules. Empty when the flag is
+    /// static (or unset).
     pub fn causes(&self, name: &str, flag: Flag) -> &[&'r MapDependency] {
         self.causes.get(&(name.to_owned(), flag)).map_or(&[], Vec::as_slice)
     }
@@ -314,13 +434,36 @@ impl<'r> Evaluation<'r> {
         &self.forced
     }
 
+    /// Whether one condition holds in this state (`None` when its attribute's value is not
+    /// known): to say which conditions of a rule are the reason it fires.
+    pub fn holds(&self, condition: &MapFrom) -> Option<bool> {
+        let name = condition.map_from_attribute.as_str();
+        let actual = match condition.map_from_property {
+            AttributeProperty::CurrentValue => self.values.get(name)?.clone(),
+            AttributeProperty::ReadOnly | AttributeProperty::GrayOut => AttributeValue::Bool(self.is_read_only(name)),
+            AttributeProperty::Hidden => AttributeValue::Bool(self.is_hidden(name)),
+            _ => return Some(false),
+        };
+        Some(compare(
+            condition.map_from_condition,
+            &actual,
+            &condition.map_from_value,
+        ))
+    }
+
+    /// The values `Value` rules still allow for `name`, when such a rule holds.
+    pub fn allowed(&self, name: &str) -> Option<&Allowed<'r>> {
+        self.allowed.get(name)
+    }
+
     /// False when rules kept changing values and evaluation stopped at its bound.
     pub fn converged(&self) -> bool {
         self.converged
     }
 }
 
-/// Renders a rule's conditions for messages: `SysProfile ≠ Custom`, `A = x or A = y`.
+/// Renders a rule's conditions for messages: `SysProfile ≠ Custom`, `A = x or B = y`.
+/// Without `MapTerms` (Dell) conditions join with "or"; with them, as the terms say.
 pub struct Conditions<'a>(pub &'a [MapFrom]);
 
 impl fmt::Display for Conditions<'_> {
@@ -329,11 +472,7 @@ impl fmt::Display for Conditions<'_> {
         let mut previous: Option<&MapFrom> = None;
         for c in self.0 {
             if let Some(p) = previous {
-                let or = if explicit {
-                    matches!(c.map_terms.or(p.map_terms), Some(MapTerms::Or))
-                } else {
-                    p.map_from_attribute == c.map_from_attribute
-                };
+                let or = !explicit || matches!(c.map_terms.or(p.map_terms), Some(MapTerms::Or));
                 f.write_str(if or { " or " } else { " and " })?;
             }
             let value = AttributeValue::from(c.map_from_value.clone());
@@ -478,8 +617,89 @@ mod tests {
         );
     }
 
+    /// Dell's real shape (R750 registries): `HttpDev1Ip` is read-only when the device is
+    /// disabled **or** DHCP is on. Four combinations, answers worked out by hand.
     #[test]
-    fn different_attributes_combine_with_and_and_hide() {
+    fn conditions_on_different_attributes_join_with_or_when_no_rule_has_map_terms() {
+        let reg = registry(
+            json!([
+                enum_attr("HttpDev1EnDis", false),
+                enum_attr("HttpDev1DhcpEnDis", false),
+                {"AttributeName": "HttpDev1Ip", "Type": "String", "ReadOnly": true}
+            ]),
+            json!([map(
+                "HttpDev1Ip",
+                "ReadOnly",
+                json!(true),
+                json!([
+                    cond("HttpDev1EnDis", "EQU", json!("Disabled")),
+                    cond("HttpDev1DhcpEnDis", "EQU", json!("Enabled"))
+                ])
+            )]),
+        );
+        let ev = DependencyEvaluator::new(&reg);
+        assert!(!ev.uses_map_terms());
+        let cases = [
+            ("Disabled", "Enabled", true),
+            ("Disabled", "Disabled", true),
+            ("Enabled", "Enabled", true),
+            ("Enabled", "Disabled", false),
+        ];
+        for (device, dhcp, read_only) in cases {
+            let e = ev.evaluate(&values(&[
+                ("HttpDev1EnDis", device.into()),
+                ("HttpDev1DhcpEnDis", dhcp.into()),
+            ]));
+            assert_eq!(e.is_read_only("HttpDev1Ip"), read_only, "EnDis={device} Dhcp={dhcp}");
+        }
+        let e = ev.evaluate(&values(&[
+            ("HttpDev1EnDis", "Enabled".into()),
+            ("HttpDev1DhcpEnDis", "Enabled".into()),
+        ]));
+        assert_eq!(
+            Conditions(&e.causes("HttpDev1Ip", Flag::ReadOnly)[0].map_from).to_string(),
+            "HttpDev1EnDis = Disabled or HttpDev1DhcpEnDis = Enabled"
+        );
+    }
+
+    /// A rule "PerfPerWattOptimizedOs forces ControlledTurbo off" listed next to another
+    /// attribute's condition fires on either; under the old AND reading it never could.
+    #[test]
+    fn a_forcing_rule_fires_on_any_of_its_conditions() {
+        let reg = registry(
+            json!([
+                enum_attr("SysProfile", false),
+                enum_attr("ProcTurboMode", false),
+                enum_attr("ControlledTurbo", false)
+            ]),
+            json!([map(
+                "ControlledTurbo",
+                "CurrentValue",
+                json!("Disabled"),
+                json!([
+                    cond("SysProfile", "EQU", json!("PerfPerWattOptimizedOs")),
+                    cond("ProcTurboMode", "EQU", json!("Disabled"))
+                ])
+            )]),
+        );
+        let ev = DependencyEvaluator::new(&reg);
+        let e = ev.evaluate(&values(&[
+            ("SysProfile", "PerfPerWattOptimizedOs".into()),
+            ("ProcTurboMode", "Enabled".into()),
+            ("ControlledTurbo", "Enabled".into()),
+        ]));
+        assert_eq!(e.values()["ControlledTurbo"], "Disabled".into());
+        let e = ev.evaluate(&values(&[
+            ("SysProfile", "Custom".into()),
+            ("ProcTurboMode", "Enabled".into()),
+            ("ControlledTurbo", "Enabled".into()),
+        ]));
+        assert_eq!(e.values()["ControlledTurbo"], "Enabled".into());
+        assert!(e.forced_values().is_empty());
+    }
+
+    #[test]
+    fn a_hidden_rule_unhides_on_either_condition() {
         let reg = registry(
             json!([enum_attr("ApbDis", false), enum_attr("Mode", false),
                    {"AttributeName": "FixedSocPstate", "Type": "Enumeration", "Hidden": true, "ReadOnly": true}]),
@@ -494,13 +714,130 @@ mod tests {
             )]),
         );
         let ev = DependencyEvaluator::new(&reg);
-        let both = ev.evaluate(&values(&[("ApbDis", "Enabled".into()), ("Mode", "Manual".into())]));
-        assert!(!both.is_hidden("FixedSocPstate"));
         let one = ev.evaluate(&values(&[("ApbDis", "Enabled".into()), ("Mode", "Auto".into())]));
+        assert!(!one.is_hidden("FixedSocPstate"));
+        let neither = ev.evaluate(&values(&[("ApbDis", "Disabled".into()), ("Mode", "Auto".into())]));
         // No rule holds, so the flag is the opposite of the rule's MapToValue (false): hidden.
-        assert!(one.is_hidden("FixedSocPstate"));
+        assert!(neither.is_hidden("FixedSocPstate"));
         // ReadOnly is untargeted: the registry's static flag stays.
-        assert!(both.is_read_only("FixedSocPstate"));
+        assert!(one.is_read_only("FixedSocPstate"));
+    }
+
+    /// iDRAC 7.10's third rule kind: `ProcAts` may only be `Disabled` while virtualization is
+    /// off. Two rules that hold at once allow only what both allow.
+    #[test]
+    fn value_rules_restrict_the_allowed_list_while_they_hold() {
+        let list = |names: &[&str]| -> Value {
+            names
+                .iter()
+                .map(|n| json!({"ValueName": n, "ValueDisplayName": n}))
+                .collect()
+        };
+        let reg = registry(
+            json!([enum_attr("ProcVirtualization", false), enum_attr("Sriov", false),
+                   {"AttributeName": "ProcAts", "Type": "Enumeration",
+                    "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}, {"ValueName": "Auto"}]}]),
+            json!([
+                map(
+                    "ProcAts",
+                    "Value",
+                    list(&["Disabled"]),
+                    json!([cond("ProcVirtualization", "EQU", json!("Disabled"))])
+                ),
+                map(
+                    "ProcAts",
+                    "Value",
+                    list(&["Disabled", "Auto"]),
+                    json!([cond("Sriov", "EQU", json!("Disabled"))])
+                ),
+            ]),
+        );
+        let ev = DependencyEvaluator::new(&reg);
+        let free = ev.evaluate(&values(&[
+            ("ProcVirtualization", "Enabled".into()),
+            ("Sriov", "Enabled".into()),
+        ]));
+        assert!(free.allowed("ProcAts").is_none());
+        let one = ev.evaluate(&values(&[
+            ("ProcVirtualization", "Enabled".into()),
+            ("Sriov", "Disabled".into()),
+        ]));
+        assert_eq!(one.allowed("ProcAts").unwrap().values, ["Disabled", "Auto"]);
+        let both = ev.evaluate(&values(&[
+            ("ProcVirtualization", "Disabled".into()),
+            ("Sriov", "Disabled".into()),
+        ]));
+        let allowed = both.allowed("ProcAts").unwrap();
+        assert_eq!(allowed.values, ["Disabled"]);
+        assert_eq!(allowed.rules.len(), 2);
+    }
+
+    /// Real R750 registry: `PxeDev13Protocol` is read-only when `PxeDev13EnDis = Disabled`, but
+    /// `PxeDev13EnDis` is hidden, so its value is unknown to a client. Such a rule neither fires
+    /// nor clears the flag: the registry's flag (computed by the BMC) stands. A known true
+    /// condition in the same OR still decides.
+    #[test]
+    fn rules_on_unknown_values_keep_the_registry_flag() {
+        let reg = registry(
+            json!([enum_attr("Known", false),
+                   {"AttributeName": "Locked", "Type": "Enumeration", "ReadOnly": true},
+                   {"AttributeName": "Open", "Type": "Enumeration", "ReadOnly": false}]),
+            json!([
+                map(
+                    "Locked",
+                    "ReadOnly",
+                    json!(true),
+                    json!([cond("HiddenSwitch", "EQU", json!("Disabled"))])
+                ),
+                map(
+                    "Open",
+                    "ReadOnly",
+                    json!(true),
+                    json!([
+                        cond("HiddenSwitch", "EQU", json!("Disabled")),
+                        cond("Known", "EQU", json!("lock"))
+                    ])
+                ),
+            ]),
+        );
+        let ev = DependencyEvaluator::new(&reg);
+        let e = ev.evaluate(&values(&[("Known", "free".into())]));
+        assert!(e.is_read_only("Locked"), "unknown: registry says read-only");
+        assert!(!e.is_read_only("Open"), "unknown: registry says writable");
+        let e = ev.evaluate(&values(&[("Known", "lock".into())]));
+        assert!(e.is_read_only("Open"), "true or unknown holds");
+    }
+
+    /// Real iDRACs omit hidden attributes from `GET …/Bios`: an attribute the listing lacks is
+    /// hidden unless a rule unhides it for the candidate values.
+    #[test]
+    fn attributes_missing_from_the_listing_are_hidden_unless_a_rule_unhides_them() {
+        let reg = registry(
+            json!([
+                enum_attr("ApbDis", false),
+                enum_attr("Shown", false),
+                enum_attr("Secret", false),
+                enum_attr("FixedSocPstate", false)
+            ]),
+            json!([map(
+                "FixedSocPstate",
+                "Hidden",
+                json!(true),
+                json!([cond("ApbDis", "EQU", json!("Disabled"))])
+            )]),
+        );
+        let listing = values(&[("ApbDis", "Disabled".into()), ("Shown", "a".into())]);
+        let ev = DependencyEvaluator::new(&reg).with_listing(listing.keys());
+        let now = ev.evaluate(&listing);
+        assert!(now.is_hidden("Secret") && now.is_hidden("FixedSocPstate"));
+        assert!(!now.is_hidden("Shown"));
+        let mut candidate = listing.clone();
+        candidate.insert("ApbDis".into(), "Enabled".into());
+        let after = ev.evaluate(&candidate);
+        assert!(!after.is_hidden("FixedSocPstate"), "the rule decides, not the listing");
+        assert!(after.is_hidden("Secret"), "no rule: stays hidden");
+        // Without a listing, the registry's flags alone decide.
+        assert!(!DependencyEvaluator::new(&reg).evaluate(&listing).is_hidden("Secret"));
     }
 
     #[test]

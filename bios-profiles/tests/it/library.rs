@@ -65,6 +65,7 @@ fn host(model: Option<&str>, generation: Option<Generation>) -> HostFacts {
     HostFacts {
         model: model.map(str::to_owned),
         generation,
+        cpu: None,
     }
 }
 

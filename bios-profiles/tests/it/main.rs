@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod library;
+mod real_shapes;
 mod shipped;
 mod snapshots;
 mod synthetic;
@@ -102,8 +103,8 @@ pub(crate) fn enumeration(name: &str, values: &[&str]) -> Value {
     json!({"AttributeName": name, "Type": "Enumeration", "ReadOnly": false, "Hidden": false, "Value": values})
 }
 
-/// A `Map` dependency: `target.property = to` when every `(attribute, op, value)` holds
-/// (same attribute: OR, as Dell means it).
+/// A `Map` dependency: `target.property = to` when any `(attribute, op, value)` holds (Dell
+/// sends no `MapTerms`, and its conditions join with OR).
 pub(crate) fn rule(target: &str, property: &str, to: Value, from: &[(&str, &str, Value)]) -> Value {
     let from: Vec<Value> = from
         .iter()

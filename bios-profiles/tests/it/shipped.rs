@@ -253,6 +253,7 @@ fn confidential_computing_enables_snp_on_milan_and_later_only() {
     let rome = bios_profiles::HostFacts {
         model: None,
         generation: Some(Generation::Rome),
+        cpu: None,
     };
     let cc = library.resolve("confidential-computing", &rome).unwrap();
     assert_eq!(cc.chain, ["base", "virtualization", "confidential-computing"]);

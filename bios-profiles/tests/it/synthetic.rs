@@ -138,6 +138,7 @@ fn genoa() -> HostFacts {
     HostFacts {
         model: Some("PowerEdge R7625".into()),
         generation: Some(Generation::Genoa),
+        cpu: None,
     }
 }
 

@@ -89,6 +89,7 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
     Ok(HostFacts {
         model: model.map(str::to_owned),
         generation,
+        cpu: None,
     })
 }
 
@@ -169,6 +170,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                     HostFacts {
                         model,
                         generation: None,
+                        cpu: None,
                     },
                 )
             }

@@ -87,8 +87,9 @@ pub struct Attribute {
     /// Value type.
     #[serde(rename = "Type", default)]
     pub kind: AttributeType,
-    /// Read-only given the current values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Read-only given the current values. Dell's manager attribute registry spells it
+    /// `Readonly`.
+    #[serde(default, alias = "Readonly", skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,
     /// Hidden given the current values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -111,21 +112,42 @@ pub struct Attribute {
     /// Allowed values of an enumeration.
     #[serde(rename = "Value", default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<AllowedValue>,
-    /// Smallest allowed integer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lower_bound: Option<i64>,
+    /// Smallest allowed integer. Bounds take any JSON number: real Dell registries carry
+    /// `18446744073709551615` (u64::MAX) on Intel SGX attributes.
+    #[serde(
+        default,
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub lower_bound: Option<i128>,
     /// Largest allowed integer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub upper_bound: Option<i64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub upper_bound: Option<i128>,
     /// Integer step from the lower bound.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scalar_increment: Option<i64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub scalar_increment: Option<i128>,
     /// Shortest allowed string.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min_length: Option<u64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub min_length: Option<i128>,
     /// Longest allowed string.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_length: Option<u64>,
+    #[serde(
+        default,
+        deserialize_with = "lenient::integer",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_length: Option<i128>,
     /// A regular expression strings must match (not checked by this crate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value_expression: Option<String>,
@@ -194,21 +216,21 @@ pub enum ValueProblem {
     /// An integer outside `[lower, upper]`.
     OutOfRange {
         /// Lower bound, when declared.
-        lower: Option<i64>,
+        lower: Option<i128>,
         /// Upper bound, when declared.
-        upper: Option<i64>,
+        upper: Option<i128>,
     },
     /// An integer not reachable from the lower bound in steps of the increment.
     NotOnIncrement {
         /// The step.
-        increment: i64,
+        increment: i128,
     },
     /// A string outside `[min, max]` length.
     BadLength {
         /// Minimum length, when declared.
-        min: Option<u64>,
+        min: Option<i128>,
         /// Maximum length, when declared.
-        max: Option<u64>,
+        max: Option<i128>,
     },
 }
 
@@ -219,16 +241,13 @@ impl fmt::Display for ValueProblem {
             Self::NotInList { allowed } => write!(f, "allowed values are {}", allowed.join(", ")),
             Self::OutOfRange { lower, upper } => write!(f, "must be within {}", range(*lower, *upper)),
             Self::NotOnIncrement { increment } => write!(f, "must be a multiple of {increment} from the lower bound"),
-            Self::BadLength { min, max } => write!(
-                f,
-                "length must be within {}",
-                range(min.map(|v| v as i64), max.map(|v| v as i64))
-            ),
+            Self::BadLength { min, max } => write!(f, "length must be within {}", range(*min, *max)),
         }
     }
 }
 
-fn range(lower: Option<i64>, upper: Option<i64>) -> String {
+/// `lower..=upper`, with `-∞`/`∞` for a missing bound.
+pub fn range(lower: Option<i128>, upper: Option<i128>) -> String {
     let l = lower.map_or_else(|| "-∞".to_owned(), |v| v.to_string());
     let u = upper.map_or_else(|| "∞".to_owned(), |v| v.to_string());
     format!("{l}..={u}")
@@ -268,23 +287,25 @@ impl Attribute {
                 }
             }
             AttributeType::Integer => {
-                let i = value.as_i64().ok_or_else(wrong)?;
+                let i = value.as_integer().ok_or_else(wrong)?;
                 if self.lower_bound.is_some_and(|l| i < l) || self.upper_bound.is_some_and(|u| i > u) {
                     return Err(ValueProblem::OutOfRange {
                         lower: self.lower_bound,
                         upper: self.upper_bound,
                     });
                 }
+                let off_step = |step: i128| {
+                    i.checked_sub(self.lower_bound.unwrap_or(0))
+                        .is_some_and(|d| d % step != 0)
+                };
                 match self.scalar_increment {
-                    Some(step) if step > 1 && (i - self.lower_bound.unwrap_or(0)) % step != 0 => {
-                        Err(ValueProblem::NotOnIncrement { increment: step })
-                    }
+                    Some(step) if step > 1 && off_step(step) => Err(ValueProblem::NotOnIncrement { increment: step }),
                     _ => Ok(()),
                 }
             }
             AttributeType::String | AttributeType::Password => {
                 let s = value.as_str().ok_or_else(wrong)?;
-                let len = s.chars().count() as u64;
+                let len = i128::try_from(s.chars().count()).unwrap_or(i128::MAX);
                 if self.min_length.is_some_and(|m| len < m) || self.max_length.is_some_and(|m| len > m) {
                     Err(ValueProblem::BadLength {
                         min: self.min_length,
@@ -345,6 +366,25 @@ pub struct MapDependency {
     /// The value it takes.
     #[serde(default)]
     pub map_to_value: Value,
+}
+
+impl MapDependency {
+    /// For a `Value` rule, the value names it allows: `MapToValue` as a list of
+    /// `{ValueName, ValueDisplayName}` objects (or of plain strings). `None` for other rules
+    /// or a `MapToValue` of another shape.
+    pub fn allowed_values(&self) -> Option<Vec<String>> {
+        if self.map_to_property != AttributeProperty::Value {
+            return None;
+        }
+        let list = self.map_to_value.as_array()?;
+        list.iter()
+            .map(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o.get("ValueName").and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// One condition of a `Map` rule.
@@ -430,7 +470,8 @@ pub enum AttributeProperty {
     /// The value.
     #[default]
     CurrentValue,
-    /// The read-only flag.
+    /// The read-only flag (Dell's manager attribute registry spells it `Readonly`).
+    #[serde(alias = "Readonly")]
     ReadOnly,
     /// The hidden flag.
     Hidden,
@@ -450,6 +491,9 @@ pub enum AttributeProperty {
     MaxLength,
     /// Integer step.
     ScalarIncrement,
+    /// The list of allowed enumeration values (iDRAC 7.x registries): while the conditions
+    /// hold, `MapToValue` lists the only values the attribute accepts.
+    Value,
     /// A property this client does not know; such rules are ignored.
     #[serde(other)]
     Unknown,
@@ -491,6 +535,48 @@ impl AttributeRegistry {
     /// The product names the registry declares support for.
     pub fn product_names(&self) -> impl Iterator<Item = &str> {
         self.supported_systems.iter().filter_map(|s| s.product_name.as_deref())
+    }
+}
+
+/// Lenient decoding of registry numbers: a valid registry must never fail to decode because of
+/// a number's size or spelling.
+mod lenient {
+    use serde::{Deserialize, Deserializer};
+    use serde_json::Value;
+
+    /// Any JSON number (integers of any size up to `i128`, saturating beyond; integral floats;
+    /// numeric strings) as an integer. `null` and other shapes decode as absent, with a debug
+    /// log, rather than failing the whole registry.
+    pub(super) fn integer<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i128>, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(to_integer(&value))
+    }
+
+    pub(super) fn to_integer(value: &Value) -> Option<i128> {
+        let parsed = match value {
+            Value::Null => return None,
+            Value::Number(n) => n
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| n.as_u64().map(i128::from))
+                .or_else(|| n.as_f64().and_then(from_float)),
+            Value::String(s) => s
+                .trim()
+                .parse::<i128>()
+                .ok()
+                .or_else(|| s.trim().parse::<f64>().ok().and_then(from_float)),
+            _ => None,
+        };
+        if parsed.is_none() {
+            tracing::debug!("ignoring a registry bound that is not a number: {value}");
+        }
+        parsed
+    }
+
+    #[allow(clippy::cast_possible_truncation)]
+    fn from_float(f: f64) -> Option<i128> {
+        // `as` saturates at the i128 range; fractions round toward zero.
+        f.is_finite().then(|| f.trunc() as i128)
     }
 }
 
@@ -559,6 +645,67 @@ mod tests {
         let m = d.dependency.unwrap();
         assert_eq!(m.map_from[0].map_from_condition, MapCondition::Unknown);
         assert_eq!(m.map_from[0].map_from_property, AttributeProperty::Unknown);
+    }
+
+    /// Real Dell registries bound SGX hash registers by u64::MAX; nothing a valid registry
+    /// carries may fail decode: any number size, floats, unknown properties and rule kinds.
+    #[test]
+    fn registries_with_u64_bounds_floats_and_unknown_properties_decode() {
+        let r: AttributeRegistry = serde_json::from_str(
+            r#"{"Id": "BiosAttributeRegistry.v1_0_3", "NewTopLevel": {"x": 1},
+                "RegistryEntries": {"Attributes": [
+                  {"AttributeName": "SgxLePubKeyHash0", "Type": "Integer", "Hidden": true,
+                   "LowerBound": 0, "UpperBound": 18446744073709551615, "DisplayOrder": 1, "WarningText": null},
+                  {"AttributeName": "Ratio", "Type": "Integer", "LowerBound": -1e3, "UpperBound": 1.0e2,
+                   "ScalarIncrement": "5"},
+                  {"AttributeName": "Huge", "Type": "Integer", "UpperBound": 1e40, "LowerBound": null,
+                   "ScalarIncrement": {"odd": true}},
+                  {"AttributeName": "Name", "Type": "String", "MaxLength": 18446744073709551615, "MinLength": 0},
+                  {"AttributeName": "Lock", "Type": "Enumeration", "Readonly": true}],
+                 "Dependencies": [
+                  {"DependencyFor": "Lock", "Type": "Script", "Dependency": {"Code": "x"}},
+                  {"DependencyFor": "Lock", "Type": "Map", "Dependency": {"MapFrom": [], "MapToAttribute": "Lock",
+                   "MapToProperty": "Readonly", "MapToValue": true, "Extra": [1]}}]}}"#,
+        )
+        .unwrap();
+        let sgx = r.attribute("SgxLePubKeyHash0").unwrap();
+        assert_eq!(sgx.upper_bound, Some(i128::from(u64::MAX)));
+        assert_eq!(
+            sgx.check(&AttributeValue::from(serde_json::json!(18446744073709551615u64))),
+            Ok(())
+        );
+        assert!(sgx.check(&(-1).into()).is_err());
+        let ratio = r.attribute("Ratio").unwrap();
+        assert_eq!((ratio.lower_bound, ratio.upper_bound), (Some(-1000), Some(100)));
+        assert_eq!(ratio.scalar_increment, Some(5));
+        let huge = r.attribute("Huge").unwrap();
+        assert_eq!(huge.upper_bound, Some(i128::MAX), "saturates");
+        assert_eq!((huge.lower_bound, huge.scalar_increment), (None, None));
+        assert_eq!(r.attribute("Name").unwrap().max_length, Some(i128::from(u64::MAX)));
+        assert!(
+            r.attribute("Lock").unwrap().is_read_only(),
+            "Dell's `Readonly` spelling"
+        );
+        let deps = &r.registry_entries.dependencies;
+        assert_eq!(deps[0].kind, DependencyType::Unknown);
+        assert_eq!(
+            deps[1].dependency.as_ref().unwrap().map_to_property,
+            AttributeProperty::ReadOnly
+        );
+    }
+
+    #[test]
+    fn value_rules_list_their_allowed_names() {
+        let d: Dependency = serde_json::from_str(
+            r#"{"DependencyFor":"ProcAts","Type":"Map","Dependency":{"MapFrom":[{"MapFromAttribute":"ProcVirtualization",
+               "MapFromCondition":"EQU","MapFromProperty":"CurrentValue","MapFromValue":"Disabled"}],
+               "MapToAttribute":"ProcAts","MapToProperty":"Value",
+               "MapToValue":[{"ValueDisplayName":"Disabled","ValueName":"Disabled"}]}}"#,
+        )
+        .unwrap();
+        let rule = d.dependency.unwrap();
+        assert_eq!(rule.map_to_property, AttributeProperty::Value);
+        assert_eq!(rule.allowed_values(), Some(vec!["Disabled".to_owned()]));
     }
 
     #[test]

@@ -40,6 +40,16 @@ impl AttributeValue {
         }
     }
 
+    /// The integer, of any size a JSON number can carry (BIOS values above `i64::MAX`, such as
+    /// u64 hash registers, arrive as [`AttributeValue::Other`]).
+    pub fn as_integer(&self) -> Option<i128> {
+        match self {
+            Self::Integer(i) => Some(i128::from(*i)),
+            Self::Other(Value::Number(n)) => n.as_u64().map(i128::from),
+            _ => None,
+        }
+    }
+
     /// A number for ordered comparisons: integers, floats and numeric strings.
     pub fn as_number(&self) -> Option<f64> {
         match self {
