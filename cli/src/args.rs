@@ -44,6 +44,11 @@ pub struct GlobalArgs {
     /// $XDG_STATE_HOME/rftune and $XDG_CACHE_HOME/rftune.
     #[arg(long, global = true, value_name = "DIR", env = "RFTUNE_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Fetch BIOS attribute registries from the BMCs instead of the local cache, and replace the
+    /// cached copies (after a BIOS update the cache refetches by itself; use this if a cached
+    /// registry is suspect).
+    #[arg(long, global = true)]
+    pub refresh_registry: bool,
 }
 
 /// Log line format.

@@ -84,6 +84,10 @@ impl Assessment {
 }
 
 /// Reads `target` (with its job queue when `jobs`) and compares it with the profile.
+///
+/// The profile is resolved for the host as soon as its BIOS values are in, before the
+/// registry is fetched: a host the profile does not target (an Intel host for an AMD
+/// profile, another EPYC generation) is refused up front, saying what it has.
 pub async fn assess(
     target: &Target,
     chosen: &Chosen,
@@ -92,11 +96,12 @@ pub async fn assess(
     strict: bool,
 ) -> Result<Assessment> {
     let groups = chosen.groups();
-    let mut state = bmc::read_state(target, cache, &groups, jobs).await?;
-    let facts = HostFacts::from_bios(&state.bios);
+    let values = bmc::read_values(target, &groups, jobs).await?;
+    let facts = HostFacts::from_bios(&values.bios);
     let profile = chosen
         .resolve(&facts)
         .with_context(|| format!("{}: resolving profile {}", target.name, chosen.name()))?;
+    let mut state = bmc::with_registry(target, cache, values).await?;
     // A platform override may name a group the generic resolution did not.
     for (group, _) in profile.idrac.keys() {
         if !state.idrac.contains_key(group) {

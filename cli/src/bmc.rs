@@ -3,7 +3,7 @@
 //! a profile touches, the job queue; and the long waits — for a job, for a reboot, for the host
 //! to come back.
 
-use crate::cache::RegistryCache;
+use crate::cache::{HostRegistryInfo, RegistryCache, RegistrySource};
 use crate::render::Progress;
 use crate::target::Target;
 use anyhow::{Result, anyhow, bail};
@@ -34,8 +34,34 @@ pub struct HostState {
     pub bios_version: Option<String>,
     /// `SystemServiceTag`.
     pub service_tag: Option<String>,
+    /// Whether System Lockdown is on (`None`: the iDRAC does not say).
+    pub lockdown: Option<bool>,
     /// Whether the registry came from the cache.
     pub registry_cached: bool,
+}
+
+/// Everything [`HostState`] holds but the registry: what a host says about itself, read in one
+/// round of concurrent requests.
+#[derive(Debug, Clone)]
+pub struct HostValues {
+    /// Current BIOS values.
+    pub bios: Attributes,
+    /// `Bios.AttributeRegistry`, the registry the BIOS names.
+    pub registry_id: Option<String>,
+    /// Pending BIOS values.
+    pub pending: Attributes,
+    /// iDRAC attributes of the groups asked for.
+    pub idrac: BTreeMap<AttributeGroup, Attributes>,
+    /// The job queue, when asked for.
+    pub jobs: Vec<DellJob>,
+    /// Whether System Lockdown is on (`None`: the iDRAC does not say).
+    pub lockdown: Option<bool>,
+}
+
+impl HostValues {
+    fn text(&self, name: &str) -> Option<String> {
+        self.bios.get(name).and_then(|v| v.as_str()).map(str::to_owned)
+    }
 }
 
 impl HostState {
@@ -45,17 +71,37 @@ impl HostState {
             .iter()
             .filter(|j| j.is_bios_config() && !j.outcome().is_final())
     }
+
+    /// Whether System Lockdown is on.
+    pub fn in_lockdown(&self) -> bool {
+        self.lockdown == Some(true)
+    }
 }
 
-/// Reads a host's state: BIOS, pending values, the iDRAC groups in `groups`, and the job queue
-/// when `jobs` is set, concurrently; the registry from `cache` when it holds this model and
-/// BIOS version. Targets iDRAC paths directly: no discovery round trips.
+/// The message for a host in System Lockdown: nothing can be changed until it is turned off.
+pub fn lockdown_message(host: &str) -> String {
+    format!(
+        "{host}: System Lockdown is on (iDRAC attribute {}): the iDRAC refuses every BIOS and iDRAC change until an administrator turns it off (e.g. `racadm set iDRAC.Lockdown.SystemLockdown Disabled`, or in the iDRAC web interface)",
+        dell::SYSTEM_LOCKDOWN
+    )
+}
+
+/// Reads a host's state: [`read_values`], then its registry from `cache` when it holds a
+/// copy that fits this host, else from the host.
 pub async fn read_state(
     target: &Target,
     cache: &RegistryCache,
     groups: &BTreeSet<AttributeGroup>,
     jobs: bool,
 ) -> Result<HostState> {
+    let values = read_values(target, groups, jobs).await?;
+    with_registry(target, cache, values).await
+}
+
+/// Reads what the host says about itself, concurrently: BIOS values, pending values, System
+/// Lockdown, the iDRAC groups in `groups`, and the job queue when `jobs` is set. Targets iDRAC
+/// paths directly: no discovery round trips.
+pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, jobs: bool) -> Result<HostValues> {
     let client = &target.client;
     let bios_id = ODataId::new(dell::BIOS);
     let idrac = client.dell();
@@ -80,11 +126,24 @@ pub async fn read_state(
             Ok(Vec::new())
         }
     };
-    let (bios, pending, groups, jobs) = tokio::join!(
+    let read_lockdown = async {
+        // The iDRAC group holds it; when it is read anyway, no extra request.
+        if groups.contains(&AttributeGroup::Idrac) {
+            return Ok(None);
+        }
+        match idrac.system_lockdown().await {
+            Ok(v) => Ok(v),
+            // Not a Dell iDRAC, or too old to know lockdown: nothing to refuse on.
+            Err(e) if e.status() == Some(404) => Ok(None),
+            Err(e) => Err(target.explain(e, "reading System Lockdown")),
+        }
+    };
+    let (bios, pending, groups, jobs, lockdown) = tokio::join!(
         client.bios(&bios_id),
         client.get::<BiosSettings>(dell::BIOS_SETTINGS),
         read_groups,
-        read_jobs
+        read_jobs,
+        read_lockdown
     );
     let bios = bios.map_err(|e| {
         if e.status() == Some(404) {
@@ -98,28 +157,62 @@ pub async fn read_state(
         }
     })?;
     let pending = pending.map_err(|e| target.explain(e, "reading pending BIOS values"))?;
-    let text = |name: &str| bios.attributes.get(name).and_then(|v| v.as_str()).map(str::to_owned);
-    let model = text("SystemModelName");
-    let bios_version = text("SystemBiosVersion");
+    let idrac = groups?;
+    let lockdown = match lockdown? {
+        Some(v) => Some(v),
+        None => idrac
+            .get(&AttributeGroup::Idrac)
+            .and_then(|a| a.get(dell::SYSTEM_LOCKDOWN))
+            .and_then(|v| v.as_str())
+            .map(|v| v.eq_ignore_ascii_case("Enabled")),
+    };
+    Ok(HostValues {
+        registry_id: bios.attribute_registry.clone(),
+        bios: bios.attributes,
+        pending: pending.attributes,
+        idrac,
+        jobs: jobs?,
+        lockdown,
+    })
+}
+
+/// Completes `values` with the host's BIOS attribute registry: from `cache` when a copy fits
+/// this host, else from the host.
+pub async fn with_registry(target: &Target, cache: &RegistryCache, values: HostValues) -> Result<HostState> {
+    let model = values.text("SystemModelName");
+    let bios_version = values.text("SystemBiosVersion");
     let fetch = || async {
-        idrac
+        target
+            .client
+            .dell()
             .bios_registry()
             .await
             .map_err(|e| target.explain(e, "reading the BIOS attribute registry"))
     };
     let (registry, registry_cached) = match (&model, &bios_version) {
-        (Some(m), Some(v)) => cache.get_or_fetch(m, v, fetch).await?,
+        (Some(m), Some(v)) => {
+            let info = HostRegistryInfo {
+                model: m,
+                bios_version: v,
+                registry_id: values.registry_id.as_deref(),
+                values: &values.bios,
+                lockdown: values.lockdown == Some(true),
+            };
+            let (r, source) = cache.get_or_fetch(info, fetch).await?;
+            (r, source == RegistrySource::Cache)
+        }
         _ => (std::sync::Arc::new(fetch().await?), false),
     };
     Ok(HostState {
-        service_tag: text("SystemServiceTag"),
-        bios: bios.attributes,
-        pending: pending.attributes,
-        registry,
-        idrac: groups?,
-        jobs: jobs?,
+        service_tag: values.text("SystemServiceTag"),
         model,
         bios_version,
+        bios: values.bios,
+        pending: values.pending,
+        registry,
+        idrac: values.idrac,
+        jobs: values.jobs,
+        lockdown: values.lockdown,
         registry_cached,
     })
 }

@@ -1,10 +1,25 @@
-//! The attribute-registry cache: registries are 1 MB and never change for a given model and
-//! BIOS version, so a warm run reads them from `$XDG_CACHE_HOME/rftune/registries/` instead of
-//! the BMC. Within a run, each model and version is fetched or read at most once and shared by
-//! every host (a fleet of one model holds one decoded registry, not one per host).
+//! The attribute-registry cache: registries are ~1 MB and, for a given model and BIOS version,
+//! their definitions never change, so a warm run reads them from
+//! `$XDG_CACHE_HOME/rftune/registries/` instead of the BMC. Within a run, each model and
+//! version is fetched or read at most once and shared by every host (a fleet of one model
+//! holds one decoded registry, not one per host).
+//!
+//! A registry also carries per-host state: its `ReadOnly`/`Hidden`/`Immutable` flags describe
+//! the values of the host that served it, System Lockdown marks almost everything read-only,
+//! and `SupportedSystems[].SystemId` is that host's service tag. So:
+//! - only what is static is kept for other hosts: flags that rules target are recomputed per
+//!   host from its own values by the dependency evaluator, the service tag is dropped, and a
+//!   registry served by a host in System Lockdown is never cached or shared;
+//! - a cached or shared registry serves a host only if it is the registry that host names
+//!   (`Bios.AttributeRegistry`), for its model and BIOS version (`SupportedSystems`), and if it
+//!   defines every attribute the host lists. Otherwise the host's own registry is fetched, so
+//!   a stale, corrupt or tampered copy (one BMC serving a doctored registry) cannot decide
+//!   another host's plan;
+//! - `--refresh-registry` ignores the disk copy and replaces it.
 
 use anyhow::Result;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
+use redfish_client::resources::bios::Attributes;
 use std::collections::HashMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -14,16 +29,42 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Default)]
 pub struct RegistryCache {
     dir: PathBuf,
+    refresh: bool,
     loaded: Mutex<HashMap<String, Slot>>,
 }
 
 type Slot = Arc<tokio::sync::OnceCell<Arc<AttributeRegistry>>>;
 
+/// What a host says about itself, which a registry must match to serve it.
+#[derive(Debug, Clone, Copy)]
+pub struct HostRegistryInfo<'a> {
+    /// `SystemModelName`.
+    pub model: &'a str,
+    /// `SystemBiosVersion`.
+    pub bios_version: &'a str,
+    /// `Bios.AttributeRegistry` (`BiosAttributeRegistry.v1_0_3`), when the host names it.
+    pub registry_id: Option<&'a str>,
+    /// The host's current BIOS values.
+    pub values: &'a Attributes,
+    /// Whether the host is in System Lockdown (its registry's flags then reflect lockdown).
+    pub lockdown: bool,
+}
+
+/// Where a registry came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegistrySource {
+    /// This run's memory or the disk cache: no request.
+    Cache,
+    /// The host itself.
+    Fetched,
+}
+
 impl RegistryCache {
-    /// A cache under `cache_dir`.
-    pub fn new(cache_dir: &Path) -> Self {
+    /// A cache under `cache_dir`; with `refresh`, disk copies are ignored and replaced.
+    pub fn new(cache_dir: &Path, refresh: bool) -> Self {
         Self {
             dir: cache_dir.join("registries"),
+            refresh,
             loaded: Mutex::default(),
         }
     }
@@ -36,36 +77,108 @@ impl RegistryCache {
         ))
     }
 
-    /// The registry of `model` at `bios_version`: from this run's memory, else the disk cache,
-    /// else `fetch` (whose result is then stored). Concurrent callers for the same key wait for
-    /// one fetch. The flag says whether no fetch was needed.
+    /// The registry for the host `info` describes: from this run's memory, else the disk
+    /// cache, else `fetch` (whose result is then stored and shared, unless the host is in
+    /// System Lockdown). Concurrent callers for the same key wait for one fetch. A copy that
+    /// does not match the host is not used: the host's own registry is fetched instead.
     pub async fn get_or_fetch<F, Fut>(
         &self,
-        model: &str,
-        bios_version: &str,
+        info: HostRegistryInfo<'_>,
         fetch: F,
-    ) -> Result<(Arc<AttributeRegistry>, bool)>
+    ) -> Result<(Arc<AttributeRegistry>, RegistrySource)>
     where
-        F: FnOnce() -> Fut,
+        F: Fn() -> Fut,
         Fut: Future<Output = Result<AttributeRegistry>>,
     {
+        let key = format!(
+            "{}\0{}\0{}",
+            info.model,
+            info.bios_version,
+            info.registry_id.unwrap_or_default()
+        );
+        let slot = {
+            let loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            loaded.get(&key).cloned()
+        };
+        if let Some(slot) = slot
+            && let Some(shared) = slot.get()
+        {
+            if fits(shared, &info).is_ok() {
+                return Ok((shared.clone(), RegistrySource::Cache));
+            }
+            return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
+        }
+        if info.lockdown {
+            // Its flags describe lockdown: use a clean copy if one exists, never keep this one.
+            if let Some(r) = self.read_fitting(&info) {
+                return Ok((Arc::new(r), RegistrySource::Cache));
+            }
+            return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
+        }
         let slot = {
             let mut loaded = self.loaded.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            loaded.entry(format!("{model}\0{bios_version}")).or_default().clone()
+            loaded.entry(key).or_default().clone()
         };
-        let mut fetched = false;
+        let mut source = RegistrySource::Cache;
+        let mut own: Option<AttributeRegistry> = None;
         let registry = slot
             .get_or_try_init(|| async {
-                if let Some(r) = self.read(model, bios_version) {
+                let fetch = &fetch;
+                if let Some(r) = self.read_fitting(&info) {
                     return Ok(Arc::new(r));
                 }
-                fetched = true;
+                source = RegistrySource::Fetched;
                 let r = fetch().await?;
-                self.write(model, bios_version, &r);
-                Ok::<_, anyhow::Error>(Arc::new(r))
+                match fits(&r, &info) {
+                    Ok(()) => {
+                        let r = statics(r);
+                        self.write(info.model, info.bios_version, &r);
+                        Ok::<_, anyhow::Error>(Arc::new(r))
+                    }
+                    Err(why) => {
+                        // The host's own registry disagrees with its own values: use it for this
+                        // host only, and share nothing.
+                        tracing::warn!(
+                            "the BIOS attribute registry of {} {} does not match its BIOS ({why}); not caching it",
+                            info.model,
+                            info.bios_version
+                        );
+                        own = Some(r);
+                        anyhow::bail!(NotShared)
+                    }
+                }
             })
-            .await?;
-        Ok((registry.clone(), !fetched))
+            .await;
+        match (registry, own) {
+            (Ok(r), _) => {
+                if source == RegistrySource::Cache && fits(r, &info).is_err() {
+                    // Another host filled the slot with a copy that does not fit this one.
+                    return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
+                }
+                Ok((r.clone(), source))
+            }
+            (Err(_), Some(own)) => Ok((Arc::new(own), RegistrySource::Fetched)),
+            (Err(e), None) => Err(e),
+        }
+    }
+
+    /// The disk copy for the host, if present, readable, fitting, and not to be refreshed.
+    fn read_fitting(&self, info: &HostRegistryInfo<'_>) -> Option<AttributeRegistry> {
+        if self.refresh {
+            return None;
+        }
+        let r = self.read(info.model, info.bios_version)?;
+        match fits(&r, info) {
+            Ok(()) => Some(r),
+            Err(why) => {
+                tracing::warn!(
+                    "ignoring the cached registry for {} {}: {why}",
+                    info.model,
+                    info.bios_version
+                );
+                None
+            }
+        }
     }
 
     /// The registry on disk, if present and readable (a corrupt entry counts as absent).
@@ -82,8 +195,7 @@ impl RegistryCache {
 
     /// Stores a registry on disk; failures only cost a refetch next time, so they are logged.
     pub fn write(&self, model: &str, bios_version: &str, registry: &AttributeRegistry) {
-        let result = std::fs::create_dir_all(&self.dir)
-            .map_err(anyhow::Error::from)
+        let result = crate::state::ensure_private_dir(&self.dir)
             .and_then(|()| Ok(serde_json::to_vec(registry)?))
             .and_then(|bytes| crate::snapshot::write_private(&self.path(model, bios_version), &bytes));
         if let Err(e) = result {
@@ -92,39 +204,208 @@ impl RegistryCache {
     }
 }
 
+/// Why a registry from elsewhere cannot serve this host; `Ok` when it can.
+fn fits(registry: &AttributeRegistry, info: &HostRegistryInfo<'_>) -> Result<(), String> {
+    if let Some(id) = info.registry_id
+        && !registry.id.is_empty()
+        && registry.id != id
+    {
+        return Err(format!("it is {}, the host names {id}", registry.id));
+    }
+    for system in &registry.supported_systems {
+        let product = system.product_name.as_deref();
+        let firmware = system.firmware_version.as_deref();
+        if product.is_some_and(|p| !p.trim().eq_ignore_ascii_case(info.model.trim()))
+            || firmware.is_some_and(|f| f.trim() != info.bios_version.trim())
+        {
+            return Err(format!(
+                "it is for {} BIOS {}, the host is {} BIOS {}",
+                product.unwrap_or("?"),
+                firmware.unwrap_or("?"),
+                info.model,
+                info.bios_version
+            ));
+        }
+    }
+    let defined = registry.index();
+    let missing: Vec<&str> = info
+        .values
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !defined.contains_key(name))
+        .take(3)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "it does not define attribute(s) the host lists: {}",
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// The part of a registry that holds for every host of its model and BIOS version: without the
+/// serving host's service tag (`SupportedSystems[].SystemId`).
+fn statics(mut registry: AttributeRegistry) -> AttributeRegistry {
+    for system in &mut registry.supported_systems {
+        system.system_id = None;
+    }
+    registry
+}
+
+/// The marker error of a registry that serves only the host that sent it.
+#[derive(Debug, thiserror::Error)]
+#[error("registry not shared")]
+struct NotShared;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("rftune-cache-{tag}-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        dir
+    }
+
+    fn registry(model: &str, version: &str, tag: &str) -> AttributeRegistry {
+        serde_json::from_value(serde_json::json!({
+            "Id": "BiosAttributeRegistry.v1_0_3",
+            "SupportedSystems": [{"ProductName": model, "FirmwareVersion": version, "SystemId": tag}],
+            "RegistryEntries": {"Attributes": [
+                {"AttributeName": "SysProfile", "Type": "Enumeration"},
+                {"AttributeName": "SystemServiceTag", "Type": "String", "ReadOnly": true}]}
+        }))
+        .unwrap()
+    }
+
+    fn values(tag: &str) -> Attributes {
+        [
+            ("SysProfile".to_owned(), "PerfOptimized".into()),
+            ("SystemServiceTag".to_owned(), tag.into()),
+        ]
+        .into_iter()
+        .collect()
+    }
+
+    fn info<'a>(model: &'a str, version: &'a str, values: &'a Attributes) -> HostRegistryInfo<'a> {
+        HostRegistryInfo {
+            model,
+            bios_version: version,
+            registry_id: Some("BiosAttributeRegistry.v1_0_3"),
+            values,
+            lockdown: false,
+        }
+    }
+
     #[tokio::test]
-    async fn keyed_by_model_and_version_fetched_once() {
-        let dir = std::env::temp_dir().join(format!("rftune-cache-{}", std::process::id()));
+    async fn keyed_by_model_and_version_fetched_once_and_stored_without_the_service_tag() {
+        let dir = temp_dir("key");
         let fetches = AtomicUsize::new(0);
-        let fetch = || async {
-            fetches.fetch_add(1, Ordering::SeqCst);
-            Ok(AttributeRegistry {
-                id: "BiosAttributeRegistry.v1_0_3".into(),
-                ..AttributeRegistry::default()
-            })
+        let fetch = |version: &'static str| {
+            let fetches = &fetches;
+            move || async move {
+                fetches.fetch_add(1, Ordering::SeqCst);
+                Ok(registry("PowerEdge R7625", version, "ABC1234"))
+            }
         };
-        let c = RegistryCache::new(&dir);
-        assert!(c.read("PowerEdge R7625", "1.6.10").is_none());
-        let (r, cached) = c.get_or_fetch("PowerEdge R7625", "1.6.10", fetch).await.unwrap();
-        assert!(!cached);
-        let (again, cached) = c.get_or_fetch("PowerEdge R7625", "1.6.10", fetch).await.unwrap();
-        assert!(cached && Arc::ptr_eq(&r, &again), "shared in memory");
+        let host = values("ABC1234");
+        let c = RegistryCache::new(&dir, false);
+        let (r, source) = c
+            .get_or_fetch(info("PowerEdge R7625", "1.6.10", &host), fetch("1.6.10"))
+            .await
+            .unwrap();
+        assert_eq!(source, RegistrySource::Fetched);
+        let (again, source) = c
+            .get_or_fetch(info("PowerEdge R7625", "1.6.10", &host), fetch("1.6.10"))
+            .await
+            .unwrap();
+        assert!(
+            source == RegistrySource::Cache && Arc::ptr_eq(&r, &again),
+            "shared in memory"
+        );
         assert_eq!(fetches.load(Ordering::SeqCst), 1);
-        // A new run reads the disk copy; another version is fetched.
-        let fresh = RegistryCache::new(&dir);
-        assert!(fresh.get_or_fetch("PowerEdge R7625", "1.6.10", fetch).await.unwrap().1);
-        assert!(!fresh.get_or_fetch("PowerEdge R7625", "1.7.0", fetch).await.unwrap().1);
-        assert_eq!(fetches.load(Ordering::SeqCst), 2);
+        let on_disk = std::fs::read_to_string(c.path("PowerEdge R7625", "1.6.10")).unwrap();
+        assert!(
+            !on_disk.contains("ABC1234"),
+            "the serving host's service tag is not cached"
+        );
+        // A new run reads the disk copy; another version is fetched; --refresh-registry refetches.
+        let fresh = RegistryCache::new(&dir, false);
+        let hit = fresh.get_or_fetch(info("PowerEdge R7625", "1.6.10", &host), fetch("1.6.10"));
+        assert_eq!(hit.await.unwrap().1, RegistrySource::Cache);
+        let other = fresh.get_or_fetch(info("PowerEdge R7625", "1.7.0", &host), fetch("1.7.0"));
+        assert_eq!(other.await.unwrap().1, RegistrySource::Fetched);
+        let refresh = RegistryCache::new(&dir, true);
+        let again = refresh.get_or_fetch(info("PowerEdge R7625", "1.6.10", &host), fetch("1.6.10"));
+        assert_eq!(again.await.unwrap().1, RegistrySource::Fetched);
+        assert_eq!(fetches.load(Ordering::SeqCst), 3);
         std::fs::write(fresh.path("PowerEdge R7625", "1.6.10"), "{").unwrap();
         assert!(
             fresh.read("PowerEdge R7625", "1.6.10").is_none(),
             "corrupt entries count as absent"
         );
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[tokio::test]
+    async fn a_copy_that_does_not_fit_the_host_is_not_used() {
+        let dir = temp_dir("fit");
+        let c = RegistryCache::new(&dir, false);
+        // A doctored copy on disk: right key, but for another model.
+        c.write("PowerEdge R7625", "1.6.10", &registry("PowerEdge R750", "1.6.10", "X"));
+        let host = values("ABC1234");
+        let fetched = AtomicUsize::new(0);
+        let fetch = || async {
+            fetched.fetch_add(1, Ordering::SeqCst);
+            Ok(registry("PowerEdge R7625", "1.6.10", "ABC1234"))
+        };
+        let (r, source) = c
+            .get_or_fetch(info("PowerEdge R7625", "1.6.10", &host), fetch)
+            .await
+            .unwrap();
+        assert_eq!(source, RegistrySource::Fetched);
+        assert_eq!(r.supported_systems[0].product_name.as_deref(), Some("PowerEdge R7625"));
+        // A host listing an attribute the shared copy lacks gets its own registry.
+        let mut odd = host.clone();
+        odd.insert("Extra".into(), "x".into());
+        let fetch_odd = || async {
+            let mut r = registry("PowerEdge R7625", "1.6.10", "ODD0001");
+            r.registry_entries
+                .attributes
+                .push(serde_json::from_value(serde_json::json!({"AttributeName": "Extra", "Type": "String"})).unwrap());
+            Ok(r)
+        };
+        let (own, source) = c
+            .get_or_fetch(info("PowerEdge R7625", "1.6.10", &odd), fetch_odd)
+            .await
+            .unwrap();
+        assert_eq!(source, RegistrySource::Fetched);
+        assert!(own.attribute("Extra").is_some());
+        assert_eq!(fetched.load(Ordering::SeqCst), 1);
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[tokio::test]
+    async fn a_registry_from_a_host_in_lockdown_is_never_cached() {
+        let dir = temp_dir("lock");
+        let c = RegistryCache::new(&dir, false);
+        let host = values("LOCK001");
+        let locked = HostRegistryInfo {
+            lockdown: true,
+            ..info("PowerEdge R7625", "1.6.10", &host)
+        };
+        let fetch = || async { Ok(registry("PowerEdge R7625", "1.6.10", "LOCK001")) };
+        assert_eq!(c.get_or_fetch(locked, fetch).await.unwrap().1, RegistrySource::Fetched);
+        assert!(c.read("PowerEdge R7625", "1.6.10").is_none(), "not on disk");
+        let other = values("FREE001");
+        let fetch = || async { Ok(registry("PowerEdge R7625", "1.6.10", "FREE001")) };
+        let (_, source) = c
+            .get_or_fetch(info("PowerEdge R7625", "1.6.10", &other), fetch)
+            .await
+            .unwrap();
+        assert_eq!(source, RegistrySource::Fetched, "not shared in memory either");
         std::fs::remove_dir_all(dir).ok();
     }
 }

@@ -177,6 +177,12 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     }
     progress.message(format!("{host}: reading"));
     let a = assess::assess(target, &ctx.chosen, &ctx.cache, true, opts.strict).await?;
+    // Under System Lockdown the iDRAC refuses every write, and its registry calls everything
+    // read-only: say so once, before any snapshot or write.
+    if a.state.in_lockdown() {
+        audit("lockdown", Value::Null, "refused", json!(bmc::lockdown_message(host)))?;
+        bail!("{}", bmc::lockdown_message(host));
+    }
     let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
     if !errors.is_empty() {
         audit("validate", Value::Null, "error", json!(errors))?;

@@ -12,6 +12,8 @@ pub struct StateDirs {
     pub state: PathBuf,
     /// Registry cache.
     pub cache: PathBuf,
+    /// `--refresh-registry`: fetch registries from the BMCs and replace the cached copies.
+    pub refresh_registry: bool,
 }
 
 impl StateDirs {
@@ -21,6 +23,7 @@ impl StateDirs {
             return Ok(Self {
                 state: dir.to_owned(),
                 cache: dir.join("cache"),
+                refresh_registry: false,
             });
         }
         let home = || {
@@ -38,7 +41,13 @@ impl StateDirs {
         Ok(Self {
             state: xdg("XDG_STATE_HOME", ".local/state")?,
             cache: xdg("XDG_CACHE_HOME", ".cache")?,
+            refresh_registry: false,
         })
+    }
+
+    /// The registry cache for this run (honouring `--refresh-registry`).
+    pub fn registry_cache(&self) -> crate::cache::RegistryCache {
+        crate::cache::RegistryCache::new(&self.cache, self.refresh_registry)
     }
 
     /// The known_hosts file of certificate fingerprints.

@@ -4,7 +4,6 @@ use crate::Outcome;
 use crate::args::{ApplyArgs, ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
-use crate::cache::RegistryCache;
 use crate::converge::{self, ApplyOptions, HostApply, Run};
 use crate::fleet::{self, HostResult};
 use crate::render::{self, Progress, Table};
@@ -94,7 +93,7 @@ pub async fn run_with(
     };
     let ctx = Arc::new(Run {
         chosen,
-        cache: RegistryCache::new(&dirs.cache),
+        cache: dirs.registry_cache(),
         audit: AuditLog::open(&dirs.state)?,
         state_dir: dirs.state.clone(),
         options: ApplyOptions {

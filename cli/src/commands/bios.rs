@@ -74,11 +74,26 @@ async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attrib
             .pending_bios(&bios)
             .await
             .map_err(|e| t.explain(e, "reading pending BIOS values"))?;
-        Some(settings.attributes)
+        Some(if root.is_dell() {
+            // iDRAC lists only what is staged; a staged value equal to the current one still
+            // rides on the pending job.
+            settings.attributes
+        } else {
+            pending_changes(&bios.attributes, settings.attributes)
+        })
     } else {
         None
     };
     Ok((bios, pending))
+}
+
+/// The entries of a settings object that differ from the current values. Generic services
+/// often mirror every attribute in their settings object; only a different value is pending.
+pub fn pending_changes(current: &Attributes, settings: Attributes) -> Attributes {
+    settings
+        .into_iter()
+        .filter(|(k, v)| current.get(k) != Some(v))
+        .collect()
 }
 
 fn select(host: &str, all: &Attributes, wanted: &[String]) -> Result<Attributes> {
@@ -133,5 +148,24 @@ fn table(report: &BiosReport, explicit: bool) -> String {
                 t.render()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_settings_object_mirroring_current_values_has_nothing_pending() {
+        let current: Attributes = [("A".to_owned(), "x".into()), ("B".to_owned(), 1.into())]
+            .into_iter()
+            .collect();
+        let mirror = current.clone();
+        assert!(pending_changes(&current, mirror).is_empty());
+        let mut changed = current.clone();
+        changed.insert("B".into(), 2.into());
+        changed.insert("New".into(), "y".into());
+        let pending = pending_changes(&current, changed);
+        assert_eq!(pending.keys().collect::<Vec<_>>(), ["B", "New"]);
     }
 }

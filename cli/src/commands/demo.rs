@@ -7,7 +7,6 @@ use crate::args::{DemoArgs, OutputFormat};
 use crate::assess::{self, Chosen};
 use crate::audit::AuditLog;
 use crate::bmc::RebootPolicy;
-use crate::cache::RegistryCache;
 use crate::converge::{self, ApplyOptions, Run};
 use crate::fleet::HostResult;
 use crate::render::{self, Progress};
@@ -29,6 +28,7 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         Some(d) => StateDirs {
             state: d.clone(),
             cache: d.join("cache"),
+            refresh_registry: false,
         },
         None => dirs.clone(),
     };
@@ -64,7 +64,7 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     render::text(&super::inventory::table(&inventory))?;
 
     let chosen = Chosen::load(&args.profile)?;
-    let cache = RegistryCache::new(&dirs.cache);
+    let cache = dirs.registry_cache();
     say(&format!("\n== 2. Diff against the shipped profile `{}`", chosen.name()))?;
     let before = assess::assess(&target, &chosen, &cache, false, false).await?;
     let report = super::diff::report(

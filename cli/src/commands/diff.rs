@@ -3,7 +3,6 @@
 use crate::Outcome;
 use crate::args::{DiffArgs, OutputFormat};
 use crate::assess::{self, Assessment, Chosen};
-use crate::cache::RegistryCache;
 use crate::fleet::{self, HostResult};
 use crate::render::{self, Table};
 use crate::state::StateDirs;
@@ -48,6 +47,9 @@ pub struct HostDiff {
     /// Attributes per status.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counts: Option<StatusCounts>,
+    /// Whether System Lockdown is on: the host cannot be changed until it is turned off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockdown: bool,
     /// Validation findings, one line each.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<String>,
@@ -92,7 +94,7 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     let chosen = Arc::new(Chosen::load(&args.profile)?);
     let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(args.target.connect.clone());
-    let cache = Arc::new(RegistryCache::new(&dirs.cache));
+    let cache = Arc::new(dirs.registry_cache());
     let dirs_owned = Arc::new(dirs.clone());
     let strict = args.strict;
     let progress = render::Progress::hosts("diff", entries.len(), output);
@@ -161,17 +163,25 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
                     bios_version: a.state.bios_version.clone(),
                     changes: a.diff.changes.clone(),
                     counts: Some(a.diff.counts()),
+                    lockdown: a.state.in_lockdown(),
                     violations: a
-                        .violations
-                        .iter()
-                        .map(|v| {
+                        .state
+                        .in_lockdown()
+                        .then(|| {
+                            format!(
+                                "warning: {}; apply will refuse it",
+                                crate::bmc::lockdown_message("this host").trim_start_matches("this host: ")
+                            )
+                        })
+                        .into_iter()
+                        .chain(a.violations.iter().map(|v| {
                             let level = if v.severity == bios_profiles::Severity::Error {
                                 "error"
                             } else {
                                 "warning"
                             };
                             format!("{level}: {v}")
-                        })
+                        }))
                         .collect(),
                     error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
                 }
@@ -186,6 +196,7 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
                     bios_version: None,
                     changes: Vec::new(),
                     counts: None,
+                    lockdown: false,
                     violations: Vec::new(),
                     error: Some(format!("{e:#}")),
                 }

@@ -44,6 +44,41 @@ pub struct Inventory {
     pub pending_bios: Attributes,
     /// Jobs that have not finished.
     pub open_jobs: Vec<JobSummary>,
+    /// Optional reads that failed: the rest of the inventory is what could be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Unread>,
+}
+
+/// An optional part of the inventory the BMC did not serve.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unread {
+    /// What it is (`DIMM inventory`).
+    pub what: String,
+    /// Why: the request, its URL and status.
+    pub error: String,
+}
+
+/// Collects failures of optional reads, keeping what could be read.
+#[derive(Debug, Default)]
+struct Partial {
+    unread: Vec<Unread>,
+}
+
+impl Partial {
+    /// The value, or `None` with the failure recorded.
+    fn keep<T>(&mut self, what: &str, result: redfish_client::Result<T>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::debug!("{what}: {e}");
+                self.unread.push(Unread {
+                    what: what.to_owned(),
+                    error: e.to_string(),
+                });
+                None
+            }
+        }
+    }
 }
 
 /// CPU summary.
@@ -189,13 +224,15 @@ fn fleet_table(results: &[fleet::HostResult<Inventory>]) -> String {
     out
 }
 
-/// Reads the inventory of one target.
+/// Reads the inventory of one target. The system is required; DIMMs, the iDRAC, pending
+/// values and jobs are shown when the BMC serves them, and listed as unread when it does not.
 pub async fn collect(target: &mut Target) -> Result<Inventory> {
     let root = target.service_root().await?;
     target.login().await?;
     let t = &*target;
     let client = &t.client;
-    if root.is_dell() {
+    let mut partial = Partial::default();
+    let mut inventory = if root.is_dell() {
         let system_id = ODataId::new(dell::SYSTEM);
         let memory_id = system_id.join("Memory");
         let idrac = client.dell();
@@ -207,46 +244,46 @@ pub async fn collect(target: &mut Target) -> Result<Inventory> {
             idrac.jobs(),
         );
         let system = system.map_err(|e| t.explain(e, "reading the system"))?;
-        let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
-        let manager = manager.map_err(|e| t.explain(e, "reading the iDRAC"))?;
-        let pending = pending.map_err(|e| t.explain(e, "reading pending BIOS values"))?;
-        let jobs = jobs.map_err(|e| t.explain(e, "reading the job queue"))?;
-        Ok(assemble(
+        assemble(
             t,
             root.vendor.clone(),
             dell::service_tag(&root).map(str::to_owned),
             system,
-            memory,
-            Some(manager),
-            pending.attributes,
-            jobs,
-        ))
+            partial.keep("DIMM inventory", memory).unwrap_or_default(),
+            partial.keep("iDRAC", manager),
+            partial
+                .keep("pending BIOS values", pending)
+                .map(|p| p.attributes)
+                .unwrap_or_default(),
+            partial.keep("job queue", jobs).unwrap_or_default(),
+        )
     } else {
         let system = t.first_system().await?;
-        let memory = client
-            .memory(&system)
-            .await
-            .map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
-        let bios = client
-            .bios(&system.bios_link())
-            .await
-            .map_err(|e| t.explain(e, "reading BIOS"))?;
-        let pending = client
-            .pending_bios(&bios)
-            .await
-            .map_err(|e| t.explain(e, "reading pending BIOS values"))?;
+        let memory = partial.keep("DIMM inventory", client.memory(&system).await);
+        let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
+        let pending = match &bios {
+            Some(b) => partial
+                .keep("pending BIOS values", client.pending_bios(b).await)
+                .map(|p| super::bios::pending_changes(&b.attributes, p.attributes)),
+            None => None,
+        };
         let tag = system.sku.clone();
-        Ok(assemble(
+        assemble(
             t,
             root.vendor.clone(),
             tag,
             system,
-            memory,
+            memory.unwrap_or_default(),
             None,
-            pending.attributes,
+            pending.unwrap_or_default(),
             Vec::new(),
-        ))
+        )
+    };
+    for u in &partial.unread {
+        tracing::warn!("{}: could not read the {}: {}", t.name, u.what, u.error);
     }
+    inventory.unread = partial.unread;
+    Ok(inventory)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -302,6 +339,7 @@ fn assemble(
                 message: j.message,
             })
             .collect(),
+        unread: Vec::new(),
     }
 }
 
@@ -357,6 +395,9 @@ pub fn table(inv: &Inventory) -> String {
             ]);
         }
         out.push_str(&j.render());
+    }
+    for u in &inv.unread {
+        let _ = writeln!(out, "Not read: {} ({})", u.what, u.error);
     }
     out
 }

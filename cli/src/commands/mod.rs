@@ -42,7 +42,8 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<crate::fleet::BmcE
 
 /// Runs the parsed command.
 pub async fn run(args: Args) -> Result<Outcome> {
-    let dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
+    let mut dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
+    dirs.refresh_registry = args.global.refresh_registry;
     let state_dir_given = args.global.state_dir.is_some();
     let output = args.global.output;
     if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {

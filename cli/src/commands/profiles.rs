@@ -3,7 +3,6 @@
 use crate::Outcome;
 use crate::args::{OutputFormat, ProfilesCommand};
 use crate::assess::Chosen;
-use crate::cache::RegistryCache;
 use crate::derive::{self, Selection};
 use crate::render::{self, Table};
 use crate::snapshot::Snapshot;
@@ -178,8 +177,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                 let entry = crate::fleet::BmcEntry::from_url(url)?;
                 let target = crate::target::connect(&entry, &args.connect, dirs).await?;
                 target.login().await?;
-                let state =
-                    crate::bmc::read_state(&target, &RegistryCache::new(&dirs.cache), &Default::default(), false).await;
+                let state = crate::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
                 target.close().await;
                 let state = state?;
                 let facts = HostFacts::from_bios(&state.bios);

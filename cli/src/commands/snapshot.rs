@@ -4,7 +4,6 @@
 use crate::Outcome;
 use crate::args::{OutputFormat, RestoreArgs, SnapshotArgs};
 use crate::assess::Chosen;
-use crate::cache::RegistryCache;
 use crate::derive::{self, Selection};
 use crate::fleet;
 use crate::render;
@@ -22,7 +21,7 @@ pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputForma
     let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(args.target.connect.clone());
     let dirs_owned = Arc::new(dirs.clone());
-    let cache = Arc::new(RegistryCache::new(&dirs.cache));
+    let cache = Arc::new(dirs.registry_cache());
     let progress = render::Progress::hosts("snapshot", entries.len(), output);
     let results = fleet::run_all(
         entries,
@@ -104,7 +103,7 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
     // The registry decides what is restorable: read it from the host once (it is cached).
     let target = target::connect(&entry, &args.connect, dirs).await?;
     target.login().await?;
-    let state = crate::bmc::read_state(&target, &RegistryCache::new(&dirs.cache), &Default::default(), false).await;
+    let state = crate::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
     target.close().await;
     let state = state?;
     if state.service_tag.is_some()

@@ -15,7 +15,6 @@ use crate::Outcome;
 use crate::args::{ConnectArgs, OutputFormat};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
-use crate::cache::RegistryCache;
 use crate::commands::power::Meter;
 use crate::converge::{self, ApplyOptions, Run};
 use crate::fleet::BmcEntry;
@@ -194,7 +193,7 @@ async fn run_step(
     let chosen = Chosen::load(&profile)?;
     let run = Run {
         chosen,
-        cache: RegistryCache::new(&shared.dirs.cache),
+        cache: shared.dirs.registry_cache(),
         audit: AuditLog::open(&shared.dirs.state)?,
         state_dir: shared.dirs.state.clone(),
         options: ApplyOptions {

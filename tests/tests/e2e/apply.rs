@@ -132,7 +132,7 @@ async fn foreign_pending_work_blocks_until_replaced() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn system_lockdown_fails_with_its_message_id() {
+async fn system_lockdown_is_refused_once_before_any_snapshot_or_write() {
     let fleet = sim("r7625", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
     client(url)
@@ -143,9 +143,26 @@ async fn system_lockdown_fails_with_its_message_id() {
         )
         .await
         .unwrap();
-    let out = Run::new(&apply(url, &[])).output().await;
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("[SYS406]"), "{}", stderr(&out));
+    fleet.hosts()[0].host.stats.reset();
+    let state = super::TempDir::new();
+    // A BIOS profile and an iDRAC-only profile: both refused before anything is sent.
+    for profile in ["hpc", "thermally-challenged"] {
+        let args = ["apply", "--bmc", url, "--profile", profile, "--reboot", "force"];
+        let out = Run::new(&args).state_dir(&state.0).output().await;
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("System Lockdown is on"), "{err}");
+        assert!(!err.contains("read-only"), "no misleading per-attribute errors: {err}");
+    }
+    let stats = stats(&fleet, 0);
+    let writes: Vec<&String> = stats["requests"]["by_path"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| k.starts_with("PATCH") || (k.starts_with("POST") && !k.contains("Sessions")))
+        .collect();
+    assert!(writes.is_empty(), "no write reached the iDRAC: {writes:?}");
+    assert!(!state.0.join("snapshots").exists(), "no snapshot either");
 }
 
 #[tokio::test(flavor = "multi_thread")]

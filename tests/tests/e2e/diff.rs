@@ -115,7 +115,7 @@ async fn junit_shows_drift_as_failures() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_warm_diff_reads_three_resources() {
+async fn a_warm_diff_reads_four_resources() {
     let fleet = sim("r7525", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
     let state = super::TempDir::new();
@@ -127,9 +127,13 @@ async fn a_warm_diff_reads_three_resources() {
     let warm = stats(&fleet, 0);
     let by_path = warm["requests"]["by_path"].as_object().unwrap();
     let reads: Vec<&String> = by_path.keys().filter(|k| k.starts_with("GET")).collect();
-    assert_eq!(reads.len(), 3, "Bios, Bios/Settings, DellAttributes: {by_path:?}");
-    assert_eq!(warm["requests"]["total"], 5, "plus login and logout");
-    assert_eq!(cold, 6, "the cold run also fetched the registry");
+    assert_eq!(
+        reads.len(),
+        4,
+        "Bios, Bios/Settings, DellAttributes System and System Lockdown: {by_path:?}"
+    );
+    assert_eq!(warm["requests"]["total"], 6, "plus login and logout");
+    assert_eq!(cold, 7, "the cold run also fetched the registry");
     let out = Run::new(&["diff", "--bmc", url, "-p", "performance", "--auth", "basic"])
         .state_dir(&state.0)
         .output()

@@ -12,6 +12,7 @@ mod housekeeping;
 mod inventory;
 mod power;
 mod profiles;
+mod real_idrac;
 mod sim;
 mod trust;
 

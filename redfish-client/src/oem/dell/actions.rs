@@ -2,7 +2,7 @@
 
 use super::{
     AttributeGroup, BIOS_REGISTRY, BIOS_SETTINGS, CLEAR_PENDING, DELETE_JOB_QUEUE, DellAttributes, DellJob, JOBS,
-    LC_STATUS, LcStatus, job_body,
+    LC_STATUS, LcStatus, OEM_JOBS, SYSTEM_LOCKDOWN, job_body,
 };
 use crate::client::{Client, Written};
 use crate::error::{Error, Result};
@@ -52,19 +52,54 @@ impl Dell<'_> {
         })
     }
 
-    /// One job, by id (`JID_...`) or link.
+    /// One job, by id (`JID_...`) or link: at the advertised `Oem/Dell/Jobs` path, or the
+    /// older `Jobs` path where the first is missing.
     pub async fn job(&self, id: &str) -> Result<DellJob> {
-        self.client.get(&job_path(id)).await
+        if id.starts_with('/') {
+            return self.client.get(ODataId::new(id).path()).await;
+        }
+        match self.client.get(&format!("{OEM_JOBS}/{id}")).await {
+            Err(e) if e.status() == Some(404) => self.client.get(&format!("{JOBS}/{id}")).await,
+            other => other,
+        }
     }
 
-    /// Every job in the queue, expanded.
+    /// Every job in the queue, expanded: from the advertised `Oem/Dell/Jobs` collection, or
+    /// the older `Jobs` collection where the first is missing.
     pub async fn jobs(&self) -> Result<Vec<DellJob>> {
-        self.client.expanded_members(JOBS).await
+        match self.client.expanded_members(OEM_JOBS).await {
+            Err(e) if e.status() == Some(404) => self.client.expanded_members(JOBS).await,
+            other => other,
+        }
     }
 
     /// Deletes one job; for a BIOS job this also discards its pending values.
     pub async fn delete_job(&self, id: &str) -> Result<Written> {
-        self.client.delete(&job_path(id)).await
+        if id.starts_with('/') {
+            return self.client.delete(ODataId::new(id).path()).await;
+        }
+        match self.client.delete(&format!("{OEM_JOBS}/{id}")).await {
+            Err(e) if e.status() == Some(404) => self.client.delete(&format!("{JOBS}/{id}")).await,
+            other => other,
+        }
+    }
+
+    /// Whether System Lockdown is on (`Lockdown.1.SystemLockdown = Enabled`), which makes the
+    /// BIOS and iDRAC settings read-only. Asks for that one attribute with `$select`; a service
+    /// that refuses the query is read whole. `None` when the iDRAC does not report it (older
+    /// firmware has no lockdown).
+    pub async fn system_lockdown(&self) -> Result<Option<bool>> {
+        let path = AttributeGroup::Idrac.path();
+        let selected = crate::request::select(&path, &[&format!("Attributes/{SYSTEM_LOCKDOWN}")]);
+        let attrs: DellAttributes = match self.client.get(&selected).await {
+            Err(e) if matches!(e.status(), Some(400 | 405 | 501)) => self.client.get(&path).await?,
+            other => other?,
+        };
+        Ok(attrs
+            .attributes
+            .get(SYSTEM_LOCKDOWN)
+            .and_then(|v| v.as_str())
+            .map(|v| v.eq_ignore_ascii_case("Enabled")))
     }
 
     /// `DellJobService.DeleteJobQueue`.
@@ -101,13 +136,5 @@ impl Dell<'_> {
             url: LC_STATUS.into(),
             what: format!("unexpected GetRemoteServicesAPIStatus answer: {e}"),
         })
-    }
-}
-
-fn job_path(id: &str) -> String {
-    if id.starts_with('/') {
-        ODataId::new(id).path().to_owned()
-    } else {
-        format!("{JOBS}/{id}")
     }
 }

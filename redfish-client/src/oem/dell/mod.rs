@@ -28,8 +28,14 @@ pub const CLEAR_PENDING: &str =
     "/redfish/v1/Systems/System.Embedded.1/Bios/Settings/Actions/Oem/DellManager.ClearPending";
 /// The iDRAC manager.
 pub const MANAGER: &str = "/redfish/v1/Managers/iDRAC.Embedded.1";
-/// The job queue.
+/// The job queue at the path real iDRACs advertise (`Manager.Links.Oem.Dell.Jobs` on the R750
+/// captures of iDRAC 6.00 and 7.10); read first.
+pub const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
+/// The job queue at its older path, which also takes `POST` to create a job; read when the
+/// advertised one is missing.
 pub const JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs";
+/// The iDRAC attribute that puts the server in System Lockdown.
+pub const SYSTEM_LOCKDOWN: &str = "Lockdown.1.SystemLockdown";
 /// `DellJobService.DeleteJobQueue`.
 pub const DELETE_JOB_QUEUE: &str =
     "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService/Actions/DellJobService.DeleteJobQueue";
