@@ -123,6 +123,15 @@ pub enum Command {
     /// Read BIOS attributes; clear pending values.
     #[command(subcommand)]
     Bios(BiosCommand),
+    /// Record a BMC as a test fixture: walks what rftune reads (service root, systems, BIOS with
+    /// pending values and registry, DIMMs, CPUs, the iDRAC with its Dell attributes and job
+    /// queues, chassis power, the attribute registries) and writes DIR/redfish/v1/<path>/index.json
+    /// with service tags, serials, MACs, IPs, UUIDs, host and user names replaced by
+    /// placeholders (the same original, the same placeholder), plus DIR/capture.toml with the
+    /// firmware versions and which fields were replaced. Serve it with `rftune sim --fixture DIR`.
+    ///
+    /// Read-only: one GET per resource, one at a time.
+    Capture(CaptureArgs),
     /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
     /// without hardware and for tests. Prints one line per host, `rftune-sim: listening URL
     /// fingerprint sha256:HEX`, then serves until interrupted.
@@ -613,4 +622,15 @@ mod tests {
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("-1s").is_err());
     }
+}
+
+/// `rftune capture`.
+#[derive(Debug, ClapArgs)]
+pub struct CaptureArgs {
+    /// The BMC to record.
+    #[command(flatten)]
+    pub bmc: BmcArgs,
+    /// A new (or empty) directory for the tree.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
 }

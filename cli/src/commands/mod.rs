@@ -3,6 +3,7 @@
 pub mod apply;
 pub mod bench;
 pub mod bios;
+pub mod capture;
 pub mod demo;
 pub mod diff;
 pub mod experiment;
@@ -52,6 +53,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
+        Command::Capture(a) => capture::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::ClearPending { bmc }) => jobs::clear_pending(&bmc, &dirs).await,
         Command::Jobs(cmd) => jobs::run(&cmd, &dirs, output).await,
         Command::Power(a) => power::run(&a, &dirs, output).await,

@@ -5,6 +5,7 @@
 mod apply;
 mod bench;
 mod bios;
+mod capture;
 mod cli;
 mod diff;
 mod experiment;

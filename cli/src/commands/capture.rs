@@ -1,0 +1,95 @@
+//! `rftune capture`: record a BMC as a sanitized fixture tree.
+
+use crate::Outcome;
+use crate::args::{CaptureArgs, OutputFormat};
+use crate::render;
+use crate::state::StateDirs;
+use crate::target;
+use anyhow::Result;
+use serde::Serialize;
+
+/// The `rftune.capture/v1` summary.
+#[derive(Debug, Serialize)]
+struct Summary {
+    schema: &'static str,
+    host: String,
+    out: String,
+    manifest: String,
+    resources: usize,
+    not_served: Vec<String>,
+    replaced: Vec<Replaced>,
+}
+
+#[derive(Debug, Serialize)]
+struct Replaced {
+    kind: &'static str,
+    distinct_values: usize,
+    fields: Vec<String>,
+}
+
+/// Runs `rftune capture`.
+pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    let entry = crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
+    // Refuse a non-empty directory before any request.
+    if args.out.exists()
+        && std::fs::read_dir(&args.out)
+            .map(|mut d| d.next().is_some())
+            .unwrap_or(true)
+    {
+        anyhow::bail!(
+            "{} exists and is not empty; give a new directory, so no earlier capture is mixed in or overwritten",
+            args.out.display()
+        );
+    }
+    let mut target = target::connect(&entry, &args.bmc.connect, dirs).await?;
+    target.service_root().await?;
+    target.login().await?;
+    let progress = render::Progress::hosts("capture", 1, output);
+    let captured = crate::capture::walk(&target.client, |n| {
+        progress.message(format!("{}: {n} resources read", target.name));
+    })
+    .await;
+    progress.finish();
+    target.close().await;
+    let captured = captured.map_err(|e| e.context(format!("{}: capturing", target.name)))?;
+    let manifest = crate::capture::write(&args.out, &captured)?;
+    let summary = Summary {
+        schema: "rftune.capture/v1",
+        host: target.name.clone(),
+        out: args.out.display().to_string(),
+        manifest: manifest.display().to_string(),
+        resources: captured.resources.len(),
+        not_served: captured.missing.iter().map(|(p, _)| p.clone()).collect(),
+        replaced: captured
+            .replaced
+            .iter()
+            .map(|r| Replaced {
+                kind: r.kind.as_str(),
+                distinct_values: r.distinct,
+                fields: r.fields.clone(),
+            })
+            .collect(),
+    };
+    match output {
+        OutputFormat::Json => render::json(&summary)?,
+        OutputFormat::Table | OutputFormat::Junit => {
+            let mut text = format!(
+                "{}: {} resources written to {} (see {})\n",
+                summary.host, summary.resources, summary.out, summary.manifest
+            );
+            for r in &summary.replaced {
+                text.push_str(&format!(
+                    "  replaced {} {}(s) in {}\n",
+                    r.distinct_values,
+                    r.kind.replace('_', " "),
+                    r.fields.join(", ")
+                ));
+            }
+            if !summary.not_served.is_empty() {
+                text.push_str(&format!("  linked but not served: {}\n", summary.not_served.join(", ")));
+            }
+            render::text(&text)?;
+        }
+    }
+    Ok(Outcome::Success)
+}

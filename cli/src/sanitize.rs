@@ -1,0 +1,543 @@
+//! Scrubbing identifiers out of captured Redfish documents, so a capture of real hardware can
+//! be shared as a test fixture: service tags, serial numbers, asset tags, MAC and IP addresses,
+//! UUIDs, host names and user names are replaced by placeholders.
+//!
+//! Replacement is consistent (one original, one placeholder, in every document and inside
+//! longer strings) and idempotent: placeholders and documentation addresses (RFC 5737, RFC 3849,
+//! RFC 7042) are left as they are, so sanitizing a sanitized tree changes nothing. That is what lets `capture → sim --fixture → capture` reproduce a tree.
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::Ipv6Addr;
+
+/// What kind of identifier was replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// A Dell service tag (`SystemServiceTag`, `SKU`, `ServiceTag`, registry `SystemId`).
+    ServiceTag,
+    /// A serial number or Dell express service code.
+    Serial,
+    /// An asset tag.
+    AssetTag,
+    /// A MAC address.
+    Mac,
+    /// An IPv4 address.
+    Ipv4,
+    /// An IPv6 address.
+    Ipv6,
+    /// A UUID or GUID.
+    Uuid,
+    /// A host or domain name.
+    HostName,
+    /// A user account name.
+    UserName,
+}
+
+impl Kind {
+    /// The name used in `capture.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ServiceTag => "service_tag",
+            Self::Serial => "serial_number",
+            Self::AssetTag => "asset_tag",
+            Self::Mac => "mac_address",
+            Self::Ipv4 => "ipv4_address",
+            Self::Ipv6 => "ipv6_address",
+            Self::Uuid => "uuid",
+            Self::HostName => "host_name",
+            Self::UserName => "user_name",
+        }
+    }
+}
+
+/// Replaces identifiers in documents, remembering every replacement.
+#[derive(Debug, Default)]
+pub struct Sanitizer {
+    mapping: HashMap<(Kind, String), String>,
+    counts: BTreeMap<Kind, usize>,
+    fields: BTreeMap<Kind, BTreeSet<String>>,
+}
+
+/// What one kind of replacement amounted to, for `capture.toml`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    /// The kind.
+    pub kind: Kind,
+    /// How many distinct originals were replaced.
+    pub distinct: usize,
+    /// The property names (JSON keys) where they were found.
+    pub fields: Vec<String>,
+}
+
+impl Sanitizer {
+    /// Sanitizes one document in place.
+    pub fn document(&mut self, doc: &mut Value) {
+        self.walk(doc, "");
+    }
+
+    /// After every document went through [`Sanitizer::document`]: replaces the originals seen
+    /// anywhere else in `doc` (inside descriptions, names, other fields) with their
+    /// placeholders.
+    pub fn residue(&self, doc: &mut Value) {
+        let mut pairs: Vec<(&str, &str)> = self
+            .mapping
+            .iter()
+            .filter(|((kind, original), _)| original.len() >= 4 && !matches!(kind, Kind::Ipv4 | Kind::Ipv6))
+            .map(|((_, original), placeholder)| (original.as_str(), placeholder.as_str()))
+            .collect();
+        // Longest first, so a host name is replaced before a shorter tag inside it.
+        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
+        replace_strings(doc, &|s: &str| {
+            let mut out = s.to_owned();
+            for (original, placeholder) in &pairs {
+                out = replace_ignoring_case(&out, original, placeholder);
+            }
+            out
+        });
+    }
+
+    /// What was replaced, by kind.
+    pub fn replaced(&self) -> Vec<Replaced> {
+        self.counts
+            .iter()
+            .map(|(kind, distinct)| Replaced {
+                kind: *kind,
+                distinct: *distinct,
+                fields: self.fields.get(kind).into_iter().flatten().cloned().collect(),
+            })
+            .collect()
+    }
+
+    fn walk(&mut self, value: &mut Value, key: &str) {
+        match value {
+            Value::Object(map) => {
+                for (k, v) in map.iter_mut() {
+                    self.walk(v, k);
+                }
+            }
+            Value::Array(items) => {
+                for v in items {
+                    self.walk(v, key);
+                }
+            }
+            Value::String(s) => {
+                if let Some(new) = self.string(key, s) {
+                    *s = new;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The sanitized form of string `s` found under `key`, when it changes.
+    fn string(&mut self, key: &str, s: &str) -> Option<String> {
+        if s.is_empty() || key.starts_with("@odata") {
+            return None;
+        }
+        if let Some(kind) = kind_of_field(key, s) {
+            return self.replace(kind, key, s);
+        }
+        // Addresses and UUIDs wherever they appear, except in version numbers.
+        let lower = key.to_ascii_lowercase();
+        let versionish = ["version", "firmware", "revision", "build"]
+            .iter()
+            .any(|w| lower.contains(w));
+        let mut changed = false;
+        let mut out = String::with_capacity(s.len());
+        for token in tokens(s) {
+            let replacement = match token {
+                Token::Other(t) => t.to_owned(),
+                Token::Candidate(t) if t.contains('.') && t.contains(':') && !versionish => {
+                    // An IPv4 address with a port (`192.168.1.5:443`): each part on its own.
+                    let parts: Vec<String> = t
+                        .split(':')
+                        .map(|part| {
+                            if is_ipv4(part)
+                                && let Some(r) = self.replace(Kind::Ipv4, key, part)
+                            {
+                                changed = true;
+                                return r;
+                            }
+                            part.to_owned()
+                        })
+                        .collect();
+                    parts.join(":")
+                }
+                Token::Candidate(t) => {
+                    let kind = if is_mac(t) {
+                        Some(Kind::Mac)
+                    } else if is_uuid(t) {
+                        Some(Kind::Uuid)
+                    } else if !versionish && is_ipv4(t) {
+                        Some(Kind::Ipv4)
+                    } else if (lower.contains("ipv6") || lower.contains("address")) && t.parse::<Ipv6Addr>().is_ok() {
+                        Some(Kind::Ipv6)
+                    } else {
+                        None
+                    };
+                    match kind.and_then(|k| self.replace(k, key, t)) {
+                        Some(r) => {
+                            changed = true;
+                            r
+                        }
+                        None => t.to_owned(),
+                    }
+                }
+            };
+            out.push_str(&replacement);
+        }
+        changed.then_some(out)
+    }
+
+    fn replace(&mut self, kind: Kind, key: &str, original: &str) -> Option<String> {
+        if is_placeholder(kind, original) {
+            return None;
+        }
+        let entry = (kind, original.to_owned());
+        let placeholder = if let Some(p) = self.mapping.get(&entry) {
+            p.clone()
+        } else {
+            let n = self.counts.entry(kind).or_default();
+            *n += 1;
+            let p = placeholder(kind, *n, original);
+            self.mapping.insert(entry, p.clone());
+            p
+        };
+        self.fields.entry(kind).or_default().insert(key.to_owned());
+        Some(placeholder)
+    }
+}
+
+/// The kind of identifier a property holds by its name, for those recognised by name.
+fn kind_of_field(key: &str, value: &str) -> Option<Kind> {
+    let k = key.to_ascii_lowercase();
+    let last = k.rsplit('.').next().unwrap_or(&k);
+    if last.contains("servicetag") || last == "nodeid" || last == "systemid" {
+        return Some(Kind::ServiceTag);
+    }
+    if last == "sku" && value.len() == 7 && value.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Some(Kind::ServiceTag);
+    }
+    if last.contains("serialnumber") || last == "serial" || last == "expressservicecode" {
+        return Some(Kind::Serial);
+    }
+    if last.contains("assettag") {
+        return Some(Kind::AssetTag);
+    }
+    if last.contains("hostname") || last.contains("dnsracname") || last.contains("domainname") || last == "fqdn" {
+        return Some(Kind::HostName);
+    }
+    if last.ends_with("username") || last == "user" {
+        return (value != "root").then_some(Kind::UserName);
+    }
+    None
+}
+
+/// Whether `value` is already a placeholder or a documentation value that needs no scrubbing.
+fn is_placeholder(kind: Kind, value: &str) -> bool {
+    let digits_after = |prefix: &str| {
+        value
+            .strip_prefix(prefix)
+            .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+    };
+    match kind {
+        Kind::ServiceTag => digits_after("SVC"),
+        Kind::Serial => digits_after("SN"),
+        Kind::AssetTag => digits_after("asset-"),
+        Kind::UserName => digits_after("user-"),
+        Kind::HostName => {
+            value == "localhost"
+                || value
+                    .strip_prefix("host-")
+                    .and_then(|r| r.strip_suffix(".example.invalid"))
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        }
+        Kind::Mac => {
+            let upper = value.to_ascii_uppercase().replace('-', ":");
+            upper.starts_with("00:00:5E:00:53:") || upper.starts_with("02:00:00:00:") || upper == "00:00:00:00:00:00"
+        }
+        Kind::Uuid => value.starts_with("00000000-0000-4000-8000-") || value.bytes().all(|b| b == b'0' || b == b'-'),
+        Kind::Ipv4 => {
+            let keep = ["192.0.2.", "198.51.100.", "203.0.113.", "127.", "255.", "0.0.0.0"];
+            keep.iter().any(|p| value.starts_with(p))
+        }
+        Kind::Ipv6 => {
+            let lower = value.to_ascii_lowercase();
+            lower.starts_with("2001:db8:") || lower == "::" || lower == "::1"
+        }
+    }
+}
+
+fn placeholder(kind: Kind, n: usize, original: &str) -> String {
+    match kind {
+        Kind::ServiceTag => format!("SVC{n:04}"),
+        Kind::Serial => format!("SN{n:08}"),
+        Kind::AssetTag => format!("asset-{n}"),
+        Kind::UserName => format!("user-{n}"),
+        Kind::HostName => format!("host-{n}.example.invalid"),
+        Kind::Mac => {
+            let sep = if original.contains('-') { '-' } else { ':' };
+            let text = if n < 256 {
+                format!("00:00:5E:00:53:{n:02X}")
+            } else {
+                format!("02:00:00:00:{:02X}:{:02X}", (n >> 8) & 0xff, n & 0xff)
+            };
+            let text = text.replace(':', &sep.to_string());
+            if original.chars().any(|c| c.is_ascii_lowercase()) {
+                text.to_ascii_lowercase()
+            } else {
+                text
+            }
+        }
+        Kind::Ipv4 => match n {
+            1..=254 => format!("192.0.2.{n}"),
+            255..=508 => format!("198.51.100.{}", n - 254),
+            _ => format!("203.0.113.{}", (n - 508) % 254 + 1),
+        },
+        Kind::Ipv6 => format!("2001:db8::{n:x}"),
+        Kind::Uuid => format!("00000000-0000-4000-8000-{n:012}"),
+    }
+}
+
+enum Token<'a> {
+    Candidate(&'a str),
+    Other(&'a str),
+}
+
+/// Splits `s` into runs that could be an address or UUID (hex digits, `:`, `.`, `-`) and the
+/// rest.
+fn tokens(s: &str) -> Vec<Token<'_>> {
+    let candidate = |c: char| c.is_ascii_hexdigit() || matches!(c, ':' | '.' | '-');
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut in_candidate = None;
+    for (i, c) in s.char_indices() {
+        let is = candidate(c);
+        match in_candidate {
+            None => in_candidate = Some(is),
+            Some(prev) if prev != is => {
+                out.push(if prev {
+                    Token::Candidate(&s[start..i])
+                } else {
+                    Token::Other(&s[start..i])
+                });
+                start = i;
+                in_candidate = Some(is);
+            }
+            _ => {}
+        }
+    }
+    if let Some(prev) = in_candidate {
+        out.push(if prev {
+            Token::Candidate(&s[start..])
+        } else {
+            Token::Other(&s[start..])
+        });
+    }
+    out
+}
+
+fn is_mac(t: &str) -> bool {
+    let parts: Vec<&str> = t.split([':', '-']).collect();
+    let sep_ok = !(t.contains(':') && t.contains('-'));
+    sep_ok
+        && parts.len() == 6
+        && parts
+            .iter()
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn is_uuid(t: &str) -> bool {
+    let parts: Vec<&str> = t.split('-').collect();
+    parts.len() == 5
+        && parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn is_ipv4(t: &str) -> bool {
+    let parts: Vec<&str> = t.split('.').collect();
+    parts.len() == 4
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.len() <= 3
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u16>().is_ok_and(|n| n <= 255)
+        })
+}
+
+/// `haystack` with every ASCII-case-insensitive occurrence of `needle` replaced; an occurrence
+/// written in lower case gets the placeholder in lower case (`r7625a1.example.invalid`).
+fn replace_ignoring_case(haystack: &str, needle: &str, placeholder: &str) -> String {
+    let lower = haystack.to_ascii_lowercase();
+    let needle_lower = needle.to_ascii_lowercase();
+    if needle.is_empty() || !lower.contains(&needle_lower) {
+        return haystack.to_owned();
+    }
+    let mut out = String::with_capacity(haystack.len());
+    let mut rest = 0;
+    while let Some(found) = lower[rest..].find(&needle_lower) {
+        let start = rest + found;
+        let end = start + needle.len();
+        out.push_str(&haystack[rest..start]);
+        let occurrence = &haystack[start..end];
+        let all_lower = occurrence.chars().all(|c| !c.is_ascii_uppercase());
+        if all_lower && occurrence != needle {
+            out.push_str(&placeholder.to_ascii_lowercase());
+        } else {
+            out.push_str(placeholder);
+        }
+        rest = end;
+    }
+    out.push_str(&haystack[rest..]);
+    out
+}
+
+fn replace_strings(value: &mut Value, f: &dyn Fn(&str) -> String) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                if !k.starts_with("@odata") {
+                    replace_strings(v, f);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                replace_strings(v, f);
+            }
+        }
+        Value::String(s) => {
+            let new = f(s);
+            if new != *s {
+                *s = new;
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sample() -> Value {
+        json!({
+            "@odata.id": "/redfish/v1/Systems/System.Embedded.1",
+            "SKU": "F54P1G3",
+            "SerialNumber": "CN7016319N0123",
+            "AssetTag": "rack12-slot4",
+            "UUID": "4c4c4544-0035-3410-8050-c6c04f314733",
+            "HostName": "db07.corp.acme.com",
+            "BiosVersion": "1.8.2",
+            "Description": "db07.corp.acme.com, service tag F54P1G3",
+            "Oem": {"Dell": {"DellSystem": {"ChassisServiceTag": "F54P1G3", "NodeID": "F54P1G3",
+                                            "ExpressServiceCode": "33102857187"}}},
+            "EthernetInterfaces": [{"MACAddress": "B0:7B:25:DE:1A:2C", "IPv4Addresses": [{"Address": "10.1.2.3",
+                                    "SubnetMask": "255.255.255.0", "Gateway": "10.1.2.1"}],
+                                    "IPv6Addresses": [{"Address": "fe80::b27b:25ff:fede:1a2c"}]}],
+            "Attributes": {"Users.3.UserName": "opsadmin", "Users.2.UserName": "root",
+                           "NIC.1.DNSRacName": "idrac-db07", "Info.1.Version": "7.10.30.00",
+                           "IPv4.1.Address": "10.1.2.50", "NIC.1.MACAddress": "b0-7b-25-de-1a-2d"},
+            "FirmwareVersion": "7.10.30.00"
+        })
+    }
+
+    #[test]
+    fn every_identifier_is_replaced_consistently_and_versions_are_kept() {
+        let mut s = Sanitizer::default();
+        let mut doc = sample();
+        s.document(&mut doc);
+        s.residue(&mut doc);
+        let text = doc.to_string();
+        for original in [
+            "F54P1G3",
+            "CN7016319N0123",
+            "rack12-slot4",
+            "4c4c4544",
+            "db07",
+            "acme",
+            "B0:7B:25",
+            "b0-7b-25",
+            "10.1.2",
+            "fe80::b27b",
+            "opsadmin",
+            "33102857187",
+        ] {
+            assert!(!text.contains(original), "{original} survived: {text}");
+        }
+        assert_eq!(doc["SKU"], "SVC0001");
+        assert_eq!(
+            doc["Oem"]["Dell"]["DellSystem"]["ChassisServiceTag"], "SVC0001",
+            "consistent"
+        );
+        assert_eq!(
+            doc["Description"].as_str().unwrap(),
+            format!("{}, service tag SVC0001", doc["HostName"].as_str().unwrap()),
+            "originals inside other strings"
+        );
+        assert!(doc["HostName"].as_str().unwrap().ends_with(".example.invalid"));
+        assert_eq!(
+            doc["Attributes"]["Users.2.UserName"], "root",
+            "the factory account stays"
+        );
+        assert_eq!(doc["Attributes"]["Info.1.Version"], "7.10.30.00");
+        assert_eq!(doc["FirmwareVersion"], "7.10.30.00");
+        assert_eq!(doc["BiosVersion"], "1.8.2");
+        assert_eq!(
+            doc["EthernetInterfaces"][0]["IPv4Addresses"][0]["SubnetMask"],
+            "255.255.255.0"
+        );
+        let mac = doc["Attributes"]["NIC.1.MACAddress"].as_str().unwrap();
+        assert!(mac.starts_with("00-00-5e-00-53-"), "format kept: {mac}");
+        assert_eq!(doc["@odata.id"], "/redfish/v1/Systems/System.Embedded.1");
+        let kinds: Vec<&str> = s.replaced().iter().map(|r| r.kind.as_str()).collect();
+        assert!(kinds.contains(&"service_tag") && kinds.contains(&"mac_address") && kinds.contains(&"user_name"));
+        let tags = s.replaced().into_iter().find(|r| r.kind == Kind::ServiceTag).unwrap();
+        assert_eq!(tags.distinct, 1);
+        assert!(tags.fields.contains(&"SKU".to_owned()) && tags.fields.contains(&"NodeID".to_owned()));
+    }
+
+    #[test]
+    fn sanitizing_twice_changes_nothing() {
+        let mut once = sample();
+        let mut s = Sanitizer::default();
+        s.document(&mut once);
+        s.residue(&mut once);
+        let mut twice = once.clone();
+        let mut again = Sanitizer::default();
+        again.document(&mut twice);
+        again.residue(&mut twice);
+        assert_eq!(once, twice);
+        assert!(again.replaced().is_empty());
+    }
+
+    #[test]
+    fn a_service_tag_inside_other_text_is_replaced_whatever_its_case() {
+        let mut s = Sanitizer::default();
+        let mut docs = [
+            json!({"SKU": "R7625A1"}),
+            json!({"Description": "Server r7625a1 in rack 4"}),
+        ];
+        for d in &mut docs {
+            s.document(d);
+        }
+        for d in &mut docs {
+            s.residue(d);
+        }
+        assert_eq!(docs[1]["Description"], "Server svc0001 in rack 4");
+    }
+
+    #[test]
+    fn tokens_find_addresses_inside_text() {
+        let mut s = Sanitizer::default();
+        let mut doc = json!({"Message": "Login from 10.9.8.7 failed (MAC aa:bb:cc:dd:ee:ff)",
+                             "URLString": "https://10.9.8.7:443"});
+        s.document(&mut doc);
+        assert_eq!(doc["Message"], "Login from 192.0.2.1 failed (MAC 00:00:5e:00:53:01)");
+        assert_eq!(
+            doc["URLString"], "https://192.0.2.1:443",
+            "the same address, with its port"
+        );
+    }
+}

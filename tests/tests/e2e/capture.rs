@@ -1,0 +1,117 @@
+//! `rftune capture` against the emulator: a sanitized tree in the fixtures layout, with
+//! `capture.toml`, and no identifier of the captured host left in it.
+
+use super::{Run, TempDir, client, sim, stderr, stdout};
+use serde_json::Value;
+use std::path::Path;
+
+fn files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn capture_writes_a_sanitized_tree_with_its_manifest() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let root_doc = client(url).service_root().await.unwrap();
+    let tag = redfish_client::oem::dell::service_tag(&root_doc).unwrap().to_owned();
+    assert!(tag.len() == 7, "{tag}");
+    let work = TempDir::new();
+    let out_dir = work.0.join("r7625-capture");
+    let out = Run::new(&[
+        "capture",
+        "--bmc",
+        url,
+        "--out",
+        out_dir.to_str().unwrap(),
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["schema"], "rftune.capture/v1");
+
+    // The fixtures layout, with what rftune reads.
+    let root = out_dir.join("redfish/v1");
+    for rel in [
+        "index.json",
+        "Systems/System.Embedded.1/Bios/index.json",
+        "Systems/System.Embedded.1/Bios/Settings/index.json",
+        "Systems/System.Embedded.1/Bios/BiosRegistry/index.json",
+        "Systems/System.Embedded.1/Memory/DIMM.Socket.A1/index.json",
+        "Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/iDRAC.Embedded.1/index.json",
+        "Chassis/System.Embedded.1/Power/index.json",
+    ] {
+        assert!(root.join(rel).is_file(), "{rel} missing");
+    }
+    // Everything from the host went through the sanitizer: its service tag, serial numbers
+    // and UUIDs are gone, consistently replaced.
+    let mut originals = vec![tag.clone()];
+    // The emulator serves the fixture's UUID and serial number.
+    let system: Value = serde_json::from_slice(
+        &std::fs::read(rftune_tests::fixtures_dir().join("r7625/redfish/v1/Systems/System.Embedded.1/index.json"))
+            .unwrap(),
+    )
+    .unwrap();
+    originals.push(system["UUID"].as_str().unwrap().to_owned());
+    originals.push(system["SerialNumber"].as_str().unwrap().to_owned());
+    for file in files(&out_dir) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for original in &originals {
+            assert!(
+                !text.to_ascii_lowercase().contains(&original.to_ascii_lowercase()),
+                "{original} survived in {}",
+                file.display()
+            );
+        }
+    }
+    let bios: Value =
+        serde_json::from_slice(&std::fs::read(root.join("Systems/System.Embedded.1/Bios/index.json")).unwrap())
+            .unwrap();
+    let captured_system: Value =
+        serde_json::from_slice(&std::fs::read(root.join("Systems/System.Embedded.1/index.json")).unwrap()).unwrap();
+    assert_eq!(
+        bios["Attributes"]["SystemServiceTag"], captured_system["SKU"],
+        "consistent"
+    );
+    assert_eq!(bios["Attributes"]["SystemBiosVersion"], "1.6.10", "versions kept");
+
+    // capture.toml: versions and the replaced fields, never the originals.
+    let manifest = std::fs::read_to_string(out_dir.join("capture.toml")).unwrap();
+    let doc: toml::Table = manifest.parse().unwrap();
+    assert_eq!(doc["model"].as_str(), Some("PowerEdge R7625"));
+    assert_eq!(doc["bmc_firmware"].as_str(), Some("7.00.60.00"));
+    assert_eq!(doc["bios_version"].as_str(), Some("1.6.10"));
+    let kinds: Vec<&str> = doc["replaced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    for kind in ["service_tag", "serial_number", "uuid", "host_name"] {
+        assert!(kinds.contains(&kind), "{kind} not listed: {manifest}");
+    }
+    assert!(!manifest.contains(&tag));
+
+    // A second capture into the same directory is refused: nothing is mixed or overwritten.
+    let again = Run::new(&["capture", "--bmc", url, "--out", out_dir.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(again.status.code(), Some(1));
+    assert!(stderr(&again).contains("is not empty"), "{}", stdout(&again));
+}
