@@ -65,11 +65,10 @@ impl HostValues {
 }
 
 impl HostState {
-    /// Open (scheduled or running) BIOS configuration jobs.
+    /// Open BIOS configuration jobs: scheduled, running, or stuck at PR30 (which blocks the
+    /// queue until deleted).
     pub fn open_bios_jobs(&self) -> impl Iterator<Item = &DellJob> {
-        self.jobs
-            .iter()
-            .filter(|j| j.is_bios_config() && !j.outcome().is_final())
+        self.jobs.iter().filter(|j| j.is_bios_config() && j.holds_queue())
     }
 
     /// Whether System Lockdown is on.
@@ -241,23 +240,36 @@ pub async fn reboot(
         .system(&system_id)
         .await
         .map_err(|e| target.explain(e, "reading the system"))?;
+    // A reset whose answer was lost may have happened: look before sending it again.
     let reset = |kind: ResetType| {
         let system = system.clone();
         async move {
-            client
-                .reset(&system, kind)
-                .await
-                .map_err(|e| target.explain(e, &format!("requesting {kind:?}")))
+            match client.reset(&system, kind).await {
+                Ok(()) => Ok(true),
+                Err(e) if write_outcome_unknown(&e) => {
+                    tracing::warn!(
+                        "{}: the answer to {kind:?} was lost ({e}); checking whether the host reacted",
+                        target.name
+                    );
+                    Ok(false)
+                }
+                Err(e) => Err(target.explain(e, &format!("requesting {kind:?}"))),
+            }
         }
     };
+    let power = || async { client.system(&system_id).await.ok().and_then(|s| s.power_state) };
     match policy {
         RebootPolicy::None => return Ok(false),
         RebootPolicy::Force => {
             progress.message(format!("{}: restarting (ForceRestart)", target.name));
-            if system.power_state == Some(PowerState::Off) {
-                reset(ResetType::On).await?;
+            let kind = if system.power_state == Some(PowerState::Off) {
+                ResetType::On
             } else {
-                reset(ResetType::ForceRestart).await?;
+                ResetType::ForceRestart
+            };
+            if !reset(kind).await? && !restart_observed(target, Duration::from_secs(20)).await {
+                // Nothing shows the reset happened: it was not applied, send it once more.
+                send_reset(target, &system, kind).await?;
             }
         }
         RebootPolicy::Graceful => {
@@ -267,9 +279,7 @@ pub async fn reboot(
                 let deadline = Instant::now() + graceful_timeout;
                 let mut off = false;
                 while Instant::now() < deadline {
-                    if let Ok(s) = client.system(&system_id).await
-                        && s.power_state == Some(PowerState::Off)
-                    {
+                    if power().await == Some(PowerState::Off) {
                         off = true;
                         break;
                     }
@@ -282,14 +292,94 @@ pub async fn reboot(
                         graceful_timeout
                     );
                     progress.message(format!("{}: forcing power off", target.name));
-                    reset(ResetType::ForceOff).await?;
+                    if !reset(ResetType::ForceOff).await?
+                        && !until(Duration::from_secs(10), || async {
+                            power().await == Some(PowerState::Off)
+                        })
+                        .await
+                    {
+                        send_reset(target, &system, ResetType::ForceOff).await?;
+                    }
                 }
             }
             progress.message(format!("{}: powering on", target.name));
-            reset(ResetType::On).await?;
+            if !reset(ResetType::On).await?
+                && !until(Duration::from_secs(20), || async {
+                    power().await == Some(PowerState::On)
+                })
+                .await
+            {
+                send_reset(target, &system, ResetType::On).await?;
+            }
         }
     }
     Ok(true)
+}
+
+/// Sends a reset, a lost answer included as an error.
+async fn send_reset(
+    target: &Target,
+    system: &redfish_client::resources::computer_system::ComputerSystem,
+    kind: ResetType,
+) -> Result<()> {
+    target
+        .client
+        .reset(system, kind)
+        .await
+        .map_err(|e| target.explain(e, &format!("requesting {kind:?} again")))
+}
+
+/// Whether the host shows, within `timeout`, that a restart began: it is in POST, or it
+/// powered off on the way.
+async fn restart_observed(target: &Target, timeout: Duration) -> bool {
+    let system_id = ODataId::new(dell::SYSTEM);
+    until(timeout, || async {
+        let in_post = target
+            .client
+            .dell()
+            .lc_status()
+            .await
+            .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+        in_post
+            || target
+                .client
+                .system(&system_id)
+                .await
+                .is_ok_and(|s| s.power_state == Some(PowerState::Off))
+    })
+    .await
+}
+
+/// Polls `check` every half second until it holds or `timeout` passes.
+async fn until<F, Fut>(timeout: Duration, check: F) -> bool
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if check().await {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Whether a failed write may still have been applied: the request went out and the answer
+/// was lost, cut, garbled or a gateway error. A refusal with a status, or a connection that
+/// never opened, means nothing was applied.
+pub fn write_outcome_unknown(e: &redfish_client::Error) -> bool {
+    use redfish_client::Error as E;
+    use redfish_client::error::TransportKind as T;
+    match e.last_attempt() {
+        E::Transport { kind, .. } => matches!(kind, T::Timeout | T::Interrupted),
+        E::Status { status, .. } => matches!(status, 500 | 502 | 504),
+        E::Decode { .. } | E::BodyTooLarge { .. } | E::Protocol { .. } => true,
+        _ => false,
+    }
 }
 
 fn poll_interval(scale: Duration) -> Duration {

@@ -229,9 +229,24 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         let ours = marker
             .as_ref()
             .is_some_and(|m| m.bios == a.state.pending && m.profile == ctx.chosen.name());
-        let healthy = !open_jobs.is_empty() && open_jobs.iter().all(|j| j.outcome() != JobOutcome::Stuck);
-        if ours && healthy && plan.bios == a.state.pending && !opts.replace_pending {
-            adopted_job = open_jobs.first().map(|j| j.id.clone());
+        let stuck = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Stuck);
+        if ours && !stuck && plan.bios == a.state.pending && !opts.replace_pending {
+            adopted_job = match open_jobs.first() {
+                Some(j) => Some(j.id.clone()),
+                // Our values are staged but their job was never created (an earlier run lost the
+                // answer to its PATCH): create the one job now.
+                None if opts.dry_run => None,
+                None => {
+                    let id = create_job(target).await?;
+                    audit(
+                        "job",
+                        Value::Null,
+                        "ok",
+                        json!({"created_for": "adopted values", "job": id}),
+                    )?;
+                    Some(id)
+                }
+            };
             result.adopted = true;
             audit(
                 "adopt",
@@ -248,13 +263,16 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             }
         } else {
             audit("pending", Value::Null, "refused", json!(desc))?;
+            let why = if ours && stuck {
+                " (it is rftune's own, but its job is stuck and will never run)"
+            } else if ours {
+                " (it is rftune's own, but differs from this plan)"
+            } else {
+                ""
+            };
             bail!(
-                "{host}: {desc} already staged; rftune does not stack changes on pending work. Inspect it with `rftune inventory`, then rerun with --replace-pending to discard it{}",
-                if ours {
-                    " (it is rftune's own, but differs from this plan or its job is stuck)"
-                } else {
-                    ""
-                }
+                "{host}: {desc} already staged{why}; rftune does not stack changes on pending work. Inspect it with `rftune jobs list --bmc {url}`, then rerun this apply with --replace-pending to delete it",
+                url = target_url(target)
             );
         }
     } else if marker_file.exists() {
@@ -309,31 +327,80 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         };
         write_marker(&marker_file, &marker)?;
         let body = redfish_client::request::settings_body(&plan.bios, Some(&opts.apply_time));
-        progress.message(format!("{host}: staging {} BIOS value(s)", plan.bios.len()));
-        let staged = target
-            .client
-            .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &plan.bios, Some(&opts.apply_time))
-            .await;
-        match staged {
-            Ok(s) => {
-                job = match s.job {
-                    Some(j) => Some(j.last_segment().to_owned()),
-                    // Some firmware stages without creating a job: find the one it queued.
-                    None => target.client.dell().jobs().await.ok().and_then(|jobs| {
-                        jobs.into_iter()
-                            .find(|j| j.is_bios_config() && !j.outcome().is_final())
-                            .map(|j| j.id)
-                    }),
-                };
-                marker.job = job.clone();
-                write_marker(&marker_file, &marker)?;
-                audit("stage", body, "ok", json!({"job": job}))?;
-            }
-            Err(e) => {
+        // At most two PATCHes, and the second only once a read-back proved the first staged
+        // nothing: never a duplicate.
+        for attempt in 1..=2 {
+            progress.message(format!("{host}: staging {} BIOS value(s)", plan.bios.len()));
+            audit(
+                "stage",
+                body.clone(),
+                "unknown",
+                json!({"attempt": attempt, "phase": "sending"}),
+            )?;
+            let staged = target
+                .client
+                .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &plan.bios, Some(&opts.apply_time))
+                .await;
+            let err = match staged {
+                Ok(s) => {
+                    job = match s.job {
+                        Some(j) => Some(j.last_segment().to_owned()),
+                        // Some firmware stages without creating a job: find the one it queued.
+                        None => open_bios_job(target).await,
+                    };
+                    marker.job = job.clone();
+                    write_marker(&marker_file, &marker)?;
+                    audit("stage", Value::Null, "ok", json!({"job": job}))?;
+                    break;
+                }
+                Err(e) => e,
+            };
+            if !bmc::write_outcome_unknown(&err) {
+                // The iDRAC answered no (or nothing reached it): nothing is staged.
                 let _ = std::fs::remove_file(&marker_file);
-                let e = target.explain(e, "staging BIOS values");
-                audit("stage", body, "error", json!(format!("{e:#}")))?;
+                let e = target.explain(err, "staging BIOS values");
+                audit("stage", Value::Null, "error", json!(format!("{e:#}")))?;
                 return Err(e);
+            }
+            // The PATCH may have been applied, but its answer was lost: keep the marker and look.
+            let err = target.explain(err, "staging BIOS values");
+            audit("stage", Value::Null, "unknown", json!(format!("{err:#}")))?;
+            progress.message(format!(
+                "{host}: the answer to the PATCH was lost; reading back what is staged"
+            ));
+            match staged_state(target, &plan.bios).await {
+                Ok(Staged::Ours(j)) => {
+                    job = j;
+                    marker.job = job.clone();
+                    write_marker(&marker_file, &marker)?;
+                    audit(
+                        "stage",
+                        Value::Null,
+                        "ok",
+                        json!({"job": job, "confirmed": "read back"}),
+                    )?;
+                    break;
+                }
+                Ok(Staged::Nothing) if attempt == 1 => {
+                    audit("stage", Value::Null, "error", json!("read back: nothing was staged"))?;
+                }
+                Ok(Staged::Nothing) => {
+                    let _ = std::fs::remove_file(&marker_file);
+                    return Err(err.context("the read-back shows nothing staged; no further attempt"));
+                }
+                Ok(Staged::Other(desc)) => {
+                    let _ = std::fs::remove_file(&marker_file);
+                    audit("stage", Value::Null, "error", json!(format!("read back: {desc}")))?;
+                    bail!(
+                        "{host}: after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
+                        target_url(target)
+                    );
+                }
+                Err(read) => {
+                    return Err(err.context(format!(
+                        "the iDRAC may have staged the values, and reading back failed too ({read:#}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise"
+                    )));
+                }
             }
         }
     }
@@ -457,6 +524,70 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     Ok(result)
 }
 
+/// The open BIOS configuration job, if any (firmware that stages without naming the job).
+async fn open_bios_job(target: &Target) -> Option<String> {
+    let jobs = target.client.dell().jobs().await.ok()?;
+    jobs.into_iter()
+        .find(|j| j.is_bios_config() && j.holds_queue())
+        .map(|j| j.id)
+}
+
+/// What a read-back found after a BIOS PATCH whose answer was lost.
+#[derive(Debug)]
+enum Staged {
+    /// Exactly rftune's values are pending, with this job (created if the PATCH did not).
+    Ours(Option<String>),
+    /// Nothing is pending and no BIOS job is open: the PATCH was not applied.
+    Nothing,
+    /// Something else is pending.
+    Other(String),
+}
+
+/// Reads pending BIOS values and jobs to learn whether a PATCH whose answer was lost staged
+/// `sent`.
+async fn staged_state(target: &Target, sent: &Attributes) -> Result<Staged> {
+    let pending = target
+        .client
+        .get::<redfish_client::resources::bios::BiosSettings>(dell::BIOS_SETTINGS)
+        .await
+        .map_err(|e| target.explain(e, "reading back pending BIOS values"))?
+        .attributes;
+    let jobs = target
+        .client
+        .dell()
+        .jobs()
+        .await
+        .map_err(|e| target.explain(e, "reading back the job queue"))?;
+    let open: Vec<&redfish_client::oem::dell::DellJob> =
+        jobs.iter().filter(|j| j.is_bios_config() && j.holds_queue()).collect();
+    if pending.is_empty() && open.is_empty() {
+        return Ok(Staged::Nothing);
+    }
+    if pending != *sent {
+        return Ok(Staged::Other(format!("{} BIOS value(s)", pending.len())));
+    }
+    match open.first() {
+        Some(j) => Ok(Staged::Ours(Some(j.id.clone()))),
+        // Staged without its job: create the one job the PATCH should have created.
+        None => Ok(Staged::Ours(Some(create_job(target).await?))),
+    }
+}
+
+/// `POST Jobs` for values staged without a job.
+async fn create_job(target: &Target) -> Result<String> {
+    let link = target
+        .client
+        .dell()
+        .create_bios_job()
+        .await
+        .map_err(|e| target.explain(e, "creating the BIOS job for the staged values"))?;
+    Ok(link.last_segment().to_owned())
+}
+
+fn target_url(target: &Target) -> String {
+    target.client.base_url().as_str().trim_end_matches('/').to_owned()
+}
+
 async fn replace_pending(
     target: &Target,
     state: &bmc::HostState,
@@ -471,16 +602,30 @@ async fn replace_pending(
                 j.id
             );
         }
-        target
-            .client
-            .dell()
-            .delete_job(&j.id)
-            .await
-            .map_err(|e| target.explain(e, &format!("deleting job {}", j.id)))?;
+        let idrac = target.client.dell();
+        let deleted = match idrac.delete_job(&j.id).await {
+            Ok(_) => Ok(()),
+            // A stuck job some firmware will not delete directly: through the job service.
+            Err(first) => idrac
+                .clear_job_queue(&redfish_client::oem::dell::JobQueueClear::Job(j.id.clone()))
+                .await
+                .map(|_| ())
+                .map_err(|_| first),
+        };
+        if let Err(e) = deleted {
+            audit("replace", json!({"delete_job": j.id}), "error", json!(e.to_string()))?;
+            return Err(target.explain(e, &format!("deleting job {}", j.id)).context(format!(
+                "if the job will not go, `rftune jobs clear-queue --bmc {}` clears the whole queue",
+                target_url(target)
+            )));
+        }
         audit("replace", json!({"delete_job": j.id}), "ok", Value::Null)?;
         eprintln!(
-            "rftune: {}: deleted BIOS job {} ({}) and its pending values (--replace-pending)",
-            target.name, j.id, j.job_state
+            "rftune: {}: deleted BIOS job {} ({}{}) and its pending values (--replace-pending)",
+            target.name,
+            j.id,
+            j.job_state,
+            j.message_code().map(|c| format!(", {c}")).unwrap_or_default()
         );
     }
     if open_jobs.is_empty() && !state.pending.is_empty() {
@@ -529,4 +674,42 @@ fn plan_sentence(plan: &Plan, adopted: bool) -> String {
         parts.push(format!("{idrac} iDRAC value(s)"));
     }
     parts.join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(code: u16) -> redfish_client::Error {
+        redfish_client::Error::Status {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            status: code,
+            body: None,
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_known_and_a_lost_answer_is_not() {
+        assert!(!bmc::write_outcome_unknown(&status(400)), "the iDRAC said no");
+        assert!(!bmc::write_outcome_unknown(&status(503)), "not processed");
+        assert!(
+            bmc::write_outcome_unknown(&status(502)) && bmc::write_outcome_unknown(&status(504)),
+            "a gateway lost it"
+        );
+        let garbled = redfish_client::Error::Protocol {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            what: "not JSON".into(),
+        };
+        assert!(bmc::write_outcome_unknown(&garbled));
+        let wrapped = redfish_client::Error::RetriesExhausted {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            attempts: 3,
+            elapsed: std::time::Duration::from_secs(1),
+            last: Box::new(status(400)),
+        };
+        assert!(!bmc::write_outcome_unknown(&wrapped), "judged on the last attempt");
+    }
 }

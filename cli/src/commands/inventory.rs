@@ -330,7 +330,7 @@ fn assemble(
         pending_bios,
         open_jobs: jobs
             .into_iter()
-            .filter(|j| !j.outcome().is_final())
+            .filter(DellJob::holds_queue)
             .map(|j| JobSummary {
                 message_id: j.message_code().map(str::to_owned),
                 id: j.id,

@@ -30,7 +30,7 @@ pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> R
                 .await
                 .map_err(|e| target.explain(e, "reading the job queue"));
             target.close().await;
-            let jobs: Vec<_> = jobs?.into_iter().filter(|j| *all || !j.outcome().is_final()).collect();
+            let jobs: Vec<_> = jobs?.into_iter().filter(|j| *all || j.holds_queue()).collect();
             if output == OutputFormat::Json {
                 render::json(&json!({"schema": "rftune.jobs/v1", "host": target.name, "jobs": jobs}))?;
             } else if jobs.is_empty() {

@@ -230,6 +230,16 @@ impl DellJob {
         }
     }
 
+    /// Whether the job still occupies the queue: waiting, running, or stuck at PR30. A stuck
+    /// job never runs but blocks new configuration jobs (SYS011) and clearing pending values
+    /// (BIOS011) until it is deleted, so it counts as open.
+    pub fn holds_queue(&self) -> bool {
+        matches!(
+            self.outcome(),
+            JobOutcome::Waiting | JobOutcome::Running | JobOutcome::Stuck
+        )
+    }
+
     /// Whether this is a BIOS configuration job.
     pub fn is_bios_config(&self) -> bool {
         self.job_type.as_deref() == Some("BIOSConfiguration")
