@@ -205,6 +205,12 @@ impl Target {
                     "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
                 ))
             }
+            RedfishError::Redirect {
+                location: Some(location),
+                ..
+            } => Some(format!(
+                "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
+            )),
             RedfishError::Transport {
                 kind: TransportKind::Connect,
                 ..

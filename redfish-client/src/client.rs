@@ -142,6 +142,9 @@ impl ClientBuilder {
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("rftune-redfish-client/", env!("CARGO_PKG_VERSION")))
+            // Redfish needs no redirects, and a followed one would carry the password (a 307
+            // on login resends the body) or X-Auth-Token to wherever it points.
+            .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build()
             .map_err(|e| Error::Config {
@@ -613,6 +616,14 @@ impl Client {
                 .map(str::to_owned)
         };
         let location = header("Location");
+        if (300..400).contains(&status) {
+            return Err(Error::Redirect {
+                method: method.to_string(),
+                url: url.to_string(),
+                status,
+                location: location.map(|l| url.join(&l).map_or(l, String::from)),
+            });
+        }
         let retry_after = header("Retry-After").as_deref().and_then(parse_retry_after);
         let token = header("X-Auth-Token").map(Password::new);
         let limit = self.inner.max_body;

@@ -65,6 +65,22 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The service answered with a redirect (3xx). Redfish needs none, and following one could
+    /// carry the password or the session token to another server, so none is followed.
+    #[error(
+        "{method} {url}: HTTP {status} redirect to {}; refused: a Redfish service has no reason to redirect, and following it could send credentials elsewhere",
+        location.as_deref().unwrap_or("nowhere (no Location header)")
+    )]
+    Redirect {
+        /// HTTP method.
+        method: String,
+        /// Full URL of the request.
+        url: String,
+        /// HTTP status code (301, 302, 303, 307, 308, ...).
+        status: u16,
+        /// Where the service pointed, resolved against `url` when it was relative.
+        location: Option<String>,
+    },
     /// The response body is larger than the configured cap.
     #[error("{method} {url}: response body exceeds the {limit}-byte limit")]
     BodyTooLarge {
@@ -171,10 +187,11 @@ fn job_message(id: Option<&str>, message: Option<&str>) -> String {
 }
 
 impl Error {
-    /// The HTTP status, for [`Error::Status`] (also inside [`Error::RetriesExhausted`]).
+    /// The HTTP status, for [`Error::Status`] and [`Error::Redirect`] (also inside
+    /// [`Error::RetriesExhausted`]).
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::Status { status, .. } => Some(*status),
+            Self::Status { status, .. } | Self::Redirect { status, .. } => Some(*status),
             Self::RetriesExhausted { last, .. } => last.status(),
             _ => None,
         }

@@ -7,6 +7,7 @@ mod dell;
 mod faults;
 mod fixtures;
 mod operations;
+mod redirects;
 mod tls;
 
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy};
