@@ -47,7 +47,8 @@ pub fn host_key(url: &Url) -> String {
 }
 
 /// Connects to the BMC of `entry`. With `--trust-on-first-use` and an unknown host, this makes
-/// the first request (the service root) and records the certificate.
+/// the first request (the service root, anonymously) and records the certificate it presented,
+/// which every later connection of the run must present too.
 pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> Result<Target> {
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
@@ -73,7 +74,7 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
             Trust::KnownHosts(known_hosts.path().to_owned()),
         )
     } else if args.trust_on_first_use {
-        (TlsVerification::Insecure, Trust::FirstUse)
+        (TlsVerification::TrustOnFirstUse, Trust::FirstUse)
     } else {
         (TlsVerification::System, Trust::System)
     };
@@ -103,12 +104,13 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
         root: None,
     };
     if target.trust == Trust::FirstUse {
+        // Anonymous: the first handshake sets the client's pin before any credential leaves.
         let root = target
             .client
             .service_root()
             .await
             .map_err(|e| target.explain(e, "reading the service root"))?;
-        if let Some(fp) = target.client.observed_fingerprint() {
+        if let Some(fp) = target.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
             eprintln!(
                 "rftune: {}: trusting its certificate {fp} from now on (recorded in {})",
@@ -189,6 +191,9 @@ impl Target {
                 Trust::KnownHosts(path) => format!(
                     "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
                     path.display()
+                ),
+                Trust::FirstUse => format!(
+                    "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
                 ),
                 _ => format!("the BMC presented {found}; check --fingerprint"),
             }),

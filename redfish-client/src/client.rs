@@ -11,7 +11,7 @@ use crate::resources::message::{Message, RedfishError};
 use crate::resources::power::{EnvironmentMetrics, Power};
 use crate::resources::service_root::ServiceRoot;
 use crate::retry::{RetryPolicy, parse_retry_after};
-use crate::tls::{self, Fingerprint, Observed, TlsVerification};
+use crate::tls::{self, Fingerprint, Observed, TlsVerification, Trusted};
 use reqwest::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -41,6 +41,9 @@ struct Inner {
     retry: RetryPolicy,
     max_body: usize,
     observed: Observed,
+    trusted: Trusted,
+    /// Trust on first use: no credential leaves before `trusted` is set.
+    first_use: bool,
     requests: AtomicU64,
 }
 
@@ -135,8 +138,14 @@ impl ClientBuilder {
         }
         base.set_path("/");
         base.set_query(None);
+        if base.scheme() == "http" && self.tls.pins() {
+            return Err(Error::config(format!(
+                "{base} is plain HTTP, which has no certificate to pin or to trust on first use; use https://"
+            )));
+        }
         let observed: Observed = Arc::default();
-        let tls = tls::client_config(&self.tls, observed.clone())?;
+        let trusted: Trusted = Arc::default();
+        let tls = tls::client_config(&self.tls, observed.clone(), trusted.clone())?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(self.timeout)
@@ -162,6 +171,8 @@ impl ClientBuilder {
                 retry: self.retry,
                 max_body: self.max_body,
                 observed,
+                trusted,
+                first_use: self.tls == TlsVerification::TrustOnFirstUse,
                 requests: AtomicU64::new(0),
             }),
         })
@@ -218,9 +229,17 @@ impl Client {
         &self.inner.base
     }
 
-    /// The fingerprint of the certificate the server presented most recently (HTTPS only).
+    /// The fingerprint of the certificate the server presented most recently (HTTPS only),
+    /// whether it was trusted or not: for error messages.
     pub fn observed_fingerprint(&self) -> Option<Fingerprint> {
         self.inner.observed.lock().ok().and_then(|g| *g)
+    }
+
+    /// The fingerprint every connection of this client must present: the configured pin, or
+    /// with [`TlsVerification::TrustOnFirstUse`] the certificate of the first handshake once it
+    /// happened (what a known_hosts file should record). `None` for the other modes.
+    pub fn trusted_fingerprint(&self) -> Option<Fingerprint> {
+        self.inner.trusted.get().copied()
     }
 
     /// HTTP requests sent so far, retries and logins included.
@@ -446,6 +465,9 @@ impl Client {
             return Ok(Authorization::None);
         };
         let mut state = self.inner.auth.lock().await;
+        if !matches!(&*state, AuthState::Session { .. }) {
+            self.ensure_pinned().await?;
+        }
         match &*state {
             AuthState::Session { token, epoch, .. } => {
                 return Ok(Authorization::Token {
@@ -490,6 +512,27 @@ impl Client {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// With trust on first use, sets the pin before any credential leaves: an anonymous read of
+    /// the service root makes the first handshake. Its HTTP answer does not matter, the
+    /// certificate does.
+    async fn ensure_pinned(&self) -> Result<()> {
+        if !self.inner.first_use || self.inner.trusted.get().is_some() {
+            return Ok(());
+        }
+        let read = self
+            .send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None)
+            .await;
+        if self.inner.trusted.get().is_some() {
+            return Ok(());
+        }
+        read?;
+        Err(Error::Protocol {
+            method: "GET".into(),
+            url: self.url(request::SERVICE_ROOT)?.to_string(),
+            what: "no TLS certificate was presented to trust on first use".into(),
+        })
     }
 
     async fn forget_session(&self, epoch: u64) {

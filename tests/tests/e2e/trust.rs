@@ -88,3 +88,41 @@ async fn insecure_is_loud() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trust_on_first_use_refuses_a_certificate_that_changes_later_in_the_same_run() {
+    let bmc = rftune_tests::tls::SwitchingTlsBmc::start(2).await;
+    let first = redfish_client::Fingerprint::of_der(&bmc.certificates[0]);
+    let second = redfish_client::Fingerprint::of_der(&bmc.certificates[1]);
+    let state = TempDir::new();
+    let out = Run::new(&[
+        "inventory",
+        "--bmc",
+        &bmc.url,
+        "--trust-on-first-use",
+        "--retry-for",
+        "0s",
+    ])
+    .state_dir(&state.0)
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for request in bmc.requests() {
+        assert!(!request.contains(rftune_tests::PASSWORD), "password sent: {request}");
+        assert!(!request.contains("authorization"), "credentials sent: {request}");
+        assert!(!request.contains("x-auth-token"), "token sent: {request}");
+    }
+    assert_eq!(
+        bmc.requests().len(),
+        1,
+        "only the anonymous service root: {:?}",
+        bmc.requests()
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{second} does not match the expected {first}")),
+        "{err}"
+    );
+    let known = std::fs::read_to_string(state.0.join("known_hosts")).unwrap();
+    assert_eq!(known, format!("{} {first}\n", bmc.url.trim_start_matches("https://")));
+}
