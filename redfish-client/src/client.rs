@@ -24,6 +24,21 @@ use url::Url;
 /// Default cap on a response body: the largest real BIOS registries are ~1.3 MB.
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
+/// New sessions one request may open after its session was refused (401). More than one,
+/// because a BMC under load can expire a fresh session too; bounded, because a service that
+/// refuses every new session is not going to accept the next one.
+const MAX_RELOGINS: u32 = 3;
+
+/// Whether a request may be sent again after it failed in transit (it may have been applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    /// When repeating it cannot do harm: reads and deletes, or when no connection was made.
+    IfSafe,
+    /// Always: a login, whose repetition at worst leaves an unused session to expire, which
+    /// beats leaving the run without a session at all.
+    Always,
+}
+
 /// A Redfish client for one service. Cheap to clone; clones share the session.
 #[derive(Clone, Debug)]
 pub struct Client {
@@ -338,7 +353,13 @@ impl Client {
     /// neither logs in nor sends credentials.
     pub async fn service_root(&self) -> Result<ServiceRoot> {
         let (url, raw) = self
-            .send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None)
+            .send_with_retry(
+                Method::GET,
+                request::SERVICE_ROOT,
+                None,
+                &Authorization::None,
+                Replay::IfSafe,
+            )
             .await?;
         decode_json("GET", url.as_str(), &raw.body)
     }
@@ -439,8 +460,9 @@ impl Client {
         self.authorization().await.map(drop)
     }
 
-    /// Ends the session, if one is open. Safe to call more than once; a session the service
-    /// already expired counts as logged out.
+    /// Ends the session, if one is open, retrying within the retry policy while the service
+    /// is busy (a BMC allows few sessions; one left open blocks others until it expires). Safe
+    /// to call more than once; a session the service already expired counts as logged out.
     pub async fn logout(&self) -> Result<()> {
         let mut state = self.inner.auth.lock().await;
         let AuthState::Session { token, location, .. } = &*state else {
@@ -451,11 +473,13 @@ impl Client {
         *state = AuthState::Pending;
         drop(state);
         let Some(location) = location else { return Ok(()) };
-        let url = self.url(&location)?;
         let auth = Authorization::Token { token, epoch: 0 };
-        match self.send_once(&Method::DELETE, &url, None, &auth).await {
-            Ok(r) if is_success(r.status) || r.status == 404 || r.status == 401 => Ok(()),
-            Ok(r) => Err(status_error(&Method::DELETE, &url, &r)),
+        match self
+            .send_with_retry(Method::DELETE, &location, None, &auth, Replay::IfSafe)
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.status(), Some(401 | 404)) => Ok(()),
             Err(e) => Err(e),
         }
     }
@@ -484,7 +508,13 @@ impl Client {
         }
         let body = serde_json::json!({"UserName": creds.username, "Password": creds.password.expose()});
         let result = self
-            .send_with_retry(Method::POST, request::SESSIONS, Some(&body), &Authorization::None)
+            .send_with_retry(
+                Method::POST,
+                request::SESSIONS,
+                Some(&body),
+                &Authorization::None,
+                Replay::Always,
+            )
             .await;
         match result {
             Ok((url, raw)) => {
@@ -522,7 +552,13 @@ impl Client {
             return Ok(());
         }
         let read = self
-            .send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None)
+            .send_with_retry(
+                Method::GET,
+                request::SERVICE_ROOT,
+                None,
+                &Authorization::None,
+                Replay::IfSafe,
+            )
             .await;
         if self.inner.trusted.get().is_some() {
             return Ok(());
@@ -558,18 +594,22 @@ impl Client {
         })
     }
 
-    /// Sends with authentication, re-logging in once if a session has expired.
+    /// Sends with authentication, logging in again (up to [`MAX_RELOGINS`] times) when the
+    /// session is refused. A 401 means the request was not processed, so a write is resent too.
     async fn execute(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(Url, RawResponse)> {
-        let mut relogged = false;
+        let mut relogins = 0;
         loop {
             let auth = self.authorization().await?;
-            match self.send_with_retry(method.clone(), path, body, &auth).await {
-                Err(e) if e.status() == Some(401) && !relogged => {
+            match self
+                .send_with_retry(method.clone(), path, body, &auth, Replay::IfSafe)
+                .await
+            {
+                Err(e) if e.status() == Some(401) && relogins < MAX_RELOGINS => {
                     let Authorization::Token { epoch, .. } = auth else {
                         return Err(e);
                     };
-                    tracing::debug!("session rejected (401); logging in again");
-                    relogged = true;
+                    relogins += 1;
+                    tracing::debug!(relogin = relogins, "session rejected (401); logging in again");
                     self.forget_session(epoch).await;
                 }
                 other => return other,
@@ -583,6 +623,7 @@ impl Client {
         path: &str,
         body: Option<&Value>,
         auth: &Authorization,
+        replay: Replay,
     ) -> Result<(Url, RawResponse)> {
         let url = self.url(path)?;
         let policy = &self.inner.retry;
@@ -598,7 +639,7 @@ impl Client {
                     (err, raw.retry_after, busy)
                 }
                 Err(e) => {
-                    let retryable = transport_retryable(&e, &method);
+                    let retryable = transport_retryable(&e, &method, replay);
                     (e, None, retryable)
                 }
             };
@@ -751,16 +792,18 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 }
 
 /// A request that failed in transit is retried when repeating it cannot do harm: always when no
-/// connection was made, and for reads and deletes otherwise. An untrusted certificate will not
-/// become trusted by asking again.
-fn transport_retryable(e: &Error, method: &Method) -> bool {
+/// connection was made, for reads and deletes otherwise, and for what the caller marks
+/// [`Replay::Always`]. An untrusted certificate will not become trusted by asking again.
+fn transport_retryable(e: &Error, method: &Method, replay: Replay) -> bool {
     match e {
         Error::Transport {
             kind: TransportKind::Certificate,
             ..
         } => false,
         Error::Transport { kind, .. } => {
-            *kind == TransportKind::Connect || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
+            *kind == TransportKind::Connect
+                || replay == Replay::Always
+                || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
         }
         _ => false,
     }

@@ -64,7 +64,23 @@ async fn expired_session_logs_in_again_once() {
 }
 
 #[tokio::test]
-async fn a_second_401_after_relogin_is_an_error() {
+async fn a_session_that_dies_again_after_relogin_gets_another_relogin() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .respond_with(ResponseTemplate::new(401))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert!(!bios.attributes.is_empty());
+    assert_eq!(bmc.logins(), 3, "a re-login after each 401");
+}
+
+#[tokio::test]
+async fn relogins_are_bounded_when_every_session_is_refused() {
     let bmc = MockBmc::start("r7625").await;
     Mock::given(method("GET"))
         .and(path(BIOS))
@@ -75,7 +91,64 @@ async fn a_second_401_after_relogin_is_an_error() {
     let c = client(&bmc.url(), AuthMethod::Session);
     let err = c.get::<Bios>(BIOS).await.unwrap_err();
     assert_eq!(err.status(), Some(401));
-    assert_eq!(bmc.logins(), 2, "exactly one re-login");
+    assert_eq!(bmc.logins(), 4, "the first login and three re-logins");
+}
+
+#[tokio::test]
+async fn logout_is_retried_while_the_service_is_busy() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .respond_with(ResponseTemplate::new(503).insert_header("Retry-After", "0"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .named("busy logout")
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .respond_with(ResponseTemplate::new(204))
+        .expect(1)
+        .with_priority(2)
+        .named("logout")
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    c.login().await.unwrap();
+    c.logout().await.unwrap();
+    let deletes = bmc.requests().await.iter().filter(|r| r.starts_with("DELETE")).count();
+    assert_eq!(deletes, 2, "503, then the session is gone");
+}
+
+#[tokio::test]
+async fn login_is_retried_after_a_connection_reset_or_a_timeout() {
+    let login = super::http_answer(
+        "201 Created",
+        &[
+            ("X-Auth-Token", "token-1"),
+            ("Location", "/redfish/v1/SessionService/Sessions/1"),
+        ],
+        b"{}",
+    );
+    let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1/Systems","Members":[]}"#);
+    for first in [super::Step::Close, super::Step::Silent] {
+        let url = super::scripted_server(vec![
+            first,
+            super::Step::Reply(login.clone()),
+            super::Step::Reply(root.clone()),
+        ])
+        .await;
+        let c = Client::builder(url)
+            .credentials(Credentials::new("root", "calvin"))
+            .timeout(std::time::Duration::from_millis(300))
+            .retry(super::fast_retry())
+            .build()
+            .unwrap();
+        let systems: serde_json::Value = c.get("/redfish/v1/Systems").await.unwrap();
+        assert_eq!(systems["Members"], serde_json::json!([]));
+        assert!(c.has_session().await);
+        assert_eq!(c.requests_sent(), 3, "login, login again, the read");
+    }
 }
 
 #[tokio::test]
