@@ -629,6 +629,7 @@ impl Client {
         let policy = &self.inner.retry;
         let start = Instant::now();
         let mut attempts = 0u32;
+        let mut overtime_used = false;
         loop {
             attempts += 1;
             let (err, retry_after, retryable) = match self.send_once(&method, &url, body, auth).await {
@@ -647,7 +648,22 @@ impl Client {
                 return Err(err);
             }
             let wait = policy.backoff(attempts - 1, retry_after, fastrand::f64());
-            if !policy.allows(attempts, start.elapsed(), wait) {
+            let timed_out = matches!(
+                err,
+                Error::Transport {
+                    kind: TransportKind::Timeout,
+                    ..
+                }
+            );
+            let allowed = if policy.allows(attempts, start.elapsed(), wait) {
+                true
+            } else if timed_out && !overtime_used && policy.allows_after_timeout(attempts, wait) {
+                overtime_used = true;
+                true
+            } else {
+                false
+            };
+            if !allowed {
                 if attempts == 1 {
                     return Err(err);
                 }
