@@ -220,6 +220,17 @@ impl Target {
                 kind: TransportKind::Connect,
                 ..
             } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            RedfishError::SessionExpired {
+                relogin_refused: true,
+                ..
+            } => Some(
+                "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
+                    .to_owned(),
+            ),
+            RedfishError::SessionExpired { .. } => Some(
+                "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
+                    .to_owned(),
+            ),
             _ if err.status() == Some(401) => Some(
                 "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
                     .to_owned(),

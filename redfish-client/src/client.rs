@@ -596,24 +596,43 @@ impl Client {
 
     /// Sends with authentication, logging in again (up to [`MAX_RELOGINS`] times) when the
     /// session is refused. A 401 means the request was not processed, so a write is resent too.
+    /// When that does not help, the error is [`Error::SessionExpired`], which tells an ended
+    /// session apart from credentials refused at the first login.
     async fn execute(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(Url, RawResponse)> {
         let mut relogins = 0;
         loop {
-            let auth = self.authorization().await?;
+            let auth = match self.authorization().await {
+                Err(e) if relogins > 0 && e.status() == Some(401) => {
+                    return Err(self.session_expired(&method, path, true, e));
+                }
+                other => other?,
+            };
             match self
                 .send_with_retry(method.clone(), path, body, &auth, Replay::IfSafe)
                 .await
             {
-                Err(e) if e.status() == Some(401) && relogins < MAX_RELOGINS => {
+                Err(e) if e.status() == Some(401) => {
                     let Authorization::Token { epoch, .. } = auth else {
                         return Err(e);
                     };
+                    if relogins == MAX_RELOGINS {
+                        return Err(self.session_expired(&method, path, false, e));
+                    }
                     relogins += 1;
                     tracing::debug!(relogin = relogins, "session rejected (401); logging in again");
                     self.forget_session(epoch).await;
                 }
                 other => return other,
             }
+        }
+    }
+
+    fn session_expired(&self, method: &Method, path: &str, relogin_refused: bool, last: Error) -> Error {
+        Error::SessionExpired {
+            method: method.to_string(),
+            url: self.url(path).map_or_else(|_| path.to_owned(), String::from),
+            relogin_refused,
+            last: Box::new(last),
         }
     }
 

@@ -107,6 +107,25 @@ pub enum Error {
         #[source]
         last: Box<Error>,
     },
+    /// A session that had been opened was refused (HTTP 401), and logging in again did not
+    /// restore it: the new login was refused (`relogin_refused`; the credentials changed or
+    /// the account was locked meanwhile), or every new session was refused as well. Unlike a
+    /// 401 on the first login, this does not mean the credentials were wrong to begin with.
+    #[error(
+        "{method} {url}: the session ended (HTTP 401 on an established session) and {}",
+        if *relogin_refused { "logging in again was refused" } else { "new sessions were refused as well" }
+    )]
+    SessionExpired {
+        /// HTTP method of the request the session was refused for.
+        method: String,
+        /// Full URL of that request.
+        url: String,
+        /// Whether the login that should have replaced the session was refused.
+        relogin_refused: bool,
+        /// The final failure: the refused login, or the last 401.
+        #[source]
+        last: Box<Error>,
+    },
     /// The service answered successfully but not as Redfish requires (e.g. a login without a token).
     #[error("{method} {url}: {what}")]
     Protocol {
@@ -188,16 +207,17 @@ fn job_message(id: Option<&str>, message: Option<&str>) -> String {
 
 impl Error {
     /// The HTTP status, for [`Error::Status`] and [`Error::Redirect`] (also inside
-    /// [`Error::RetriesExhausted`]).
+    /// [`Error::RetriesExhausted`] and [`Error::SessionExpired`]).
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::Status { status, .. } | Self::Redirect { status, .. } => Some(*status),
-            Self::RetriesExhausted { last, .. } => last.status(),
+            Self::RetriesExhausted { last, .. } | Self::SessionExpired { last, .. } => last.status(),
             _ => None,
         }
     }
 
-    /// The failure itself: the last attempt's error when retries ran out, else `self`.
+    /// The failure itself: the last attempt's error when retries ran out, else `self` (an
+    /// [`Error::SessionExpired`] stays itself: what it wraps is not the whole story).
     pub fn last_attempt(&self) -> &Error {
         match self {
             Self::RetriesExhausted { last, .. } => last.last_attempt(),
@@ -209,7 +229,7 @@ impl Error {
     pub fn redfish(&self) -> Option<&RedfishError> {
         match self {
             Self::Status { body, .. } => body.as_ref(),
-            Self::RetriesExhausted { last, .. } => last.redfish(),
+            Self::RetriesExhausted { last, .. } | Self::SessionExpired { last, .. } => last.redfish(),
             _ => None,
         }
     }

@@ -2,11 +2,12 @@
 
 use super::client;
 use redfish_client::resources::bios::Bios;
-use redfish_client::{AuthMethod, Client, Credentials};
+use redfish_client::{AuthMethod, Client, Credentials, Error};
 use rftune_tests::{MockBmc, redfish_error};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, header_exists, method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
 
@@ -90,8 +91,81 @@ async fn relogins_are_bounded_when_every_session_is_refused() {
         .await;
     let c = client(&bmc.url(), AuthMethod::Session);
     let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    let Error::SessionExpired {
+        relogin_refused: false,
+        method,
+        url,
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (method.as_str(), url.as_str()),
+        ("GET", format!("{}{BIOS}", bmc.url()).as_str())
+    );
     assert_eq!(err.status(), Some(401));
     assert_eq!(bmc.logins(), 4, "the first login and three re-logins");
+}
+
+/// Logs in once (as `MockBmc` does), then refuses the credentials: the password changed, or
+/// the account was locked, while the session was open.
+struct LoginOnce(AtomicU64);
+
+impl Respond for LoginOnce {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        if self.0.fetch_add(1, Ordering::Relaxed) == 0 {
+            return ResponseTemplate::new(201)
+                .insert_header("X-Auth-Token", "token-1")
+                .insert_header("Location", "/redfish/v1/SessionService/Sessions/1");
+        }
+        ResponseTemplate::new(401).set_body_json(redfish_error(
+            "IDRAC.2.9.SYS415",
+            "Unable to complete the operation because an invalid username and/or password is entered, and therefore authentication failed.",
+            "Enter valid user name and password and retry the operation.",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_refused_login_after_the_session_expired_is_an_expired_session_not_bad_credentials() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path("/redfish/v1/SessionService/Sessions"))
+        .respond_with(LoginOnce(AtomicU64::new(0)))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .and(header("X-Auth-Token", "token-1"))
+        .respond_with(ResponseTemplate::new(401))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let _: serde_json::Value = c.get("/redfish/v1/Systems").await.unwrap();
+    let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::SessionExpired {
+                relogin_refused: true,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("session"), "{err}");
+    assert!(
+        err.has_code("SYS415"),
+        "the refused login's MessageId travels along: {err}"
+    );
+    assert_eq!(err.status(), Some(401));
+    // A login refused from the start is bad credentials, as before.
+    let fresh = client(&bmc.url(), AuthMethod::Session);
+    let err = fresh.get::<Bios>(BIOS).await.unwrap_err();
+    assert!(matches!(err, Error::Status { status: 401, .. }), "{err}");
 }
 
 #[tokio::test]
