@@ -11,6 +11,8 @@ use anyhow::{Context, Result};
 use redfish_client::error::TransportKind;
 use redfish_client::resources::service_root::ServiceRoot;
 use redfish_client::{AuthMethod, Client, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use url::Url;
 
 /// A BMC this run talks to.
@@ -53,20 +55,38 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
     let name = entry.name.clone();
+    let pinned = match (&entry.fingerprint, &args.fingerprint) {
+        (Some(fp), _) => Some((fp, "the inventory's `fingerprint`")),
+        (None, Some(fp)) => Some((fp, "--fingerprint")),
+        (None, None) => None,
+    };
+    if url.scheme() == "http" {
+        if let Some((_, source)) = pinned {
+            anyhow::bail!(
+                "{name}: {source} pins a certificate, but {url} is plain HTTP, which has none: use https:// (an iDRAC serves it by default), or drop the fingerprint"
+            );
+        }
+        warn_once("http", &key, || {
+            format!(
+                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https://"
+            )
+        });
+    }
     let creds = credentials::resolve(args, entry.credentials.as_deref(), &entry.url)?;
-    let pinned = entry.fingerprint.as_ref().or(args.fingerprint.as_ref());
     let known_hosts = KnownHosts::new(dirs.known_hosts());
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
     } else if args.insecure {
-        tracing::warn!(
-            "{name}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
-        );
+        warn_once("insecure", &key, || {
+            format!(
+                "{key}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
+            )
+        });
         (TlsVerification::Insecure, Trust::Insecure)
     } else if let Some(ca) = &args.ca_cert {
         (TlsVerification::CaFile(ca.clone()), Trust::CaFile)
-    } else if let Some(fp) = pinned {
-        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: fingerprint"))?;
+    } else if let Some((fp, source)) = pinned {
+        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: {source}"))?;
         (TlsVerification::Pinned(fp), Trust::Pinned)
     } else if let Some(fp) = known_hosts.lookup(&key)? {
         (
@@ -121,6 +141,19 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
         target.root = Some(root);
     }
     Ok(target)
+}
+
+/// Logs a [`crate::logging::SECURITY`] warning the first time `kind` applies to `host` in this
+/// process: a fleet, or a command that reconnects, says it once per host.
+fn warn_once(kind: &str, host: &str, message: impl FnOnce() -> String) {
+    static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let first = WARNED
+        .lock()
+        .map(|mut warned| warned.insert(format!("{kind} {host}")))
+        .unwrap_or(true);
+    if first {
+        tracing::warn!(target: crate::logging::SECURITY, "{}", message());
+    }
 }
 
 impl Target {
