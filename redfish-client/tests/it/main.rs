@@ -8,6 +8,7 @@ mod faults;
 mod fixtures;
 mod operations;
 mod redirects;
+mod required;
 mod tls;
 
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy};

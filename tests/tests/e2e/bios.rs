@@ -115,3 +115,40 @@ async fn an_expired_session_is_reported_as_such_not_as_bad_credentials() {
     assert!(hint.contains("session") && hint.contains("expired"), "{err}");
     assert!(!hint.contains("rejected the credentials"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bios_without_attributes_is_an_error_not_an_empty_table() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Systems/System.Embedded.1/Bios"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": "/redfish/v1/Systems/System.Embedded.1/Bios", "Id": "Bios"
+        })))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["bios", "get", "--bmc", &bmc.url()]).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = redact(&stderr(&out), &bmc.url());
+    assert!(
+        err.contains("reading BIOS values: GET http://[BMC]/redfish/v1/Systems/System.Embedded.1/Bios"),
+        "{err}"
+    );
+    assert!(err.contains("missing field `Attributes`"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_job_queue_without_members_is_an_error_not_no_jobs() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Managers/iDRAC.Embedded.1/Jobs"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs", "Name": "JobQueue"
+        })))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["jobs", "list", "--bmc", &bmc.url()]).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("missing field `Members`"), "{}", stderr(&out));
+}
