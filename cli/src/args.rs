@@ -567,7 +567,8 @@ pub struct ConnectArgs {
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub timeout: std::time::Duration,
     /// Keep retrying a busy, rebooting or unreachable BMC (503, 429, "iDRAC not ready",
-    /// refused connections) for up to this long, with backoff; 0s disables retries.
+    /// refused connections) for up to this long, with backoff; 0s disables retries. A read
+    /// that timed out gets one more attempt even when --timeout used up this budget.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub retry_for: std::time::Duration,
 }

@@ -20,27 +20,40 @@ struct CredentialsFile {
 }
 
 /// Resolves credentials for the BMC at `url`, in order: `file` (an inventory entry's) or
-/// --credentials, --password-stdin, RFTUNE_PASSWORD, a terminal prompt.
+/// --credentials, --password-stdin, RFTUNE_PASSWORD, a terminal prompt. An empty password is
+/// refused, naming where it came from: sent to a fleet, it would count as a failed login on
+/// every BMC, and iDRACs block an address after a few of those.
 pub fn resolve(args: &ConnectArgs, file: Option<&Path>, url: &str) -> Result<Credentials> {
     if let Some(path) = file.or(args.credentials.as_deref()) {
-        return read_file(path, args.username.as_deref());
+        let creds = read_file(path, args.username.as_deref())?;
+        return non_empty(creds, &format!("credentials file {}", path.display()), url);
     }
     let username = args.username.clone().unwrap_or_else(|| DEFAULT_USERNAME.to_owned());
     if args.password_stdin {
-        return Ok(Credentials::new(username, stdin_password()?));
+        let creds = Credentials::new(username, stdin_password()?);
+        return non_empty(creds, "--password-stdin (the first line of standard input)", url);
     }
     if let Some(p) = std::env::var_os("RFTUNE_PASSWORD") {
         let p = p
             .into_string()
             .map_err(|_| anyhow::anyhow!("RFTUNE_PASSWORD is not valid UTF-8"))?;
-        return Ok(Credentials::new(username, p));
+        return non_empty(Credentials::new(username, p), "RFTUNE_PASSWORD", url);
     }
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
         let p = rpassword::prompt_password(format!("Password for {username} at {url}: "))
             .context("reading the password from the terminal")?;
-        return Ok(Credentials::new(username, p));
+        return non_empty(Credentials::new(username, p), "the password prompt", url);
     }
     bail!("no password for {url}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE")
+}
+
+fn non_empty(creds: Credentials, source: &str, url: &str) -> Result<Credentials> {
+    if creds.password.expose().is_empty() {
+        bail!(
+            "empty password from {source} for {url}: not sending it (an iDRAC counts it as a failed login and blocks the address after a few)"
+        );
+    }
+    Ok(creds)
 }
 
 /// Reads a TOML credentials file, refusing one that others can read.
@@ -128,6 +141,19 @@ mod tests {
         let err = format!("{:#}", read_file(&p, None).unwrap_err());
         assert!(!err.contains("s3cret"), "{err}");
         assert!(err.contains("not valid"));
+    }
+
+    #[test]
+    fn an_empty_password_names_its_source() {
+        let creds = Credentials::new("root", "");
+        let err = non_empty(creds, "RFTUNE_PASSWORD", "https://bmc")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("empty password from RFTUNE_PASSWORD for https://bmc"),
+            "{err}"
+        );
+        assert!(non_empty(Credentials::new("root", "calvin"), "x", "u").is_ok());
     }
 
     fn tempdir() -> std::path::PathBuf {

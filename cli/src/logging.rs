@@ -1,10 +1,15 @@
 //! Log setup: human or JSON lines on stderr, level from -v/-q or `RFTUNE_LOG`.
 
 use crate::args::{GlobalArgs, LogFormat};
+use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
+/// The target of warnings about where the password goes (plain HTTP, `--insecure`). They are
+/// shown at every verbosity, `-q` and `RFTUNE_LOG` included: quiet must not mean unaware.
+pub const SECURITY: &str = "rftune::security";
+
 /// Installs the global subscriber. `RFTUNE_LOG` (an `EnvFilter` directive such as
-/// `redfish_client=trace`) overrides the flags.
+/// `redfish_client=trace`) overrides the flags, except for [`SECURITY`] warnings.
 pub fn init(args: &GlobalArgs) {
     let level = if args.quiet {
         "error"
@@ -15,10 +20,14 @@ pub fn init(args: &GlobalArgs) {
             _ => "trace",
         }
     };
-    let filter = EnvFilter::try_from_env("RFTUNE_LOG").unwrap_or_else(|_| EnvFilter::new(level));
+    let mut filter = EnvFilter::try_from_env("RFTUNE_LOG").unwrap_or_else(|_| EnvFilter::new(level));
+    if let Ok(security) = format!("{SECURITY}=warn").parse() {
+        filter = filter.add_directive(security);
+    }
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_target(false);
     let result = match args.log_format {
         LogFormat::Text => builder.without_time().try_init(),

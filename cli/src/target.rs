@@ -11,6 +11,8 @@ use anyhow::{Context, Result};
 use redfish_client::error::TransportKind;
 use redfish_client::resources::service_root::ServiceRoot;
 use redfish_client::{AuthMethod, Client, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 use url::Url;
 
 /// A BMC this run talks to.
@@ -47,25 +49,44 @@ pub fn host_key(url: &Url) -> String {
 }
 
 /// Connects to the BMC of `entry`. With `--trust-on-first-use` and an unknown host, this makes
-/// the first request (the service root) and records the certificate.
+/// the first request (the service root, anonymously) and records the certificate it presented,
+/// which every later connection of the run must present too.
 pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> Result<Target> {
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
     let name = entry.name.clone();
+    let pinned = match (&entry.fingerprint, &args.fingerprint) {
+        (Some(fp), _) => Some((fp, "the inventory's `fingerprint`")),
+        (None, Some(fp)) => Some((fp, "--fingerprint")),
+        (None, None) => None,
+    };
+    if url.scheme() == "http" {
+        if let Some((_, source)) = pinned {
+            anyhow::bail!(
+                "{name}: {source} pins a certificate, but {url} is plain HTTP, which has none: use https:// (an iDRAC serves it by default), or drop the fingerprint"
+            );
+        }
+        warn_once("http", &key, || {
+            format!(
+                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https://"
+            )
+        });
+    }
     let creds = credentials::resolve(args, entry.credentials.as_deref(), &entry.url)?;
-    let pinned = entry.fingerprint.as_ref().or(args.fingerprint.as_ref());
     let known_hosts = KnownHosts::new(dirs.known_hosts());
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
     } else if args.insecure {
-        tracing::warn!(
-            "{name}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
-        );
+        warn_once("insecure", &key, || {
+            format!(
+                "{key}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
+            )
+        });
         (TlsVerification::Insecure, Trust::Insecure)
     } else if let Some(ca) = &args.ca_cert {
         (TlsVerification::CaFile(ca.clone()), Trust::CaFile)
-    } else if let Some(fp) = pinned {
-        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: fingerprint"))?;
+    } else if let Some((fp, source)) = pinned {
+        let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: {source}"))?;
         (TlsVerification::Pinned(fp), Trust::Pinned)
     } else if let Some(fp) = known_hosts.lookup(&key)? {
         (
@@ -73,7 +94,7 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
             Trust::KnownHosts(known_hosts.path().to_owned()),
         )
     } else if args.trust_on_first_use {
-        (TlsVerification::Insecure, Trust::FirstUse)
+        (TlsVerification::TrustOnFirstUse, Trust::FirstUse)
     } else {
         (TlsVerification::System, Trust::System)
     };
@@ -103,12 +124,13 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
         root: None,
     };
     if target.trust == Trust::FirstUse {
+        // Anonymous: the first handshake sets the client's pin before any credential leaves.
         let root = target
             .client
             .service_root()
             .await
             .map_err(|e| target.explain(e, "reading the service root"))?;
-        if let Some(fp) = target.client.observed_fingerprint() {
+        if let Some(fp) = target.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
             eprintln!(
                 "rftune: {}: trusting its certificate {fp} from now on (recorded in {})",
@@ -119,6 +141,19 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
         target.root = Some(root);
     }
     Ok(target)
+}
+
+/// Logs a [`crate::logging::SECURITY`] warning the first time `kind` applies to `host` in this
+/// process: a fleet, or a command that reconnects, says it once per host.
+fn warn_once(kind: &str, host: &str, message: impl FnOnce() -> String) {
+    static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let first = WARNED
+        .lock()
+        .map(|mut warned| warned.insert(format!("{kind} {host}")))
+        .unwrap_or(true);
+    if first {
+        tracing::warn!(target: crate::logging::SECURITY, "{}", message());
+    }
 }
 
 impl Target {
@@ -190,6 +225,9 @@ impl Target {
                     "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
                     path.display()
                 ),
+                Trust::FirstUse => format!(
+                    "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
+                ),
                 _ => format!("the BMC presented {found}; check --fingerprint"),
             }),
             RedfishError::Transport {
@@ -205,10 +243,27 @@ impl Target {
                     "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
                 ))
             }
+            RedfishError::Redirect {
+                location: Some(location),
+                ..
+            } => Some(format!(
+                "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
+            )),
             RedfishError::Transport {
                 kind: TransportKind::Connect,
                 ..
             } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            RedfishError::SessionExpired {
+                relogin_refused: true,
+                ..
+            } => Some(
+                "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
+                    .to_owned(),
+            ),
+            RedfishError::SessionExpired { .. } => Some(
+                "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
+                    .to_owned(),
+            ),
             _ if err.status() == Some(401) => Some(
                 "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
                     .to_owned(),

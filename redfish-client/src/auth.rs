@@ -53,7 +53,8 @@ impl Credentials {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AuthMethod {
     /// A Redfish session (one login, `X-Auth-Token` afterwards, logout at the end); falls back
-    /// to Basic when the service has no session service. Re-logs in once when a session expires.
+    /// to Basic when the service has no session service. Logs in again when a session expires
+    /// (a few times per request at most); login and logout are retried like any request.
     #[default]
     Session,
     /// HTTP Basic on every request: no login round trip, nothing to log out.

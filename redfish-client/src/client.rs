@@ -11,7 +11,7 @@ use crate::resources::message::{Message, RedfishError};
 use crate::resources::power::{EnvironmentMetrics, Power};
 use crate::resources::service_root::ServiceRoot;
 use crate::retry::{RetryPolicy, parse_retry_after};
-use crate::tls::{self, Fingerprint, Observed, TlsVerification};
+use crate::tls::{self, Fingerprint, Observed, TlsVerification, Trusted};
 use reqwest::Method;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -23,6 +23,21 @@ use url::Url;
 
 /// Default cap on a response body: the largest real BIOS registries are ~1.3 MB.
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// New sessions one request may open after its session was refused (401). More than one,
+/// because a BMC under load can expire a fresh session too; bounded, because a service that
+/// refuses every new session is not going to accept the next one.
+const MAX_RELOGINS: u32 = 3;
+
+/// Whether a request may be sent again after it failed in transit (it may have been applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Replay {
+    /// When repeating it cannot do harm: reads and deletes, or when no connection was made.
+    IfSafe,
+    /// Always: a login, whose repetition at worst leaves an unused session to expire, which
+    /// beats leaving the run without a session at all.
+    Always,
+}
 
 /// A Redfish client for one service. Cheap to clone; clones share the session.
 #[derive(Clone, Debug)]
@@ -41,6 +56,9 @@ struct Inner {
     retry: RetryPolicy,
     max_body: usize,
     observed: Observed,
+    trusted: Trusted,
+    /// Trust on first use: no credential leaves before `trusted` is set.
+    first_use: bool,
     requests: AtomicU64,
 }
 
@@ -135,13 +153,22 @@ impl ClientBuilder {
         }
         base.set_path("/");
         base.set_query(None);
+        if base.scheme() == "http" && self.tls.pins() {
+            return Err(Error::config(format!(
+                "{base} is plain HTTP, which has no certificate to pin or to trust on first use; use https://"
+            )));
+        }
         let observed: Observed = Arc::default();
-        let tls = tls::client_config(&self.tls, observed.clone())?;
+        let trusted: Trusted = Arc::default();
+        let tls = tls::client_config(&self.tls, observed.clone(), trusted.clone())?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)
             .user_agent(concat!("rftune-redfish-client/", env!("CARGO_PKG_VERSION")))
+            // Redfish needs no redirects, and a followed one would carry the password (a 307
+            // on login resends the body) or X-Auth-Token to wherever it points.
+            .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .build()
             .map_err(|e| Error::Config {
@@ -159,6 +186,8 @@ impl ClientBuilder {
                 retry: self.retry,
                 max_body: self.max_body,
                 observed,
+                trusted,
+                first_use: self.tls == TlsVerification::TrustOnFirstUse,
                 requests: AtomicU64::new(0),
             }),
         })
@@ -215,9 +244,17 @@ impl Client {
         &self.inner.base
     }
 
-    /// The fingerprint of the certificate the server presented most recently (HTTPS only).
+    /// The fingerprint of the certificate the server presented most recently (HTTPS only),
+    /// whether it was trusted or not: for error messages.
     pub fn observed_fingerprint(&self) -> Option<Fingerprint> {
         self.inner.observed.lock().ok().and_then(|g| *g)
+    }
+
+    /// The fingerprint every connection of this client must present: the configured pin, or
+    /// with [`TlsVerification::TrustOnFirstUse`] the certificate of the first handshake once it
+    /// happened (what a known_hosts file should record). `None` for the other modes.
+    pub fn trusted_fingerprint(&self) -> Option<Fingerprint> {
+        self.inner.trusted.get().copied()
     }
 
     /// HTTP requests sent so far, retries and logins included.
@@ -316,7 +353,13 @@ impl Client {
     /// neither logs in nor sends credentials.
     pub async fn service_root(&self) -> Result<ServiceRoot> {
         let (url, raw) = self
-            .send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None)
+            .send_with_retry(
+                Method::GET,
+                request::SERVICE_ROOT,
+                None,
+                &Authorization::None,
+                Replay::IfSafe,
+            )
             .await?;
         decode_json("GET", url.as_str(), &raw.body)
     }
@@ -417,8 +460,9 @@ impl Client {
         self.authorization().await.map(drop)
     }
 
-    /// Ends the session, if one is open. Safe to call more than once; a session the service
-    /// already expired counts as logged out.
+    /// Ends the session, if one is open, retrying within the retry policy while the service
+    /// is busy (a BMC allows few sessions; one left open blocks others until it expires). Safe
+    /// to call more than once; a session the service already expired counts as logged out.
     pub async fn logout(&self) -> Result<()> {
         let mut state = self.inner.auth.lock().await;
         let AuthState::Session { token, location, .. } = &*state else {
@@ -429,11 +473,13 @@ impl Client {
         *state = AuthState::Pending;
         drop(state);
         let Some(location) = location else { return Ok(()) };
-        let url = self.url(&location)?;
         let auth = Authorization::Token { token, epoch: 0 };
-        match self.send_once(&Method::DELETE, &url, None, &auth).await {
-            Ok(r) if is_success(r.status) || r.status == 404 || r.status == 401 => Ok(()),
-            Ok(r) => Err(status_error(&Method::DELETE, &url, &r)),
+        match self
+            .send_with_retry(Method::DELETE, &location, None, &auth, Replay::IfSafe)
+            .await
+        {
+            Ok(_) => Ok(()),
+            Err(e) if matches!(e.status(), Some(401 | 404)) => Ok(()),
             Err(e) => Err(e),
         }
     }
@@ -443,6 +489,9 @@ impl Client {
             return Ok(Authorization::None);
         };
         let mut state = self.inner.auth.lock().await;
+        if !matches!(&*state, AuthState::Session { .. }) {
+            self.ensure_pinned().await?;
+        }
         match &*state {
             AuthState::Session { token, epoch, .. } => {
                 return Ok(Authorization::Token {
@@ -459,7 +508,13 @@ impl Client {
         }
         let body = serde_json::json!({"UserName": creds.username, "Password": creds.password.expose()});
         let result = self
-            .send_with_retry(Method::POST, request::SESSIONS, Some(&body), &Authorization::None)
+            .send_with_retry(
+                Method::POST,
+                request::SESSIONS,
+                Some(&body),
+                &Authorization::None,
+                Replay::Always,
+            )
             .await;
         match result {
             Ok((url, raw)) => {
@@ -489,6 +544,33 @@ impl Client {
         }
     }
 
+    /// With trust on first use, sets the pin before any credential leaves: an anonymous read of
+    /// the service root makes the first handshake. Its HTTP answer does not matter, the
+    /// certificate does.
+    async fn ensure_pinned(&self) -> Result<()> {
+        if !self.inner.first_use || self.inner.trusted.get().is_some() {
+            return Ok(());
+        }
+        let read = self
+            .send_with_retry(
+                Method::GET,
+                request::SERVICE_ROOT,
+                None,
+                &Authorization::None,
+                Replay::IfSafe,
+            )
+            .await;
+        if self.inner.trusted.get().is_some() {
+            return Ok(());
+        }
+        read?;
+        Err(Error::Protocol {
+            method: "GET".into(),
+            url: self.url(request::SERVICE_ROOT)?.to_string(),
+            what: "no TLS certificate was presented to trust on first use".into(),
+        })
+    }
+
     async fn forget_session(&self, epoch: u64) {
         let mut state = self.inner.auth.lock().await;
         if matches!(&*state, AuthState::Session { epoch: e, .. } if *e == epoch) {
@@ -512,22 +594,45 @@ impl Client {
         })
     }
 
-    /// Sends with authentication, re-logging in once if a session has expired.
+    /// Sends with authentication, logging in again (up to [`MAX_RELOGINS`] times) when the
+    /// session is refused. A 401 means the request was not processed, so a write is resent too.
+    /// When that does not help, the error is [`Error::SessionExpired`], which tells an ended
+    /// session apart from credentials refused at the first login.
     async fn execute(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(Url, RawResponse)> {
-        let mut relogged = false;
+        let mut relogins = 0;
         loop {
-            let auth = self.authorization().await?;
-            match self.send_with_retry(method.clone(), path, body, &auth).await {
-                Err(e) if e.status() == Some(401) && !relogged => {
+            let auth = match self.authorization().await {
+                Err(e) if relogins > 0 && e.status() == Some(401) => {
+                    return Err(self.session_expired(&method, path, true, e));
+                }
+                other => other?,
+            };
+            match self
+                .send_with_retry(method.clone(), path, body, &auth, Replay::IfSafe)
+                .await
+            {
+                Err(e) if e.status() == Some(401) => {
                     let Authorization::Token { epoch, .. } = auth else {
                         return Err(e);
                     };
-                    tracing::debug!("session rejected (401); logging in again");
-                    relogged = true;
+                    if relogins == MAX_RELOGINS {
+                        return Err(self.session_expired(&method, path, false, e));
+                    }
+                    relogins += 1;
+                    tracing::debug!(relogin = relogins, "session rejected (401); logging in again");
                     self.forget_session(epoch).await;
                 }
                 other => return other,
             }
+        }
+    }
+
+    fn session_expired(&self, method: &Method, path: &str, relogin_refused: bool, last: Error) -> Error {
+        Error::SessionExpired {
+            method: method.to_string(),
+            url: self.url(path).map_or_else(|_| path.to_owned(), String::from),
+            relogin_refused,
+            last: Box::new(last),
         }
     }
 
@@ -537,11 +642,13 @@ impl Client {
         path: &str,
         body: Option<&Value>,
         auth: &Authorization,
+        replay: Replay,
     ) -> Result<(Url, RawResponse)> {
         let url = self.url(path)?;
         let policy = &self.inner.retry;
         let start = Instant::now();
         let mut attempts = 0u32;
+        let mut overtime_used = false;
         loop {
             attempts += 1;
             let (err, retry_after, retryable) = match self.send_once(&method, &url, body, auth).await {
@@ -552,7 +659,7 @@ impl Client {
                     (err, raw.retry_after, busy)
                 }
                 Err(e) => {
-                    let retryable = transport_retryable(&e, &method);
+                    let retryable = transport_retryable(&e, &method, replay);
                     (e, None, retryable)
                 }
             };
@@ -560,7 +667,22 @@ impl Client {
                 return Err(err);
             }
             let wait = policy.backoff(attempts - 1, retry_after, fastrand::f64());
-            if !policy.allows(attempts, start.elapsed(), wait) {
+            let timed_out = matches!(
+                err,
+                Error::Transport {
+                    kind: TransportKind::Timeout,
+                    ..
+                }
+            );
+            let allowed = if policy.allows(attempts, start.elapsed(), wait) {
+                true
+            } else if timed_out && !overtime_used && policy.allows_after_timeout(attempts, wait) {
+                overtime_used = true;
+                true
+            } else {
+                false
+            };
+            if !allowed {
                 if attempts == 1 {
                     return Err(err);
                 }
@@ -613,6 +735,14 @@ impl Client {
                 .map(str::to_owned)
         };
         let location = header("Location");
+        if (300..400).contains(&status) {
+            return Err(Error::Redirect {
+                method: method.to_string(),
+                url: url.to_string(),
+                status,
+                location: location.map(|l| url.join(&l).map_or(l, String::from)),
+            });
+        }
         let retry_after = header("Retry-After").as_deref().and_then(parse_retry_after);
         let token = header("X-Auth-Token").map(Password::new);
         let limit = self.inner.max_body;
@@ -697,16 +827,18 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 }
 
 /// A request that failed in transit is retried when repeating it cannot do harm: always when no
-/// connection was made, and for reads and deletes otherwise. An untrusted certificate will not
-/// become trusted by asking again.
-fn transport_retryable(e: &Error, method: &Method) -> bool {
+/// connection was made, for reads and deletes otherwise, and for what the caller marks
+/// [`Replay::Always`]. An untrusted certificate will not become trusted by asking again.
+fn transport_retryable(e: &Error, method: &Method, replay: Replay) -> bool {
     match e {
         Error::Transport {
             kind: TransportKind::Certificate,
             ..
         } => false,
         Error::Transport { kind, .. } => {
-            *kind == TransportKind::Connect || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
+            *kind == TransportKind::Connect
+                || replay == Replay::Always
+                || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
         }
         _ => false,
     }

@@ -65,6 +65,22 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// The service answered with a redirect (3xx). Redfish needs none, and following one could
+    /// carry the password or the session token to another server, so none is followed.
+    #[error(
+        "{method} {url}: HTTP {status} redirect to {}; refused: a Redfish service has no reason to redirect, and following it could send credentials elsewhere",
+        location.as_deref().unwrap_or("nowhere (no Location header)")
+    )]
+    Redirect {
+        /// HTTP method.
+        method: String,
+        /// Full URL of the request.
+        url: String,
+        /// HTTP status code (301, 302, 303, 307, 308, ...).
+        status: u16,
+        /// Where the service pointed, resolved against `url` when it was relative.
+        location: Option<String>,
+    },
     /// The response body is larger than the configured cap.
     #[error("{method} {url}: response body exceeds the {limit}-byte limit")]
     BodyTooLarge {
@@ -88,6 +104,25 @@ pub enum Error {
         /// Time spent.
         elapsed: Duration,
         /// The last failure.
+        #[source]
+        last: Box<Error>,
+    },
+    /// A session that had been opened was refused (HTTP 401), and logging in again did not
+    /// restore it: the new login was refused (`relogin_refused`; the credentials changed or
+    /// the account was locked meanwhile), or every new session was refused as well. Unlike a
+    /// 401 on the first login, this does not mean the credentials were wrong to begin with.
+    #[error(
+        "{method} {url}: the session ended (HTTP 401 on an established session) and {}",
+        if *relogin_refused { "logging in again was refused" } else { "new sessions were refused as well" }
+    )]
+    SessionExpired {
+        /// HTTP method of the request the session was refused for.
+        method: String,
+        /// Full URL of that request.
+        url: String,
+        /// Whether the login that should have replaced the session was refused.
+        relogin_refused: bool,
+        /// The final failure: the refused login, or the last 401.
         #[source]
         last: Box<Error>,
     },
@@ -171,16 +206,18 @@ fn job_message(id: Option<&str>, message: Option<&str>) -> String {
 }
 
 impl Error {
-    /// The HTTP status, for [`Error::Status`] (also inside [`Error::RetriesExhausted`]).
+    /// The HTTP status, for [`Error::Status`] and [`Error::Redirect`] (also inside
+    /// [`Error::RetriesExhausted`] and [`Error::SessionExpired`]).
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::Status { status, .. } => Some(*status),
-            Self::RetriesExhausted { last, .. } => last.status(),
+            Self::Status { status, .. } | Self::Redirect { status, .. } => Some(*status),
+            Self::RetriesExhausted { last, .. } | Self::SessionExpired { last, .. } => last.status(),
             _ => None,
         }
     }
 
-    /// The failure itself: the last attempt's error when retries ran out, else `self`.
+    /// The failure itself: the last attempt's error when retries ran out, else `self` (an
+    /// [`Error::SessionExpired`] stays itself: what it wraps is not the whole story).
     pub fn last_attempt(&self) -> &Error {
         match self {
             Self::RetriesExhausted { last, .. } => last.last_attempt(),
@@ -192,7 +229,7 @@ impl Error {
     pub fn redfish(&self) -> Option<&RedfishError> {
         match self {
             Self::Status { body, .. } => body.as_ref(),
-            Self::RetriesExhausted { last, .. } => last.redfish(),
+            Self::RetriesExhausted { last, .. } | Self::SessionExpired { last, .. } => last.redfish(),
             _ => None,
         }
     }

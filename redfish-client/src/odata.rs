@@ -85,8 +85,9 @@ pub struct Collection<T> {
     /// Display name.
     #[serde(rename = "Name", default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The members on this page.
-    #[serde(rename = "Members", default = "Vec::new")]
+    /// The members on this page. Required: a collection without `Members` is a decode error,
+    /// not an empty collection (a job queue that reads as "no jobs" when it was not reported).
+    #[serde(rename = "Members")]
     pub members: Vec<T>,
     /// The total count the service reports across pages.
     #[serde(rename = "Members@odata.count", default, skip_serializing_if = "Option::is_none")]
@@ -131,9 +132,10 @@ mod tests {
     }
 
     #[test]
-    fn collection_tolerates_missing_members() {
-        let c: Collection<Link> = serde_json::from_str(r#"{"Name":"Jobs"}"#).unwrap();
-        assert!(c.members.is_empty());
-        assert_eq!(c.name.as_deref(), Some("Jobs"));
+    fn collection_requires_members_and_nothing_else() {
+        let err = serde_json::from_str::<Collection<Link>>(r#"{"Name":"Jobs"}"#).unwrap_err();
+        assert!(err.to_string().contains("missing field `Members`"), "{err}");
+        let c: Collection<Link> = serde_json::from_str(r#"{"Members":[]}"#).unwrap();
+        assert!(c.members.is_empty() && c.name.is_none() && c.next_link.is_none());
     }
 }

@@ -1,5 +1,12 @@
 //! When to retry and how long to wait: exponential backoff with jitter, `Retry-After`, and
 //! bounds on attempts and total time.
+//!
+//! The time budget counts from the first attempt and bounds when a retry may start. One
+//! exception: after an attempt that timed out, one retry may start past the budget (once per
+//! request, while attempts remain). At rftune's defaults the per-request timeout and the budget
+//! are both 60 s, so without it a read that timed out once would never get a second attempt.
+//! A request thus takes at most about the budget plus two timeouts. Which failures are retried
+//! at all (a write that may have been applied never is) is the client's decision.
 
 use std::time::Duration;
 
@@ -12,7 +19,8 @@ pub struct RetryPolicy {
     pub initial_backoff: Duration,
     /// Backoff ceiling.
     pub max_backoff: Duration,
-    /// No retry starts after this much time since the first attempt.
+    /// No retry starts after this much time since the first attempt, except the one that
+    /// [`RetryPolicy::allows_after_timeout`] grants.
     pub max_elapsed: Duration,
 }
 
@@ -53,6 +61,13 @@ impl RetryPolicy {
     pub fn allows(&self, attempts: u32, elapsed: Duration, wait: Duration) -> bool {
         attempts < self.max_attempts && elapsed + wait <= self.max_elapsed
     }
+
+    /// Whether a retry may start after an attempt that timed out although [`Self::allows`]
+    /// says the time budget is spent: when attempts remain and the wait alone fits the
+    /// budget. The caller grants it once per request.
+    pub fn allows_after_timeout(&self, attempts: u32, wait: Duration) -> bool {
+        attempts < self.max_attempts && wait <= self.max_elapsed
+    }
 }
 
 /// Parses a `Retry-After` header given in seconds (the form BMCs use; HTTP dates are ignored).
@@ -92,6 +107,24 @@ mod tests {
         assert!(!p.allows(3, Duration::ZERO, Duration::ZERO));
         assert!(!p.allows(1, Duration::from_secs(9), Duration::from_secs(2)));
         assert!(!RetryPolicy::none().allows(1, Duration::ZERO, Duration::ZERO));
+    }
+
+    #[test]
+    fn a_timeout_may_overrun_the_budget_while_attempts_remain() {
+        let p = RetryPolicy {
+            max_attempts: 3,
+            max_elapsed: Duration::from_secs(60),
+            ..RetryPolicy::default()
+        };
+        let waited = Duration::from_millis(500);
+        assert!(!p.allows(1, Duration::from_secs(60), waited));
+        assert!(p.allows_after_timeout(1, waited));
+        assert!(!p.allows_after_timeout(3, waited), "no attempts left");
+        assert!(
+            !p.allows_after_timeout(1, Duration::from_secs(61)),
+            "a wait longer than the budget"
+        );
+        assert!(!RetryPolicy::none().allows_after_timeout(1, Duration::ZERO));
     }
 
     #[test]

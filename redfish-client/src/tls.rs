@@ -5,6 +5,11 @@
 //! root fails (`CaUsedAsEndEntity`). Pinning its fingerprint is the secure way to talk to such a
 //! BMC: the verifier compares the SHA-256 of the presented DER certificate and still checks that
 //! the handshake was signed by that certificate's key.
+//!
+//! Trust on first use is pinning whose pin the first handshake sets: the first certificate that
+//! proves its key (the handshake signature checks out) becomes the pin of the client, and every
+//! later connection must present it. The client reads the service root anonymously before it
+//! sends any credential, so a password or token only ever travels over a pinned connection.
 
 use crate::error::{Error, Result};
 pub use crate::fingerprint::{Fingerprint, FingerprintParseError};
@@ -14,7 +19,7 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, OtherError, SignatureScheme};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How the client decides whether to trust the BMC's certificate.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -26,8 +31,22 @@ pub enum TlsVerification {
     CaFile(PathBuf),
     /// Exactly the certificate with this fingerprint (host name not checked).
     Pinned(Fingerprint),
+    /// Trust on first use: the certificate of the client's first TLS handshake, recorded then,
+    /// and exactly that one on every later connection (host name not checked). The client
+    /// makes an anonymous request (the service root) before it sends any credential, so the
+    /// password never goes over the connection that sets the pin to an unknown certificate
+    /// without the pin being in place; [`crate::Client::trusted_fingerprint`] tells which
+    /// certificate it was, for a known_hosts file.
+    TrustOnFirstUse,
     /// Any certificate. The connection is encrypted but not authenticated.
     Insecure,
+}
+
+impl TlsVerification {
+    /// Whether this mode pins a certificate (given, or learnt on first use), which needs HTTPS.
+    pub fn pins(&self) -> bool {
+        matches!(self, Self::Pinned(_) | Self::TrustOnFirstUse)
+    }
 }
 
 /// The error a pinning verifier returns on mismatch; the client finds it in the error chain.
@@ -39,11 +58,15 @@ pub(crate) struct PinMismatch {
 }
 
 /// The fingerprint of the last certificate a server presented, recorded by every verifier so
-/// callers can show it or store it (trust on first use).
+/// callers can show it in errors.
 pub(crate) type Observed = Arc<Mutex<Option<Fingerprint>>>;
 
-/// Builds the rustls configuration for `mode`.
-pub(crate) fn client_config(mode: &TlsVerification, observed: Observed) -> Result<ClientConfig> {
+/// The fingerprint a client pins: set when it is built ([`TlsVerification::Pinned`]) or by its
+/// first handshake ([`TlsVerification::TrustOnFirstUse`]), never changed afterwards.
+pub(crate) type Trusted = Arc<OnceLock<Fingerprint>>;
+
+/// Builds the rustls configuration for `mode`. `trusted` receives the pinned fingerprint.
+pub(crate) fn client_config(mode: &TlsVerification, observed: Observed, trusted: Trusted) -> Result<ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
@@ -73,12 +96,20 @@ pub(crate) fn client_config(mode: &TlsVerification, observed: Observed) -> Resul
                 .build()
                 .map_err(|e| config_err(format!("CA file {}", path.display()), e))?
         }
-        TlsVerification::Pinned(fp) => Arc::new(Fingerprinting {
-            expected: Some(*fp),
+        TlsVerification::Pinned(fp) => {
+            // A fresh cell: the fingerprint goes in unless something already did.
+            let _ = trusted.set(*fp);
+            Arc::new(Fingerprinting {
+                pin: Pin::Learnt(trusted),
+                algorithms: provider.signature_verification_algorithms,
+            })
+        }
+        TlsVerification::TrustOnFirstUse => Arc::new(Fingerprinting {
+            pin: Pin::Learnt(trusted),
             algorithms: provider.signature_verification_algorithms,
         }),
         TlsVerification::Insecure => Arc::new(Fingerprinting {
-            expected: None,
+            pin: Pin::Any,
             algorithms: provider.signature_verification_algorithms,
         }),
     };
@@ -96,12 +127,57 @@ fn config_err(what: impl Into<String>, e: impl std::error::Error + Send + Sync +
     }
 }
 
-/// Accepts the certificate whose fingerprint is `expected` (any, when `None`), and checks the
-/// handshake signatures against it.
+/// Which certificate a [`Fingerprinting`] verifier accepts.
+#[derive(Debug)]
+enum Pin {
+    /// The one whose fingerprint is in the cell; while the cell is empty, the first one that
+    /// completes a handshake signature fills it (trust on first use).
+    Learnt(Trusted),
+    /// Any (insecure).
+    Any,
+}
+
+/// Accepts the pinned certificate (any, in insecure mode), and checks the handshake signatures
+/// against it.
 #[derive(Debug)]
 struct Fingerprinting {
-    expected: Option<Fingerprint>,
+    pin: Pin,
     algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl Fingerprinting {
+    /// Refuses `cert` unless it is the pinned one. With no pin yet, accepts it for now: the pin
+    /// is set only once the certificate has proven its key ([`Self::settle`]).
+    fn check(&self, cert: &CertificateDer<'_>) -> Result<(), rustls::Error> {
+        match &self.pin {
+            Pin::Learnt(cell) => match cell.get() {
+                Some(expected) => matches(*expected, Fingerprint::of_der(cert)),
+                None => Ok(()),
+            },
+            Pin::Any => Ok(()),
+        }
+    }
+
+    /// After a valid handshake signature: pins `cert` if nothing is pinned yet, and checks it
+    /// against the pin (a concurrent first handshake may have set another one meanwhile).
+    fn settle(&self, cert: &CertificateDer<'_>) -> Result<(), rustls::Error> {
+        match &self.pin {
+            Pin::Learnt(cell) => {
+                let found = Fingerprint::of_der(cert);
+                matches(*cell.get_or_init(|| found), found)
+            }
+            Pin::Any => Ok(()),
+        }
+    }
+}
+
+fn matches(expected: Fingerprint, found: Fingerprint) -> Result<(), rustls::Error> {
+    if expected == found {
+        return Ok(());
+    }
+    Err(rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(
+        Arc::new(PinMismatch { expected, found }),
+    ))))
 }
 
 impl ServerCertVerifier for Fingerprinting {
@@ -113,13 +189,8 @@ impl ServerCertVerifier for Fingerprinting {
         _ocsp: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let found = Fingerprint::of_der(end_entity);
-        match self.expected {
-            Some(expected) if expected != found => Err(rustls::Error::InvalidCertificate(CertificateError::Other(
-                OtherError(Arc::new(PinMismatch { expected, found })),
-            ))),
-            _ => Ok(ServerCertVerified::assertion()),
-        }
+        self.check(end_entity)?;
+        Ok(ServerCertVerified::assertion())
     }
 
     fn verify_tls12_signature(
@@ -128,7 +199,9 @@ impl ServerCertVerifier for Fingerprinting {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
+        let valid = rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)?;
+        self.settle(cert)?;
+        Ok(valid)
     }
 
     fn verify_tls13_signature(
@@ -137,7 +210,9 @@ impl ServerCertVerifier for Fingerprinting {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
+        let valid = rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)?;
+        self.settle(cert)?;
+        Ok(valid)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -226,5 +301,37 @@ pub(crate) fn find_pin_mismatch(err: &(dyn std::error::Error + 'static)) -> Opti
             Some((m.expected, m.found))
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first_use() -> (Fingerprinting, Trusted) {
+        let trusted = Trusted::default();
+        let verifier = Fingerprinting {
+            pin: Pin::Learnt(trusted.clone()),
+            algorithms: rustls::crypto::ring::default_provider().signature_verification_algorithms,
+        };
+        (verifier, trusted)
+    }
+
+    #[test]
+    fn first_use_pins_only_a_certificate_that_proved_its_key_then_refuses_others() {
+        let (verifier, trusted) = first_use();
+        let a = CertificateDer::from(b"certificate A".to_vec());
+        let b = CertificateDer::from(b"certificate B".to_vec());
+        // Presenting a certificate is not enough: the pin waits for a valid handshake signature.
+        verifier.check(&b).unwrap();
+        assert_eq!(trusted.get(), None);
+        verifier.settle(&a).unwrap();
+        assert_eq!(trusted.get(), Some(&Fingerprint::of_der(&a)));
+        verifier.check(&a).unwrap();
+        for refused in [verifier.check(&b), verifier.settle(&b)] {
+            let err = refused.unwrap_err();
+            let found = find_pin_mismatch(&err);
+            assert_eq!(found, Some((Fingerprint::of_der(&a), Fingerprint::of_der(&b))), "{err}");
+        }
     }
 }

@@ -2,7 +2,11 @@
 //! serves a fixture tree the way an iDRAC would for reads — sessions and Basic auth, `$expand`
 //! on collections, Redfish error bodies — so tests only mount the writes and faults they assert.
 //!
-//! The end-to-end tests of the `rftune` binary live in `tests/e2e/`.
+//! [`tls::SwitchingTlsBmc`] is an HTTPS server whose certificate changes between connections,
+//! for what a wiremock server cannot fake. The end-to-end tests of the `rftune` binary live in
+//! `tests/e2e/`.
+
+pub mod tls;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

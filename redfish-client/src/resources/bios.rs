@@ -164,8 +164,7 @@ pub struct Bios {
     /// The registry id that defines the attributes (`BiosAttributeRegistry.v1_0_3`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute_registry: Option<String>,
-    /// Current values.
-    #[serde(default)]
+    /// Current values. Required: a `Bios` without them is a decode error, not an empty BIOS.
     pub attributes: Attributes,
     /// Where pending values live and which apply times the service supports.
     #[serde(rename = "@Redfish.Settings", default, skip_serializing_if = "Option::is_none")]
@@ -224,7 +223,7 @@ pub struct BiosSettings {
     #[serde(rename = "@odata.id")]
     pub odata_id: ODataId,
     /// Values that will apply at the next opportunity; empty when nothing is pending.
-    #[serde(default)]
+    /// Required: without them, "nothing pending" could not be told from "not reported".
     pub attributes: Attributes,
     /// Actions, raw (Dell puts `#DellManager.ClearPending` under `Oem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -307,7 +306,7 @@ mod tests {
 
     #[test]
     fn settings_object_falls_back_to_convention() {
-        let b: Bios = serde_json::from_str(r#"{"@odata.id":"/redfish/v1/Systems/1/Bios"}"#).unwrap();
+        let b: Bios = serde_json::from_str(r#"{"@odata.id":"/redfish/v1/Systems/1/Bios","Attributes":{}}"#).unwrap();
         assert_eq!(b.settings_object().as_str(), "/redfish/v1/Systems/1/Bios/Settings");
         assert!(b.supports_apply_time(ApplyTime::Immediate));
     }

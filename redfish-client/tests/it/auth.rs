@@ -2,11 +2,12 @@
 
 use super::client;
 use redfish_client::resources::bios::Bios;
-use redfish_client::{AuthMethod, Client, Credentials};
+use redfish_client::{AuthMethod, Client, Credentials, Error};
 use rftune_tests::{MockBmc, redfish_error};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{header, header_exists, method, path};
-use wiremock::{Mock, ResponseTemplate};
+use wiremock::{Mock, Request, Respond, ResponseTemplate};
 
 const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
 
@@ -64,7 +65,23 @@ async fn expired_session_logs_in_again_once() {
 }
 
 #[tokio::test]
-async fn a_second_401_after_relogin_is_an_error() {
+async fn a_session_that_dies_again_after_relogin_gets_another_relogin() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .respond_with(ResponseTemplate::new(401))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert!(!bios.attributes.is_empty());
+    assert_eq!(bmc.logins(), 3, "a re-login after each 401");
+}
+
+#[tokio::test]
+async fn relogins_are_bounded_when_every_session_is_refused() {
     let bmc = MockBmc::start("r7625").await;
     Mock::given(method("GET"))
         .and(path(BIOS))
@@ -74,8 +91,138 @@ async fn a_second_401_after_relogin_is_an_error() {
         .await;
     let c = client(&bmc.url(), AuthMethod::Session);
     let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    let Error::SessionExpired {
+        relogin_refused: false,
+        method,
+        url,
+        ..
+    } = &err
+    else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (method.as_str(), url.as_str()),
+        ("GET", format!("{}{BIOS}", bmc.url()).as_str())
+    );
     assert_eq!(err.status(), Some(401));
-    assert_eq!(bmc.logins(), 2, "exactly one re-login");
+    assert_eq!(bmc.logins(), 4, "the first login and three re-logins");
+}
+
+/// Logs in once (as `MockBmc` does), then refuses the credentials: the password changed, or
+/// the account was locked, while the session was open.
+struct LoginOnce(AtomicU64);
+
+impl Respond for LoginOnce {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        if self.0.fetch_add(1, Ordering::Relaxed) == 0 {
+            return ResponseTemplate::new(201)
+                .insert_header("X-Auth-Token", "token-1")
+                .insert_header("Location", "/redfish/v1/SessionService/Sessions/1");
+        }
+        ResponseTemplate::new(401).set_body_json(redfish_error(
+            "IDRAC.2.9.SYS415",
+            "Unable to complete the operation because an invalid username and/or password is entered, and therefore authentication failed.",
+            "Enter valid user name and password and retry the operation.",
+        ))
+    }
+}
+
+#[tokio::test]
+async fn a_refused_login_after_the_session_expired_is_an_expired_session_not_bad_credentials() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path("/redfish/v1/SessionService/Sessions"))
+        .respond_with(LoginOnce(AtomicU64::new(0)))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .and(header("X-Auth-Token", "token-1"))
+        .respond_with(ResponseTemplate::new(401))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let _: serde_json::Value = c.get("/redfish/v1/Systems").await.unwrap();
+    let err = c.get::<Bios>(BIOS).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::SessionExpired {
+                relogin_refused: true,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.to_string().contains("session"), "{err}");
+    assert!(
+        err.has_code("SYS415"),
+        "the refused login's MessageId travels along: {err}"
+    );
+    assert_eq!(err.status(), Some(401));
+    // A login refused from the start is bad credentials, as before.
+    let fresh = client(&bmc.url(), AuthMethod::Session);
+    let err = fresh.get::<Bios>(BIOS).await.unwrap_err();
+    assert!(matches!(err, Error::Status { status: 401, .. }), "{err}");
+}
+
+#[tokio::test]
+async fn logout_is_retried_while_the_service_is_busy() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .respond_with(ResponseTemplate::new(503).insert_header("Retry-After", "0"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .named("busy logout")
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .respond_with(ResponseTemplate::new(204))
+        .expect(1)
+        .with_priority(2)
+        .named("logout")
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    c.login().await.unwrap();
+    c.logout().await.unwrap();
+    let deletes = bmc.requests().await.iter().filter(|r| r.starts_with("DELETE")).count();
+    assert_eq!(deletes, 2, "503, then the session is gone");
+}
+
+#[tokio::test]
+async fn login_is_retried_after_a_connection_reset_or_a_timeout() {
+    let login = super::http_answer(
+        "201 Created",
+        &[
+            ("X-Auth-Token", "token-1"),
+            ("Location", "/redfish/v1/SessionService/Sessions/1"),
+        ],
+        b"{}",
+    );
+    let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1/Systems","Members":[]}"#);
+    for first in [super::Step::Close, super::Step::Silent] {
+        let url = super::scripted_server(vec![
+            first,
+            super::Step::Reply(login.clone()),
+            super::Step::Reply(root.clone()),
+        ])
+        .await;
+        let c = Client::builder(url)
+            .credentials(Credentials::new("root", "calvin"))
+            .timeout(std::time::Duration::from_millis(300))
+            .retry(super::fast_retry())
+            .build()
+            .unwrap();
+        let systems: serde_json::Value = c.get("/redfish/v1/Systems").await.unwrap();
+        assert_eq!(systems["Members"], serde_json::json!([]));
+        assert!(c.has_session().await);
+        assert_eq!(c.requests_sent(), 3, "login, login again, the read");
+    }
 }
 
 #[tokio::test]

@@ -292,3 +292,78 @@ async fn raw_server(script: Vec<Vec<u8>>) -> String {
     });
     format!("http://{addr}")
 }
+
+/// rftune's defaults give each attempt as long as the whole retry budget (60 s each).
+fn timeout_as_long_as_the_budget(url: String) -> Client {
+    let budget = Duration::from_millis(300);
+    Client::builder(url)
+        .timeout(budget)
+        .retry(RetryPolicy {
+            max_elapsed: budget,
+            ..fast_retry()
+        })
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_timed_out_read_gets_another_attempt_even_when_the_timeout_spends_the_budget() {
+    use super::Step;
+    let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1","Vendor":"Dell"}"#);
+    let url = super::scripted_server(vec![Step::Silent, Step::Reply(root)]).await;
+    let c = timeout_as_long_as_the_budget(url);
+    let root: ServiceRoot = c.get("/redfish/v1").await.unwrap();
+    assert!(root.is_dell());
+    assert_eq!(c.requests_sent(), 2);
+}
+
+#[tokio::test]
+async fn a_read_that_times_out_twice_past_the_budget_stops() {
+    use super::Step;
+    let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1"}"#);
+    let url = super::scripted_server(vec![Step::Silent, Step::Silent, Step::Reply(root)]).await;
+    let c = timeout_as_long_as_the_budget(url);
+    let err = c.get::<ServiceRoot>("/redfish/v1").await.unwrap_err();
+    let Error::RetriesExhausted { attempts: 2, last, .. } = &err else {
+        panic!("{err}")
+    };
+    assert!(
+        matches!(
+            **last,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{last}"
+    );
+}
+
+#[tokio::test]
+async fn a_timed_out_write_is_not_resent() {
+    use super::Step;
+    let url = super::scripted_server(vec![Step::Silent, Step::Reply(http_response(b"{}"))]).await;
+    let c = timeout_as_long_as_the_budget(url);
+    let err = c
+        .patch(
+            "/redfish/v1/Systems/1/Bios/Settings",
+            &serde_json::json!({"Attributes": {}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Timeout,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        c.requests_sent(),
+        1,
+        "a PATCH that may have been applied is not repeated"
+    );
+}

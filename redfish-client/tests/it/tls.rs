@@ -2,7 +2,7 @@
 
 use redfish_client::error::TransportKind;
 use redfish_client::resources::service_root::ServiceRoot;
-use redfish_client::{Client, Error, Fingerprint, RetryPolicy, TlsVerification};
+use redfish_client::{AuthMethod, Client, Credentials, Error, Fingerprint, RetryPolicy, TlsVerification};
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -149,4 +149,87 @@ async fn insecure_mode_accepts_anything() {
     let bmc = start().await;
     let c = client(&bmc.url, TlsVerification::Insecure);
     c.get::<ServiceRoot>("/redfish/v1").await.unwrap();
+}
+
+#[tokio::test]
+async fn trust_on_first_use_pins_the_first_certificate_for_every_later_connection() {
+    let bmc = rftune_tests::tls::SwitchingTlsBmc::start(2).await;
+    let first = Fingerprint::of_der(&bmc.certificates[0]);
+    let second = Fingerprint::of_der(&bmc.certificates[1]);
+    let c = Client::builder(&bmc.url)
+        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+        .tls(TlsVerification::TrustOnFirstUse)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    assert_eq!(
+        c.trusted_fingerprint(),
+        None,
+        "nothing trusted before the first handshake"
+    );
+    let root = c.service_root().await.unwrap();
+    assert!(root.is_dell());
+    assert_eq!(c.trusted_fingerprint(), Some(first));
+    // The login opens a new connection, which presents the second certificate.
+    let err = c.get::<ServiceRoot>("/redfish/v1/Systems").await.unwrap_err();
+    let Error::PinMismatch { expected, found, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!((expected, found), (&first.to_string(), &second.to_string()));
+    assert_eq!(c.trusted_fingerprint(), Some(first), "the pin never moves");
+    let requests = bmc.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    assert!(!requests[0].contains(rftune_tests::PASSWORD), "{requests:?}");
+}
+
+#[tokio::test]
+async fn trust_on_first_use_reads_the_service_root_anonymously_before_sending_credentials() {
+    for method in [AuthMethod::Basic, AuthMethod::Session] {
+        let bmc = rftune_tests::tls::SwitchingTlsBmc::start(2).await;
+        let c = Client::builder(&bmc.url)
+            .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+            .auth_method(method)
+            .tls(TlsVerification::TrustOnFirstUse)
+            .retry(RetryPolicy::none())
+            .build()
+            .unwrap();
+        // The first request of the client wants credentials: the pin must be set before them.
+        let err = c.get::<ServiceRoot>("/redfish/v1/Systems").await.unwrap_err();
+        assert!(matches!(err, Error::PinMismatch { .. }), "{method:?}: {err}");
+        let requests = bmc.requests();
+        assert_eq!(requests.len(), 1, "{method:?}: {requests:?}");
+        assert!(requests[0].starts_with("GET /redfish/v1 "), "{requests:?}");
+        assert!(!requests[0].contains("authorization"), "{requests:?}");
+        assert!(!requests[0].contains(rftune_tests::PASSWORD), "{requests:?}");
+    }
+}
+
+#[tokio::test]
+async fn trust_on_first_use_keeps_working_with_the_same_certificate() {
+    let bmc = rftune_tests::tls::SwitchingTlsBmc::start(1).await;
+    let c = Client::builder(&bmc.url)
+        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+        .tls(TlsVerification::TrustOnFirstUse)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    c.login().await.unwrap();
+    assert!(c.has_session().await);
+    assert_eq!(c.trusted_fingerprint(), Some(Fingerprint::of_der(&bmc.certificates[0])));
+    let requests = bmc.requests();
+    assert!(
+        requests[0].starts_with("GET /redfish/v1 ") && requests[1].starts_with("POST "),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test]
+async fn pins_need_https() {
+    for tls in [
+        TlsVerification::TrustOnFirstUse,
+        TlsVerification::Pinned(Fingerprint::of_der(b"x")),
+    ] {
+        let err = Client::builder("http://127.0.0.1:9").tls(tls).build().unwrap_err();
+        assert!(err.to_string().contains("plain HTTP"), "{err}");
+    }
 }

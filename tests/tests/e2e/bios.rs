@@ -66,3 +66,89 @@ async fn pending_values_next_to_current_ones() {
     assert!(out.status.success(), "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out));
 }
+
+/// Logs in once, then refuses the credentials (changed, or the account locked, mid-run).
+struct LoginOnce(std::sync::atomic::AtomicU64);
+
+impl wiremock::Respond for LoginOnce {
+    fn respond(&self, _: &wiremock::Request) -> ResponseTemplate {
+        if self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 0 {
+            return ResponseTemplate::new(201)
+                .insert_header("X-Auth-Token", "token-1")
+                .insert_header("Location", "/redfish/v1/SessionService/Sessions/1");
+        }
+        ResponseTemplate::new(401).set_body_json(rftune_tests::redfish_error(
+            "IDRAC.2.9.SYS415",
+            "Unable to complete the operation because an invalid username and/or password is entered, and therefore authentication failed.",
+            "Enter valid user name and password and retry the operation.",
+        ))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_session_is_reported_as_such_not_as_bad_credentials() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path("/redfish/v1/SessionService/Sessions"))
+        .respond_with(LoginOnce(std::sync::atomic::AtomicU64::new(0)))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Systems/System.Embedded.1/Bios/Settings"))
+        .respond_with(ResponseTemplate::new(401).set_body_json(rftune_tests::redfish_error(
+            "Base.1.12.NoValidSession",
+            "There is no valid session established with the implementation.",
+            "Establish a session before attempting any operations.",
+        )))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["bios", "get", "--bmc", &bmc.url(), "--pending"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = redact(&stderr(&out), &bmc.url());
+    assert!(err.contains("reading pending BIOS values"), "{err}");
+    assert!(err.contains("[SYS415]"), "the refused login's MessageId: {err}");
+    let hint = err.lines().find(|l| l.starts_with("hint: ")).unwrap_or_default();
+    assert!(hint.contains("session") && hint.contains("expired"), "{err}");
+    assert!(!hint.contains("rejected the credentials"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bios_without_attributes_is_an_error_not_an_empty_table() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Systems/System.Embedded.1/Bios"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": "/redfish/v1/Systems/System.Embedded.1/Bios", "Id": "Bios"
+        })))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["bios", "get", "--bmc", &bmc.url()]).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let err = redact(&stderr(&out), &bmc.url());
+    assert!(
+        err.contains("reading BIOS values: GET http://[BMC]/redfish/v1/Systems/System.Embedded.1/Bios"),
+        "{err}"
+    );
+    assert!(err.contains("missing field `Attributes`"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_job_queue_without_members_is_an_error_not_no_jobs() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Managers/iDRAC.Embedded.1/Jobs"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs", "Name": "JobQueue"
+        })))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let out = Run::new(&["jobs", "list", "--bmc", &bmc.url()]).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stderr(&out).contains("missing field `Members`"), "{}", stderr(&out));
+}

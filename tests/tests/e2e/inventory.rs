@@ -116,3 +116,40 @@ async fn credentials_file_must_not_be_readable_by_others() {
     let out = Run::new(&args).env_remove("RFTUNE_PASSWORD").output().await;
     assert!(out.status.success(), "{}", stderr(&out));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_password_is_refused_before_anything_is_sent() {
+    use std::os::unix::fs::PermissionsExt;
+    let bmc = MockBmc::start("r7625").await;
+    let dir = super::TempDir::new();
+    let file = dir.0.join("idrac.toml");
+    std::fs::write(&file, "username = \"root\"\npassword = \"\"\n").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file = file.to_str().unwrap();
+    let cases = [
+        (
+            Run::new(&["inventory", "--bmc", &bmc.url()]).env("RFTUNE_PASSWORD", ""),
+            "RFTUNE_PASSWORD",
+        ),
+        (
+            Run::new(&["inventory", "--bmc", &bmc.url(), "--password-stdin"])
+                .env_remove("RFTUNE_PASSWORD")
+                .stdin("\n"),
+            "--password-stdin",
+        ),
+        (
+            Run::new(&["inventory", "--bmc", &bmc.url(), "--credentials", file]).env_remove("RFTUNE_PASSWORD"),
+            file,
+        ),
+    ];
+    for (run, source) in cases {
+        let out = run.output().await;
+        assert_eq!(out.status.code(), Some(1), "{source}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("empty password") && err.contains(source),
+            "{source}: {err}"
+        );
+    }
+    assert_eq!(bmc.requests().await, Vec::<String>::new(), "nothing was sent");
+}

@@ -1,6 +1,6 @@
 //! Certificate trust against an emulated iDRAC with its self-signed, SAN-less certificate.
 
-use super::{Run, TempDir, stderr};
+use super::{Run, TempDir, stderr, stdout};
 use idrac_sim::{Fleet, SimConfig};
 
 async fn tls_fleet() -> Fleet {
@@ -76,15 +76,127 @@ async fn trust_on_first_use_records_then_pins() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn insecure_is_loud() {
+async fn insecure_is_loud_even_with_quiet() {
     let fleet = tls_fleet().await;
-    let out = Run::new(&["inventory", "--bmc", &fleet.hosts()[0].url, "--insecure", "-o", "json"])
+    for quiet in [false, true] {
+        let mut args = vec!["inventory", "--bmc", &fleet.hosts()[0].url, "--insecure", "-o", "json"];
+        if quiet {
+            args.push("-q");
+        }
+        let out = Run::new(&args).output().await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("TLS certificate verification is OFF"),
+            "quiet={quiet}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plain_http_is_warned_about_once_per_host_even_with_quiet() {
+    let one = rftune_tests::MockBmc::start("r7625").await;
+    let two = rftune_tests::MockBmc::start("c6615").await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(
+        &inventory,
+        format!(
+            "[[bmc]]\nname = \"a\"\nurl = \"{}\"\n\n[[bmc]]\nname = \"a-again\"\nurl = \"{}\"\n\n[[bmc]]\nname = \"b\"\nurl = \"{}\"\n",
+            one.url(),
+            one.url(),
+            two.url()
+        ),
+    )
+    .unwrap();
+    let out = Run::new(&[
+        "inventory",
+        "--inventory",
+        inventory.to_str().unwrap(),
+        "-q",
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("plain HTTP")).collect();
+    assert_eq!(warnings.len(), 2, "once per host: {err}");
+    for bmc in [&one, &two] {
+        let host = bmc.url().trim_start_matches("http://").to_owned();
+        assert!(warnings.iter().any(|w| w.contains(&host)), "{host}: {err}");
+    }
+    assert!(warnings[0].contains("unencrypted"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fingerprint_for_an_http_url_is_refused_before_anything_is_sent() {
+    let bmc = rftune_tests::MockBmc::start("r7625").await;
+    let fp = format!("sha256:{}", "ab".repeat(32));
+    let out = Run::new(&["inventory", "--bmc", &bmc.url(), "--fingerprint", &fp])
         .output()
         .await;
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("--fingerprint") && err.contains("plain HTTP"), "{err}");
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(
+        &inventory,
+        format!(
+            "[[bmc]]\nname = \"pinned\"\nurl = \"{}\"\nfingerprint = \"{fp}\"\n",
+            bmc.url()
+        ),
+    )
+    .unwrap();
+    let out = Run::new(&["inventory", "--inventory", inventory.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    // A fleet lists each host's error with its results, on stdout.
+    let err = stdout(&out);
     assert!(
-        stderr(&out).contains("TLS certificate verification is OFF"),
-        "{}",
-        stderr(&out)
+        err.contains("pinned:") && err.contains("inventory") && err.contains("plain HTTP"),
+        "{err}"
     );
+    assert_eq!(bmc.requests().await, Vec::<String>::new(), "nothing was sent");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn trust_on_first_use_refuses_a_certificate_that_changes_later_in_the_same_run() {
+    let bmc = rftune_tests::tls::SwitchingTlsBmc::start(2).await;
+    let first = redfish_client::Fingerprint::of_der(&bmc.certificates[0]);
+    let second = redfish_client::Fingerprint::of_der(&bmc.certificates[1]);
+    let state = TempDir::new();
+    let out = Run::new(&[
+        "inventory",
+        "--bmc",
+        &bmc.url,
+        "--trust-on-first-use",
+        "--retry-for",
+        "0s",
+    ])
+    .state_dir(&state.0)
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    for request in bmc.requests() {
+        assert!(!request.contains(rftune_tests::PASSWORD), "password sent: {request}");
+        assert!(!request.contains("authorization"), "credentials sent: {request}");
+        assert!(!request.contains("x-auth-token"), "token sent: {request}");
+    }
+    assert_eq!(
+        bmc.requests().len(),
+        1,
+        "only the anonymous service root: {:?}",
+        bmc.requests()
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("{second} does not match the expected {first}")),
+        "{err}"
+    );
+    let known = std::fs::read_to_string(state.0.join("known_hosts")).unwrap();
+    assert_eq!(known, format!("{} {first}\n", bmc.url.trim_start_matches("https://")));
 }

@@ -102,8 +102,7 @@ pub struct DellAttributes {
     /// The registry defining these attributes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribute_registry: Option<String>,
-    /// `Group.Index.Name` → value; enumerations are display strings.
-    #[serde(default)]
+    /// `Group.Index.Name` → value; enumerations are display strings. Required, as in `Bios`.
     pub attributes: Attributes,
 }
 
