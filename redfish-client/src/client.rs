@@ -274,10 +274,25 @@ impl Client {
 
     // ---- generic operations -------------------------------------------------------------
 
-    /// `GET path`, decoded as `T`; decode errors name the JSON path.
+    /// `GET path`, decoded as `T`; decode errors name the JSON path. A body cut short or
+    /// garbled on the way (not JSON at all) is read again within the retry policy; JSON of the
+    /// wrong shape is an error at once.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
-        let (url, raw) = self.execute(Method::GET, path, None).await?;
-        decode_json("GET", url.as_str(), &raw.body)
+        let start = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let (url, raw) = self.execute(Method::GET, path, None).await?;
+            let decoded = decode_json("GET", url.as_str(), &raw.body);
+            let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
+            match decoded {
+                Err(e) if e.is_garbled() && self.inner.retry.allows(attempts, start.elapsed(), wait) => {
+                    tracing::debug!(%url, attempt = attempts, error = %e, "garbled answer; reading again");
+                    tokio::time::sleep(wait).await;
+                }
+                other => return other,
+            }
+        }
     }
 
     /// `GET path` as raw JSON.
@@ -507,15 +522,30 @@ impl Client {
             return Ok(Authorization::Basic);
         }
         let body = serde_json::json!({"UserName": creds.username, "Password": creds.password.expose()});
-        let result = self
-            .send_with_retry(
-                Method::POST,
-                request::SESSIONS,
-                Some(&body),
-                &Authorization::None,
-                Replay::Always,
-            )
-            .await;
+        let start = Instant::now();
+        let mut attempts = 0u32;
+        let result = loop {
+            attempts += 1;
+            let result = self
+                .send_with_retry(
+                    Method::POST,
+                    request::SESSIONS,
+                    Some(&body),
+                    &Authorization::None,
+                    Replay::Always,
+                )
+                .await;
+            // An answer that lost its token header (cut or garbled on the way) is worth another
+            // login, like a lost connection; at worst an idle session expires on the BMC.
+            let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
+            match result {
+                Ok((_, ref raw)) if raw.token.is_none() && self.inner.retry.allows(attempts, start.elapsed(), wait) => {
+                    tracing::debug!(attempt = attempts, "login answered without a token; logging in again");
+                    tokio::time::sleep(wait).await;
+                }
+                other => break other,
+            }
+        };
         match result {
             Ok((url, raw)) => {
                 let Some(token) = raw.token else {

@@ -216,6 +216,18 @@ impl Error {
         }
     }
 
+    /// Whether the response body was not JSON at all (cut short, garbled): worth reading
+    /// again, unlike JSON of the wrong shape.
+    pub fn is_garbled(&self) -> bool {
+        match self {
+            Self::Decode { source, .. } => matches!(
+                source.classify(),
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
+            ),
+            _ => false,
+        }
+    }
+
     /// The failure itself: the last attempt's error when retries ran out, else `self` (an
     /// [`Error::SessionExpired`] stays itself: what it wraps is not the whole story).
     pub fn last_attempt(&self) -> &Error {

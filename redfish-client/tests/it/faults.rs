@@ -127,6 +127,36 @@ async fn malformed_and_truncated_json_name_the_path() {
     assert!(html.is_err());
 }
 
+/// A read whose body arrives cut short is read again; a body of the wrong shape is not.
+#[tokio::test]
+async fn a_garbled_answer_to_a_read_is_read_again_and_a_wrong_shape_is_not() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(BIOS))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(r#"{"@odata.id":"/b","Attributes":{"SysProf"#, "application/json"),
+        )
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/WrongShape"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(r#"{"@odata.id":"/b","Attributes":7}"#, "application/json"),
+        )
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let bios: Bios = c.get(BIOS).await.unwrap();
+    assert!(!bios.attributes.is_empty());
+    assert_eq!(bmc.requests().await.len(), 3, "two garbled answers, then the real one");
+    let err = c.get::<Bios>("/redfish/v1/WrongShape").await.unwrap_err();
+    assert!(matches!(err, Error::Decode { .. }) && !err.is_garbled(), "{err}");
+    assert_eq!(bmc.requests().await.len(), 4, "not read again");
+}
+
 #[tokio::test]
 async fn oversized_bodies_are_refused() {
     let bmc = MockBmc::start("r7625").await;
