@@ -372,3 +372,58 @@ async fn lost_answers_never_lead_to_a_second_job_and_a_rerun_converges() {
         }
     }
 }
+
+/// A job stuck at PR30 never runs but holds the queue. `jobs list` shows it as open, the
+/// refusal names commands that work, and running them recovers the host.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stuck_job_is_shown_as_open_and_the_hinted_commands_recover_the_host() {
+    let fleet = sim("r7625", 1, |c| c.faults = vec!["stuck-job".parse().unwrap()]).await;
+    let url = fleet.hosts()[0].url.clone();
+    let state = TempDir::new();
+    let run = |args: &[&str]| Run::new(args).state_dir(&state.0);
+    let base = [
+        "apply",
+        "--bmc",
+        &url,
+        "-p",
+        "low-latency",
+        "--reboot",
+        "force",
+        "--job-timeout",
+        "3s",
+        "--boot-timeout",
+        "5s",
+    ];
+    let out = run(&base).output().await;
+    assert_eq!(out.status.code(), Some(1), "the job sticks: {}", stderr(&out));
+    // The stuck job is open for jobs list (not only with --all) and for inventory.
+    let listed = run(&["jobs", "list", "--bmc", &url]).output().await;
+    assert!(stdout(&listed).contains("PR30"), "{}", stdout(&listed));
+    let inv = run(&["inventory", "--bmc", &url, "-o", "json"]).output().await;
+    let doc: Value = serde_json::from_slice(&inv.stdout).unwrap();
+    assert_eq!(doc["open_jobs"][0]["message_id"], "PR30", "{doc}");
+    // A second apply refuses and says what to run.
+    let refused = run(&base).output().await;
+    assert_eq!(refused.status.code(), Some(1));
+    let err = stderr(&refused);
+    assert!(err.contains("its job is stuck"), "{err}");
+    assert!(err.contains(&format!("rftune jobs list --bmc {url}")), "{err}");
+    assert!(err.contains("--replace-pending"), "{err}");
+    // The hinted command works: the stuck job is deleted and the values are staged again with
+    // a fresh job (left for the next reboot here, since this emulated host sticks every job
+    // it boots into).
+    let mut replace: Vec<&str> = base.iter().map(|a| if *a == "force" { "none" } else { a }).collect();
+    replace.push("--replace-pending");
+    let out = run(&replace).output().await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("deleted BIOS job"), "{}", stderr(&out));
+    let listed = run(&["jobs", "list", "--bmc", &url, "-o", "json"]).output().await;
+    let doc: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let jobs = doc["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{doc}");
+    assert_eq!(
+        jobs[0]["MessageId"].as_str().map(|m| m.ends_with("JCP001")),
+        Some(true),
+        "{doc}"
+    );
+}
