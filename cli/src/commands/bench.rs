@@ -70,10 +70,10 @@ pub struct StorageArgs {
     /// File (created at --size) or block device.
     #[arg(long, value_name = "FILE|DEVICE")]
     pub target: PathBuf,
-    /// Bytes of the target to use (fio size syntax: 4G, 512M); default 4G for a file, the whole
-    /// device for a device.
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
+    /// Bytes of the target to use: 4G, 512M, 2TiB (K, M, G, T, P and KiB…PiB are powers of
+    /// 1024), or a number of bytes; default 4G for a file, the whole device for a device.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
     /// Measured time per test.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub runtime: Duration,
@@ -106,6 +106,11 @@ pub struct StorageArgs {
     /// Shared options.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `--size`, parsed before anything runs.
+fn parse_size(text: &str) -> Result<u64, String> {
+    fio::parse_size(text).map_err(|e| e.to_string())
 }
 
 /// fio engine choice.
@@ -350,7 +355,7 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let fio_version = fio.version()?;
     let opts = fio::Options {
         target: args.target.clone(),
-        size: args.size.clone().or_else(|| (!is_device).then(|| "4G".to_owned())),
+        size: args.size.or((!is_device).then_some(4 << 30)),
         runtime_s: args.runtime.as_secs().max(1),
         ramp_s: args.ramp.as_secs(),
         numjobs: args.numjobs,
@@ -382,7 +387,7 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     r.storage = Some(Storage {
         target: args.target.display().to_string(),
         target_kind: if is_device { "device" } else { "file" }.into(),
-        size: opts.size.clone(),
+        size: opts.size.map(fio::format_size),
         runtime_s: opts.runtime_s,
         ramp_s: opts.ramp_s,
         numjobs: opts.numjobs,

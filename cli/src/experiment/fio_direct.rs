@@ -72,7 +72,10 @@ pub async fn run(
     };
     let opts = fio::Options {
         target: PathBuf::from(&target),
-        size: Some(storage.size.clone().unwrap_or_else(|| "4G".into())),
+        size: Some(match storage.size.as_deref() {
+            Some(text) => fio::parse_size(text).with_context(|| format!("benchmarks.storage.size of {target}"))?,
+            None => 4 << 30,
+        }),
         runtime_s: seconds(storage.runtime.as_deref(), 60)?,
         ramp_s: seconds(storage.ramp.as_deref(), 5)?,
         numjobs: storage.numjobs.unwrap_or(1),
@@ -165,7 +168,7 @@ pub async fn run(
         storage: Some(Storage {
             target,
             target_kind: "file".into(),
-            size: opts.size.clone(),
+            size: opts.size.map(fio::format_size),
             runtime_s: opts.runtime_s,
             ramp_s: opts.ramp_s,
             numjobs: opts.numjobs,

@@ -6,7 +6,7 @@ use host_bench::fio::{self, Fio, IoEngine, Options, TESTS};
 fn options(dir: &TempDir) -> Options {
     Options {
         target: dir.0.join("target.dat"),
-        size: Some("4M".into()),
+        size: Some(4 << 20),
         runtime_s: 1,
         ramp_s: 0,
         numjobs: 1,

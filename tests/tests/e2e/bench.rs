@@ -226,6 +226,107 @@ async fn storage_refuses_unknown_tests_and_writable_devices_without_consent() {
     // opens a real block device.
 }
 
+/// A fake `fio` first on PATH, returned as the PATH value: it appends its arguments to
+/// `fio-calls.log`, answers `--version`, and for a run writes 4 KiB at `--offset` of its
+/// `--filename` (creating the file, as the real fio lays one out), then fails.
+fn fake_fio(dir: &TempDir) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.0.join("fake-fio-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        r#"#!/bin/sh
+echo "$*" >> '{log}'
+if [ "$1" = "--version" ]; then echo fio-3.33; exit 0; fi
+file=; offset=0
+for a in "$@"; do
+  case "$a" in
+    --filename=*) file="${{a#--filename=}}" ;;
+    --offset=*) offset="${{a#--offset=}}" ;;
+  esac
+done
+if [ -n "$file" ]; then
+  head -c 4096 /dev/zero | tr '\0' X | dd of="$file" bs=4096 seek=$((offset / 4096)) count=1 conv=notrunc status=none
+fi
+echo "fio: simulated failure" >&2
+exit 1
+"#,
+        log = dir.0.join("fio-calls.log").display()
+    );
+    let path = bin.join("fio");
+    std::fs::write(&path, script).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+/// The fake fio's invocations other than `--version`: the runs that could have written.
+fn fio_runs(dir: &TempDir) -> Vec<String> {
+    std::fs::read_to_string(dir.0.join("fio-calls.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| *l != "--version")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_size_with_an_unknown_unit_is_refused_before_fio_runs() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let target = dir.0.join("bench.dat");
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "64Q",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "0s",
+        "--out",
+        dir.0.join("out").to_str().unwrap(),
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("64Q") && err.contains("unknown unit"), "{err}");
+    assert!(
+        err.contains("KiB") && err.contains('G'),
+        "the error lists the units: {err}"
+    );
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+    assert!(!target.exists(), "nothing was created");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bare_number_is_not_taken_for_seconds() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        dir.0.join("bench.dat").to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "10",
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("\"10\"") && err.contains("10s"),
+        "the error shows how to write it: {err}"
+    );
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+}
+
 const ID_CTRL: &str = r#"{"sn":"E2ESERIAL","mn":"FAKE NVME","cntlid":1,"oacs":8,"tnvmcap":3840755982336,"unvmcap":0}"#;
 
 fn fake_nvme(dir: &TempDir) -> String {
