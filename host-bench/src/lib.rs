@@ -1,8 +1,9 @@
 //! On-host benchmarks and their statistics, with no network and no terminal: the seed's fio
 //! storage suite ([`fio`]), STREAM memory kernels ([`stream`]), power statistics from BMC
 //! readings ([`power`]), NVMe namespace sizing ([`nvme`]), raw-device safety checks
-//! ([`device`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report
-//! with its CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
+//! ([`device`]), what a storage target is and whether it may be written ([`target`]), what the
+//! OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its CSV rows,
+//! HTML/SVG charts and run-to-run comparison ([`report`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -21,6 +22,7 @@ pub mod report;
 pub mod stats;
 pub mod stream;
 mod sys;
+pub mod target;
 
 /// What can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]

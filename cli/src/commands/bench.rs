@@ -14,6 +14,7 @@ use host_bench::fio::{self, Fio, IoEngine};
 use host_bench::host::HostInfo;
 use host_bench::power::{self, Sample};
 use host_bench::report::{self, BenchReport, BmcInfo, Memory, RunReport, Storage, TestReport};
+use host_bench::target::{self as bench_target, Kind};
 use host_bench::{device, stream};
 use redfish_client::ODataId;
 use redfish_client::oem::dell;
@@ -67,7 +68,8 @@ pub struct CommonArgs {
 /// `rftune bench storage`.
 #[derive(Debug, clap::Args)]
 pub struct StorageArgs {
-    /// File (created at --size) or block device.
+    /// File (created at --size; its directory must exist) or block device. A path under /dev
+    /// must be an existing block device.
     #[arg(long, value_name = "FILE|DEVICE")]
     pub target: PathBuf,
     /// Bytes of the target to use: 4G, 512M, 2TiB (K, M, G, T, P and KiB…PiB are powers of
@@ -336,7 +338,8 @@ fn finish(
 
 async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let specs = fio::select(&args.tests)?;
-    let is_device = device::is_block_device(&args.target);
+    let kind = bench_target::examine(&args.target)?;
+    let is_device = kind == Kind::Device;
     if is_device {
         let writes = args.precondition || specs.iter().any(|t| t.writes());
         let findings = device::inspect(&args.target)?;
@@ -348,8 +351,6 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
                 confirm_serial: args.confirm_serial.clone(),
             },
         )?;
-    } else if let Some(parent) = args.target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     }
     let fio = Fio::default();
     let fio_version = fio.version()?;

@@ -327,6 +327,65 @@ async fn a_bare_number_is_not_taken_for_seconds() {
     assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_path_under_dev_is_refused_and_nothing_is_created_there() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let target = std::path::PathBuf::from(format!("/dev/rftune-e2e-absent-{}", std::process::id()));
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "8M",
+        "--out",
+        dir.0.join("out").to_str().unwrap(),
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    let created = target.exists();
+    let _ = std::fs::remove_file(&target);
+    assert!(!created, "a regular file was created under /dev");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(target.to_str().unwrap()) && err.contains("existing block device"),
+        "{err}"
+    );
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_parent_directory_is_refused_not_created() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let target = dir.0.join("no").join("such").join("x.fio");
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "8M",
+        "--out",
+        dir.0.join("out").to_str().unwrap(),
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert!(!dir.0.join("no").exists(), "rftune created directories for the target");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    let parent = dir.0.join("no").join("such");
+    assert!(
+        err.contains(&format!("{} does not exist", parent.display())) && err.contains("create it first"),
+        "{err}"
+    );
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+}
+
 const ID_CTRL: &str = r#"{"sn":"E2ESERIAL","mn":"FAKE NVME","cntlid":1,"oacs":8,"tnvmcap":3840755982336,"unvmcap":0}"#;
 
 fn fake_nvme(dir: &TempDir) -> String {
