@@ -162,6 +162,9 @@ pub struct Options {
     pub target: PathBuf,
     /// Bytes to use ([`parse_size`]); required for files, optional for devices (whole device).
     pub size: Option<u64>,
+    /// Where I/O starts: [`crate::target::HEADER_BYTES`] on rftune's files, whose header fio
+    /// must never write; 0 on devices.
+    pub offset: u64,
     /// Measured seconds per test.
     pub runtime_s: u64,
     /// Seconds run before measuring.
@@ -185,6 +188,9 @@ pub fn job_args(spec: &TestSpec, opts: &Options, engine: IoEngine, output: &Path
     ];
     if let Some(size) = opts.size {
         a.push(format!("--size={size}"));
+    }
+    if opts.offset > 0 {
+        a.push(format!("--offset={}", opts.offset));
     }
     a.push(format!("--rw={}", spec.rw));
     if let Some(mix) = spec.rwmixread {
@@ -622,6 +628,9 @@ impl Fio {
         if let Some(size) = opts.size {
             args.push(format!("--size={size}"));
         }
+        if opts.offset > 0 {
+            args.push(format!("--offset={}", opts.offset));
+        }
         let (ok, messages) = self.invoke(&args)?;
         if !ok {
             if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
@@ -725,6 +734,7 @@ mod tests {
         let opts = Options {
             target: "/tmp/a:b".into(),
             size: Some(4 << 30),
+            offset: 1 << 20,
             runtime_s: 60,
             ramp_s: 5,
             numjobs: 2,
@@ -740,6 +750,7 @@ mod tests {
         for want in [
             "--filename=/tmp/a\\:b",
             "--size=4294967296",
+            "--offset=1048576",
             "--rw=randrw",
             "--rwmixread=70",
             "--bs=4k",

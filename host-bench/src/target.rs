@@ -1,12 +1,53 @@
 //! What `--target` names and whether the storage benchmark may write there. A pure decision
 //! ([`decide`]) over what was found at the path ([`observe`]), so every case has a unit test:
 //! a path under `/dev` must be an existing block device (rftune never creates a file in `/dev`),
-//! a file's directory must already exist (rftune creates no directories for it), and anything
+//! a file's directory must already exist (rftune creates no directories for it), an existing
+//! file is written only if rftune created it or the user passed `--overwrite`, and anything
 //! that is neither a regular file nor a block device is refused.
+//!
+//! **How rftune knows a file is its own.** rftune creates a file target itself, exclusively
+//! (`O_CREAT|O_EXCL`, so a file that appears meanwhile is never clobbered), and its first
+//! [`HEADER_BYTES`] are a header that starts with the line [`MAGIC`] followed by a note for
+//! whoever finds the file. fio must never write there, which takes two things: every fio job
+//! runs with `--offset=HEADER_BYTES`, and the file is already `HEADER_BYTES + size` long when
+//! fio opens it, because rftune lays the data region out itself ([`prepare`]). The second
+//! matters as much as the first: fio lays out a file that is shorter than offset + size by
+//! unlinking or truncating it and writing it again from byte 0, header included (fio 3.33's
+//! `extend_file`). Laying out with written data, not a sparse `set_len`, also keeps reads from
+//! measuring holes.
+//!
+//! A header rather than the alternatives: a sidecar marker can outlive its file and then bless
+//! a user's file later put at the same path; an extended attribute is lost whenever the file is
+//! recreated and is missing on some filesystems (NFS, older tmpfs); a header travels with the
+//! data through renames and copies. It costs 1 MiB per target. A user's file that happened to
+//! start with the line `rftune storage benchmark target v1` would be taken for rftune's.
 
 use crate::{Error, Result};
-use std::os::unix::fs::FileTypeExt;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
+
+/// Bytes at the start of a file target that hold rftune's header; fio's I/O starts after them
+/// (`--offset`). 1 MiB keeps the data region aligned for every block size and for O_DIRECT.
+pub const HEADER_BYTES: u64 = 1 << 20;
+
+/// The first line of the header: the mark of a file rftune created.
+pub const MAGIC: &[u8] = b"rftune storage benchmark target v1\n";
+
+/// The header block: [`MAGIC`], a note for whoever finds the file, zeros up to [`HEADER_BYTES`].
+pub fn header(created_at: &str) -> Vec<u8> {
+    let mut h = MAGIC.to_vec();
+    h.extend_from_slice(
+        format!(
+            "Created {created_at} by `rftune bench storage` as a scratch file for fio. Everything after\n\
+             the first {HEADER_BYTES} bytes is benchmark data that rftune overwrites on every run; this\n\
+             header marks the file as rftune's to overwrite. Delete the file when it is no longer needed.\n"
+        )
+        .as_bytes(),
+    );
+    h.resize(HEADER_BYTES as usize, 0);
+    h
+}
 
 /// The directory a missing target would be created in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,7 +71,12 @@ pub enum Found {
     /// A block device.
     BlockDevice,
     /// A regular file.
-    RegularFile,
+    RegularFile {
+        /// Whether it starts with [`MAGIC`].
+        ours: bool,
+        /// Bytes allocated to it on disk.
+        allocated: u64,
+    },
     /// A directory.
     Directory,
     /// Anything else: `character device`, `FIFO`, `socket`.
@@ -42,10 +88,18 @@ pub enum Found {
 pub enum Kind {
     /// A raw block device; [`crate::device`] decides whether it may be written.
     Device,
-    /// A file that does not exist yet.
+    /// A file that does not exist yet: rftune creates it.
     NewFile,
-    /// An existing regular file.
-    ExistingFile,
+    /// A file rftune created earlier (it carries the header): reused.
+    OwnFile {
+        /// Bytes allocated to it on disk.
+        allocated: u64,
+    },
+    /// A file rftune did not create, which `--overwrite` allows it to take over.
+    Overwrite {
+        /// Bytes allocated to it on disk.
+        allocated: u64,
+    },
 }
 
 /// Whether `path` lies under `/dev`, judged on the path made absolute with `.` and `..`
@@ -68,8 +122,8 @@ pub fn under_dev(path: &Path) -> bool {
 }
 
 /// Decides what `path` is to the benchmark, or why it cannot be used. `in_dev` is
-/// [`under_dev`]`(path)`.
-pub fn decide(path: &Path, in_dev: bool, found: &Found) -> Result<Kind> {
+/// [`under_dev`]`(path)`; `overwrite` is the user's `--overwrite`.
+pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Result<Kind> {
     let p = path.display();
     let elsewhere = "or give a file path outside /dev, such as /var/tmp/rftune.fio";
     match found {
@@ -78,7 +132,7 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found) -> Result<Kind> {
             "--target {p} does not exist: a path under /dev must be an existing block device \
              (rftune never creates files in /dev); check the name with lsblk, {elsewhere}"
         ))),
-        Found::RegularFile | Found::Directory | Found::Other(_) if in_dev => Err(Error::Refused(format!(
+        Found::RegularFile { .. } | Found::Directory | Found::Other(_) if in_dev => Err(Error::Refused(format!(
             "--target {p} is a {}, not a block device: a path under /dev must be an existing block \
              device; check the name with lsblk, {elsewhere}",
             describe(found)
@@ -102,7 +156,14 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found) -> Result<Kind> {
                  directories for a target) or choose a file in an existing directory"
             )))
         }
-        Found::RegularFile => Ok(Kind::ExistingFile),
+        Found::RegularFile { ours: true, allocated } => Ok(Kind::OwnFile { allocated: *allocated }),
+        Found::RegularFile { ours: false, allocated } if overwrite => Ok(Kind::Overwrite { allocated: *allocated }),
+        Found::RegularFile { ours: false, .. } => Err(Error::Refused(format!(
+            "--target {p} already exists and was not created by rftune (it does not start with \
+             rftune's header), so benchmarking it would destroy its contents; give a path that does \
+             not exist (rftune creates the file), delete the file yourself, or pass --overwrite to \
+             destroy its contents"
+        ))),
         Found::Directory => Err(Error::Refused(format!(
             "--target {p} is a directory; give a file path inside it, e.g. {}",
             path.join("rftune.fio").display()
@@ -117,7 +178,7 @@ fn describe(found: &Found) -> &'static str {
     match found {
         Found::Missing { .. } => "missing path",
         Found::BlockDevice => "block device",
-        Found::RegularFile => "regular file",
+        Found::RegularFile { .. } => "regular file",
         Found::Directory => "directory",
         Found::Other(kind) => kind,
     }
@@ -155,7 +216,10 @@ pub fn observe(path: &Path) -> Result<Found> {
     Ok(if t.is_block_device() {
         Found::BlockDevice
     } else if t.is_file() {
-        Found::RegularFile
+        Found::RegularFile {
+            ours: starts_with_magic(path)?,
+            allocated: meta.blocks() * 512,
+        }
     } else if t.is_dir() {
         Found::Directory
     } else if t.is_char_device() {
@@ -169,9 +233,88 @@ pub fn observe(path: &Path) -> Result<Found> {
     })
 }
 
+fn starts_with_magic(path: &Path) -> Result<bool> {
+    let io = crate::io_err(format!(
+        "reading the start of --target {} to see whether rftune created it",
+        path.display()
+    ));
+    let mut head = Vec::with_capacity(MAGIC.len());
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAGIC.len() as u64).read_to_end(&mut head))
+        .map_err(io)?;
+    Ok(head == MAGIC)
+}
+
 /// [`observe`] and [`decide`] for `path`.
-pub fn examine(path: &Path) -> Result<Kind> {
-    decide(path, under_dev(path), &observe(path)?)
+pub fn examine(path: &Path, overwrite: bool) -> Result<Kind> {
+    decide(path, under_dev(path), &observe(path)?, overwrite)
+}
+
+/// Makes a file target ready for fio at `size` bytes of data: creates it exclusively
+/// ([`Kind::NewFile`]) or opens it, writes the header (new files and `--overwrite`), and lays
+/// the data region out with written (not sparse) data up to `HEADER_BYTES + size`, so fio
+/// neither rewrites the file from byte 0 nor reads holes. Each 4 KiB block differs from every
+/// other, so a deduplicating or compressing drive cannot shortcut the benchmark.
+pub fn prepare(path: &Path, kind: Kind, size: u64) -> Result<()> {
+    let p = path.display();
+    let new = kind == Kind::NewFile;
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(new)
+        .open(path)
+        .map_err(crate::io_err(if new {
+            format!("creating --target {p} (it must not exist yet)")
+        } else {
+            format!("opening --target {p} for writing")
+        }))?;
+    if matches!(kind, Kind::NewFile | Kind::Overwrite { .. }) {
+        file.write_all_at(&header(&crate::utc_now()), 0)
+            .map_err(crate::io_err(format!("writing rftune's header to {p}")))?;
+    }
+    let end = HEADER_BYTES.checked_add(size).ok_or_else(|| {
+        Error::Invalid(format!(
+            "--target {p}: a size of {size} bytes plus the header overflows"
+        ))
+    })?;
+    let mut pos = file
+        .metadata()
+        .map_err(crate::io_err(format!("reading the size of {p}")))?
+        .len()
+        .max(HEADER_BYTES);
+    let mut chunk = pattern(LAYOUT_CHUNK);
+    while pos < end {
+        let n = (end - pos).min(LAYOUT_CHUNK as u64) as usize;
+        for (i, block) in chunk[..n].chunks_mut(4096).enumerate() {
+            let stamp = (pos / 4096 + i as u64).to_le_bytes();
+            let k = stamp.len().min(block.len());
+            block[..k].copy_from_slice(&stamp[..k]);
+        }
+        file.write_all_at(&chunk[..n], pos).map_err(crate::io_err(format!(
+            "laying out --target {p} ({} of {} bytes written)",
+            pos - HEADER_BYTES,
+            size
+        )))?;
+        pos += n as u64;
+    }
+    file.sync_all()
+        .map_err(crate::io_err(format!("flushing --target {p} to disk")))
+}
+
+/// Bytes written per call while laying out a target.
+const LAYOUT_CHUNK: usize = 1 << 20;
+
+/// `len` pseudo-random bytes (xorshift64*): incompressible, cheap, reproducible.
+fn pattern(len: usize) -> Vec<u8> {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        out.extend_from_slice(&x.wrapping_mul(0x2545_F491_4F6C_DD1D).to_le_bytes());
+    }
+    out.truncate(len);
+    out
 }
 
 #[cfg(test)]
@@ -179,7 +322,13 @@ mod tests {
     use super::*;
 
     fn refused(path: &str, in_dev: bool, found: Found) -> String {
-        decide(Path::new(path), in_dev, &found).unwrap_err().to_string()
+        decide(Path::new(path), in_dev, &found, false).unwrap_err().to_string()
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("host-bench-target-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 
     #[test]
@@ -207,10 +356,17 @@ mod tests {
         );
         let e = refused("/dev/null", true, Found::Other("character device"));
         assert!(e.contains("character device, not a block device"), "{e}");
-        let e = refused("/dev/shm/x", true, Found::RegularFile);
+        let e = refused(
+            "/dev/shm/x",
+            true,
+            Found::RegularFile {
+                ours: true,
+                allocated: 0,
+            },
+        );
         assert!(e.contains("regular file, not a block device"), "{e}");
         assert_eq!(
-            decide(Path::new("/dev/nvme0n1"), true, &Found::BlockDevice).unwrap(),
+            decide(Path::new("/dev/nvme0n1"), true, &Found::BlockDevice, false).unwrap(),
             Kind::Device
         );
     }
@@ -239,18 +395,75 @@ mod tests {
         let new = Found::Missing {
             parent: Parent::Directory,
         };
-        assert_eq!(decide(Path::new("x.fio"), false, &new).unwrap(), Kind::NewFile);
+        assert_eq!(decide(Path::new("x.fio"), false, &new, false).unwrap(), Kind::NewFile);
         assert!(refused("/var/tmp", false, Found::Directory).contains("/var/tmp/rftune.fio"));
         assert!(refused("/run/x.sock", false, Found::Other("socket")).contains("is a socket"));
     }
 
     #[test]
+    fn a_user_file_is_refused_unless_overwrite_and_rftunes_own_file_is_reused() {
+        let user = Found::RegularFile {
+            ours: false,
+            allocated: 4096,
+        };
+        let e = refused("/data/db.bin", false, user.clone());
+        assert!(
+            e.contains("/data/db.bin already exists and was not created by rftune") && e.contains("--overwrite"),
+            "{e}"
+        );
+        assert_eq!(
+            decide(Path::new("/data/db.bin"), false, &user, true).unwrap(),
+            Kind::Overwrite { allocated: 4096 }
+        );
+        let own = Found::RegularFile {
+            ours: true,
+            allocated: 8192,
+        };
+        assert_eq!(
+            decide(Path::new("/var/tmp/r.fio"), false, &own, false).unwrap(),
+            Kind::OwnFile { allocated: 8192 }
+        );
+    }
+
+    #[test]
+    fn prepare_writes_the_header_lays_out_the_data_and_never_clobbers() {
+        let dir = temp_dir("prepare");
+        let file = dir.join("t.fio");
+        prepare(&file, Kind::NewFile, 3 << 20).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        assert_eq!(bytes.len() as u64, HEADER_BYTES + (3 << 20));
+        assert!(bytes.starts_with(MAGIC));
+        assert!(
+            bytes[HEADER_BYTES as usize..].iter().filter(|b| **b == 0).count() < 3 << 15,
+            "data, not zeros"
+        );
+        let blocks: std::collections::HashSet<&[u8]> = bytes[HEADER_BYTES as usize..].chunks(4096).collect();
+        assert_eq!(blocks.len(), 3 << 8, "every 4 KiB block differs");
+        assert!(matches!(observe(&file).unwrap(), Found::RegularFile { ours: true, .. }));
+        let e = prepare(&file, Kind::NewFile, 1 << 20).unwrap_err().to_string();
+        assert!(e.contains("it must not exist yet"), "{e}");
+        // A larger size extends rftune's file after the data already there.
+        prepare(&file, Kind::OwnFile { allocated: 0 }, 4 << 20).unwrap();
+        let grown = std::fs::read(&file).unwrap();
+        assert_eq!(grown.len() as u64, HEADER_BYTES + (4 << 20));
+        assert_eq!(grown[..bytes.len()], bytes[..]);
+        // --overwrite puts the header on a user's file.
+        let user = dir.join("user.bin");
+        std::fs::write(&user, b"precious").unwrap();
+        prepare(&user, Kind::Overwrite { allocated: 0 }, 1 << 20).unwrap();
+        assert!(std::fs::read(&user).unwrap().starts_with(MAGIC));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn observe_tells_files_directories_and_missing_parents_apart() {
-        let dir = std::env::temp_dir().join(format!("host-bench-target-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = temp_dir("observe");
         let file = dir.join("f");
         std::fs::write(&file, b"data").unwrap();
-        assert_eq!(observe(&file).unwrap(), Found::RegularFile);
+        assert!(matches!(
+            observe(&file).unwrap(),
+            Found::RegularFile { ours: false, .. }
+        ));
         assert_eq!(observe(&dir).unwrap(), Found::Directory);
         assert_eq!(
             observe(&dir.join("new")).unwrap(),

@@ -27,7 +27,8 @@ pub enum BenchCommand {
     /// Dell's seven-test fio suite for NVMe (sequential read/write 128k QD16, random read/write 4k QD32,
     /// random 70/30, 50/50, 30/70 mixes 4k QD32) on a file or block device.
     ///
-    /// A file target is the safe default. Writing to a raw device destroys its data: it is
+    /// A file target is the safe default: rftune creates it and will not overwrite a file it did
+    /// not create unless --overwrite is given. Writing to a raw device destroys its data: it is
     /// refused while the device is mounted, in use by device-mapper/MD, or holds `/`, and
     /// otherwise needs --destroy-data and --confirm-serial with the device's serial.
     Storage(StorageArgs),
@@ -68,8 +69,9 @@ pub struct CommonArgs {
 /// `rftune bench storage`.
 #[derive(Debug, clap::Args)]
 pub struct StorageArgs {
-    /// File (created at --size; its directory must exist) or block device. A path under /dev
-    /// must be an existing block device.
+    /// File (created at --size, with rftune's 1 MiB header in front; its directory must exist)
+    /// or block device. An existing file is used only if rftune created it, or with
+    /// --overwrite. A path under /dev must be an existing block device.
     #[arg(long, value_name = "FILE|DEVICE")]
     pub target: PathBuf,
     /// Bytes of the target to use: 4G, 512M, 2TiB (K, M, G, T, P and KiB…PiB are powers of
@@ -99,6 +101,11 @@ pub struct StorageArgs {
     /// Most steady-state rounds when preconditioning.
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub ss_rounds: usize,
+    /// Benchmark an existing file that rftune did not create, destroying its contents. Without
+    /// it, a file target must be new (rftune creates it) or one rftune created earlier, which
+    /// it recognises by the header in the file's first MiB (fio never writes there).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Allow writing to a raw block device, destroying its data (needs --confirm-serial).
     #[arg(long, requires = "confirm_serial")]
     pub destroy_data: bool,
@@ -338,7 +345,7 @@ fn finish(
 
 async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let specs = fio::select(&args.tests)?;
-    let kind = bench_target::examine(&args.target)?;
+    let kind = bench_target::examine(&args.target, args.overwrite)?;
     let is_device = kind == Kind::Device;
     if is_device {
         let writes = args.precondition || specs.iter().any(|t| t.writes());
@@ -357,6 +364,7 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let opts = fio::Options {
         target: args.target.clone(),
         size: args.size.or((!is_device).then_some(4 << 30)),
+        offset: if is_device { 0 } else { bench_target::HEADER_BYTES },
         runtime_s: args.runtime.as_secs().max(1),
         ramp_s: args.ramp.as_secs(),
         numjobs: args.numjobs,
@@ -369,7 +377,10 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let raw = dir.join("fio");
     let started_at = host_bench::utc_now();
     let mut bmc = connect_bmc(&args.common, dirs).await?;
-    let result = storage_runs(args, &specs, &opts, &raw, bmc.as_mut(), output).await;
+    let result = match prepare_file(kind, &opts).await {
+        Ok(()) => storage_runs(args, &specs, &opts, &raw, bmc.as_mut(), output).await,
+        Err(e) => Err(e),
+    };
     if let Some(b) = &bmc {
         b.target.close().await;
     }
@@ -398,6 +409,19 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
         tests,
     });
     finish(r, &dir, output, storage_table)
+}
+
+/// Creates or extends a file target with rftune's header and its data laid out (see
+/// `host_bench::target`); nothing for a device.
+async fn prepare_file(kind: Kind, opts: &fio::Options) -> Result<()> {
+    let (Some(size), false) = (opts.size, kind == Kind::Device) else {
+        return Ok(());
+    };
+    let path = opts.target.clone();
+    tokio::task::spawn_blocking(move || bench_target::prepare(&path, kind, size))
+        .await
+        .context("layout thread")??;
+    Ok(())
 }
 
 async fn storage_runs(

@@ -76,6 +76,7 @@ pub async fn run(
             Some(text) => fio::parse_size(text).with_context(|| format!("benchmarks.storage.size of {target}"))?,
             None => 4 << 30,
         }),
+        offset: 0,
         runtime_s: seconds(storage.runtime.as_deref(), 60)?,
         ramp_s: seconds(storage.ramp.as_deref(), 5)?,
         numjobs: storage.numjobs.unwrap_or(1),

@@ -7,6 +7,7 @@ fn options(dir: &TempDir) -> Options {
     Options {
         target: dir.0.join("target.dat"),
         size: Some(4 << 20),
+        offset: 0,
         runtime_s: 1,
         ramp_s: 0,
         numjobs: 1,
@@ -78,4 +79,33 @@ fn preconditioning_writes_twice_and_checks_steady_state() {
     assert_eq!(p.sequential_passes, 2);
     assert_eq!(p.rounds_iops.len(), 5);
     assert!(p.steady_state.is_some());
+}
+
+#[test]
+fn fio_never_writes_over_rftunes_header() {
+    use host_bench::target::{self, HEADER_BYTES, Kind, MAGIC};
+    let dir = TempDir::new("fio-header");
+    let opts = Options {
+        offset: HEADER_BYTES,
+        ..options(&dir)
+    };
+    target::prepare(&opts.target, Kind::NewFile, opts.size.unwrap()).unwrap();
+    let header = std::fs::read(&opts.target).unwrap()[..HEADER_BYTES as usize].to_vec();
+    assert!(header.starts_with(MAGIC));
+    let fio = Fio::default();
+    for spec in TESTS.iter().filter(|t| t.writes()) {
+        fio.run(spec, &opts, &dir.0, "").unwrap();
+    }
+    fio.precondition(&opts, &dir.0, 1, 5).unwrap();
+    let after = std::fs::read(&opts.target).unwrap();
+    assert_eq!(
+        after.len() as u64,
+        HEADER_BYTES + opts.size.unwrap(),
+        "fio did not resize the file"
+    );
+    assert!(after[..HEADER_BYTES as usize] == header[..], "the header is intact");
+    assert!(matches!(
+        target::observe(&opts.target).unwrap(),
+        target::Found::RegularFile { ours: true, .. }
+    ));
 }

@@ -10,6 +10,7 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
     let opts = Options {
         target: dir.0.join("t.dat"),
         size: Some(4 << 20),
+        offset: 0,
         runtime_s: 1,
         ramp_s: 0,
         numjobs: 1,

@@ -386,6 +386,93 @@ async fn a_missing_parent_directory_is_refused_not_created() {
     assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
 }
 
+/// Bytes no benchmark may change: a user's file with a recognisable pattern.
+fn user_data() -> Vec<u8> {
+    (0..256 * 1024u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_existing_user_file_is_refused_without_overwrite() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let target = dir.0.join("checksummed.bin");
+    std::fs::write(&target, user_data()).unwrap();
+    let out = Run::new(&[
+        "bench",
+        "storage",
+        "--target",
+        target.to_str().unwrap(),
+        "--size",
+        "8M",
+        "--runtime",
+        "1s",
+        "--ramp",
+        "0s",
+        "--out",
+        dir.0.join("out").to_str().unwrap(),
+    ])
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert!(
+        std::fs::read(&target).unwrap() == user_data(),
+        "the user's file was changed"
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(target.to_str().unwrap()) && err.contains("not created by rftune") && err.contains("--overwrite"),
+        "{err}"
+    );
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn overwrite_takes_over_a_user_file_and_fio_keeps_rftunes_mark() {
+    let dir = work_dir();
+    let target = dir.0.join("scratch.bin");
+    std::fs::write(&target, user_data()).unwrap();
+    let run = |out_dir: &str, extra: Option<&str>| {
+        let out_dir = dir.0.join(out_dir);
+        let mut args = vec![
+            "bench",
+            "storage",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "8M",
+            "--runtime",
+            "1s",
+            "--ramp",
+            "0s",
+            "--tests",
+            "seqwrite,randwrite",
+            "--out",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect::<Vec<_>>();
+        args.push(out_dir.to_str().unwrap().to_owned());
+        args.extend(extra.map(str::to_owned));
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            Run::new(&args).output().await
+        }
+    };
+    let out = run("first", Some("--overwrite")).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let head = std::fs::read(&target).unwrap();
+    assert!(
+        head.starts_with(b"rftune storage benchmark target"),
+        "after fio wrote seqwrite and randwrite, the file still carries rftune's header"
+    );
+    // Now it is rftune's own file: the next run needs no --overwrite.
+    let out = run("second", None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 const ID_CTRL: &str = r#"{"sn":"E2ESERIAL","mn":"FAKE NVME","cntlid":1,"oacs":8,"tnvmcap":3840755982336,"unvmcap":0}"#;
 
 fn fake_nvme(dir: &TempDir) -> String {
