@@ -3,7 +3,7 @@
 //! per-job errors kept), per-second IOPS logs, io_uring → libaio fallback, and preconditioning
 //! with the SNIA steady-state check.
 
-use crate::{Error, Result, stats};
+use crate::{Error, Result, Stop, stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -486,17 +486,26 @@ pub fn io_uring_unavailable(messages: &str) -> bool {
 }
 
 /// The fio executable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Fio {
     /// Program name or path (default `fio` from PATH).
     pub program: PathBuf,
+    /// When requested, a running fio is sent SIGINT (it stops its jobs) and no further run
+    /// starts: runs return [`Error::Interrupted`].
+    pub stop: Stop,
 }
 
 impl Default for Fio {
     fn default() -> Self {
-        Self { program: "fio".into() }
+        Self {
+            program: "fio".into(),
+            stop: Stop::default(),
+        }
     }
 }
+
+/// How long fio gets to stop after SIGINT before it is killed.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One fio run of a test.
 #[derive(Debug, Clone, PartialEq)]
@@ -526,17 +535,63 @@ impl Fio {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     }
 
+    /// Runs fio with `args`, returning whether it succeeded and its messages (stderr, then
+    /// stdout). Polls for [`Fio::stop`] while fio runs.
     fn invoke(&self, args: &[String]) -> Result<(bool, String)> {
-        let out = Command::new(&self.program)
+        let name = args.first().map_or("fio", String::as_str);
+        let interrupted = || Error::Interrupted(format!("{} {name} was stopped", self.program.display()));
+        if self.stop.requested() {
+            return Err(interrupted());
+        }
+        let mut child = Command::new(&self.program)
             .args(args)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .map_err(crate::io_err(format!(
                 "running {} (is fio installed?)",
                 self.program.display()
             )))?;
-        let mut messages = String::from_utf8_lossy(&out.stderr).into_owned();
-        messages.push_str(&String::from_utf8_lossy(&out.stdout));
-        Ok((out.status.success(), messages))
+        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+        // Both pipes are drained while fio runs, so a chatty fio never blocks on a full pipe.
+        let (status, out, err) = std::thread::scope(|scope| {
+            let out = scope.spawn(move || read_all(stdout));
+            let err = scope.spawn(move || read_all(stderr));
+            let status = self.wait(&mut child);
+            (status, out.join().unwrap_or_default(), err.join().unwrap_or_default())
+        });
+        let status = status.map_err(crate::io_err(format!("waiting for {}", self.program.display())))?;
+        if self.stop.requested() {
+            return Err(interrupted());
+        }
+        let mut messages = String::from_utf8_lossy(&err).into_owned();
+        messages.push_str(&String::from_utf8_lossy(&out));
+        Ok((status.success(), messages))
+    }
+
+    /// Waits for fio; on a stop request sends it SIGINT, and kills it after [`STOP_GRACE`].
+    fn wait(&self, child: &mut std::process::Child) -> std::io::Result<std::process::ExitStatus> {
+        let mut interrupted_at: Option<std::time::Instant> = None;
+        loop {
+            if let Some(status) = child.try_wait()? {
+                return Ok(status);
+            }
+            if self.stop.requested() {
+                match interrupted_at {
+                    None => {
+                        crate::sys::interrupt(child)?;
+                        interrupted_at = Some(std::time::Instant::now());
+                    }
+                    Some(at) if at.elapsed() > STOP_GRACE => {
+                        child.kill()?;
+                        return child.wait();
+                    }
+                    Some(_) => {}
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
@@ -678,6 +733,14 @@ pub struct Precondition {
     pub rounds_iops: Vec<f64>,
     /// The verdict over the last five rounds.
     pub steady_state: Option<stats::SteadyState>,
+}
+
+fn read_all(pipe: Option<impl std::io::Read>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(mut p) = pipe {
+        let _ = p.read_to_end(&mut buf);
+    }
+    buf
 }
 
 fn last_line(s: &str) -> &str {

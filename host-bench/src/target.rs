@@ -22,7 +22,7 @@
 //! data through renames and copies. It costs 1 MiB per target. A user's file that happened to
 //! start with the line `rftune storage benchmark target v1` would be taken for rftune's.
 
-use crate::{Error, Result};
+use crate::{Error, Result, Stop};
 use std::io::Read;
 use std::os::unix::fs::{FileExt, FileTypeExt, MetadataExt};
 use std::path::{Component, Path, PathBuf};
@@ -250,23 +250,100 @@ pub fn examine(path: &Path, overwrite: bool) -> Result<Kind> {
     decide(path, under_dev(path), &observe(path)?, overwrite)
 }
 
+/// Bytes the layout of a file target at `size` bytes of data still has to allocate.
+pub fn to_allocate(kind: Kind, size: u64) -> u64 {
+    let end = HEADER_BYTES.saturating_add(size);
+    match kind {
+        Kind::Device => 0,
+        Kind::NewFile => end,
+        Kind::OwnFile { allocated } | Kind::Overwrite { allocated } => end.saturating_sub(allocated),
+    }
+}
+
+/// Free space a file target leaves on its filesystem: 1% of the filesystem and at least
+/// 256 MiB, for the results, logs and everything else living there.
+pub fn margin(total: u64) -> u64 {
+    (total / 100).max(256 << 20)
+}
+
+/// Refuses a layout of `needed` bytes that would leave less than [`margin`] free on a
+/// filesystem with `available` of `total` bytes free to unprivileged users.
+pub fn check_space(path: &Path, size: u64, needed: u64, available: u64, total: u64) -> Result<()> {
+    let keep = margin(total);
+    if needed.saturating_add(keep) <= available {
+        return Ok(());
+    }
+    Err(Error::Refused(format!(
+        "laying out --target {} for --size {} needs {} of free space (plus {} that must stay \
+         free), but only {} is available; choose a smaller --size, free some space, or put the \
+         target on a filesystem with more room",
+        path.display(),
+        crate::fio::format_size(size),
+        approx(needed),
+        approx(keep),
+        approx(available)
+    )))
+}
+
+/// A byte count for people: `76.0 GiB`.
+fn approx(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
+}
+
+/// [`check_space`] for a file target on the filesystem that holds (or will hold) it.
+pub fn ensure_space(path: &Path, kind: Kind, size: u64) -> Result<()> {
+    let on = if kind == Kind::NewFile {
+        path.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    } else {
+        path
+    };
+    let (available, total) = crate::sys::filesystem_space(on).map_err(crate::io_err(format!(
+        "reading the free space of the filesystem holding {}",
+        on.display()
+    )))?;
+    check_space(path, size, to_allocate(kind, size), available, total)
+}
+
 /// Makes a file target ready for fio at `size` bytes of data: creates it exclusively
 /// ([`Kind::NewFile`]) or opens it, writes the header (new files and `--overwrite`), and lays
 /// the data region out with written (not sparse) data up to `HEADER_BYTES + size`, so fio
 /// neither rewrites the file from byte 0 nor reads holes. Each 4 KiB block differs from every
-/// other, so a deduplicating or compressing drive cannot shortcut the benchmark.
-pub fn prepare(path: &Path, kind: Kind, size: u64) -> Result<()> {
-    let p = path.display();
+/// other, so a deduplicating or compressing drive cannot shortcut the benchmark. Stops early on
+/// `stop`. A file it created is removed again when it fails, so an error leaves no partial file.
+pub fn prepare(path: &Path, kind: Kind, size: u64, stop: &Stop) -> Result<()> {
     let new = kind == Kind::NewFile;
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(new)
         .open(path)
         .map_err(crate::io_err(if new {
-            format!("creating --target {p} (it must not exist yet)")
+            format!("creating --target {} (it must not exist yet)", path.display())
         } else {
-            format!("opening --target {p} for writing")
+            format!("opening --target {} for writing", path.display())
         }))?;
+    let laid_out = lay_out(&file, path, kind, size, stop);
+    if laid_out.is_err() && new {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+    }
+    laid_out
+}
+
+fn lay_out(file: &std::fs::File, path: &Path, kind: Kind, size: u64, stop: &Stop) -> Result<()> {
+    let p = path.display();
     if matches!(kind, Kind::NewFile | Kind::Overwrite { .. }) {
         file.write_all_at(&header(&crate::utc_now()), 0)
             .map_err(crate::io_err(format!("writing rftune's header to {p}")))?;
@@ -283,6 +360,9 @@ pub fn prepare(path: &Path, kind: Kind, size: u64) -> Result<()> {
         .max(HEADER_BYTES);
     let mut chunk = pattern(LAYOUT_CHUNK);
     while pos < end {
+        if stop.requested() {
+            return Err(Error::Interrupted(format!("laying out {p}")));
+        }
         let n = (end - pos).min(LAYOUT_CHUNK as u64) as usize;
         for (i, block) in chunk[..n].chunks_mut(4096).enumerate() {
             let stamp = (pos / 4096 + i as u64).to_le_bytes();
@@ -429,7 +509,8 @@ mod tests {
     fn prepare_writes_the_header_lays_out_the_data_and_never_clobbers() {
         let dir = temp_dir("prepare");
         let file = dir.join("t.fio");
-        prepare(&file, Kind::NewFile, 3 << 20).unwrap();
+        let go = Stop::default();
+        prepare(&file, Kind::NewFile, 3 << 20, &go).unwrap();
         let bytes = std::fs::read(&file).unwrap();
         assert_eq!(bytes.len() as u64, HEADER_BYTES + (3 << 20));
         assert!(bytes.starts_with(MAGIC));
@@ -440,19 +521,58 @@ mod tests {
         let blocks: std::collections::HashSet<&[u8]> = bytes[HEADER_BYTES as usize..].chunks(4096).collect();
         assert_eq!(blocks.len(), 3 << 8, "every 4 KiB block differs");
         assert!(matches!(observe(&file).unwrap(), Found::RegularFile { ours: true, .. }));
-        let e = prepare(&file, Kind::NewFile, 1 << 20).unwrap_err().to_string();
+        let e = prepare(&file, Kind::NewFile, 1 << 20, &go).unwrap_err().to_string();
         assert!(e.contains("it must not exist yet"), "{e}");
+        assert!(file.exists(), "a file prepare did not create is never removed");
         // A larger size extends rftune's file after the data already there.
-        prepare(&file, Kind::OwnFile { allocated: 0 }, 4 << 20).unwrap();
+        prepare(&file, Kind::OwnFile { allocated: 0 }, 4 << 20, &go).unwrap();
         let grown = std::fs::read(&file).unwrap();
         assert_eq!(grown.len() as u64, HEADER_BYTES + (4 << 20));
         assert_eq!(grown[..bytes.len()], bytes[..]);
         // --overwrite puts the header on a user's file.
         let user = dir.join("user.bin");
         std::fs::write(&user, b"precious").unwrap();
-        prepare(&user, Kind::Overwrite { allocated: 0 }, 1 << 20).unwrap();
+        prepare(&user, Kind::Overwrite { allocated: 0 }, 1 << 20, &go).unwrap();
         assert!(std::fs::read(&user).unwrap().starts_with(MAGIC));
+        // Stopped while laying out: the file it created is gone again.
+        let stop = Stop::default();
+        stop.request();
+        let stopped = dir.join("stopped.fio");
+        let e = prepare(&stopped, Kind::NewFile, 8 << 20, &stop).unwrap_err();
+        assert!(matches!(e, Error::Interrupted(_)), "{e}");
+        assert!(!stopped.exists());
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn space_is_checked_with_a_margin_against_what_is_still_to_allocate() {
+        let gib = 1u64 << 30;
+        assert_eq!(margin(100 * gib), gib);
+        assert_eq!(margin(gib), 256 << 20);
+        assert_eq!(to_allocate(Kind::NewFile, 4 * gib), 4 * gib + HEADER_BYTES);
+        assert_eq!(to_allocate(Kind::OwnFile { allocated: 5 * gib }, 4 * gib), 0);
+        assert_eq!(
+            to_allocate(Kind::Overwrite { allocated: gib }, 4 * gib),
+            3 * gib + HEADER_BYTES
+        );
+        let p = Path::new("/var/tmp/r.fio");
+        assert!(check_space(p, 4 * gib, 4 * gib, 6 * gib, 100 * gib).is_ok());
+        let e = check_space(p, 4 * gib, 4 * gib, 4 * gib + (512 << 20), 100 * gib)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--target /var/tmp/r.fio for --size 4 GiB needs 4.0 GiB of free space")
+                && e.contains("plus 1.0 GiB that must stay free")
+                && e.contains("only 4.5 GiB is available"),
+            "{e}"
+        );
+        let e = check_space(p, 500 << 40, 500 << 40, 76 * gib, 250 * gib)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("500.0 TiB of free space") && e.contains("smaller --size"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -27,8 +27,9 @@ pub enum BenchCommand {
     /// Dell's seven-test fio suite for NVMe (sequential read/write 128k QD16, random read/write 4k QD32,
     /// random 70/30, 50/50, 30/70 mixes 4k QD32) on a file or block device.
     ///
-    /// A file target is the safe default: rftune creates it and will not overwrite a file it did
-    /// not create unless --overwrite is given. Writing to a raw device destroys its data: it is
+    /// A file target is the safe default: rftune creates it (after checking that its filesystem
+    /// keeps 1%, at least 256 MiB, free afterwards), removes it again if the run fails or is
+    /// interrupted, and will not overwrite a file it did not create unless --overwrite is given. Writing to a raw device destroys its data: it is
     /// refused while the device is mounted, in use by device-mapper/MD, or holds `/`, and
     /// otherwise needs --destroy-data and --confirm-serial with the device's serial.
     Storage(StorageArgs),
@@ -347,20 +348,6 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let specs = fio::select(&args.tests)?;
     let kind = bench_target::examine(&args.target, args.overwrite)?;
     let is_device = kind == Kind::Device;
-    if is_device {
-        let writes = args.precondition || specs.iter().any(|t| t.writes());
-        let findings = device::inspect(&args.target)?;
-        device::decide(
-            &findings,
-            writes,
-            &device::Consent {
-                destroy_data: args.destroy_data,
-                confirm_serial: args.confirm_serial.clone(),
-            },
-        )?;
-    }
-    let fio = Fio::default();
-    let fio_version = fio.version()?;
     let opts = fio::Options {
         target: args.target.clone(),
         size: args.size.or((!is_device).then_some(4 << 30)),
@@ -373,61 +360,163 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
             EngineArg::Libaio => IoEngine::Libaio,
         },
     };
-    let dir = out_dir(&args.common, "storage")?;
-    let raw = dir.join("fio");
-    let started_at = host_bench::utc_now();
-    let mut bmc = connect_bmc(&args.common, dirs).await?;
-    let result = match prepare_file(kind, &opts).await {
-        Ok(()) => storage_runs(args, &specs, &opts, &raw, bmc.as_mut(), output).await,
-        Err(e) => Err(e),
+    if is_device {
+        let writes = args.precondition || specs.iter().any(|t| t.writes());
+        let findings = device::inspect(&args.target)?;
+        device::decide(
+            &findings,
+            writes,
+            &device::Consent {
+                destroy_data: args.destroy_data,
+                confirm_serial: args.confirm_serial.clone(),
+            },
+        )?;
+    } else if let Some(size) = opts.size {
+        bench_target::ensure_space(&args.target, kind, size)?;
+    }
+    let run = StorageRun {
+        specs,
+        kind,
+        opts,
+        fio: Fio::default(),
+        created: std::sync::OnceLock::new(),
     };
-    if let Some(b) = &bmc {
-        b.target.close().await;
+    let mut interrupts = Interrupts::install()?;
+    let result = {
+        let work = run.run(args, dirs, output);
+        tokio::pin!(work);
+        tokio::select! {
+            r = &mut work => r,
+            signal = interrupts.next() => {
+                // fio gets SIGINT and the layout stops at its next chunk; let both end.
+                run.fio.stop.request();
+                let _ = tokio::time::timeout(Duration::from_secs(30), work).await;
+                Err(anyhow::anyhow!("interrupted by {signal}"))
+            }
+        }
+    };
+    match (result, run.created.get()) {
+        (Err(e), Some(path)) => Err(match std::fs::remove_file(path) {
+            Ok(()) => e.context(format!(
+                "benchmarking {} failed; the file this run created was removed",
+                path.display()
+            )),
+            Err(r) => e.context(format!(
+                "benchmarking {} failed, and removing the file this run created failed too ({r}); delete it yourself",
+                path.display()
+            )),
+        }),
+        (result, _) => result,
     }
-    let (precondition, tests) = result?;
-    let mut r = new_report("storage", &args.common, started_at, bmc.as_ref());
-    for t in &tests {
-        r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
-        r.valid &= t.valid;
-    }
-    if let Some(p) = &precondition
-        && !p.steady_state.is_some_and(|s| s.reached)
-    {
-        r.problems
-            .push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
-    }
-    r.storage = Some(Storage {
-        target: args.target.display().to_string(),
-        target_kind: if is_device { "device" } else { "file" }.into(),
-        size: opts.size.map(fio::format_size),
-        runtime_s: opts.runtime_s,
-        ramp_s: opts.ramp_s,
-        numjobs: opts.numjobs,
-        ioengine: opts.ioengine.as_str().into(),
-        fio_version: Some(fio_version),
-        precondition,
-        tests,
-    });
-    finish(r, &dir, output, storage_table)
 }
 
-/// Creates or extends a file target with rftune's header and its data laid out (see
-/// `host_bench::target`); nothing for a device.
-async fn prepare_file(kind: Kind, opts: &fio::Options) -> Result<()> {
-    let (Some(size), false) = (opts.size, kind == Kind::Device) else {
-        return Ok(());
-    };
-    let path = opts.target.clone();
-    tokio::task::spawn_blocking(move || bench_target::prepare(&path, kind, size))
-        .await
-        .context("layout thread")??;
-    Ok(())
+/// SIGINT, SIGTERM and SIGHUP, caught while a storage run lasts so that fio is stopped and a
+/// file the run created is removed instead of being left behind.
+struct Interrupts {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn install() -> Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let catch = |kind: SignalKind, name: &str| {
+            signal(kind).with_context(|| format!("installing a {name} handler (to clean up if interrupted)"))
+        };
+        Ok(Self {
+            int: catch(SignalKind::interrupt(), "SIGINT")?,
+            term: catch(SignalKind::terminate(), "SIGTERM")?,
+            hup: catch(SignalKind::hangup(), "SIGHUP")?,
+        })
+    }
+
+    /// The name of the next signal received.
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.int.recv() => "SIGINT",
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.hup.recv() => "SIGHUP",
+        }
+    }
+}
+
+/// A storage run that passed the checks.
+struct StorageRun {
+    specs: Vec<fio::TestSpec>,
+    kind: Kind,
+    opts: fio::Options,
+    fio: Fio,
+    /// The target file, once this run has created it.
+    created: std::sync::OnceLock<PathBuf>,
+}
+
+impl StorageRun {
+    /// Everything after the checks: fio's version, the output directory, the BMC, the target's
+    /// layout, the runs and the report.
+    async fn run(&self, args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+        let opts = &self.opts;
+        let fio_version = self.fio.version()?;
+        let dir = out_dir(&args.common, "storage")?;
+        let raw = dir.join("fio");
+        let started_at = host_bench::utc_now();
+        let mut bmc = connect_bmc(&args.common, dirs).await?;
+        let result = match self.prepare_file().await {
+            Ok(()) => storage_runs(args, &self.specs, opts, &self.fio, &raw, bmc.as_mut(), output).await,
+            Err(e) => Err(e),
+        };
+        if let Some(b) = &bmc {
+            b.target.close().await;
+        }
+        let (precondition, tests) = result?;
+        let mut r = new_report("storage", &args.common, started_at, bmc.as_ref());
+        for t in &tests {
+            r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
+            r.valid &= t.valid;
+        }
+        if let Some(p) = &precondition
+            && !p.steady_state.is_some_and(|s| s.reached)
+        {
+            r.problems
+                .push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
+        }
+        r.storage = Some(Storage {
+            target: args.target.display().to_string(),
+            target_kind: if self.kind == Kind::Device { "device" } else { "file" }.into(),
+            size: opts.size.map(fio::format_size),
+            runtime_s: opts.runtime_s,
+            ramp_s: opts.ramp_s,
+            numjobs: opts.numjobs,
+            ioengine: opts.ioengine.as_str().into(),
+            fio_version: Some(fio_version),
+            precondition,
+            tests,
+        });
+        finish(r, &dir, output, storage_table)
+    }
+
+    /// Creates or extends a file target with rftune's header and its data laid out (see
+    /// `host_bench::target`), recording a file it created; nothing for a device.
+    async fn prepare_file(&self) -> Result<()> {
+        let (Some(size), false) = (self.opts.size, self.kind == Kind::Device) else {
+            return Ok(());
+        };
+        let (path, kind, stop) = (self.opts.target.clone(), self.kind, self.fio.stop.clone());
+        tokio::task::spawn_blocking(move || bench_target::prepare(&path, kind, size, &stop))
+            .await
+            .context("layout thread")??;
+        if self.kind == Kind::NewFile {
+            let _ = self.created.set(self.opts.target.clone());
+        }
+        Ok(())
+    }
 }
 
 async fn storage_runs(
     args: &StorageArgs,
     specs: &[fio::TestSpec],
     opts: &fio::Options,
+    fio: &Fio,
     raw: &Path,
     mut bmc: Option<&mut Bmc>,
     output: OutputFormat,
@@ -435,9 +524,15 @@ async fn storage_runs(
     let progress = Progress::spinner(output);
     let precondition = if args.precondition {
         progress.message("preconditioning: two sequential writes, then steady-state rounds");
-        let (o, r, rounds, s) = (opts.clone(), raw.to_owned(), args.ss_rounds, opts.runtime_s);
+        let (f, o, r, rounds, s) = (
+            fio.clone(),
+            opts.clone(),
+            raw.to_owned(),
+            args.ss_rounds,
+            opts.runtime_s,
+        );
         Some(
-            tokio::task::spawn_blocking(move || Fio::default().precondition(&o, &r, s, rounds))
+            tokio::task::spawn_blocking(move || f.precondition(&o, &r, s, rounds))
                 .await
                 .context("preconditioning thread")??,
         )
@@ -458,14 +553,14 @@ async fn storage_runs(
                 rep + 1,
                 args.common.repeat
             ));
-            let (s, o, r) = (*spec, opts.clone(), raw.to_owned());
+            let (f, s, o, r) = (fio.clone(), *spec, opts.clone(), raw.to_owned());
             let tag = if args.common.repeat > 1 {
                 format!("-{}", rep + 1)
             } else {
                 String::new()
             };
             let (run, samples) = with_power(bmc.as_deref_mut(), args.common.power_interval, move || {
-                Fio::default().run(&s, &o, &r, &tag)
+                f.run(&s, &o, &r, &tag)
             })
             .await?;
             let run = run?;

@@ -68,6 +68,7 @@ fn a_missing_fio_binary_is_reported() {
     let dir = TempDir::new("fio-none");
     let fio = Fio {
         program: dir.0.join("no-such-fio"),
+        ..Fio::default()
     };
     assert!(fio.run(&TESTS[0], &options(&dir), &dir.0, "").is_err());
 }
@@ -89,7 +90,13 @@ fn fio_never_writes_over_rftunes_header() {
         offset: HEADER_BYTES,
         ..options(&dir)
     };
-    target::prepare(&opts.target, Kind::NewFile, opts.size.unwrap()).unwrap();
+    target::prepare(
+        &opts.target,
+        Kind::NewFile,
+        opts.size.unwrap(),
+        &host_bench::Stop::default(),
+    )
+    .unwrap();
     let header = std::fs::read(&opts.target).unwrap()[..HEADER_BYTES as usize].to_vec();
     assert!(header.starts_with(MAGIC));
     let fio = Fio::default();
@@ -108,4 +115,26 @@ fn fio_never_writes_over_rftunes_header() {
         target::observe(&opts.target).unwrap(),
         target::Found::RegularFile { ours: true, .. }
     ));
+}
+
+#[test]
+fn a_stop_request_interrupts_a_running_fio_within_seconds() {
+    let dir = TempDir::new("fio-stop");
+    let opts = Options {
+        runtime_s: 60,
+        ..options(&dir)
+    };
+    let fio = Fio::default();
+    let stop = fio.stop.clone();
+    let started = std::time::Instant::now();
+    let running = std::thread::spawn(move || fio.run(&TESTS[2], &opts, &dir.0, ""));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    stop.request();
+    let err = running.join().unwrap().unwrap_err();
+    assert!(matches!(err, host_bench::Error::Interrupted(_)), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "fio stopped long before its 60 s: {:?}",
+        started.elapsed()
+    );
 }

@@ -2,7 +2,7 @@
 //! fio run on a file, STREAM on small arrays with power from the emulator, refusals, and a fake
 //! nvme-cli on PATH.
 
-use super::{Run, TempDir, sim, stderr, stdout};
+use super::{Run, TempDir, binary, sim, stderr, stdout};
 
 /// Under target/: tmpfs (often /tmp) refuses the O_DIRECT that fio's direct=1 needs.
 fn work_dir() -> TempDir {
@@ -471,6 +471,141 @@ async fn overwrite_takes_over_a_user_file_and_fio_keeps_rftunes_mark() {
     // Now it is rftune's own file: the next run needs no --overwrite.
     let out = run("second", None).await;
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_size_beyond_the_free_space_is_refused_before_anything_is_written() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let target = dir.0.join("huge.fio");
+    let out = Run::with_file_size_limit(
+        64 * 1024,
+        &[
+            "bench",
+            "storage",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "500T",
+            "--out",
+            dir.0.join("out").to_str().unwrap(),
+        ],
+    )
+    .env("PATH", &path)
+    .output()
+    .await;
+    assert!(!target.exists(), "a target file was left behind");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(target.to_str().unwrap()) && err.contains("500 TiB") && err.contains("available"),
+        "{err}"
+    );
+    assert!(err.contains("smaller --size"), "the error says what to do: {err}");
+    assert_eq!(fio_runs(&dir), Vec::<String>::new(), "fio never ran");
+}
+
+/// The first bytes of a file rftune created (its header's mark).
+const RFTUNE_MARK: &[u8] = b"rftune storage benchmark target v1\n";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_run_removes_the_target_file_it_created_and_keeps_older_ones() {
+    let dir = work_dir();
+    let path = fake_fio(&dir);
+    let run = |target: &std::path::Path| {
+        Run::with_file_size_limit(
+            64 * 1024,
+            &[
+                "bench",
+                "storage",
+                "--target",
+                target.to_str().unwrap(),
+                "--size",
+                "8M",
+                "--runtime",
+                "1s",
+                "--ramp",
+                "0s",
+                "--out",
+                dir.0.join("out").to_str().unwrap(),
+            ],
+        )
+        .env("PATH", &path)
+        .output()
+    };
+    let target = dir.0.join("new.fio");
+    let out = run(&target).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("simulated failure"), "{}", stderr(&out));
+    assert!(!fio_runs(&dir).is_empty(), "fio ran and failed");
+    assert!(!target.exists(), "the file this run created was left behind");
+    // A file rftune created in an earlier run is not this run's to remove.
+    let older = dir.0.join("older.fio");
+    let mut bytes = RFTUNE_MARK.to_vec();
+    bytes.resize(9 << 20, 7);
+    std::fs::write(&older, &bytes).unwrap();
+    let out = run(&older).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        std::fs::read(&older).unwrap().starts_with(RFTUNE_MARK),
+        "kept, mark intact"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
+    let dir = work_dir();
+    let target = dir.0.join("interrupted.fio");
+    let out_dir = dir.0.join("out");
+    let state = TempDir::new();
+    let child = tokio::process::Command::new(binary())
+        .args([
+            "bench",
+            "storage",
+            "--target",
+            target.to_str().unwrap(),
+            "--size",
+            "8M",
+            "--runtime",
+            "60s",
+            "--ramp",
+            "0s",
+            "--tests",
+            "randread",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .env("RFTUNE_STATE_DIR", &state.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    // fio is running once the file is laid out and fio's output directory exists.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !(out_dir.join("fio").exists() && target.metadata().is_ok_and(|m| m.len() == 9 << 20)) {
+        assert!(std::time::Instant::now() < deadline, "fio never started");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("rftune did not stop within 30 s of SIGTERM")
+        .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "fio was stopped, not run to the end of its 60 s"
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("interrupted by SIGTERM"), "{}", stderr(&out));
+    assert!(!target.exists(), "the file this run created was left behind");
 }
 
 const ID_CTRL: &str = r#"{"sn":"E2ESERIAL","mn":"FAKE NVME","cntlid":1,"oacs":8,"tnvmcap":3840755982336,"unvmcap":0}"#;
