@@ -30,7 +30,8 @@ pub enum BenchCommand {
     /// A file target is the safe default: rftune creates it (after checking that its filesystem
     /// keeps 1%, at least 256 MiB, free afterwards), removes it again if the run fails or is
     /// interrupted, and will not overwrite a file it did not create unless --overwrite is given. Writing to a raw device destroys its data: it is
-    /// refused while the device is mounted, in use by device-mapper/MD, or holds `/`, and
+    /// refused while the device is mounted (in any container: the kernel's exclusive open must
+    /// succeed, and is held for the run), in use by device-mapper/MD/LVM, or holds `/`, and
     /// otherwise needs --destroy-data and --confirm-serial with the device's serial.
     Storage(StorageArgs),
     /// STREAM Copy/Scale/Add/Triad: one pinned thread per core, arrays ≥ 4× the last-level cache,
@@ -360,20 +361,20 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
             EngineArg::Libaio => IoEngine::Libaio,
         },
     };
-    if is_device {
+    // Held until the run ends: nothing can mount or claim the device meanwhile.
+    let _claim = if is_device {
         let writes = args.precondition || specs.iter().any(|t| t.writes());
-        let findings = device::inspect(&args.target)?;
-        device::decide(
-            &findings,
-            writes,
-            &device::Consent {
-                destroy_data: args.destroy_data,
-                confirm_serial: args.confirm_serial.clone(),
-            },
-        )?;
-    } else if let Some(size) = opts.size {
-        bench_target::ensure_space(&args.target, kind, size)?;
-    }
+        let consent = device::Consent {
+            destroy_data: args.destroy_data,
+            confirm_serial: args.confirm_serial.clone(),
+        };
+        device::check_for_writing(&args.target, writes, &consent, device::open_exclusive)?
+    } else {
+        if let Some(size) = opts.size {
+            bench_target::ensure_space(&args.target, kind, size)?;
+        }
+        None
+    };
     let run = StorageRun {
         specs,
         kind,
