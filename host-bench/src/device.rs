@@ -190,6 +190,45 @@ pub struct Consent {
     pub confirm_serial: Option<String>,
 }
 
+/// Refuses a device that is in use whatever the user says: it backs `/`, it or a partition is
+/// mounted, or device-mapper/MD devices are stacked on it. Writing under a live filesystem
+/// corrupts it.
+pub fn in_use(f: &Findings) -> Result<()> {
+    let dev = &f.name;
+    if f.backs_root {
+        return Err(Error::Refused(format!("/dev/{dev} holds the root filesystem")));
+    }
+    if !f.mounted.is_empty() {
+        return Err(Error::Refused(format!(
+            "/dev/{dev} is mounted ({}); unmount it first",
+            f.mounted.join(", ")
+        )));
+    }
+    if !f.holders.is_empty() {
+        return Err(Error::Refused(format!(
+            "/dev/{dev} is in use by {} (device-mapper/MD); remove those first",
+            f.holders.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The checks before a device's data is destroyed by other means than fio (an NVMe namespace
+/// deleted): `path` must be a block device, claimable exclusively with `open` ([`claim_with`]),
+/// and not [`in_use`]. The claim is released on return.
+pub fn ensure_unused(path: &Path, open: impl FnOnce(&Path) -> std::io::Result<std::fs::File>) -> Result<()> {
+    if !is_block_device(path) {
+        return Err(Error::Refused(format!(
+            "{} is not a block device on this host, so rftune cannot check that nothing uses it \
+             before destroying its data; check that it exists under that name here (lsblk, nvme \
+             list) and run again",
+            path.display()
+        )));
+    }
+    let _claim = claim_with(path, open)?;
+    in_use(&inspect(path)?)
+}
+
 /// Decides whether a run that `writes` may use the device. Mounted devices, devices in use by
 /// device-mapper/MD and the device backing `/` are refused outright (writing under a live
 /// filesystem corrupts it whatever the user says); any other write needs `--destroy-data` and
@@ -198,22 +237,8 @@ pub fn decide(f: &Findings, writes: bool, consent: &Consent) -> Result<()> {
     if !writes {
         return Ok(());
     }
+    in_use(f)?;
     let dev = &f.name;
-    if f.backs_root {
-        return Err(Error::Refused(format!("/dev/{dev} holds the root filesystem")));
-    }
-    if !f.mounted.is_empty() {
-        return Err(Error::Refused(format!(
-            "/dev/{dev} is mounted ({})",
-            f.mounted.join(", ")
-        )));
-    }
-    if !f.holders.is_empty() {
-        return Err(Error::Refused(format!(
-            "/dev/{dev} is in use by {} (device-mapper/MD)",
-            f.holders.join(", ")
-        )));
-    }
     let what = if f.signatures.is_empty() {
         "no known signature".to_owned()
     } else {
@@ -479,6 +504,31 @@ mod tests {
             check_for_writing(Path::new("/nonexistent/nvme9n1"), false, &consent, no_open)
                 .unwrap()
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn a_namespace_to_delete_must_be_a_block_device_here() {
+        for path in ["/nonexistent/nvme9n1", "/dev/null"] {
+            let e = ensure_unused(Path::new(path), busy).unwrap_err().to_string();
+            assert!(e.contains(path) && e.contains("not a block device"), "{e}");
+        }
+        let mounted = Findings {
+            name: "nvme0n1".into(),
+            mounted: vec!["/dev/nvme0n1p1 on /srv".into()],
+            ..Findings::default()
+        };
+        let e = in_use(&mounted).unwrap_err().to_string();
+        assert!(
+            e.contains("/dev/nvme0n1 is mounted (/dev/nvme0n1p1 on /srv); unmount it first"),
+            "{e}"
+        );
+        assert!(
+            in_use(&Findings {
+                name: "nvme0n1".into(),
+                ..Findings::default()
+            })
+            .is_ok()
         );
     }
 
