@@ -582,12 +582,19 @@ pub enum AuthArg {
     Basic,
 }
 
-/// Parses `500ms`, `30s`, `2m`, `1h`, or a bare number of seconds.
+/// Parses `500ms`, `30s`, `2m` (or `2min`), `1h`: a number and a unit. A bare number is refused
+/// rather than read as seconds: `--job-timeout 10` could as well mean minutes.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     let s = s.trim();
-    let (number, unit) = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    if s.is_empty() {
+        return Err("empty duration: expected e.g. 500ms, 30s, 2m".to_owned());
+    }
+    let Some(split) = s.find(|c: char| !(c.is_ascii_digit() || c == '.')) else {
+        return Err(format!(
+            "invalid duration {s:?}: give a unit, e.g. {s}s for seconds or {s}m for minutes (units: ms, s, m, h)"
+        ));
+    };
+    let (number, unit) = s.split_at(split);
     let value: f64 = number
         .parse()
         .map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 30s, 2m"))?;
@@ -616,10 +623,13 @@ mod tests {
     }
 
     #[test]
-    fn durations() {
+    fn durations_need_a_unit() {
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
+        let bare = parse_duration("7").unwrap_err();
+        assert!(bare.contains("\"7\"") && bare.contains("7s"), "{bare}");
+        assert!(parse_duration("0").is_err(), "0 needs a unit too: 0s");
+        assert_eq!(parse_duration("0s"), Ok(Duration::ZERO));
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("-1s").is_err());
     }

@@ -1,7 +1,15 @@
-//! Safety checks before fio writes to a raw block device: is it mounted (or a partition of it),
-//! does it back `/`, is it held by device-mapper/MD, does it carry a filesystem, LVM, MD or
-//! partition-table signature, and does the serial the user confirmed match. The checks are pure
-//! functions over a mount table and byte buffers, plus a thin layer that reads /proc and /sys.
+//! Safety checks before fio writes to a raw block device: can it be opened exclusively, is it
+//! mounted (or a partition of it), does it back `/`, is it held by device-mapper/MD, does it
+//! carry a filesystem, LVM, MD or partition-table signature, and does the serial the user
+//! confirmed match. The checks are pure functions over a mount table and byte buffers, plus a
+//! thin layer that reads /proc and /sys.
+//!
+//! The exclusive open ([`claim`], `O_EXCL` on a block device) is the kernel's own answer to "is
+//! anything using this?": it fails with EBUSY while the device or one of its partitions is
+//! mounted in any mount namespace (another container's included), is an LVM physical volume or
+//! MD member in use, or is claimed by another exclusive opener. /proc/self/mounts only shows
+//! this process's namespace. Held for the length of a run, the claim also keeps anyone from
+//! mounting the device meanwhile; fio's own, non-exclusive opens are unaffected.
 //!
 //! Signatures looked for: ext2/3/4 (0xEF53 at 0x438), XFS (`XFSB` at 0), btrfs (`_BHRfS_M` at
 //! 0x10040), swap (`SWAPSPACE2`/`SWAP-SPACE` ending at 4096), LVM2 PV (`LABELONE` at the start
@@ -13,7 +21,7 @@
 //! knows more); the "in use" checks (mounts, holders) catch most of those anyway.
 
 use crate::{Error, Result};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// Bytes read from the start of a device for [`head_signatures`].
@@ -182,6 +190,45 @@ pub struct Consent {
     pub confirm_serial: Option<String>,
 }
 
+/// Refuses a device that is in use whatever the user says: it backs `/`, it or a partition is
+/// mounted, or device-mapper/MD devices are stacked on it. Writing under a live filesystem
+/// corrupts it.
+pub fn in_use(f: &Findings) -> Result<()> {
+    let dev = &f.name;
+    if f.backs_root {
+        return Err(Error::Refused(format!("/dev/{dev} holds the root filesystem")));
+    }
+    if !f.mounted.is_empty() {
+        return Err(Error::Refused(format!(
+            "/dev/{dev} is mounted ({}); unmount it first",
+            f.mounted.join(", ")
+        )));
+    }
+    if !f.holders.is_empty() {
+        return Err(Error::Refused(format!(
+            "/dev/{dev} is in use by {} (device-mapper/MD); remove those first",
+            f.holders.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The checks before a device's data is destroyed by other means than fio (an NVMe namespace
+/// deleted): `path` must be a block device, claimable exclusively with `open` ([`claim_with`]),
+/// and not [`in_use`]. The claim is released on return.
+pub fn ensure_unused(path: &Path, open: impl FnOnce(&Path) -> std::io::Result<std::fs::File>) -> Result<()> {
+    if !is_block_device(path) {
+        return Err(Error::Refused(format!(
+            "{} is not a block device on this host, so rftune cannot check that nothing uses it \
+             before destroying its data; check that it exists under that name here (lsblk, nvme \
+             list) and run again",
+            path.display()
+        )));
+    }
+    let _claim = claim_with(path, open)?;
+    in_use(&inspect(path)?)
+}
+
 /// Decides whether a run that `writes` may use the device. Mounted devices, devices in use by
 /// device-mapper/MD and the device backing `/` are refused outright (writing under a live
 /// filesystem corrupts it whatever the user says); any other write needs `--destroy-data` and
@@ -190,22 +237,8 @@ pub fn decide(f: &Findings, writes: bool, consent: &Consent) -> Result<()> {
     if !writes {
         return Ok(());
     }
+    in_use(f)?;
     let dev = &f.name;
-    if f.backs_root {
-        return Err(Error::Refused(format!("/dev/{dev} holds the root filesystem")));
-    }
-    if !f.mounted.is_empty() {
-        return Err(Error::Refused(format!(
-            "/dev/{dev} is mounted ({})",
-            f.mounted.join(", ")
-        )));
-    }
-    if !f.holders.is_empty() {
-        return Err(Error::Refused(format!(
-            "/dev/{dev} is in use by {} (device-mapper/MD)",
-            f.holders.join(", ")
-        )));
-    }
     let what = if f.signatures.is_empty() {
         "no known signature".to_owned()
     } else {
@@ -228,6 +261,79 @@ pub fn decide(f: &Findings, writes: bool, consent: &Consent) -> Result<()> {
             "--destroy-data needs --confirm-serial with /dev/{dev}'s serial ({what})"
         ))),
     }
+}
+
+/// An exclusive hold on a block device: while it lives, the kernel refuses to mount the device
+/// or let anything else claim it exclusively.
+#[derive(Debug)]
+pub struct Claim {
+    _file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Claim {
+    /// The device claimed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Opens `path` read-only with `O_EXCL`: for a block device, Linux fails with EBUSY when the
+/// device is mounted or held anywhere; for other files the flag means nothing without
+/// `O_CREAT`.
+pub fn open_exclusive(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(path)
+}
+
+/// Claims `path` with `open` ([`open_exclusive`], or a stand-in in tests): EBUSY becomes a
+/// refusal saying what holds such devices and what to do.
+pub fn claim_with(path: &Path, open: impl FnOnce(&Path) -> std::io::Result<std::fs::File>) -> Result<Claim> {
+    let p = path.display();
+    match open(path) {
+        Ok(file) => Ok(Claim {
+            _file: file,
+            path: path.to_owned(),
+        }),
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(Error::Refused(format!(
+            "{p} is in use: the kernel refused to open it exclusively (EBUSY), so it or one of its \
+             partitions is mounted (perhaps in another mount namespace or container) or held by \
+             LVM, MD, multipath or another program; unmount it or stop what holds it (see lsblk {p} \
+             and the device's holders under /sys/class/block), then run again"
+        ))),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)) => Err(Error::Io {
+            what: format!("opening {p} exclusively to check that nothing uses it (raw devices need root)"),
+            source: e,
+        }),
+        Err(e) => Err(Error::Io {
+            what: format!("opening {p} exclusively to check that nothing uses it"),
+            source: e,
+        }),
+    }
+}
+
+/// [`claim_with`] using [`open_exclusive`].
+pub fn claim(path: &Path) -> Result<Claim> {
+    claim_with(path, open_exclusive)
+}
+
+/// Everything that must hold before the storage benchmark writes to the block device `path`:
+/// the exclusive claim (with `open`), then [`inspect`] and [`decide`]. Returns the claim, to be
+/// held until the writing is done; a run that only reads needs none.
+pub fn check_for_writing(
+    path: &Path,
+    writes: bool,
+    consent: &Consent,
+    open: impl FnOnce(&Path) -> std::io::Result<std::fs::File>,
+) -> Result<Option<Claim>> {
+    if !writes {
+        return Ok(None);
+    }
+    let claim = claim_with(path, open)?;
+    decide(&inspect(path)?, true, consent)?;
+    Ok(Some(claim))
 }
 
 /// Whether `path` is a block device.
@@ -353,6 +459,77 @@ mod tests {
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].fstype, "xfs");
         assert!(mounts_of(&m, &["/dev/nvme2n1".into()]).is_empty());
+    }
+
+    fn busy(_: &Path) -> std::io::Result<std::fs::File> {
+        Err(std::io::Error::from_raw_os_error(libc::EBUSY))
+    }
+
+    #[test]
+    fn a_device_the_kernel_reports_busy_is_refused_with_what_to_do() {
+        let e = claim_with(Path::new("/dev/nvme1n1"), busy).unwrap_err();
+        assert!(matches!(e, Error::Refused(_)), "{e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("/dev/nvme1n1 is in use") && e.contains("another mount namespace") && e.contains("unmount"),
+            "{e}"
+        );
+        let denied = claim_with(Path::new("/dev/nvme1n1"), |_| {
+            Err(std::io::Error::from_raw_os_error(libc::EACCES))
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(denied.contains("/dev/nvme1n1") && denied.contains("root"), "{denied}");
+        let dir = std::env::temp_dir().join(format!("host-bench-claim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f");
+        std::fs::write(&file, b"x").unwrap();
+        let claim = claim_with(&file, open_exclusive).unwrap();
+        assert_eq!(claim.path(), file.as_path());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn checks_for_writing_stop_at_a_busy_device_before_reading_it() {
+        let consent = Consent {
+            destroy_data: true,
+            confirm_serial: Some("S".into()),
+        };
+        // The path does not exist: had the checks gone past the exclusive open, reading it
+        // would have failed with an I/O error instead of the refusal.
+        let e = check_for_writing(Path::new("/nonexistent/nvme9n1"), true, &consent, busy).unwrap_err();
+        assert!(e.to_string().contains("is in use"), "{e}");
+        let no_open = |_: &Path| -> std::io::Result<std::fs::File> { panic!("reads need no claim") };
+        assert!(
+            check_for_writing(Path::new("/nonexistent/nvme9n1"), false, &consent, no_open)
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_namespace_to_delete_must_be_a_block_device_here() {
+        for path in ["/nonexistent/nvme9n1", "/dev/null"] {
+            let e = ensure_unused(Path::new(path), busy).unwrap_err().to_string();
+            assert!(e.contains(path) && e.contains("not a block device"), "{e}");
+        }
+        let mounted = Findings {
+            name: "nvme0n1".into(),
+            mounted: vec!["/dev/nvme0n1p1 on /srv".into()],
+            ..Findings::default()
+        };
+        let e = in_use(&mounted).unwrap_err().to_string();
+        assert!(
+            e.contains("/dev/nvme0n1 is mounted (/dev/nvme0n1p1 on /srv); unmount it first"),
+            "{e}"
+        );
+        assert!(
+            in_use(&Findings {
+                name: "nvme0n1".into(),
+                ..Findings::default()
+            })
+            .is_ok()
+        );
     }
 
     #[test]

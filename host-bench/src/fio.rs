@@ -3,7 +3,7 @@
 //! per-job errors kept), per-second IOPS logs, io_uring → libaio fallback, and preconditioning
 //! with the SNIA steady-state check.
 
-use crate::{Error, Result, stats};
+use crate::{Error, Result, Stop, stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,62 @@ pub fn select(list: &str) -> Result<Vec<TestSpec>> {
     Ok(chosen)
 }
 
+/// The suite's largest block (128k): a smaller target cannot hold one I/O.
+pub const MIN_SIZE: u64 = 128 * 1024;
+
+/// Parses a target size into bytes: a whole number of bytes, or a whole number with K, M, G, T
+/// or P (powers of 1024, as fio reads them by default) or KiB, MiB, GiB, TiB, PiB; units in any
+/// case. fio is then given the bytes, never the text: with its default `kb_base` fio reads
+/// `4GiB` as 4×10⁹ and `4GB` as 4×2³⁰, so decimal units (KB, GB, TB) are refused as ambiguous.
+/// Sizes below [`MIN_SIZE`] and beyond 2⁶⁴ bytes are refused too.
+pub fn parse_size(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let units =
+        "use K, M, G, T or P (powers of 1024, as fio reads them), KiB, MiB, GiB, TiB, PiB, or a number of bytes";
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    if digits.is_empty() {
+        return Err(Error::Invalid(format!(
+            "size {text:?} does not start with a whole number; {units}, e.g. 4G"
+        )));
+    }
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KIB" => 10,
+        "M" | "MIB" => 20,
+        "G" | "GIB" => 30,
+        "T" | "TIB" => 40,
+        "P" | "PIB" => 50,
+        "KB" | "MB" | "GB" | "TB" | "PB" => {
+            return Err(Error::Invalid(format!(
+                "size {text:?}: {unit:?} is ambiguous (fio reads it as a power of 1024, drives are sold in powers of 1000); {units}"
+            )));
+        }
+        _ => return Err(Error::Invalid(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
+    };
+    let too_large = || Error::Invalid(format!("size {text:?} is too large: more than 2^64 bytes"));
+    let value: u64 = digits.parse().map_err(|_| too_large())?;
+    let bytes = value.checked_mul(1u64 << shift).ok_or_else(too_large)?;
+    if bytes < MIN_SIZE {
+        return Err(Error::Invalid(format!(
+            "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// `bytes` in the largest binary unit that divides it exactly: `4 GiB`, `1536 KiB`, `1000 B`.
+pub fn format_size(bytes: u64) -> String {
+    ["PiB", "TiB", "GiB", "MiB", "KiB"]
+        .iter()
+        .zip([50, 40, 30, 20, 10])
+        .find(|&(_, shift)| bytes != 0 && bytes.trailing_zeros() >= shift)
+        .map_or_else(
+            || format!("{bytes} B"),
+            |(unit, shift)| format!("{} {unit}", bytes >> shift),
+        )
+}
+
 /// fio I/O engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -104,8 +160,11 @@ impl IoEngine {
 pub struct Options {
     /// File or block device.
     pub target: PathBuf,
-    /// fio `size` (e.g. `4G`); required for files, optional for devices (whole device).
-    pub size: Option<String>,
+    /// Bytes to use ([`parse_size`]); required for files, optional for devices (whole device).
+    pub size: Option<u64>,
+    /// Where I/O starts: [`crate::target::HEADER_BYTES`] on rftune's files, whose header fio
+    /// must never write; 0 on devices.
+    pub offset: u64,
     /// Measured seconds per test.
     pub runtime_s: u64,
     /// Seconds run before measuring.
@@ -127,8 +186,11 @@ pub fn job_args(spec: &TestSpec, opts: &Options, engine: IoEngine, output: &Path
         format!("--name={}", spec.name),
         format!("--filename={}", fio_filename(&opts.target)),
     ];
-    if let Some(size) = &opts.size {
+    if let Some(size) = opts.size {
         a.push(format!("--size={size}"));
+    }
+    if opts.offset > 0 {
+        a.push(format!("--offset={}", opts.offset));
     }
     a.push(format!("--rw={}", spec.rw));
     if let Some(mix) = spec.rwmixread {
@@ -424,17 +486,26 @@ pub fn io_uring_unavailable(messages: &str) -> bool {
 }
 
 /// The fio executable.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Fio {
     /// Program name or path (default `fio` from PATH).
     pub program: PathBuf,
+    /// When requested, a running fio is sent SIGINT (it stops its jobs) and no further run
+    /// starts: runs return [`Error::Interrupted`].
+    pub stop: Stop,
 }
 
 impl Default for Fio {
     fn default() -> Self {
-        Self { program: "fio".into() }
+        Self {
+            program: "fio".into(),
+            stop: Stop::default(),
+        }
     }
 }
+
+/// How long fio gets to stop after SIGINT before it is killed.
+const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One fio run of a test.
 #[derive(Debug, Clone, PartialEq)]
@@ -464,17 +535,63 @@ impl Fio {
         Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
     }
 
+    /// Runs fio with `args`, returning whether it succeeded and its messages (stderr, then
+    /// stdout). Polls for [`Fio::stop`] while fio runs.
     fn invoke(&self, args: &[String]) -> Result<(bool, String)> {
-        let out = Command::new(&self.program)
+        let name = args.first().map_or("fio", String::as_str);
+        let interrupted = || Error::Interrupted(format!("{} {name} was stopped", self.program.display()));
+        if self.stop.requested() {
+            return Err(interrupted());
+        }
+        let mut child = Command::new(&self.program)
             .args(args)
-            .output()
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .map_err(crate::io_err(format!(
                 "running {} (is fio installed?)",
                 self.program.display()
             )))?;
-        let mut messages = String::from_utf8_lossy(&out.stderr).into_owned();
-        messages.push_str(&String::from_utf8_lossy(&out.stdout));
-        Ok((out.status.success(), messages))
+        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+        // Both pipes are drained while fio runs, so a chatty fio never blocks on a full pipe.
+        let (status, out, err) = std::thread::scope(|scope| {
+            let out = scope.spawn(move || read_all(stdout));
+            let err = scope.spawn(move || read_all(stderr));
+            let status = self.wait(&mut child);
+            (status, out.join().unwrap_or_default(), err.join().unwrap_or_default())
+        });
+        let status = status.map_err(crate::io_err(format!("waiting for {}", self.program.display())))?;
+        if self.stop.requested() {
+            return Err(interrupted());
+        }
+        let mut messages = String::from_utf8_lossy(&err).into_owned();
+        messages.push_str(&String::from_utf8_lossy(&out));
+        Ok((status.success(), messages))
+    }
+
+    /// Waits for fio; on a stop request sends it SIGINT, and kills it after [`STOP_GRACE`].
+    fn wait(&self, child: &mut std::process::Child) -> std::io::Result<std::process::ExitStatus> {
+        let mut interrupted_at: Option<std::time::Instant> = None;
+        loop {
+            if let Some(status) = child.try_wait()? {
+                return Ok(status);
+            }
+            if self.stop.requested() {
+                match interrupted_at {
+                    None => {
+                        crate::sys::interrupt(child)?;
+                        interrupted_at = Some(std::time::Instant::now());
+                    }
+                    Some(at) if at.elapsed() > STOP_GRACE => {
+                        child.kill()?;
+                        return child.wait();
+                    }
+                    Some(_) => {}
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
     }
 
     /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
@@ -563,8 +680,11 @@ impl Fio {
             "--output-format=json".into(),
             format!("--output={}", workdir.join("precondition.json").display()),
         ];
-        if let Some(size) = &opts.size {
+        if let Some(size) = opts.size {
             args.push(format!("--size={size}"));
+        }
+        if opts.offset > 0 {
+            args.push(format!("--offset={}", opts.offset));
         }
         let (ok, messages) = self.invoke(&args)?;
         if !ok {
@@ -613,6 +733,14 @@ pub struct Precondition {
     pub rounds_iops: Vec<f64>,
     /// The verdict over the last five rounds.
     pub steady_state: Option<stats::SteadyState>,
+}
+
+fn read_all(pipe: Option<impl std::io::Read>) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if let Some(mut p) = pipe {
+        let _ = p.read_to_end(&mut buf);
+    }
+    buf
 }
 
 fn last_line(s: &str) -> &str {
@@ -668,7 +796,8 @@ mod tests {
     fn job_args_carry_the_shared_options() {
         let opts = Options {
             target: "/tmp/a:b".into(),
-            size: Some("4G".into()),
+            size: Some(4 << 30),
+            offset: 1 << 20,
             runtime_s: 60,
             ramp_s: 5,
             numjobs: 2,
@@ -683,7 +812,8 @@ mod tests {
         );
         for want in [
             "--filename=/tmp/a\\:b",
-            "--size=4G",
+            "--size=4294967296",
+            "--offset=1048576",
             "--rw=randrw",
             "--rwmixread=70",
             "--bs=4k",
@@ -706,6 +836,32 @@ mod tests {
             assert!(a.iter().any(|x| x == want), "{want} missing from {a:?}");
         }
         assert_eq!(TESTS.iter().filter(|t| t.writes()).count(), 5);
+    }
+
+    #[test]
+    fn sizes_take_fio_units_and_refuse_unknown_units_and_overflow() {
+        assert_eq!(parse_size("4G").unwrap(), 4 << 30);
+        assert_eq!(parse_size("512m").unwrap(), 512 << 20);
+        assert_eq!(parse_size(" 2TiB ").unwrap(), 2 << 40);
+        assert_eq!(parse_size("1P").unwrap(), 1 << 50);
+        assert_eq!(parse_size("131072").unwrap(), MIN_SIZE);
+        assert_eq!(parse_size("16383P").unwrap(), 16383 << 50);
+        let err = |s: &str| parse_size(s).unwrap_err().to_string();
+        assert!(err("64Q").contains("unknown unit \"Q\""), "{}", err("64Q"));
+        assert!(err("4GB").contains("ambiguous"), "{}", err("4GB"));
+        assert!(err("16384P").contains("too large"), "{}", err("16384P"));
+        assert!(err("99999999999999999999").contains("too large"));
+        assert!(
+            err("1.5G").contains("unknown unit"),
+            "fractions are refused: {}",
+            err("1.5G")
+        );
+        assert!(err("G").contains("whole number"));
+        assert!(err("").contains("whole number"));
+        assert!(err("4K").contains("128K"));
+        assert_eq!(format_size(4 << 30), "4 GiB");
+        assert_eq!(format_size(1536 << 10), "1536 KiB");
+        assert_eq!(format_size(1000), "1000 B");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! On-host benchmarks and their statistics, with no network and no terminal: the seed's fio
 //! storage suite ([`fio`]), STREAM memory kernels ([`stream`]), power statistics from BMC
 //! readings ([`power`]), NVMe namespace sizing ([`nvme`]), raw-device safety checks
-//! ([`device`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report
-//! with its CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
+//! ([`device`]), what a storage target is and whether it may be written ([`target`]), what the
+//! OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its CSV rows,
+//! HTML/SVG charts and run-to-run comparison ([`report`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -21,6 +22,7 @@ pub mod report;
 pub mod stats;
 pub mod stream;
 mod sys;
+pub mod target;
 
 /// What can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]
@@ -57,6 +59,9 @@ pub enum Error {
     /// The arguments do not make sense together.
     #[error("{0}")]
     Invalid(String),
+    /// A [`Stop`] was requested while this was running.
+    #[error("interrupted: {0}")]
+    Interrupted(String),
 }
 
 /// `Result` with this crate's [`Error`].
@@ -65,6 +70,24 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
     let what = what.into();
     move |source| Error::Io { what, source }
+}
+
+/// A request to stop long work early (the user pressed Ctrl-C): shared by clones, checked
+/// between fio runs and layout chunks, and passed to a running fio as SIGINT, on which fio
+/// stops its jobs.
+#[derive(Debug, Clone, Default)]
+pub struct Stop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Stop {
+    /// Asks everything holding a clone to stop.
+    pub fn request(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether a stop was requested.
+    pub fn requested(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
 }
 
 /// The current UTC time as RFC 3339 with milliseconds.

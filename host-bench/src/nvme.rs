@@ -270,10 +270,24 @@ impl NvmeCli {
         Ok((parse_id_ctrl(&text)?, text))
     }
 
+    /// The namespace's block device, e.g. `/dev/nvme0n1`: what the plan destroys.
+    pub fn namespace_device(plan: &Plan) -> PathBuf {
+        PathBuf::from(format!("{}n{}", plan.controller, plan.nsid))
+    }
+
     /// Executes a plan: records the before-state (id-ctrl and list-ns JSON) in `state_dir`,
     /// runs the sequence (create-ns's reported nsid is used for attach and verify) and checks
-    /// the new namespace with id-ns. Refuses unless `confirm_serial` matches the controller.
-    pub fn execute(&self, plan: &Plan, confirm_serial: &str, state_dir: &Path) -> Result<Executed> {
+    /// the new namespace with id-ns. Refuses unless `confirm_serial` matches the controller and
+    /// `unused` passes for the namespace's block device ([`NvmeCli::namespace_device`]) — the
+    /// CLI passes [`crate::device::ensure_unused`], the same in-use checks as the storage
+    /// benchmark; nothing beyond `id-ctrl` runs before both pass.
+    pub fn execute(
+        &self,
+        plan: &Plan,
+        confirm_serial: &str,
+        state_dir: &Path,
+        unused: impl FnOnce(&Path) -> Result<()>,
+    ) -> Result<Executed> {
         let (ctrl, id_ctrl) = self.id_ctrl(&plan.controller)?;
         if ctrl.serial != confirm_serial.trim() {
             return Err(Error::Refused(format!(
@@ -281,6 +295,9 @@ impl NvmeCli {
                 plan.controller, ctrl.serial
             )));
         }
+        // The claim taken by the check ends here, before detach-ns: held through the sequence,
+        // it would keep the old namespace's name in use and the new one could come back as nN+1.
+        unused(&Self::namespace_device(plan))?;
         let list_ns = self.run(&[
             "list-ns".into(),
             plan.controller.clone(),

@@ -1,12 +1,16 @@
 //! The crate's only unsafe code, audited here: pinning threads to CPUs (`sched_getaffinity` /
-//! `sched_setaffinity` through `libc`, which std does not wrap) and the non-temporal-store
-//! STREAM kernels (`_mm_stream_pd`, which has no safe form). Everything else is safe Rust.
+//! `sched_setaffinity` through `libc`, which std does not wrap), the non-temporal-store
+//! STREAM kernels (`_mm_stream_pd`, which has no safe form), a filesystem's free space
+//! (`statvfs`) and interrupting a child process (`kill` with SIGINT; std only sends SIGKILL).
+//! Everything else is safe Rust.
 //!
 //! Audit notes: the `cpu_set_t` is zero-initialised plain data and only touched through libc's
 //! CPU_* helpers with indices checked against `CPU_SETSIZE`; the stream kernels take slices,
 //! check lengths before any pointer arithmetic, store only at 16-byte-aligned addresses inside
 //! the destination slice (scalar head and tail handle the rest), and end with `sfence` so the
-//! stores are visible before the caller's barrier.
+//! stores are visible before the caller's barrier. `statvfs` gets a NUL-terminated copy of the
+//! path and a zeroed plain-data struct it fills. `kill` touches no memory; it is only sent to a
+//! child that has not been reaped, so the pid cannot have been reused.
 #![allow(unsafe_code)]
 
 use std::io;
@@ -41,6 +45,43 @@ pub(crate) fn pin_current_thread(cpu: usize) -> io::Result<()> {
         if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
             return Err(io::Error::last_os_error());
         }
+    }
+    Ok(())
+}
+
+/// Bytes available to unprivileged users, and the total size, of the filesystem holding `path`.
+#[allow(
+    clippy::useless_conversion,
+    reason = "statvfs's field types are u64 here but u32 on some targets"
+)]
+pub(crate) fn filesystem_space(path: &std::path::Path) -> io::Result<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the path contains a NUL byte"))?;
+    // SAFETY: statvfs is plain old data, so zeroed is a valid value; `c` is NUL-terminated and
+    // outlives the call; statvfs writes only into `st`.
+    let st = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(c.as_ptr(), &mut st) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        st
+    };
+    let frsize = u64::from(st.f_frsize);
+    Ok((
+        u64::from(st.f_bavail).saturating_mul(frsize),
+        u64::from(st.f_blocks).saturating_mul(frsize),
+    ))
+}
+
+/// Sends SIGINT to `child`, which must not have been waited for yet (so its pid is still its
+/// own: an exited but unreaped child keeps it as a zombie).
+pub(crate) fn interrupt(child: &std::process::Child) -> io::Result<()> {
+    let pid = libc::pid_t::try_from(child.id())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "pid out of range"))?;
+    // SAFETY: kill reads and writes no memory of ours; the pid is an unreaped child's.
+    if unsafe { libc::kill(pid, libc::SIGINT) } != 0 {
+        return Err(io::Error::last_os_error());
     }
     Ok(())
 }
@@ -113,6 +154,22 @@ mod tests {
             nt_axpy(d, &b, 3.0, &c, false);
             assert!((0..37).all(|i| d[i] == 3.0 * c[i]));
         }
+    }
+
+    #[test]
+    fn the_temp_dirs_filesystem_has_a_size_and_some_room() {
+        let (available, total) = filesystem_space(&std::env::temp_dir()).unwrap();
+        assert!(total > 0 && available <= total, "{available} of {total}");
+        assert!(filesystem_space(std::path::Path::new("/nonexistent/x")).is_err());
+    }
+
+    #[test]
+    fn an_interrupted_child_ends_on_sigint() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        interrupt(&child).unwrap();
+        let status = child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(libc::SIGINT));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use host_bench::fio::{self, Fio, IoEngine};
 use host_bench::host::HostInfo;
 use host_bench::power::{self, Sample};
 use host_bench::report::{self, BenchReport, BmcInfo, Memory, RunReport, Storage, TestReport};
+use host_bench::target::{self as bench_target, Kind};
 use host_bench::{device, stream};
 use redfish_client::ODataId;
 use redfish_client::oem::dell;
@@ -26,8 +27,11 @@ pub enum BenchCommand {
     /// Dell's seven-test fio suite for NVMe (sequential read/write 128k QD16, random read/write 4k QD32,
     /// random 70/30, 50/50, 30/70 mixes 4k QD32) on a file or block device.
     ///
-    /// A file target is the safe default. Writing to a raw device destroys its data: it is
-    /// refused while the device is mounted, in use by device-mapper/MD, or holds `/`, and
+    /// A file target is the safe default: rftune creates it (after checking that its filesystem
+    /// keeps 1%, at least 256 MiB, free afterwards), removes it again if the run fails or is
+    /// interrupted, and will not overwrite a file it did not create unless --overwrite is given. Writing to a raw device destroys its data: it is
+    /// refused while the device is mounted (in any container: the kernel's exclusive open must
+    /// succeed, and is held for the run), in use by device-mapper/MD/LVM, or holds `/`, and
     /// otherwise needs --destroy-data and --confirm-serial with the device's serial.
     Storage(StorageArgs),
     /// STREAM Copy/Scale/Add/Triad: one pinned thread per core, arrays ≥ 4× the last-level cache,
@@ -67,13 +71,15 @@ pub struct CommonArgs {
 /// `rftune bench storage`.
 #[derive(Debug, clap::Args)]
 pub struct StorageArgs {
-    /// File (created at --size) or block device.
+    /// File (created at --size, with rftune's 1 MiB header in front; its directory must exist)
+    /// or block device. An existing file is used only if rftune created it, or with
+    /// --overwrite. A path under /dev must be an existing block device.
     #[arg(long, value_name = "FILE|DEVICE")]
     pub target: PathBuf,
-    /// Bytes of the target to use (fio size syntax: 4G, 512M); default 4G for a file, the whole
-    /// device for a device.
-    #[arg(long, value_name = "SIZE")]
-    pub size: Option<String>,
+    /// Bytes of the target to use: 4G, 512M, 2TiB (K, M, G, T, P and KiB…PiB are powers of
+    /// 1024), or a number of bytes; default 4G for a file, the whole device for a device.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub size: Option<u64>,
     /// Measured time per test.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub runtime: Duration,
@@ -97,6 +103,11 @@ pub struct StorageArgs {
     /// Most steady-state rounds when preconditioning.
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub ss_rounds: usize,
+    /// Benchmark an existing file that rftune did not create, destroying its contents. Without
+    /// it, a file target must be new (rftune creates it) or one rftune created earlier, which
+    /// it recognises by the header in the file's first MiB (fio never writes there).
+    #[arg(long)]
+    pub overwrite: bool,
     /// Allow writing to a raw block device, destroying its data (needs --confirm-serial).
     #[arg(long, requires = "confirm_serial")]
     pub destroy_data: bool,
@@ -106,6 +117,11 @@ pub struct StorageArgs {
     /// Shared options.
     #[command(flatten)]
     pub common: CommonArgs,
+}
+
+/// `--size`, parsed before anything runs.
+fn parse_size(text: &str) -> Result<u64, String> {
+    fio::parse_size(text).map_err(|e| e.to_string())
 }
 
 /// fio engine choice.
@@ -331,26 +347,12 @@ fn finish(
 
 async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let specs = fio::select(&args.tests)?;
-    let is_device = device::is_block_device(&args.target);
-    if is_device {
-        let writes = args.precondition || specs.iter().any(|t| t.writes());
-        let findings = device::inspect(&args.target)?;
-        device::decide(
-            &findings,
-            writes,
-            &device::Consent {
-                destroy_data: args.destroy_data,
-                confirm_serial: args.confirm_serial.clone(),
-            },
-        )?;
-    } else if let Some(parent) = args.target.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let fio = Fio::default();
-    let fio_version = fio.version()?;
+    let kind = bench_target::examine(&args.target, args.overwrite)?;
+    let is_device = kind == Kind::Device;
     let opts = fio::Options {
         target: args.target.clone(),
-        size: args.size.clone().or_else(|| (!is_device).then(|| "4G".to_owned())),
+        size: args.size.or((!is_device).then_some(4 << 30)),
+        offset: if is_device { 0 } else { bench_target::HEADER_BYTES },
         runtime_s: args.runtime.as_secs().max(1),
         ramp_s: args.ramp.as_secs(),
         numjobs: args.numjobs,
@@ -359,45 +361,163 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
             EngineArg::Libaio => IoEngine::Libaio,
         },
     };
-    let dir = out_dir(&args.common, "storage")?;
-    let raw = dir.join("fio");
-    let started_at = host_bench::utc_now();
-    let mut bmc = connect_bmc(&args.common, dirs).await?;
-    let result = storage_runs(args, &specs, &opts, &raw, bmc.as_mut(), output).await;
-    if let Some(b) = &bmc {
-        b.target.close().await;
+    // Held until the run ends: nothing can mount or claim the device meanwhile.
+    let _claim = if is_device {
+        let writes = args.precondition || specs.iter().any(|t| t.writes());
+        let consent = device::Consent {
+            destroy_data: args.destroy_data,
+            confirm_serial: args.confirm_serial.clone(),
+        };
+        device::check_for_writing(&args.target, writes, &consent, device::open_exclusive)?
+    } else {
+        if let Some(size) = opts.size {
+            bench_target::ensure_space(&args.target, kind, size)?;
+        }
+        None
+    };
+    let run = StorageRun {
+        specs,
+        kind,
+        opts,
+        fio: Fio::default(),
+        created: std::sync::OnceLock::new(),
+    };
+    let mut interrupts = Interrupts::install()?;
+    let result = {
+        let work = run.run(args, dirs, output);
+        tokio::pin!(work);
+        tokio::select! {
+            r = &mut work => r,
+            signal = interrupts.next() => {
+                // fio gets SIGINT and the layout stops at its next chunk; let both end.
+                run.fio.stop.request();
+                let _ = tokio::time::timeout(Duration::from_secs(30), work).await;
+                Err(anyhow::anyhow!("interrupted by {signal}"))
+            }
+        }
+    };
+    match (result, run.created.get()) {
+        (Err(e), Some(path)) => Err(match std::fs::remove_file(path) {
+            Ok(()) => e.context(format!(
+                "benchmarking {} failed; the file this run created was removed",
+                path.display()
+            )),
+            Err(r) => e.context(format!(
+                "benchmarking {} failed, and removing the file this run created failed too ({r}); delete it yourself",
+                path.display()
+            )),
+        }),
+        (result, _) => result,
     }
-    let (precondition, tests) = result?;
-    let mut r = new_report("storage", &args.common, started_at, bmc.as_ref());
-    for t in &tests {
-        r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
-        r.valid &= t.valid;
+}
+
+/// SIGINT, SIGTERM and SIGHUP, caught while a storage run lasts so that fio is stopped and a
+/// file the run created is removed instead of being left behind.
+struct Interrupts {
+    int: tokio::signal::unix::Signal,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn install() -> Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let catch = |kind: SignalKind, name: &str| {
+            signal(kind).with_context(|| format!("installing a {name} handler (to clean up if interrupted)"))
+        };
+        Ok(Self {
+            int: catch(SignalKind::interrupt(), "SIGINT")?,
+            term: catch(SignalKind::terminate(), "SIGTERM")?,
+            hup: catch(SignalKind::hangup(), "SIGHUP")?,
+        })
     }
-    if let Some(p) = &precondition
-        && !p.steady_state.is_some_and(|s| s.reached)
-    {
-        r.problems
-            .push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
+
+    /// The name of the next signal received.
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.int.recv() => "SIGINT",
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.hup.recv() => "SIGHUP",
+        }
     }
-    r.storage = Some(Storage {
-        target: args.target.display().to_string(),
-        target_kind: if is_device { "device" } else { "file" }.into(),
-        size: opts.size.clone(),
-        runtime_s: opts.runtime_s,
-        ramp_s: opts.ramp_s,
-        numjobs: opts.numjobs,
-        ioengine: opts.ioengine.as_str().into(),
-        fio_version: Some(fio_version),
-        precondition,
-        tests,
-    });
-    finish(r, &dir, output, storage_table)
+}
+
+/// A storage run that passed the checks.
+struct StorageRun {
+    specs: Vec<fio::TestSpec>,
+    kind: Kind,
+    opts: fio::Options,
+    fio: Fio,
+    /// The target file, once this run has created it.
+    created: std::sync::OnceLock<PathBuf>,
+}
+
+impl StorageRun {
+    /// Everything after the checks: fio's version, the output directory, the BMC, the target's
+    /// layout, the runs and the report.
+    async fn run(&self, args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+        let opts = &self.opts;
+        let fio_version = self.fio.version()?;
+        let dir = out_dir(&args.common, "storage")?;
+        let raw = dir.join("fio");
+        let started_at = host_bench::utc_now();
+        let mut bmc = connect_bmc(&args.common, dirs).await?;
+        let result = match self.prepare_file().await {
+            Ok(()) => storage_runs(args, &self.specs, opts, &self.fio, &raw, bmc.as_mut(), output).await,
+            Err(e) => Err(e),
+        };
+        if let Some(b) = &bmc {
+            b.target.close().await;
+        }
+        let (precondition, tests) = result?;
+        let mut r = new_report("storage", &args.common, started_at, bmc.as_ref());
+        for t in &tests {
+            r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
+            r.valid &= t.valid;
+        }
+        if let Some(p) = &precondition
+            && !p.steady_state.is_some_and(|s| s.reached)
+        {
+            r.problems
+                .push(format!("steady state not reached in {} rounds", p.rounds_iops.len()));
+        }
+        r.storage = Some(Storage {
+            target: args.target.display().to_string(),
+            target_kind: if self.kind == Kind::Device { "device" } else { "file" }.into(),
+            size: opts.size.map(fio::format_size),
+            runtime_s: opts.runtime_s,
+            ramp_s: opts.ramp_s,
+            numjobs: opts.numjobs,
+            ioengine: opts.ioengine.as_str().into(),
+            fio_version: Some(fio_version),
+            precondition,
+            tests,
+        });
+        finish(r, &dir, output, storage_table)
+    }
+
+    /// Creates or extends a file target with rftune's header and its data laid out (see
+    /// `host_bench::target`), recording a file it created; nothing for a device.
+    async fn prepare_file(&self) -> Result<()> {
+        let (Some(size), false) = (self.opts.size, self.kind == Kind::Device) else {
+            return Ok(());
+        };
+        let (path, kind, stop) = (self.opts.target.clone(), self.kind, self.fio.stop.clone());
+        tokio::task::spawn_blocking(move || bench_target::prepare(&path, kind, size, &stop))
+            .await
+            .context("layout thread")??;
+        if self.kind == Kind::NewFile {
+            let _ = self.created.set(self.opts.target.clone());
+        }
+        Ok(())
+    }
 }
 
 async fn storage_runs(
     args: &StorageArgs,
     specs: &[fio::TestSpec],
     opts: &fio::Options,
+    fio: &Fio,
     raw: &Path,
     mut bmc: Option<&mut Bmc>,
     output: OutputFormat,
@@ -405,9 +525,15 @@ async fn storage_runs(
     let progress = Progress::spinner(output);
     let precondition = if args.precondition {
         progress.message("preconditioning: two sequential writes, then steady-state rounds");
-        let (o, r, rounds, s) = (opts.clone(), raw.to_owned(), args.ss_rounds, opts.runtime_s);
+        let (f, o, r, rounds, s) = (
+            fio.clone(),
+            opts.clone(),
+            raw.to_owned(),
+            args.ss_rounds,
+            opts.runtime_s,
+        );
         Some(
-            tokio::task::spawn_blocking(move || Fio::default().precondition(&o, &r, s, rounds))
+            tokio::task::spawn_blocking(move || f.precondition(&o, &r, s, rounds))
                 .await
                 .context("preconditioning thread")??,
         )
@@ -428,14 +554,14 @@ async fn storage_runs(
                 rep + 1,
                 args.common.repeat
             ));
-            let (s, o, r) = (*spec, opts.clone(), raw.to_owned());
+            let (f, s, o, r) = (fio.clone(), *spec, opts.clone(), raw.to_owned());
             let tag = if args.common.repeat > 1 {
                 format!("-{}", rep + 1)
             } else {
                 String::new()
             };
             let (run, samples) = with_power(bmc.as_deref_mut(), args.common.power_interval, move || {
-                Fio::default().run(&s, &o, &r, &tag)
+                f.run(&s, &o, &r, &tag)
             })
             .await?;
             let run = run?;

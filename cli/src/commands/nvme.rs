@@ -42,7 +42,10 @@ pub struct NvmePlanArgs {
     /// The namespace to replace.
     #[arg(long, default_value_t = 1, value_name = "NSID")]
     pub nsid: u32,
-    /// Run the sequence (destroys all data in the namespace). Needs --confirm-serial.
+    /// Run the sequence (destroys all data in the namespace). Needs --confirm-serial, and is
+    /// refused unless the namespace's block device (/dev/nvmeXnNSID) exists here and is unused:
+    /// the kernel must let rftune open it exclusively (nothing mounts or holds it, in any
+    /// container), it is not mounted and does not back /.
     #[arg(long, requires = "confirm_serial")]
     pub execute: bool,
     /// The controller's serial number (`sn` in `nvme id-ctrl`), confirming --execute.
@@ -71,7 +74,9 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
         };
         let dir = dirs.state.join("nvme");
         crate::state::ensure_private_dir(&dir)?;
-        Some(cli.execute(&plan, serial, &dir)?)
+        Some(cli.execute(&plan, serial, &dir, |ns| {
+            host_bench::device::ensure_unused(ns, host_bench::device::open_exclusive)
+        })?)
     } else {
         None
     };

@@ -257,7 +257,7 @@ pub struct Benchmarks {
 pub struct StorageBench {
     /// File (safe default) or block device on the host.
     pub target: String,
-    /// Bytes of the target (fio syntax: `4G`).
+    /// Bytes of the target: `4G`, `512M`, `2TiB` (powers of 1024), or a number of bytes.
     #[serde(default)]
     pub size: Option<String>,
     /// Measured time per test.
@@ -500,6 +500,11 @@ impl Spec {
                     problems.push(format!("benchmarks.storage.{field} = {v:?} is not a duration"));
                 }
             }
+            if let Some(size) = &s.size
+                && let Err(e) = host_bench::fio::parse_size(size)
+            {
+                problems.push(format!("benchmarks.storage.{e}"));
+            }
             if s.destroy_data && s.confirm_serial.is_none() {
                 problems.push("benchmarks.storage.destroy_data needs confirm_serial (the device's serial)".to_owned());
             }
@@ -648,9 +653,17 @@ array_mib = 64
             .replace("repeats = 2", "repeats = 0")
             .replace("seed = 42", "")
             .replace("name = \"b\"", "name = \"a\"")
-            .replace("target = \"bench@127.0.0.1\"", "target = \"-oProxyCommand=x\"");
+            .replace("target = \"bench@127.0.0.1\"", "target = \"-oProxyCommand=x\"")
+            .replace("size = \"1G\"", "size = \"64Q\"");
         let err = format!("{:#}", Spec::parse(&text).unwrap_err());
-        for needle in ["two profiles", "repeats", "needs a seed", "appears twice", "ssh target"] {
+        for needle in [
+            "two profiles",
+            "repeats",
+            "needs a seed",
+            "appears twice",
+            "ssh target",
+            "benchmarks.storage.size \"64Q\": unknown unit",
+        ] {
             assert!(err.contains(needle), "{needle} missing from: {err}");
         }
     }

@@ -6,7 +6,8 @@ use host_bench::fio::{self, Fio, IoEngine, Options, TESTS};
 fn options(dir: &TempDir) -> Options {
     Options {
         target: dir.0.join("target.dat"),
-        size: Some("4M".into()),
+        size: Some(4 << 20),
+        offset: 0,
         runtime_s: 1,
         ramp_s: 0,
         numjobs: 1,
@@ -67,6 +68,7 @@ fn a_missing_fio_binary_is_reported() {
     let dir = TempDir::new("fio-none");
     let fio = Fio {
         program: dir.0.join("no-such-fio"),
+        ..Fio::default()
     };
     assert!(fio.run(&TESTS[0], &options(&dir), &dir.0, "").is_err());
 }
@@ -78,4 +80,61 @@ fn preconditioning_writes_twice_and_checks_steady_state() {
     assert_eq!(p.sequential_passes, 2);
     assert_eq!(p.rounds_iops.len(), 5);
     assert!(p.steady_state.is_some());
+}
+
+#[test]
+fn fio_never_writes_over_rftunes_header() {
+    use host_bench::target::{self, HEADER_BYTES, Kind, MAGIC};
+    let dir = TempDir::new("fio-header");
+    let opts = Options {
+        offset: HEADER_BYTES,
+        ..options(&dir)
+    };
+    target::prepare(
+        &opts.target,
+        Kind::NewFile,
+        opts.size.unwrap(),
+        &host_bench::Stop::default(),
+    )
+    .unwrap();
+    let header = std::fs::read(&opts.target).unwrap()[..HEADER_BYTES as usize].to_vec();
+    assert!(header.starts_with(MAGIC));
+    let fio = Fio::default();
+    for spec in TESTS.iter().filter(|t| t.writes()) {
+        fio.run(spec, &opts, &dir.0, "").unwrap();
+    }
+    fio.precondition(&opts, &dir.0, 1, 5).unwrap();
+    let after = std::fs::read(&opts.target).unwrap();
+    assert_eq!(
+        after.len() as u64,
+        HEADER_BYTES + opts.size.unwrap(),
+        "fio did not resize the file"
+    );
+    assert!(after[..HEADER_BYTES as usize] == header[..], "the header is intact");
+    assert!(matches!(
+        target::observe(&opts.target).unwrap(),
+        target::Found::RegularFile { ours: true, .. }
+    ));
+}
+
+#[test]
+fn a_stop_request_interrupts_a_running_fio_within_seconds() {
+    let dir = TempDir::new("fio-stop");
+    let opts = Options {
+        runtime_s: 60,
+        ..options(&dir)
+    };
+    let fio = Fio::default();
+    let stop = fio.stop.clone();
+    let started = std::time::Instant::now();
+    let running = std::thread::spawn(move || fio.run(&TESTS[2], &opts, &dir.0, ""));
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    stop.request();
+    let err = running.join().unwrap().unwrap_err();
+    assert!(matches!(err, host_bench::Error::Interrupted(_)), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "fio stopped long before its 60 s: {:?}",
+        started.elapsed()
+    );
 }

@@ -1,6 +1,7 @@
 //! `nvme plan --execute` against a fake nvme-cli that records its arguments.
 
 use super::TempDir;
+use host_bench::device::{self, Findings};
 use host_bench::nvme::{self, NvmeCli, Sizing};
 use std::os::unix::fs::PermissionsExt;
 
@@ -47,7 +48,15 @@ fn execute_runs_the_sequence_records_the_before_state_and_verifies() {
     )
     .unwrap();
     std::fs::remove_file(dir.0.join("calls.log")).unwrap();
-    assert!(cli.execute(&plan, "WRONG", &dir.0.join("state")).is_err());
+    let unused = |dev: &std::path::Path| {
+        assert_eq!(
+            dev,
+            std::path::Path::new("/dev/nvme0n1"),
+            "the namespace to be deleted is checked"
+        );
+        Ok(())
+    };
+    assert!(cli.execute(&plan, "WRONG", &dir.0.join("state"), unused).is_err());
     let calls = std::fs::read_to_string(dir.0.join("calls.log")).unwrap();
     assert_eq!(
         calls.lines().collect::<Vec<_>>(),
@@ -56,7 +65,7 @@ fn execute_runs_the_sequence_records_the_before_state_and_verifies() {
     );
     std::fs::remove_file(dir.0.join("calls.log")).unwrap();
 
-    let done = cli.execute(&plan, "FAKE123", &dir.0.join("state")).unwrap();
+    let done = cli.execute(&plan, "FAKE123", &dir.0.join("state"), unused).unwrap();
     assert_eq!(
         (done.nsid, done.verified.nsze, done.verified.lba),
         (1, 6_251_233_968, 512)
@@ -87,6 +96,49 @@ fn verification_catches_a_wrong_size() {
     let cli = fake_nvme(&dir, 5_000_000_000);
     let (ctrl, _) = cli.id_ctrl("/dev/nvme0").unwrap();
     let plan = nvme::plan("/dev/nvme0", &ctrl, 0, 512, Sizing::Sectors(6_000_000_000), 1).unwrap();
-    let err = cli.execute(&plan, "FAKE123", &dir.0).unwrap_err().to_string();
+    let err = cli
+        .execute(&plan, "FAKE123", &dir.0, |_| Ok(()))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("verification failed"), "{err}");
+}
+
+#[test]
+fn a_mounted_namespace_gets_no_destructive_nvme_call_even_with_the_right_serial() {
+    let dir = TempDir::new("nvme-mounted");
+    let cli = fake_nvme(&dir, 6_251_233_968);
+    let (ctrl, _) = cli.id_ctrl("/dev/nvme0").unwrap();
+    let plan = nvme::plan("/dev/nvme0", &ctrl, 0, 512, Sizing::Sectors(6_251_233_968), 1).unwrap();
+    std::fs::remove_file(dir.0.join("calls.log")).unwrap();
+    // What the device checks find for a namespace mounted at /data: the same decision as bench's.
+    let mounted = |dev: &std::path::Path| {
+        device::in_use(&Findings {
+            name: dev.file_name().unwrap().to_string_lossy().into_owned(),
+            mounted: vec!["/dev/nvme0n1 on /data".into()],
+            ..Findings::default()
+        })
+    };
+    let err = cli
+        .execute(&plan, "FAKE123", &dir.0.join("state"), mounted)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("/dev/nvme0n1 is mounted"), "{err}");
+    let calls = std::fs::read_to_string(dir.0.join("calls.log")).unwrap();
+    assert_eq!(
+        calls.lines().collect::<Vec<_>>(),
+        ["id-ctrl /dev/nvme0 -o json"],
+        "nothing but the serial check ran"
+    );
+    // A device the kernel reports busy (EBUSY on the exclusive open) is refused the same way.
+    std::fs::remove_file(dir.0.join("calls.log")).unwrap();
+    let busy = |dev: &std::path::Path| {
+        device::claim_with(dev, |_| Err(std::io::Error::from_raw_os_error(libc::EBUSY))).map(drop)
+    };
+    let err = cli
+        .execute(&plan, "FAKE123", &dir.0.join("state"), busy)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is in use"), "{err}");
+    let calls = std::fs::read_to_string(dir.0.join("calls.log")).unwrap();
+    assert!(!calls.contains("-ns"), "no namespace command ran: {calls}");
 }

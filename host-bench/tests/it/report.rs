@@ -9,7 +9,8 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
     let dir = TempDir::new("report");
     let opts = Options {
         target: dir.0.join("t.dat"),
-        size: Some("4M".into()),
+        size: Some(4 << 20),
+        offset: 0,
         runtime_s: 1,
         ramp_s: 0,
         numjobs: 1,
@@ -37,7 +38,7 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
         storage: Some(Storage {
             target: opts.target.display().to_string(),
             target_kind: "file".into(),
-            size: opts.size.clone(),
+            size: Some("4M".into()),
             runtime_s: 1,
             ramp_s: 0,
             numjobs: 1,

@@ -278,6 +278,12 @@ async fn without_rftune_on_the_host_fio_runs_directly_on_files_only() {
     let tests = doc["storage"]["tests"].as_array().unwrap();
     assert_eq!(tests.len(), 2);
     assert!(
+        std::fs::read(&target)
+            .unwrap()
+            .starts_with(b"rftune storage benchmark target v1\n"),
+        "the step created the target with rftune's header, and fio (run twice) kept it"
+    );
+    assert!(
         tests
             .iter()
             .all(|t| t["iops"].as_f64().unwrap() > 0.0 && t["power_w"].as_f64().is_some()),
@@ -292,4 +298,31 @@ async fn without_rftune_on_the_host_fio_runs_directly_on_files_only() {
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     let state = std::fs::read_to_string(dir.0.join("device-results/state.json")).unwrap();
     assert!(state.contains("experiments run fio only on files"), "{state}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_rftune_on_the_host_an_existing_user_file_is_not_benchmarked() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let target = dir.0.join("precious.db");
+    let data: Vec<u8> = (0..64 * 1024u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&target, &data).unwrap();
+    let text = format!(
+        "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
+         [timeouts]\ngraceful = \"5s\"\njob = \"20s\"\nboot = \"20s\"\nos = \"10s\"\nbench = \"120s\"\n\n\
+         [benchmarks.storage]\ntarget = \"{}\"\nsize = \"16M\"\nruntime = \"1s\"\nramp = \"0s\"\ntests = \"randwrite\"\n\n\
+         [[hosts]]\nname = \"bare\"\nbmc = \"{}\"\nos = {{ transport = \"local\", rftune = \"/nonexistent/rftune\" }}\n",
+        target.display(),
+        fleet.hosts()[0].url
+    );
+    let file = dir.0.join("user-file.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert!(std::fs::read(&target).unwrap() == data, "the user's file was changed");
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let state = std::fs::read_to_string(dir.0.join("user-file-results/state.json")).unwrap();
+    assert!(state.contains("not created by rftune"), "{state}");
 }

@@ -51,8 +51,21 @@ struct Run {
 
 impl Run {
     fn new(args: &[&str]) -> Self {
+        Self::command(tokio::process::Command::new(binary()), args)
+    }
+
+    /// Like [`Run::new`], under `ulimit -f` of `kib` KiB: should a size check ever regress, the
+    /// run is killed (SIGXFSZ) when a file grows past the limit instead of filling the disk.
+    fn with_file_size_limit(kib: u64, args: &[&str]) -> Self {
+        let mut sh = tokio::process::Command::new("sh");
+        sh.args(["-c", "ulimit -f \"$0\" && exec \"$@\""])
+            .arg(kib.to_string())
+            .arg(binary());
+        Self::command(sh, args)
+    }
+
+    fn command(mut cmd: tokio::process::Command, args: &[&str]) -> Self {
         let state = TempDir::new();
-        let mut cmd = tokio::process::Command::new(binary());
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy().into_owned();
             if k.starts_with("RFTUNE_") || k == "NO_COLOR" || k == "COLUMNS" || k == "RUST_LOG" {
