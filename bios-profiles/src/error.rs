@@ -57,6 +57,16 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A profile file larger than any profile could sensibly be.
+    #[error("profile {} is {size} bytes; profiles are limited to {limit} bytes (is this the right file?)", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// Two profiles share a name.
     #[error(
         "{file}: a profile named `{name}` already exists ({existing}); rename it (extends = \"{name}\" builds on it)"

@@ -67,6 +67,9 @@ pub struct Skipped {
     pub reason: String,
 }
 
+/// The largest profile file accepted (1 MiB): shipped profiles are about 10 KB.
+pub const MAX_PROFILE_BYTES: u64 = 1024 * 1024;
+
 /// A profile with `extends`, generation filters and platform overrides applied for one host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResolvedProfile {
@@ -141,10 +144,20 @@ impl Library {
 
     /// Reads and parses a profile file without adding it.
     pub fn parse_file(&self, path: &Path) -> Result<Profile> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_owned(),
             source,
-        })?;
+        };
+        // Refuse an oversized file before reading it: a shipped profile is ~10 KB.
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        if size > MAX_PROFILE_BYTES {
+            return Err(Error::TooLarge {
+                path: path.to_owned(),
+                size,
+                limit: MAX_PROFILE_BYTES,
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
         Profile::from_toml(&text, &path.display().to_string(), &self.sources)
     }
 

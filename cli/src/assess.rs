@@ -34,13 +34,20 @@ impl Chosen {
                 }
             }
         };
-        Ok(Self { library, profile })
+        Self::checked(library, profile)
     }
 
     /// A profile given as TOML text (a derived profile); `file` names it in messages.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
         let library = Library::shipped().context("loading the shipped profiles")?;
         let profile = Profile::from_toml(text, file, library.sources())?;
+        Self::checked(library, profile)
+    }
+
+    /// Reports what is wrong with the profile whatever the host (`extends` cycles, unknown
+    /// parents) once, before any host is contacted.
+    fn checked(library: Library, profile: Profile) -> Result<Self> {
+        library.resolve_profile(&profile, &HostFacts::default())?;
         Ok(Self { library, profile })
     }
 

@@ -42,13 +42,8 @@ pub struct AuditLog {
 impl AuditLog {
     /// Opens (creating) `dir/audit.log` for appending.
     pub fn open(dir: &Path) -> Result<Self> {
-        crate::state::ensure_private_dir(dir)?;
         let path = dir.join("audit.log");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("opening the audit log {}", path.display()))?;
+        let file = crate::state::open_private_append(&path).context("opening the audit log")?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();

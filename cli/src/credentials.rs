@@ -59,7 +59,7 @@ fn non_empty(creds: Credentials, source: &str, url: &str) -> Result<Credentials>
 /// Reads a TOML credentials file, refusing one that others can read.
 pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credentials> {
     check_private(path)?;
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading credentials file {}", path.display()))?;
+    let text = crate::state::read_capped(path, crate::state::MAX_CREDENTIALS_BYTES, "credentials file")?;
     // The TOML error would quote the offending line, which may hold the password.
     let parsed: CredentialsFile = toml::from_str(&text).map_err(|e| {
         anyhow::anyhow!(

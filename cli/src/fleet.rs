@@ -55,7 +55,7 @@ impl BmcEntry {
 /// Reads an inventory file: names default to `host:port` and must be unique; credentials paths
 /// are resolved against the file's directory.
 pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading inventory {}", path.display()))?;
+    let text = crate::state::read_capped(path, crate::state::MAX_INVENTORY_BYTES, "inventory")?;
     let file: InventoryFile =
         toml::from_str(&text).map_err(|e| anyhow::anyhow!("inventory {}: {e}", path.display()))?;
     let base = path.parent().unwrap_or(Path::new("."));

@@ -87,7 +87,7 @@ impl Snapshot {
 
     /// Reads and checks a snapshot file.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading snapshot {}", path.display()))?;
+        let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "snapshot")?;
         let snap: Self = serde_json::from_str(&text)
             .with_context(|| format!("snapshot {} is not a {SCHEMA} document", path.display()))?;
         if snap.schema != SCHEMA {

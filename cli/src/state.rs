@@ -76,21 +76,123 @@ pub fn path_component(s: &str) -> String {
     }
 }
 
-/// Creates `dir` (and parents) readable only by the user.
+/// Largest inventory file accepted (32 MiB: ~150,000 hosts).
+pub const MAX_INVENTORY_BYTES: u64 = 32 << 20;
+/// Largest experiment file accepted.
+pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
+/// Largest credentials file accepted.
+pub const MAX_CREDENTIALS_BYTES: u64 = 64 << 10;
+/// Largest JSON document rftune reads back (snapshots, bench results, registries).
+pub const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// Reads `what` at `path` as text, refusing a file over `limit` bytes before reading it.
+pub fn read_capped(path: &Path, limit: u64, what: &str) -> Result<String> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("reading {what} {}", path.display()))?
+        .len();
+    if size > limit {
+        anyhow::bail!(
+            "{what} {} is {size} bytes; the limit is {limit} bytes (is this the right file?)",
+            path.display()
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("reading {what} {}", path.display()))
+}
+
+/// Creates `dir` (and missing parents) readable only by the user. A directory that already
+/// exists is left as it is: `--state-dir /shared` must not change a directory the user gave
+/// (a sticky 1777 directory stays one); what rftune creates inside it is private.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder
+        .create(dir)
+        .with_context(|| format!("creating {}", dir.display()))
+}
+
+/// Opens rftune's own file `path` for appending, creating it readable only by the user, and
+/// tightening it to 0600 if an older run left it wider (audit log, known_hosts).
+pub fn open_private_append(path: &Path) -> Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        ensure_private_dir(dir)?;
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let file = opts.open(path).with_context(|| format!("opening {}", path.display()))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-            .with_context(|| format!("restricting {}", dir.display()))?;
+        let mode = file.metadata().map(|m| m.permissions().mode() & 0o777).unwrap_or(0o600);
+        if mode & 0o077 != 0 {
+            file.set_permissions(std::fs::Permissions::from_mode(0o600))
+                .with_context(|| format!("restricting {}", path.display()))?;
+        }
     }
-    Ok(())
+    Ok(file)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_given_directory_keeps_its_mode_and_rftunes_files_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        let shared = std::env::temp_dir().join(format!("rftune-shared-{}", std::process::id()));
+        std::fs::create_dir_all(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        ensure_private_dir(&shared).unwrap();
+        assert_eq!(mode(&shared), 0o1777, "the given directory is not changed");
+        let inner = shared.join("snapshots/host");
+        ensure_private_dir(&inner).unwrap();
+        assert_eq!(mode(&shared.join("snapshots")), 0o700);
+        assert_eq!(mode(&inner), 0o700);
+        let log = shared.join("audit.log");
+        std::fs::write(&log, "old\n").unwrap();
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o644)).unwrap();
+        open_private_append(&log).unwrap();
+        assert_eq!(mode(&log), 0o600, "tightened");
+        open_private_append(&shared.join("known_hosts")).unwrap();
+        assert_eq!(mode(&shared.join("known_hosts")), 0o600, "created private");
+        std::fs::remove_dir_all(&shared).ok();
+    }
+
+    #[test]
+    fn an_oversized_file_is_refused_before_it_is_read() {
+        let dir = std::env::temp_dir().join(format!("rftune-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("fleet.toml");
+        // Sparse: no disk is used, and the size alone must refuse it.
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len(MAX_INVENTORY_BYTES + 1)
+            .unwrap();
+        let err = read_capped(&big, MAX_INVENTORY_BYTES, "inventory")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("is 33554433 bytes; the limit is 33554432"), "{err}");
+        std::fs::write(&big, "[[bmc]]\n").unwrap();
+        assert_eq!(
+            read_capped(&big, MAX_INVENTORY_BYTES, "inventory").unwrap(),
+            "[[bmc]]\n"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn path_components_are_safe() {

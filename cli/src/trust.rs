@@ -51,14 +51,7 @@ impl KnownHosts {
 
     /// Records `host` → `fingerprint` (appends; callers check [`KnownHosts::lookup`] first).
     pub fn record(&self, host: &str, fingerprint: Fingerprint) -> Result<()> {
-        if let Some(dir) = self.path.parent() {
-            crate::state::ensure_private_dir(dir)?;
-        }
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
-            .with_context(|| format!("opening {}", self.path.display()))?;
+        let mut f = crate::state::open_private_append(&self.path)?;
         writeln!(f, "{host} {fingerprint}").with_context(|| format!("writing {}", self.path.display()))
     }
 }

@@ -792,7 +792,7 @@ fn memory_table(r: &BenchReport) -> String {
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
     let read = |p: &Path| -> Result<BenchReport> {
-        let text = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+        let text = crate::state::read_capped(p, crate::state::MAX_DOCUMENT_BYTES, "bench results")?;
         let v: serde_json::Value =
             serde_json::from_str(&text).with_context(|| format!("{} is not JSON", p.display()))?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(report::SCHEMA) {

@@ -7,7 +7,7 @@ use crate::derive::{self, Selection};
 use crate::render::{self, Table};
 use crate::snapshot::Snapshot;
 use crate::state::StateDirs;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use bios_profiles::{Generation, HostFacts, Library, Severity, ValidateOptions};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
@@ -159,9 +159,9 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
     let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
         match (&args.registry, &args.bmc) {
             (Some(path), _) => {
-                let bytes = std::fs::read(path).with_context(|| format!("reading registry {}", path.display()))?;
+                let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "registry")?;
                 let registry: AttributeRegistry =
-                    redfish_client::error::decode_json("FILE", &path.display().to_string(), &bytes)?;
+                    redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
                 let model = registry.product_names().next().map(str::to_owned);
                 (
                     Some(registry),

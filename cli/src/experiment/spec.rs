@@ -397,7 +397,7 @@ impl Benchmarks {
 impl Spec {
     /// Reads and validates `path`; relative paths in it are resolved against its directory.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading experiment {}", path.display()))?;
+        let text = crate::state::read_capped(path, crate::state::MAX_EXPERIMENT_BYTES, "experiment")?;
         let mut spec = Self::parse(&text).with_context(|| format!("experiment {}", path.display()))?;
         let base = path.parent().unwrap_or(Path::new("."));
         let stem = path
