@@ -105,7 +105,9 @@ pub enum Command {
     #[command(subcommand)]
     Jobs(JobsCommand),
     /// Read the power draw from the iDRAC: one reading, or sampling at an interval with
-    /// min/max/mean/σ and energy (table, JSON, CSV or Prometheus text).
+    /// min/max/mean/σ and energy (table, JSON, CSV or Prometheus text). `power on|off|cycle`
+    /// switches hosts instead (--bmc or --inventory; every switch goes to the audit log).
+    #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Power(crate::commands::power::PowerArgs),
     /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, and comparing
     /// two result files; with --bmc, power is sampled from the iDRAC during each test.

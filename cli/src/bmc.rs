@@ -227,12 +227,14 @@ pub enum RebootPolicy {
     None,
 }
 
-/// Reboots the host as `policy` says. Returns `false` when the policy is `None`.
+/// Reboots the host as `policy` says. Returns `false` when the policy is `None`. `lost` hears
+/// of every reset whose answer was lost, and whether the host then showed it happened.
 pub async fn reboot(
     target: &Target,
     policy: RebootPolicy,
     graceful_timeout: Duration,
     progress: &Progress,
+    lost: &(dyn Fn(ResetType, bool) + Sync),
 ) -> Result<bool> {
     let client = &target.client;
     let system_id = ODataId::new(dell::SYSTEM);
@@ -267,14 +269,19 @@ pub async fn reboot(
             } else {
                 ResetType::ForceRestart
             };
-            if !reset(kind).await? && !restart_observed(target, Duration::from_secs(20)).await {
-                // Nothing shows the reset happened: it was not applied, send it once more.
-                send_reset(target, &system, kind).await?;
+            if !reset(kind).await? {
+                let happened = restart_observed(target, Duration::from_secs(20)).await;
+                lost(kind, happened);
+                if !happened {
+                    // Nothing shows the reset happened: it was not applied, send it once more.
+                    send_reset(target, &system, kind).await?;
+                }
             }
         }
         RebootPolicy::Graceful => {
             if system.power_state != Some(PowerState::Off) {
                 progress.message(format!("{}: asking the OS to shut down", target.name));
+                crate::interrupt::powered_off(&target.name, true);
                 reset(ResetType::GracefulShutdown).await?;
                 let deadline = Instant::now() + graceful_timeout;
                 let mut off = false;
@@ -311,9 +318,34 @@ pub async fn reboot(
             {
                 send_reset(target, &system, ResetType::On).await?;
             }
+            crate::interrupt::powered_off(&target.name, false);
         }
     }
     Ok(true)
+}
+
+/// The host's power state, when the BMC says.
+pub async fn power_state(target: &Target) -> Option<PowerState> {
+    target
+        .client
+        .system(&ODataId::new(dell::SYSTEM))
+        .await
+        .ok()?
+        .power_state
+}
+
+/// Powers the host on.
+pub async fn power_on(target: &Target) -> Result<()> {
+    let system = target
+        .client
+        .system(&ODataId::new(dell::SYSTEM))
+        .await
+        .map_err(|e| target.explain(e, "reading the system"))?;
+    target
+        .client
+        .reset(&system, ResetType::On)
+        .await
+        .map_err(|e| target.explain(e, "powering on"))
 }
 
 /// Sends a reset, a lost answer included as an error.

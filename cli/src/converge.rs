@@ -12,6 +12,7 @@ use crate::assess::{self, Chosen};
 use crate::audit::AuditLog;
 use crate::bmc::{self, RebootPolicy};
 use crate::cache::RegistryCache;
+use crate::interrupt;
 use crate::render::Progress;
 use crate::snapshot::{self, Snapshot};
 use crate::target::Target;
@@ -124,6 +125,10 @@ pub struct Marker {
     pub bios: Attributes,
     /// The job created, once known.
     pub job: Option<String>,
+    /// rftune is rebooting the host (and may have powered it off): a run that finds this and
+    /// the host off powers it on.
+    #[serde(default)]
+    pub rebooting: bool,
 }
 
 fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathBuf {
@@ -149,8 +154,36 @@ fn has_marker(state_dir: &Path, host: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Every staging marker of `host` (any service tag).
+fn markers_for(state_dir: &Path, host: &str) -> Vec<(PathBuf, Marker)> {
+    let probe = marker_path(state_dir, host, Some("x"));
+    let prefix = probe
+        .file_name()
+        .map(|n| n.to_string_lossy().trim_end_matches("x.json").to_owned())
+        .unwrap_or_default();
+    let Ok(dir) = std::fs::read_dir(state_dir.join("staged")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .filter_map(|e| Some((e.path(), read_marker(&e.path())?)))
+        .collect()
+}
+
 fn read_marker(path: &Path) -> Option<Marker> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Records in the host's marker whether rftune is in the middle of rebooting it.
+fn set_rebooting(path: &Path, rebooting: bool) {
+    if let Some(mut m) = read_marker(path)
+        && m.rebooting != rebooting
+    {
+        m.rebooting = rebooting;
+        if let Err(e) = write_marker(path, &m) {
+            tracing::warn!("could not update {}: {e:#}", path.display());
+        }
+    }
 }
 
 fn write_marker(path: &Path, marker: &Marker) -> Result<()> {
@@ -170,6 +203,27 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     // A run interrupted after its reset may have left the host in POST, where the job queue
     // and the pending values change under our feet: wait for it before judging pending work.
     if has_marker(&ctx.state_dir, host) {
+        // An earlier run rebooting this host was stopped: if it left the host off, power it on.
+        if markers_for(&ctx.state_dir, host).iter().any(|(_, m)| m.rebooting)
+            && bmc::power_state(target).await == Some(redfish_client::resources::computer_system::PowerState::Off)
+        {
+            progress.message(format!(
+                "{host}: an earlier run left the host powered off; powering it on"
+            ));
+            let on = bmc::power_on(target).await;
+            audit(
+                "power-on",
+                Value::Null,
+                if on.is_ok() { "ok" } else { "error" },
+                json!(
+                    on.as_ref()
+                        .err()
+                        .map(|e| format!("{e:#}"))
+                        .unwrap_or_else(|| "powered on after an interrupted reboot".into())
+                ),
+            )?;
+            on?;
+        }
         progress.message(format!(
             "{host}: an earlier run was interrupted; waiting for the host to settle"
         ));
@@ -294,6 +348,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         return Ok(result);
     }
 
+    interrupt::check(host, "the snapshot")?;
     // Snapshot before any change.
     let url = target.client.base_url().as_str().trim_end_matches('/');
     let snap = Snapshot::of(host, url, &a.state, format!("before apply of {}", ctx.chosen.name()));
@@ -303,6 +358,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
 
     // iDRAC attributes apply immediately.
     for (group, attrs) in plan.idrac.iter().filter(|(_, a)| !a.is_empty()) {
+        interrupt::check(host, &format!("setting iDRAC attributes {group}"))?;
         progress.message(format!("{host}: setting iDRAC {group}"));
         let body = json!({"Attributes": attrs});
         match target.client.dell().set_attributes(*group, attrs).await {
@@ -324,7 +380,9 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             run: ctx.audit.run().to_owned(),
             bios: plan.bios.clone(),
             job: None,
+            rebooting: false,
         };
+        interrupt::check(host, "staging BIOS values")?;
         write_marker(&marker_file, &marker)?;
         let body = redfish_client::request::settings_body(&plan.bios, Some(&opts.apply_time));
         // At most two PATCHes, and the second only once a read-back proved the first staged
@@ -423,12 +481,19 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             audit("reboot", Value::Null, "skipped", json!(result.summary))?;
             return Ok(result);
         }
-        let _permit = ctx
-            .reboots
-            .clone()
-            .acquire_owned()
-            .await
-            .context("the reboot limiter closed")?;
+        let left = |what: &str| interrupt::Interrupted {
+            host: host.to_owned(),
+            signal: interrupt::received().unwrap_or(0),
+            during: format!(
+                "{what}; the values stay staged with job {} and apply at the host's next reboot (rerun apply to finish)",
+                job.as_deref().unwrap_or("(unknown)")
+            ),
+        };
+        interrupt::check(host, "rebooting").map_err(|_| left("before rebooting"))?;
+        let _permit = tokio::select! {
+            permit = ctx.reboots.clone().acquire_owned() => permit.context("the reboot limiter closed")?,
+            _ = interrupt::wait() => return Err(left("while waiting for a reboot slot").into()),
+        };
         let in_post = target
             .client
             .dell()
@@ -444,11 +509,26 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 json!("the host is already rebooting into the job"),
             )?;
         } else {
-            bmc::reboot(target, opts.reboot, opts.graceful_timeout, progress)
+            let lost = |kind: redfish_client::resources::computer_system::ResetType, happened: bool| {
+                let _ = audit(
+                    "reboot",
+                    json!({"reset": format!("{kind:?}")}),
+                    if happened { "ok" } else { "unknown" },
+                    json!(if happened {
+                        "the answer was lost; the host showed the reset happened"
+                    } else {
+                        "the answer was lost and the host showed no reset; sending it once more"
+                    }),
+                );
+            };
+            set_rebooting(&marker_file, true);
+            // Not interruptible: a reboot rftune started is finished, so the host is not left off.
+            bmc::reboot(target, opts.reboot, opts.graceful_timeout, progress, &lost)
                 .await
                 .inspect_err(|e| {
                     let _ = audit("reboot", Value::Null, "error", json!(format!("{e:#}")));
                 })?;
+            set_rebooting(&marker_file, false);
             result.rebooted = true;
             audit(
                 "reboot",
@@ -457,12 +537,23 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 Value::Null,
             )?;
         }
+        let waiting = |what: String| interrupt::Interrupted {
+            host: host.to_owned(),
+            signal: interrupt::received().unwrap_or(0),
+            during: format!("{what}; the job continues on the BMC: rerun apply to verify"),
+        };
         if let Some(j) = &job {
-            let done = bmc::wait_for_job(target, j, opts.job_timeout, progress)
-                .await
-                .inspect_err(|e| {
-                    let _ = audit("job", Value::Null, "error", json!(format!("{e:#}")));
-                })?;
+            let done = tokio::select! {
+                done = bmc::wait_for_job(target, j, opts.job_timeout, progress) => done,
+                _ = interrupt::wait() => {
+                    let e = waiting(format!("while waiting for job {j}"));
+                    audit("job", Value::Null, "unknown", json!(e.to_string()))?;
+                    return Err(e.into());
+                }
+            }
+            .inspect_err(|e| {
+                let _ = audit("job", Value::Null, "error", json!(format!("{e:#}")));
+            })?;
             audit(
                 "job",
                 Value::Null,
@@ -470,11 +561,17 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 json!({"job": done.id, "state": done.job_state.to_string(), "message_id": done.message_id}),
             )?;
         }
-        bmc::wait_until_back(target, opts.boot_timeout, progress)
-            .await
-            .inspect_err(|e| {
-                let _ = audit("boot", Value::Null, "error", json!(format!("{e:#}")));
-            })?;
+        tokio::select! {
+            back = bmc::wait_until_back(target, opts.boot_timeout, progress) => back,
+            _ = interrupt::wait() => {
+                let e = waiting("while waiting for the host to come back".into());
+                audit("boot", Value::Null, "unknown", json!(e.to_string()))?;
+                return Err(e.into());
+            }
+        }
+        .inspect_err(|e| {
+            let _ = audit("boot", Value::Null, "error", json!(format!("{e:#}")));
+        })?;
         audit("boot", Value::Null, "ok", Value::Null)?;
     }
     let _ = std::fs::remove_file(&marker_file);

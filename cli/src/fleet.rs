@@ -135,8 +135,18 @@ where
     for (i, entry) in entries.iter().enumerate() {
         let fut = op(entry.clone());
         let limit = limit.clone();
+        let name = entry.name.clone();
         set.spawn(async move {
             let _permit = limit.acquire_owned().await;
+            // After Ctrl-C or SIGTERM, hosts not started yet stay untouched.
+            if let Some(signal) = crate::interrupt::received() {
+                let e = crate::interrupt::Interrupted {
+                    host: name,
+                    signal,
+                    during: "before it started; nothing was sent to it".into(),
+                };
+                return (i, Err(e.into()));
+            }
             (i, fut.await)
         });
     }

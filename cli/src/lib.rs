@@ -16,6 +16,7 @@ pub mod credentials;
 pub mod derive;
 pub mod experiment;
 pub mod fleet;
+pub mod interrupt;
 pub mod logging;
 pub mod render;
 pub mod sanitize;
@@ -68,7 +69,14 @@ pub fn main() -> ExitCode {
             return ExitCode::from(EXIT_ERROR);
         }
     };
-    match runtime.block_on(commands::run(args)) {
+    let result = runtime.block_on(commands::run(args));
+    if let Some(code) = interrupt::exit_code() {
+        if let Err(e) = &result {
+            eprintln!("error: {e:#}");
+        }
+        return ExitCode::from(code);
+    }
+    match result {
         Ok(outcome) => ExitCode::from(outcome.code()),
         Err(e) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {

@@ -122,8 +122,27 @@ pub async fn run_with(
         |entry| {
             let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
             async move {
-                let target = target::connect(&entry, &connect, &dirs).await?;
-                target.login().await?;
+                // Every host gets a record, also when it fails before any BIOS step.
+                let record = |step: &str, error: Option<&anyhow::Error>| {
+                    let (outcome, detail) = match error {
+                        None => ("ok", Value::Null),
+                        Some(e) => ("error", Value::String(format!("{e:#}"))),
+                    };
+                    ctx.audit.record(&entry.name, step, Value::Null, outcome, detail)
+                };
+                let target = match target::connect(&entry, &connect, &dirs).await {
+                    Ok(t) => t,
+                    Err(e) => {
+                        record("connect", Some(&e))?;
+                        return Err(e);
+                    }
+                };
+                if let Err(e) = target.login().await {
+                    record("login", Some(&e))?;
+                    target.close().await;
+                    return Err(e);
+                }
+                record("login", None)?;
                 let result = converge::apply_host(&ctx, &target, &progress).await;
                 if let Err(e) = &result {
                     let _ = ctx.audit.record(

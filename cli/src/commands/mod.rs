@@ -50,6 +50,11 @@ pub async fn run(args: Args) -> Result<Outcome> {
     if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {
         anyhow::bail!("--output junit is only available for rftune diff");
     }
+    if matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
+        // Ctrl-C and SIGTERM stop new work but finish reboots in progress (power actions
+        // install the same handling themselves).
+        crate::interrupt::install()?;
+    }
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,

@@ -1,9 +1,10 @@
 //! `rftune power`: one power reading, or sampling at a fixed interval on the client's clock,
 //! from the best source the BMC offers (EnvironmentMetrics, else PowerControl). The [`Meter`]
-//! here is also what `rftune bench` samples with.
+//! here is also what `rftune bench` samples with. `rftune power on|off|cycle` switches hosts
+//! (see [`control`]).
 
 use crate::Outcome;
-use crate::args::{BmcArgs, OutputFormat, parse_duration};
+use crate::args::{OutputFormat, TargetArgs, parse_duration};
 use crate::render::{self, Table};
 use crate::state::StateDirs;
 use crate::target::{self, Target};
@@ -16,9 +17,15 @@ use std::time::{Duration, Instant};
 /// `rftune power`.
 #[derive(Debug, clap::Args)]
 pub struct PowerArgs {
-    /// The BMC to read.
+    /// Switch hosts on, off or through a power cycle instead of reading.
+    #[command(subcommand)]
+    pub action: Option<PowerAction>,
+    /// The BMC to read, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
+    #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
+    pub bmc: Option<String>,
+    /// How to connect.
     #[command(flatten)]
-    pub bmc: BmcArgs,
+    pub connect: crate::args::ConnectArgs,
     /// Time between readings when sampling (the iDRAC sensor itself refreshes about every 5 s).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub interval: Duration,
@@ -30,6 +37,49 @@ pub struct PowerArgs {
     /// (text exposition format). Default: json with --output json, else table.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<PowerFormat>,
+}
+
+/// `rftune power on|off|cycle`.
+#[derive(Debug, clap::Subcommand)]
+pub enum PowerAction {
+    /// Power hosts on (nothing is sent to a host that is already on).
+    On(PowerControlArgs),
+    /// Shut hosts down: ask the OS (GracefulShutdown), force power off after
+    /// --graceful-timeout; --force powers off at once.
+    Off(PowerControlArgs),
+    /// Power-cycle hosts: shut down as `off` does, then power on; --force restarts at once
+    /// (ForceRestart). A host that is off is just powered on.
+    Cycle(PowerControlArgs),
+}
+
+impl PowerAction {
+    fn args(&self) -> &PowerControlArgs {
+        match self {
+            Self::On(a) | Self::Off(a) | Self::Cycle(a) => a,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Self::On(_) => "on",
+            Self::Off(_) => "off",
+            Self::Cycle(_) => "cycle",
+        }
+    }
+}
+
+/// Options of `rftune power on|off|cycle`.
+#[derive(Debug, clap::Args)]
+pub struct PowerControlArgs {
+    /// Which hosts.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Do not ask the OS: ForceOff, ForceRestart.
+    #[arg(long)]
+    pub force: bool,
+    /// How long the OS gets to shut down before power is forced off.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub graceful_timeout: Duration,
 }
 
 /// `rftune power --format`.
@@ -187,16 +237,17 @@ impl<'a> Meter<'a> {
 
 /// Runs `rftune power`.
 pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    if let Some(action) = &args.action {
+        return control(action, dirs, output).await;
+    }
+    let Some(url) = &args.bmc else {
+        anyhow::bail!("rftune power needs --bmc URL to read, or a subcommand: on, off, cycle");
+    };
     let format = args.format.unwrap_or(match output {
         OutputFormat::Json => PowerFormat::Json,
         _ => PowerFormat::Table,
     });
-    let mut target = target::connect(
-        &crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?,
-        &args.bmc.connect,
-        dirs,
-    )
-    .await?;
+    let mut target = target::connect(&crate::fleet::BmcEntry::from_url(url)?, &args.connect, dirs).await?;
     target.login().await?;
     let started_at = host_bench::utc_now();
     let result = async {
@@ -227,6 +278,155 @@ pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         PowerFormat::Csv => render::text(&report.csv())?,
         PowerFormat::Prometheus => render::text(&report.prometheus())?,
         PowerFormat::Table => render::text(&table(&report))?,
+    }
+    Ok(Outcome::Success)
+}
+
+/// What `power on|off|cycle` did to one host.
+#[derive(Debug, serde::Serialize)]
+struct Switched {
+    host: String,
+    action: &'static str,
+    /// The power state before, as the BMC reported it.
+    before: Option<String>,
+    /// What was done: `powered on`, `already on`, `shut down`, `forced off`, `cycled`.
+    result: String,
+}
+
+/// Runs `rftune power on|off|cycle` on one host or a fleet. Every switch is in the audit log.
+/// After Ctrl-C or SIGTERM no further host is started; a host being cycled is powered on again.
+pub async fn control(action: &PowerAction, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    use redfish_client::resources::computer_system::{PowerState, ResetType};
+    let args = action.args();
+    crate::interrupt::install()?;
+    let audit = std::sync::Arc::new(crate::audit::AuditLog::open(&dirs.state)?);
+    let (entries, _) = super::targets(&args.target)?;
+    let connect = std::sync::Arc::new(args.target.connect.clone());
+    let dirs_owned = std::sync::Arc::new(dirs.clone());
+    let progress = std::sync::Arc::new(render::Progress::hosts(
+        &format!("power {}", action.name()),
+        entries.len(),
+        output,
+    ));
+    let bar = progress.clone();
+    let (force, graceful_timeout) = (args.force, args.graceful_timeout);
+    let kind = action.name();
+    let results = crate::fleet::run_all(
+        entries,
+        args.target.concurrency,
+        |entry| {
+            let (connect, dirs, audit, progress) =
+                (connect.clone(), dirs_owned.clone(), audit.clone(), progress.clone());
+            async move {
+                let target = target::connect(&entry, &connect, &dirs).await?;
+                target.login().await?;
+                let outcome = async {
+                    let before = crate::bmc::power_state(&target).await;
+                    let system = target
+                        .client
+                        .system(&ODataId::new(dell::SYSTEM))
+                        .await
+                        .map_err(|e| target.explain(e, "reading the system"))?;
+                    let send = |reset: ResetType| {
+                        let system = system.clone();
+                        let target = &target;
+                        async move {
+                            target
+                                .client
+                                .reset(&system, reset)
+                                .await
+                                .map_err(|e| target.explain(e, &format!("requesting {reset:?}")))
+                        }
+                    };
+                    let off = before == Some(PowerState::Off);
+                    let result = match (kind, off) {
+                        ("on", true) | ("cycle", true) => {
+                            send(ResetType::On).await?;
+                            "powered on"
+                        }
+                        ("on", false) => "already on",
+                        ("off", true) => "already off",
+                        ("off", false) if force => {
+                            send(ResetType::ForceOff).await?;
+                            "forced off"
+                        }
+                        ("off", false) => {
+                            send(ResetType::GracefulShutdown).await?;
+                            let deadline = Instant::now() + graceful_timeout;
+                            loop {
+                                if crate::bmc::power_state(&target).await == Some(PowerState::Off) {
+                                    break "shut down";
+                                }
+                                if Instant::now() >= deadline {
+                                    send(ResetType::ForceOff).await?;
+                                    break "forced off after the graceful timeout";
+                                }
+                                tokio::time::sleep(Duration::from_millis(500)).await;
+                            }
+                        }
+                        _ => {
+                            let policy = if force {
+                                crate::bmc::RebootPolicy::Force
+                            } else {
+                                crate::bmc::RebootPolicy::Graceful
+                            };
+                            crate::bmc::reboot(&target, policy, graceful_timeout, &progress, &|_, _| {}).await?;
+                            "cycled"
+                        }
+                    };
+                    Ok::<_, anyhow::Error>(Switched {
+                        host: target.name.clone(),
+                        action: kind,
+                        before: before.map(|p| format!("{p:?}")),
+                        result: result.to_owned(),
+                    })
+                }
+                .await;
+                let (status, detail) = match &outcome {
+                    Ok(s) => ("ok", serde_json::json!(s.result)),
+                    Err(e) => ("error", serde_json::json!(format!("{e:#}"))),
+                };
+                audit.record(
+                    &entry.name,
+                    &format!("power-{kind}"),
+                    serde_json::Value::Null,
+                    status,
+                    detail,
+                )?;
+                target.close().await;
+                outcome
+            }
+        },
+        move |_, ok| bar.host_done(ok),
+    )
+    .await;
+    progress.finish();
+    let failed = results.iter().filter(|r| r.result.is_err()).count();
+    if output == OutputFormat::Json {
+        let hosts: Vec<serde_json::Value> = results
+            .iter()
+            .map(|r| match &r.result {
+                Ok(s) => serde_json::to_value(s).unwrap_or_default(),
+                Err(e) => serde_json::json!({"host": r.entry.name, "action": kind, "error": format!("{e:#}")}),
+            })
+            .collect();
+        render::json(&serde_json::json!({"schema": "rftune.power-action/v1", "hosts": hosts}))?;
+    } else {
+        let mut t = Table::new(["HOST", "BEFORE", "RESULT"]);
+        for r in &results {
+            match &r.result {
+                Ok(s) => t.row([s.host.clone(), s.before.clone().unwrap_or_default(), s.result.clone()]),
+                Err(e) => t.row([r.entry.name.clone(), String::new(), format!("error: {e:#}")]),
+            }
+        }
+        render::text(&t.render())?;
+    }
+    if failed > 0 {
+        anyhow::bail!(
+            "{failed} of {} host(s) failed; every step is in {}",
+            results.len(),
+            audit.path().display()
+        );
     }
     Ok(Outcome::Success)
 }

@@ -427,3 +427,107 @@ async fn a_stuck_job_is_shown_as_open_and_the_hinted_commands_recover_the_host()
         "{doc}"
     );
 }
+
+/// Starts `rftune apply` (graceful reboot) on `url` in the background, and returns once the
+/// emulator saw the shutdown request.
+async fn apply_until_shutdown_requested(
+    fleet: &idrac_sim::Fleet,
+    url: &str,
+    state: &std::path::Path,
+) -> tokio::process::Child {
+    let child = tokio::process::Command::new(super::binary())
+        .args([
+            "apply",
+            "--bmc",
+            url,
+            "-p",
+            "low-latency",
+            "--job-timeout",
+            "30s",
+            "--boot-timeout",
+            "30s",
+        ])
+        .env("RFTUNE_PASSWORD", "calvin")
+        .env("RFTUNE_STATE_DIR", state)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while stats(fleet, 0)["resets"] == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "apply never asked for the shutdown"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    child
+}
+
+fn power_state(fleet: &idrac_sim::Fleet) -> &'static str {
+    let (_, _, on) = fleet.hosts()[0].host.snapshot();
+    if on { "On" } else { "Off" }
+}
+
+/// SIGTERM between the graceful shutdown and the power-on: rftune finishes the reboot (the host
+/// is not left off), stops waiting for the job, logs out, records it and exits 143.
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_during_a_graceful_reboot_leaves_the_host_on_and_exits_143() {
+    let fleet = sim("r7625", 1, |c| c.boot_time = std::time::Duration::from_secs(3)).await;
+    let url = fleet.hosts()[0].url.clone();
+    let state = TempDir::new();
+    let child = apply_until_shutdown_requested(&fleet, &url, &state.0).await;
+    let pid = child.id().unwrap().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = child.wait_with_output().await.unwrap();
+    assert_eq!(out.status.code(), Some(143), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("SIGTERM"), "{err}");
+    assert_eq!(power_state(&fleet), "On", "the host was powered on again");
+    let audit = std::fs::read_to_string(state.0.join("audit.log")).unwrap();
+    assert!(audit.contains("interrupted by SIGTERM"), "{audit}");
+    let sessions = client(&url)
+        .members::<redfish_client::odata::Link>("/redfish/v1/SessionService/Sessions")
+        .await
+        .unwrap();
+    assert!(sessions.is_empty(), "logged out: {sessions:?}");
+    // The job ran on the BMC meanwhile; a rerun verifies without a second PATCH or reboot.
+    let out = Run::new(&apply(&url, &[])).state_dir(&state.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let s = stats(&fleet, 0);
+    assert_eq!(s["bios_patches"], 1, "{s}");
+}
+
+/// SIGKILL right after the shutdown request leaves the host off; the next apply finds its own
+/// interrupted reboot and powers the host on instead of waiting for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rerun_powers_on_a_host_an_interrupted_reboot_left_off() {
+    let fleet = sim("r7625", 1, |c| c.boot_time = std::time::Duration::from_secs(2)).await;
+    let url = fleet.hosts()[0].url.clone();
+    let state = TempDir::new();
+    let mut child = apply_until_shutdown_requested(&fleet, &url, &state.0).await;
+    child.kill().await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while power_state(&fleet) != "Off" {
+        assert!(std::time::Instant::now() < deadline, "the host never went off");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let started = std::time::Instant::now();
+    let out = Run::new(&apply(&url, &[])).state_dir(&state.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "no long wait for a host left off"
+    );
+    assert_eq!(power_state(&fleet), "On");
+    let audit = std::fs::read_to_string(state.0.join("audit.log")).unwrap();
+    assert!(audit.contains("powered on after an interrupted reboot"), "{audit}");
+    assert_eq!(stats(&fleet, 0)["bios_patches"], 1);
+}

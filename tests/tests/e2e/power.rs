@@ -126,3 +126,59 @@ async fn global_json_output_selects_the_json_document() {
         (Some("rftune.power/v1"), Some(1))
     );
 }
+
+/// `power off|on|cycle` on a fleet: each host switched, a host already in the asked state left
+/// alone, every switch in the audit log.
+#[tokio::test(flavor = "multi_thread")]
+async fn power_off_on_and_cycle_switch_a_fleet_and_leave_hosts_already_there_alone() {
+    let fleet = super::sim("r7625", 2, |c| c.boot_time = std::time::Duration::from_millis(500)).await;
+    let dir = super::TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let inv = inventory.to_str().unwrap();
+    let on = |i: usize| fleet.hosts()[i].host.snapshot().2;
+    let run = |args: &[&str]| Run::new(args).state_dir(&dir.0);
+
+    let out = run(&[
+        "power",
+        "off",
+        "--inventory",
+        inv,
+        "--graceful-timeout",
+        "5s",
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["schema"], "rftune.power-action/v1");
+    assert_eq!(doc["hosts"][0]["result"], "shut down", "{doc}");
+    assert!(!on(0) && !on(1));
+
+    let out = run(&["power", "off", "--inventory", inv, "-o", "json"]).output().await;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["hosts"][1]["result"], "already off", "{doc}");
+
+    let url = fleet.hosts()[0].url.clone();
+    let out = run(&["power", "on", "--bmc", &url]).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("powered on"), "{}", stdout(&out));
+    assert!(on(0) && !on(1));
+
+    let resets = |i: usize| super::stats(&fleet, i)["resets"].as_u64().unwrap();
+    let before = resets(0);
+    let out = run(&["power", "cycle", "--inventory", inv, "--graceful-timeout", "5s"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        on(0) && on(1),
+        "both on after the cycle (host 1 was off: just powered on)"
+    );
+    assert!(resets(0) >= before + 2, "host 0 went down and up");
+    let audit = std::fs::read_to_string(dir.0.join("audit.log")).unwrap();
+    assert_eq!(audit.matches("\"step\":\"power-off\"").count(), 4, "{audit}");
+    assert_eq!(audit.matches("\"step\":\"power-cycle\"").count(), 2, "{audit}");
+}
