@@ -8,7 +8,7 @@ use crate::messages::{self, base, idrac};
 use crate::power::{self, Phase, Platform};
 use crate::stats::Stats;
 use axum::body::Bytes;
-use redfish_client::dependencies::{DependencyEvaluator, Evaluation};
+use redfish_client::dependencies::{Allowed, Conditions, DependencyEvaluator, Evaluation};
 use redfish_client::oem::dell::{AttributeGroup, JobState};
 use redfish_client::resources::attribute_registry::{AttributeRegistry, ValueProblem};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
@@ -638,6 +638,10 @@ impl Host {
                 problems.extend(hidden(name));
             } else if evaluation.is_read_only(name) {
                 problems.extend(read_only(name));
+            } else if let Some(allowed) = evaluation.allowed(name)
+                && !allowed.values.iter().any(|v| Some(v.as_str()) == value.as_str())
+            {
+                problems.extend(not_allowed_now(name, value, allowed));
             }
         }
         if !problems.is_empty() {
@@ -1156,6 +1160,37 @@ fn hidden(name: &str) -> Vec<Value> {
             "PropertyNotWritable",
             &format!("The property {name} is a read only property and cannot be assigned a value."),
             "Remove the property from the request body and resubmit the request if the operation failed.",
+            Some(&related),
+        ),
+    ]
+}
+
+/// A value an iDRAC 7.x `Value` rule excludes in the planned state: SYS426, as for a value not
+/// in the registry's list, naming the values still allowed and why (assumed wording).
+fn not_allowed_now(name: &str, value: &AttributeValue, allowed: &Allowed<'_>) -> Vec<Value> {
+    let related = format!("#/Attributes/{name}");
+    let because: Vec<String> = allowed
+        .rules
+        .iter()
+        .map(|r| Conditions(&r.map_from).to_string())
+        .collect();
+    vec![
+        idrac(
+            "SYS426",
+            &format!(
+                "The value {value} for {name} is not in the list of acceptable values while {}.",
+                because.join(" and ")
+            ),
+            &format!(
+                "Enter one of the values {} and retry the operation.",
+                allowed.values.join(", ")
+            ),
+            Some(&related),
+        ),
+        base(
+            "PropertyValueNotInList",
+            &format!("The value {value} for the property {name} is not in the list of acceptable values."),
+            "Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.",
             Some(&related),
         ),
     ]

@@ -190,3 +190,52 @@ async fn both_job_collections_list_the_one_queue_and_the_manager_links_the_oem_o
         );
     }
 }
+
+/// iDRAC 7.x `Value` rules, on the planned state: r7625 allows ProcX2Apic only Disabled while
+/// IommuSupport = Disabled (fixtures/README.md). Pending values count; r7525 (iDRAC 6.10) has
+/// no Value rules.
+#[tokio::test]
+async fn a_value_a_value_rule_excludes_in_the_planned_state_is_refused_naming_the_allowed_values() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let (status, body) = patch_raw(url, json!({"IommuSupport": "Disabled", "ProcX2Apic": "Enabled"})).await;
+    assert_eq!(status, 400, "{body}");
+    let info = &body["error"]["@Message.ExtendedInfo"];
+    assert_eq!(info[0]["MessageId"], "IDRAC.2.9.SYS426", "{body}");
+    assert_eq!(info[1]["MessageId"], "Base.1.12.PropertyValueNotInList", "{body}");
+    assert_eq!(info[0]["RelatedProperties"][0], "#/Attributes/ProcX2Apic");
+    assert!(
+        info[0]["Message"]
+            .as_str()
+            .unwrap()
+            .contains("while IommuSupport = Disabled"),
+        "{body}"
+    );
+    assert_eq!(
+        info[0]["Resolution"],
+        "Enter one of the values Disabled and retry the operation."
+    );
+    assert!(fleet.hosts()[0].host.snapshot().1.is_empty(), "nothing staged");
+    // The same rule through a pending value: stage IommuSupport first, then ProcX2Apic alone.
+    let (status, body) = patch_raw(url, json!({"IommuSupport": "Disabled"})).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = patch_raw(url, json!({"ProcX2Apic": "Enabled"})).await;
+    assert_eq!(
+        (status, &body["error"]["@Message.ExtendedInfo"][0]["MessageId"]),
+        (400, &json!("IDRAC.2.9.SYS426"))
+    );
+    let (status, body) = patch_raw(url, json!({"ProcX2Apic": "Disabled"})).await;
+    assert_eq!(status, 200, "an allowed value: {body}");
+
+    let milan = start(super::SimConfig {
+        model: "r7525".parse().unwrap(),
+        ..config()
+    })
+    .await;
+    let (status, body) = patch_raw(
+        &milan.hosts()[0].url,
+        json!({"IommuSupport": "Disabled", "ProcX2Apic": "Enabled"}),
+    )
+    .await;
+    assert_eq!(status, 200, "iDRAC 6.x registries have no Value rules: {body}");
+}
