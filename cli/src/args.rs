@@ -153,6 +153,10 @@ pub struct SimArgs {
     /// Fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena), or a directory holding redfish/v1/...
     #[arg(long, default_value = "r7625", value_name = "MODEL|DIR")]
     pub model: String,
+    /// Start every host with System Lockdown on (Lockdown.1.SystemLockdown = Enabled): BIOS and
+    /// iDRAC writes are refused (SYS406) until that attribute is set to Disabled.
+    #[arg(long)]
+    pub lockdown: bool,
     /// Emulated iDRACs, on consecutive ports from the --listen port.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub hosts: usize,

@@ -194,7 +194,12 @@ impl Host {
                 bios.insert(key.to_owned(), service_tag.clone().into());
             }
         }
-        let dell = fixture.dell_attributes.clone();
+        let mut dell = fixture.dell_attributes.clone();
+        if config.lockdown {
+            dell.entry(AttributeGroup::Idrac)
+                .or_default()
+                .insert(LOCKDOWN.to_owned(), "Enabled".into());
+        }
         let now = Instant::now();
         let state = State {
             on: true,
@@ -533,9 +538,12 @@ impl Host {
     }
 
     /// The BIOS registry with `ReadOnly`/`Hidden` evaluated for this host's current values, as a
-    /// real iDRAC reports them. Rendered once per state change.
+    /// real iDRAC reports them. Under System Lockdown every attribute that would be writable is
+    /// `ReadOnly` and `Immutable`, as on a real locked R750 (iDRAC 7.10). Rendered once per
+    /// state change.
     pub fn bios_registry(&self) -> Reply {
         let mut s = self.now();
+        let lockdown = Self::lockdown(&s);
         let view = self.view(&mut s);
         if let Some(body) = &view.registry {
             return Reply::ok_rendered(body.clone());
@@ -545,9 +553,9 @@ impl Host {
             let read_only = view.read_only.contains(name);
             let immutable = index.get(name).is_some_and(|a| a.immutable.unwrap_or(false));
             EntryFlags {
-                read_only,
+                read_only: read_only || lockdown,
                 hidden: view.hidden.contains(name),
-                immutable,
+                immutable: immutable || (lockdown && !read_only),
             }
         };
         let body = self.fixture.render_bios_registry(&flags);
@@ -873,6 +881,10 @@ impl Host {
             return Reply::error(400, problems);
         }
         s.dell.insert(group, candidate);
+        if group == AttributeGroup::Idrac {
+            // Lockdown shows in the BIOS registry's flags.
+            s.view = None;
+        }
         Reply::ok(messages::success_body(vec![messages::sys413()]))
     }
 

@@ -26,6 +26,7 @@ pub fn config(args: &SimArgs) -> SimConfig {
         session_limit: args.session_limit,
         graceful_os: !args.os_ignores_graceful,
         log_requests: args.log_requests,
+        lockdown: args.lockdown,
     }
 }
 

@@ -239,3 +239,54 @@ async fn a_value_a_value_rule_excludes_in_the_planned_state_is_refused_naming_th
     .await;
     assert_eq!(status, 200, "iDRAC 6.x registries have no Value rules: {body}");
 }
+
+/// A host started under System Lockdown serves the registry the way the real locked R750
+/// (iDRAC 7.10) does: attributes that would be writable are ReadOnly and Immutable. Lifting
+/// lockdown through DellAttributes unlocks them again.
+#[tokio::test]
+async fn lockdown_locks_the_registry_and_lifting_it_unlocks_the_bios() {
+    let fleet = start(super::SimConfig {
+        lockdown: true,
+        ..config()
+    })
+    .await;
+    let url = &fleet.hosts()[0].url;
+    let c = client(&fleet, 0);
+    let idrac = c.dell().attributes(dell::AttributeGroup::Idrac).await.unwrap();
+    assert_eq!(idrac.attributes["Lockdown.1.SystemLockdown"].as_str(), Some("Enabled"));
+    let locked = get_raw(url, dell::BIOS_REGISTRY).await;
+    for name in ["MemTest", "LogicalProc", "SysProfile"] {
+        assert!(registry_flag(&locked, name, "ReadOnly"), "{name}");
+        assert!(registry_flag(&locked, name, "Immutable"), "{name}");
+    }
+    // Read-only for its own reasons (a preset): read-only, not made immutable.
+    assert!(registry_flag(&locked, "ProcCStates", "ReadOnly"));
+    assert!(!registry_flag(&locked, "ProcCStates", "Immutable"));
+    let err = c
+        .stage_settings(
+            &ODataId::new(dell::BIOS_SETTINGS),
+            &attrs(&[("MemTest", json!("Enabled"))]),
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(err.has_code("SYS406"), "{err}");
+
+    c.dell()
+        .set_attributes(
+            dell::AttributeGroup::Idrac,
+            &attrs(&[("Lockdown.1.SystemLockdown", json!("Disabled"))]),
+        )
+        .await
+        .unwrap();
+    let open = get_raw(url, dell::BIOS_REGISTRY).await;
+    assert!(!registry_flag(&open, "MemTest", "ReadOnly"));
+    assert!(!registry_flag(&open, "MemTest", "Immutable"));
+    c.stage_settings(
+        &ODataId::new(dell::BIOS_SETTINGS),
+        &attrs(&[("MemTest", json!("Enabled"))]),
+        None,
+    )
+    .await
+    .unwrap();
+}

@@ -131,8 +131,12 @@ async fn foreign_pending_work_blocks_until_replaced() {
     );
 }
 
+/// Under System Lockdown a real iDRAC (7.10) serves its registry with every writable attribute
+/// ReadOnly and Immutable, so apply refuses while planning, naming the locked attributes, and
+/// never writes; a write that gets through anyway is refused with SYS406 (the emulator's own
+/// tests cover that answer).
 #[tokio::test(flavor = "multi_thread")]
-async fn system_lockdown_fails_with_its_message_id() {
+async fn system_lockdown_refuses_the_apply_before_any_write() {
     let fleet = sim("r7625", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
     client(url)
@@ -143,9 +147,22 @@ async fn system_lockdown_fails_with_its_message_id() {
         )
         .await
         .unwrap();
+    fleet.hosts()[0].host.stats.reset();
     let out = Run::new(&apply(url, &[])).output().await;
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).contains("[SYS406]"), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cannot be applied as written"), "{err}");
+    assert!(
+        err.contains("SysProfile: read-only on this host whatever else is set"),
+        "{err}"
+    );
+    assert_eq!(stats(&fleet, 0)["bios_patches"], 0, "nothing was written");
+    assert_eq!(stats(&fleet, 0)["jobs_created"], 0);
+    let s = stats(&fleet, 0);
+    assert!(
+        s["requests"]["by_method"].get("PATCH").is_none(),
+        "no PATCH at all: {s}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
