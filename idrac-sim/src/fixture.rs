@@ -219,8 +219,17 @@ impl Fixture {
             what,
         };
         let required = |path: &str, what: &str| -> Result<&Value, FixtureError> {
-            docs.get(path)
-                .ok_or_else(|| invalid(path, format!("missing; the emulator needs {what}")))
+            let doc = docs
+                .get(path)
+                .ok_or_else(|| invalid(path, format!("missing; the emulator needs {what}")))?;
+            if doc.is_object() {
+                Ok(doc)
+            } else {
+                Err(invalid(
+                    path,
+                    format!("is not a JSON object; the emulator needs {what}"),
+                ))
+            }
         };
         let root = required("/redfish/v1", "the service root")?;
         let system = required(dell::SYSTEM, "the ComputerSystem System.Embedded.1")?;

@@ -69,6 +69,14 @@ impl Fleet {
         }
         let (fixture, label) = match &config.model {
             ModelSource::Builtin(m) => (Fixture::builtin(m)?, m.clone()),
+            // A bare word that names no directory was meant as a model name.
+            ModelSource::Dir(d) if !d.exists() && d.components().count() == 1 => {
+                return Err(FixtureError::UnknownModel(
+                    d.display().to_string(),
+                    crate::fixture::builtin_models().join(", "),
+                )
+                .into());
+            }
             ModelSource::Dir(d) => (
                 Fixture::from_dir(d)?,
                 d.file_name()

@@ -488,7 +488,7 @@ impl Host {
     /// The service root, with this host's service tag.
     pub fn service_root(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
-        doc["Oem"]["Dell"]["ServiceTag"] = json!(self.service_tag);
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!(self.service_tag));
         doc
     }
 
@@ -496,10 +496,10 @@ impl Host {
     pub fn system(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["PowerState"] = json!(if s.on { "On" } else { "Off" });
-        doc["SKU"] = json!(self.service_tag);
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
         if let Some(v) = s.bios.get("SystemBiosVersion") {
-            doc["BiosVersion"] = v.to_json();
+            set(&mut doc, &["BiosVersion"], v.to_json());
         }
         doc
     }
@@ -508,8 +508,8 @@ impl Host {
     pub fn chassis(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["PowerState"] = json!(if s.on { "On" } else { "Off" });
-        doc["SKU"] = json!(self.service_tag);
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
         doc
     }
 
@@ -525,7 +525,11 @@ impl Host {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(&visible).unwrap_or_default();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&visible).unwrap_or_default(),
+        );
         doc
     }
 
@@ -533,7 +537,11 @@ impl Host {
     pub fn bios_settings(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(&s.pending).unwrap_or_default();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&s.pending).unwrap_or_default(),
+        );
         doc
     }
 
@@ -567,7 +575,8 @@ impl Host {
     pub fn dell_attributes(&self, group: AttributeGroup, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        let values = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        set(&mut doc, &["Attributes"], values);
         doc
     }
 
@@ -849,8 +858,15 @@ impl Host {
             return Reply::error(400, vec![messages::sys406()]);
         }
         let mut candidate = s.dell.get(&group).cloned().unwrap_or_default();
-        candidate.extend(patch.clone());
         let mut problems = Vec::new();
+        if self.fixture.manager_registry.is_none() {
+            // Nothing to validate against (public mockups lack the registry): only attributes
+            // the resource lists exist.
+            for name in patch.keys().filter(|n| !candidate.contains_key(*n)) {
+                problems.extend(unknown_attribute(name));
+            }
+        }
+        candidate.extend(patch.clone());
         if let Some(registry) = &self.fixture.manager_registry {
             let evaluation = DependencyEvaluator::new(registry).evaluate(&candidate);
             for (name, value) in &patch {
@@ -1018,18 +1034,26 @@ impl Host {
         let watts = self.reading();
         let model = self.model_watts(&self.lock());
         let mut doc = doc.clone();
-        if let Some(control) = doc["PowerControl"].get_mut(0) {
-            control["PowerConsumedWatts"] = json!(watts);
-            control["PowerMetrics"]["AverageConsumedWatts"] = json!(model.round());
-            control["PowerMetrics"]["MinConsumedWatts"] = json!((model * 0.97).round());
-            control["PowerMetrics"]["MaxConsumedWatts"] = json!((model * 1.03).round());
+        if let Some(control) = doc.get_mut("PowerControl").and_then(|c| c.get_mut(0)) {
+            set(control, &["PowerConsumedWatts"], json!(watts));
+            set(control, &["PowerMetrics", "AverageConsumedWatts"], json!(model.round()));
+            set(
+                control,
+                &["PowerMetrics", "MinConsumedWatts"],
+                json!((model * 0.97).round()),
+            );
+            set(
+                control,
+                &["PowerMetrics", "MaxConsumedWatts"],
+                json!((model * 1.03).round()),
+            );
             let s = self.lock();
             if let Some(cap) = s
                 .dell
                 .get(&AttributeGroup::System)
                 .and_then(|a| a.get("ServerPwr.1.PowerCapValue"))
             {
-                control["PowerLimit"]["LimitInWatts"] = cap.to_json();
+                set(control, &["PowerLimit", "LimitInWatts"], cap.to_json());
             }
         }
         doc
@@ -1040,15 +1064,19 @@ impl Host {
         let watts = self.reading();
         let kwh = self.lock().energy_joules / 3.6e6;
         let mut doc = doc.clone();
-        doc["PowerWatts"]["Reading"] = json!(watts);
-        doc["EnergykWh"]["Reading"] = json!((kwh * 1000.0).round() / 1000.0);
+        set(&mut doc, &["PowerWatts", "Reading"], json!(watts));
+        set(
+            &mut doc,
+            &["EnergykWh", "Reading"],
+            json!((kwh * 1000.0).round() / 1000.0),
+        );
         doc
     }
 
     /// A sensor resource whose reading is the system input power.
     pub fn power_sensor(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
-        doc["Reading"] = json!(self.reading());
+        set(&mut doc, &["Reading"], json!(self.reading()));
         doc
     }
 
@@ -1092,6 +1120,29 @@ impl Job {
             "EndTime": "TIME_NA",
             "TargetSettingsURI": null,
         })
+    }
+}
+
+/// Sets `value` at `path` in a recorded document, creating objects for missing or null steps.
+/// A step that is some other JSON (a tree of an unexpected shape) leaves the document as it is:
+/// data from a file must never panic the emulator.
+fn set(doc: &mut Value, path: &[&str], value: Value) {
+    let Some((last, steps)) = path.split_last() else { return };
+    let mut at = doc;
+    for step in steps {
+        if at.is_null() {
+            *at = Value::Object(serde_json::Map::new());
+        }
+        let Some(next) = at.as_object_mut().map(|o| o.entry(*step).or_insert(Value::Null)) else {
+            return;
+        };
+        at = next;
+    }
+    if at.is_null() {
+        *at = Value::Object(serde_json::Map::new());
+    }
+    if let Some(o) = at.as_object_mut() {
+        o.insert((*last).to_owned(), value);
     }
 }
 
@@ -1267,6 +1318,17 @@ fn value_problem(name: &str, value: &AttributeValue, problem: &ValueProblem) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_of_an_unexpected_shape_are_left_alone_not_panicked_on() {
+        let mut doc = json!({"PowerWatts": "n/a", "Oem": null});
+        set(&mut doc, &["PowerWatts", "Reading"], json!(5));
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!("T"));
+        assert_eq!(doc, json!({"PowerWatts": "n/a", "Oem": {"Dell": {"ServiceTag": "T"}}}));
+        let mut list = json!([1, 2]);
+        set(&mut list, &["Attributes"], json!({}));
+        assert_eq!(list, json!([1, 2]));
+    }
 
     #[test]
     fn service_tags_are_unique_and_seven_characters() {

@@ -8,6 +8,7 @@ mod bios;
 mod cli;
 mod diff;
 mod experiment;
+mod fixture_dir;
 mod housekeeping;
 mod inventory;
 mod power;
