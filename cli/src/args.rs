@@ -166,9 +166,18 @@ pub struct DemoArgs {
 /// `rftune sim`.
 #[derive(Debug, ClapArgs)]
 pub struct SimArgs {
-    /// Fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena), or a directory holding redfish/v1/...
-    #[arg(long, default_value = "r7625", value_name = "MODEL|DIR")]
+    /// Built-in fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena); for a directory use
+    /// --fixture.
+    #[arg(long, default_value = "r7625", value_name = "MODEL")]
     pub model: String,
+    /// Serve this tree instead of a built-in model: any directory laid out as
+    /// DIR/redfish/v1/<path>/index.json (the fixtures, a `rftune capture`, a public Redfish mockup).
+    #[arg(long, value_name = "DIR", conflicts_with = "model")]
+    pub fixture: Option<PathBuf>,
+    /// Start every host with System Lockdown on (Lockdown.1.SystemLockdown = Enabled): BIOS and
+    /// iDRAC writes are refused (SYS406) until that attribute is set to Disabled.
+    #[arg(long)]
+    pub lockdown: bool,
     /// Emulated iDRACs, on consecutive ports from the --listen port.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub hosts: usize,

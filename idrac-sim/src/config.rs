@@ -65,6 +65,8 @@ pub struct SimConfig {
     pub graceful_os: bool,
     /// Print one line per request on stderr.
     pub log_requests: bool,
+    /// Every host starts with System Lockdown on (`Lockdown.1.SystemLockdown = Enabled`).
+    pub lockdown: bool,
 }
 
 impl Default for SimConfig {
@@ -84,6 +86,7 @@ impl Default for SimConfig {
             session_limit: 16,
             graceful_os: true,
             log_requests: false,
+            lockdown: false,
         }
     }
 }

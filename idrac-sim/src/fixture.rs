@@ -1,19 +1,39 @@
 //! A fixture tree loaded once and shared by every emulated host: the raw documents by path,
 //! and the typed pieces the behaviour needs (registries, initial values, identity).
+//!
+//! A tree is any directory in the DMTF mockup layout, `DIR/redfish/v1/<path>/index.json`: the
+//! embedded models, a tree `rftune capture` wrote, or a public Redfish mockup. Real iDRACs leave
+//! hidden attributes out of `GET …/Bios`, so a tree rarely says what a hidden attribute holds;
+//! [`inferred_value`] decides it, the same way for every tree (the fixture generator keeps its
+//! hidden values equal to it).
 
-use redfish_client::error::decode_json;
+use axum::body::Bytes;
 use redfish_client::oem::dell::{self, AttributeGroup};
-use redfish_client::resources::attribute_registry::AttributeRegistry;
-use redfish_client::resources::bios::{Attributes, Bios};
+use redfish_client::resources::attribute_registry::{Attribute, AttributeRegistry, AttributeType};
+use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
 /// Where the manager (iDRAC) attribute registry lives in the fixtures. Its shape on real iDRACs
 /// is unverified (fixtures/README.md).
 pub const MANAGER_REGISTRY: &str = "/redfish/v1/Registries/ManagerAttributeRegistry.v1_0_0/ManagerAttributeRegistry";
+
+/// Registry pointers (`MessageRegistryFile`) whose `Location[].Uri` may name the manager
+/// registry in other trees.
+const MANAGER_REGISTRY_POINTERS: [&str; 2] = [
+    "/redfish/v1/Registries/ManagerAttributeRegistry.v1_0_0",
+    "/redfish/v1/Registries/ManagerAttributeRegistry",
+];
+
+/// Larger fixture files are refused rather than read (the largest real registry is ~7 MB).
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Distinct rendered registries kept per tree before the cache starts over.
+const MAX_RENDERED: usize = 64;
 
 /// The names of the embedded fixture trees.
 pub fn builtin_models() -> Vec<&'static str> {
@@ -28,10 +48,10 @@ pub enum FixtureError {
     /// No embedded tree by that name.
     #[error("no built-in fixture {0:?}; built-in models: {1}")]
     UnknownModel(String, String),
-    /// A file could not be read.
+    /// A file or directory could not be read.
     #[error("reading fixture {path}")]
     Io {
-        /// The file.
+        /// The file or directory.
         path: String,
         /// Why.
         #[source]
@@ -40,11 +60,22 @@ pub enum FixtureError {
     /// A document is not what the emulator needs.
     #[error("fixture {path}: {what}")]
     Invalid {
-        /// The resource.
+        /// The file (or, for an embedded tree, `model:/redfish/v1/...`).
         path: String,
         /// What is wrong.
         what: String,
     },
+}
+
+/// The flags one host shows for one registry attribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EntryFlags {
+    /// `ReadOnly`.
+    pub read_only: bool,
+    /// `Hidden`.
+    pub hidden: bool,
+    /// `Immutable`.
+    pub immutable: bool,
 }
 
 /// The parsed tree.
@@ -57,8 +88,10 @@ pub struct Fixture {
     pub bios_registry: AttributeRegistry,
     /// The iDRAC attribute registry, when the tree has one.
     pub manager_registry: Option<AttributeRegistry>,
-    /// BIOS values at start.
+    /// BIOS values at start, as `GET …/Bios` lists them (visible attributes only on real iDRACs).
     pub bios: Attributes,
+    /// Values assumed for the registry's attributes that `Bios` does not list ([`inferred_value`]).
+    pub hidden_bios: Attributes,
     /// DellAttributes values at start.
     pub dell_attributes: BTreeMap<AttributeGroup, Attributes>,
     /// Service tag of the recorded machine.
@@ -69,6 +102,37 @@ pub struct Fixture {
     pub sockets: u32,
     /// CPU model string.
     pub cpu_model: String,
+    /// Registry attribute names in document order (the key of a rendering).
+    registry_names: Vec<String>,
+    /// Rendered registries by their flags, shared by every host of the fleet.
+    rendered: Mutex<HashMap<Vec<u8>, Bytes>>,
+}
+
+/// What a host assumes for an attribute whose value the tree does not give (real iDRACs never
+/// list hidden values): the registry's `DefaultValue`, else the first enumeration value, else
+/// the lower bound (0 without one), `false` for booleans, null for passwords, `""` otherwise.
+pub fn inferred_value(attr: &Attribute) -> AttributeValue {
+    if let Some(v) = &attr.default_value
+        && *v != AttributeValue::Null
+    {
+        return v.clone();
+    }
+    match attr.kind {
+        AttributeType::Enumeration => attr
+            .values
+            .first()
+            .map_or_else(|| AttributeValue::from(""), |v| v.value_name.clone().into()),
+        AttributeType::Integer => {
+            let lower = attr.lower_bound.unwrap_or(0);
+            match i64::try_from(lower) {
+                Ok(i) => AttributeValue::Integer(i),
+                Err(_) => AttributeValue::from(Value::from(u64::try_from(lower).unwrap_or(u64::MAX))),
+            }
+        }
+        AttributeType::Password => AttributeValue::Null,
+        AttributeType::Boolean => AttributeValue::Bool(false),
+        AttributeType::String | AttributeType::Unknown => AttributeValue::from(""),
+    }
 }
 
 impl Fixture {
@@ -85,15 +149,31 @@ impl Fixture {
                 builtin_models().join(", "),
             ));
         }
+        let locate = |path: &str| format!("{model}:{path}");
         let mut parsed = HashMap::new();
         for (path, text) in docs {
-            parsed.insert(path.clone(), parse(&path, text.as_bytes())?);
+            parsed.insert(path.clone(), parse(&locate(&path), text.as_bytes())?);
         }
-        Self::from_docs(model.to_owned(), parsed)
+        Self::from_docs(model.to_owned(), parsed, &locate)
     }
 
-    /// A tree in a directory (`DIR/redfish/v1/.../index.json`).
+    /// A tree in a directory: `DIR/redfish/v1/<path>/index.json`. Other files are ignored.
     pub fn from_dir(dir: &Path) -> Result<Self, FixtureError> {
+        let root_file = dir.join("redfish/v1/index.json");
+        if !root_file.is_file() {
+            let hint = if dir.join("index.json").is_file() && dir.ends_with("redfish/v1") {
+                format!(
+                    "; give the directory that holds redfish/v1 ({})",
+                    dir.parent().and_then(Path::parent).unwrap_or(dir).display()
+                )
+            } else {
+                String::new()
+            };
+            return Err(FixtureError::Invalid {
+                path: root_file.display().to_string(),
+                what: format!("missing: a fixture tree is laid out as DIR/redfish/v1/<path>/index.json{hint}"),
+            });
+        }
         let mut parsed = HashMap::new();
         let mut stack = vec![dir.to_owned()];
         while let Some(d) = stack.pop() {
@@ -101,83 +181,116 @@ impl Fixture {
                 path: d.display().to_string(),
                 source: e,
             })?;
-            for entry in entries.flatten() {
+            for entry in entries {
+                let entry = entry.map_err(|e| FixtureError::Io {
+                    path: d.display().to_string(),
+                    source: e,
+                })?;
                 let p = entry.path();
-                if p.is_dir() {
+                // file_type does not follow symlinks: a linked directory cannot loop the walk.
+                let kind = entry.file_type().map_err(|e| FixtureError::Io {
+                    path: p.display().to_string(),
+                    source: e,
+                })?;
+                if kind.is_dir() {
                     stack.push(p);
                 } else if p.file_name().is_some_and(|n| n == "index.json") {
-                    let rel = p
-                        .parent()
-                        .and_then(|x| x.strip_prefix(dir).ok())
-                        .map(|r| format!("/{}", r.to_string_lossy()))
-                        .unwrap_or_default();
-                    let bytes = std::fs::read(&p).map_err(|e| FixtureError::Io {
-                        path: p.display().to_string(),
-                        source: e,
-                    })?;
-                    parsed.insert(rel.clone(), parse(&rel, &bytes)?);
+                    let Some(rel) = resource_path(dir, &p) else { continue };
+                    parsed.insert(rel, read_document(&p)?);
                 }
             }
         }
-        Self::from_docs(dir.display().to_string(), parsed)
+        let locate = |path: &str| {
+            let mut file = PathBuf::from(dir);
+            file.push(path.trim_start_matches('/'));
+            file.push("index.json");
+            file.display().to_string()
+        };
+        Self::from_docs(dir.display().to_string(), parsed, &locate)
     }
 
-    fn from_docs(name: String, docs: HashMap<String, Value>) -> Result<Self, FixtureError> {
-        let typed = |path: &str| -> Result<&Value, FixtureError> {
-            docs.get(path).ok_or_else(|| FixtureError::Invalid {
-                path: path.to_owned(),
-                what: "missing".into(),
-            })
+    fn from_docs(
+        name: String,
+        docs: HashMap<String, Value>,
+        locate: &dyn Fn(&str) -> String,
+    ) -> Result<Self, FixtureError> {
+        let invalid = |path: &str, what: String| FixtureError::Invalid {
+            path: locate(path),
+            what,
         };
-        let decode = |path: &str, v: &Value| -> Result<Vec<u8>, FixtureError> {
-            serde_json::to_vec(v).map_err(|e| FixtureError::Invalid {
-                path: path.to_owned(),
-                what: e.to_string(),
-            })
+        let required = |path: &str, what: &str| -> Result<&Value, FixtureError> {
+            let doc = docs
+                .get(path)
+                .ok_or_else(|| invalid(path, format!("missing; the emulator needs {what}")))?;
+            if doc.is_object() {
+                Ok(doc)
+            } else {
+                Err(invalid(
+                    path,
+                    format!("is not a JSON object; the emulator needs {what}"),
+                ))
+            }
         };
-        let bios_doc = typed(dell::BIOS)?;
-        let bios: Bios =
-            decode_json("FILE", dell::BIOS, &decode(dell::BIOS, bios_doc)?).map_err(|e| FixtureError::Invalid {
-                path: dell::BIOS.into(),
-                what: e.to_string(),
-            })?;
-        let reg_doc = typed(dell::BIOS_REGISTRY)?;
-        let bios_registry: AttributeRegistry =
-            decode_json("FILE", dell::BIOS_REGISTRY, &decode(dell::BIOS_REGISTRY, reg_doc)?).map_err(|e| {
-                FixtureError::Invalid {
-                    path: dell::BIOS_REGISTRY.into(),
-                    what: e.to_string(),
-                }
-            })?;
-        let manager_registry = match docs.get(MANAGER_REGISTRY) {
-            Some(v) => Some(
-                decode_json("FILE", MANAGER_REGISTRY, &decode(MANAGER_REGISTRY, v)?).map_err(|e| {
-                    FixtureError::Invalid {
-                        path: MANAGER_REGISTRY.into(),
-                        what: e.to_string(),
-                    }
-                })?,
-            ),
+        let root = required("/redfish/v1", "the service root")?;
+        let system = required(dell::SYSTEM, "the ComputerSystem System.Embedded.1")?;
+        let bios_doc = required(dell::BIOS, "the BIOS current values")?;
+        let listed = bios_doc
+            .get("Attributes")
+            .filter(|a| a.is_object())
+            .ok_or_else(|| invalid(dell::BIOS, "has no `Attributes` object".into()))?;
+        let bios: Attributes = typed(listed).map_err(|e| invalid(dell::BIOS, format!("`Attributes`: {e}")))?;
+        let reg_doc = required(dell::BIOS_REGISTRY, "the BIOS attribute registry")?;
+        let bios_registry: AttributeRegistry = typed(reg_doc).map_err(|e| invalid(dell::BIOS_REGISTRY, e))?;
+        if bios_registry.registry_entries.attributes.is_empty() {
+            return Err(invalid(
+                dell::BIOS_REGISTRY,
+                "`RegistryEntries.Attributes` is empty or missing".into(),
+            ));
+        }
+        let registry_names: Vec<String> = reg_doc["RegistryEntries"]["Attributes"]
+            .as_array()
+            .map(|entries| {
+                entries
+                    .iter()
+                    .map(|e| e["AttributeName"].as_str().unwrap_or_default().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let hidden_bios: Attributes = bios_registry
+            .registry_entries
+            .attributes
+            .iter()
+            .filter(|a| !bios.contains_key(&a.attribute_name))
+            .map(|a| (a.attribute_name.clone(), inferred_value(a)))
+            .collect();
+        let manager_path = manager_registry_path(&docs);
+        let manager_registry = match manager_path.as_deref().and_then(|p| docs.get(p).map(|d| (p, d))) {
+            Some((path, doc)) => Some(typed::<AttributeRegistry>(doc).map_err(|e| invalid(path, e))?),
             None => None,
         };
         let mut dell_attributes = BTreeMap::new();
         for group in AttributeGroup::ALL {
-            if let Some(doc) = docs.get(&group.path()) {
-                let attrs: Attributes = serde_json::from_value(doc["Attributes"].clone()).unwrap_or_default();
+            let path = group.path();
+            if let Some(doc) = docs.get(&path) {
+                let attrs = doc
+                    .get("Attributes")
+                    .filter(|a| a.is_object())
+                    .ok_or_else(|| invalid(&path, "has no `Attributes` object".into()))?;
+                let attrs: Attributes = typed(attrs).map_err(|e| invalid(&path, format!("`Attributes`: {e}")))?;
                 dell_attributes.insert(group, attrs);
             }
         }
-        let root = typed("/redfish/v1")?;
-        let system = typed(dell::SYSTEM)?;
         let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
         let service_tag = root["Oem"]["Dell"]["ServiceTag"]
             .as_str()
             .or_else(|| system["SKU"].as_str())
+            .filter(|t| !t.is_empty())
             .unwrap_or("SIM0000")
             .to_owned();
         Ok(Self {
             name,
-            bios: bios.attributes,
+            bios,
+            hidden_bios,
             bios_registry,
             manager_registry,
             dell_attributes,
@@ -189,6 +302,8 @@ impl Fixture {
                 .unwrap_or(1),
             cpu_model: text(&system["ProcessorSummary"]["Model"]),
             docs,
+            registry_names,
+            rendered: Mutex::new(HashMap::new()),
         })
     }
 
@@ -196,12 +311,102 @@ impl Fixture {
     pub fn doc(&self, path: &str) -> Option<&Value> {
         self.docs.get(path)
     }
+
+    /// The BIOS registry document with each attribute's flags set by `flags`, serialized. Hosts
+    /// whose flags are equal share one rendering, so a fleet holds one copy per distinct state
+    /// rather than one per host (a real registry is up to 1.2 MB).
+    pub fn render_bios_registry(&self, flags: &dyn Fn(&str) -> EntryFlags) -> Bytes {
+        let key: Vec<u8> = self
+            .registry_names
+            .iter()
+            .map(|n| {
+                let f = flags(n);
+                u8::from(f.read_only) | (u8::from(f.hidden) << 1) | (u8::from(f.immutable) << 2)
+            })
+            .collect();
+        let mut cache = self.rendered.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(body) = cache.get(&key) {
+            return body.clone();
+        }
+        let mut doc = self.docs.get(dell::BIOS_REGISTRY).cloned().unwrap_or(Value::Null);
+        if let Some(entries) = doc["RegistryEntries"]["Attributes"].as_array_mut() {
+            for (entry, code) in entries.iter_mut().zip(&key) {
+                if let Some(obj) = entry.as_object_mut() {
+                    obj.insert("ReadOnly".into(), Value::Bool(code & 1 != 0));
+                    obj.insert("Hidden".into(), Value::Bool(code & 2 != 0));
+                    obj.insert("Immutable".into(), Value::Bool(code & 4 != 0));
+                }
+            }
+        }
+        let body = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
+        if cache.len() >= MAX_RENDERED {
+            cache.clear();
+        }
+        cache.insert(key, body.clone());
+        body
+    }
 }
 
-fn parse(path: &str, bytes: &[u8]) -> Result<Value, FixtureError> {
+/// Where the manager registry is: the fixtures' path, or where a registry pointer says.
+fn manager_registry_path(docs: &HashMap<String, Value>) -> Option<String> {
+    if docs.contains_key(MANAGER_REGISTRY) {
+        return Some(MANAGER_REGISTRY.to_owned());
+    }
+    MANAGER_REGISTRY_POINTERS
+        .iter()
+        .filter_map(|p| docs.get(*p))
+        .flat_map(|pointer| pointer["Location"].as_array().cloned().unwrap_or_default())
+        .filter_map(|loc| loc["Uri"].as_str().map(|u| u.trim_end_matches('/').to_owned()))
+        .find(|uri| docs.contains_key(uri))
+}
+
+/// `/redfish/v1/...` for `DIR/redfish/v1/.../index.json`.
+fn resource_path(dir: &Path, file: &Path) -> Option<String> {
+    let rel = file.parent()?.strip_prefix(dir).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(format!("/{}", parts.join("/")))
+}
+
+fn read_document(file: &Path) -> Result<Value, FixtureError> {
+    let shown = file.display().to_string();
+    let size = std::fs::metadata(file)
+        .map_err(|e| FixtureError::Io {
+            path: shown.clone(),
+            source: e,
+        })?
+        .len();
+    if size > MAX_FILE_BYTES {
+        return Err(FixtureError::Invalid {
+            path: shown,
+            what: format!("{size} bytes; fixture documents larger than {MAX_FILE_BYTES} bytes are refused"),
+        });
+    }
+    let bytes = std::fs::read(file).map_err(|e| FixtureError::Io {
+        path: shown.clone(),
+        source: e,
+    })?;
+    parse(&shown, &bytes)
+}
+
+fn parse(shown: &str, bytes: &[u8]) -> Result<Value, FixtureError> {
     serde_json::from_slice(bytes).map_err(|e| FixtureError::Invalid {
-        path: path.to_owned(),
-        what: e.to_string(),
+        path: shown.to_owned(),
+        what: format!("not JSON: {e}"),
+    })
+}
+
+/// Decodes a document into its model, naming the JSON path of the first mismatch.
+fn typed<T: serde::de::DeserializeOwned>(doc: &Value) -> Result<T, String> {
+    serde_path_to_error::deserialize(doc).map_err(|e| {
+        let at = e.path().to_string();
+        format!(
+            "does not decode as {} at `{at}`: {}",
+            std::any::type_name::<T>().rsplit("::").next().unwrap_or("a document"),
+            e.into_inner()
+        )
     })
 }
 
@@ -230,6 +435,73 @@ mod tests {
     fn a_directory_tree_loads_like_the_embedded_one() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/c6615");
         let f = Fixture::from_dir(&dir).unwrap();
-        assert_eq!(f.bios, Fixture::builtin("c6615").unwrap().bios);
+        let builtin = Fixture::builtin("c6615").unwrap();
+        assert_eq!(f.bios, builtin.bios);
+        assert_eq!(f.hidden_bios, builtin.hidden_bios);
+    }
+
+    /// The generator keeps hidden values equal to what the emulator infers; the trees list only
+    /// visible attributes, so every other registry attribute gets an inferred value.
+    #[test]
+    fn unlisted_attributes_get_the_inferred_value_the_generator_used() {
+        let f = Fixture::builtin("r7525").unwrap();
+        let names: Vec<&str> = f.hidden_bios.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "AcPwrRcvryUserDelay",
+                "DlwmForcedWidth",
+                "FixedSocPstate",
+                "SyntheticU64Register"
+            ]
+        );
+        assert_eq!(f.hidden_bios["AcPwrRcvryUserDelay"], AttributeValue::Integer(60));
+        assert_eq!(f.hidden_bios["DlwmForcedWidth"], "x16".into());
+        assert_eq!(f.hidden_bios["FixedSocPstate"], "FixedSocPstate0".into());
+        assert_eq!(f.hidden_bios["SyntheticU64Register"], AttributeValue::Integer(0));
+        assert_eq!(
+            f.hidden_bios.len() + f.bios.len(),
+            f.bios_registry.registry_entries.attributes.len()
+        );
+    }
+
+    #[test]
+    fn inference_prefers_the_default_then_the_type() {
+        let attr = |v: Value| -> Attribute { serde_json::from_value(v).unwrap() };
+        let cases = [
+            (
+                attr(
+                    serde_json::json!({"AttributeName": "A", "Type": "Enumeration", "DefaultValue": "B",
+                                        "Value": [{"ValueName": "A"}, {"ValueName": "B"}]}),
+                ),
+                AttributeValue::from("B"),
+            ),
+            (
+                attr(serde_json::json!({"AttributeName": "A", "Type": "Enumeration",
+                                        "Value": [{"ValueName": "X"}, {"ValueName": "Y"}]})),
+                "X".into(),
+            ),
+            (
+                attr(
+                    serde_json::json!({"AttributeName": "A", "Type": "Integer", "LowerBound": 18446744073709551615_u64}),
+                ),
+                AttributeValue::from(serde_json::json!(18446744073709551615_u64)),
+            ),
+            (
+                attr(serde_json::json!({"AttributeName": "A", "Type": "Integer"})),
+                AttributeValue::Integer(0),
+            ),
+            (
+                attr(serde_json::json!({"AttributeName": "A", "Type": "String"})),
+                "".into(),
+            ),
+            (
+                attr(serde_json::json!({"AttributeName": "A", "Type": "Password"})),
+                AttributeValue::Null,
+            ),
+        ];
+        for (a, want) in cases {
+            assert_eq!(inferred_value(&a), want, "{a:?}");
+        }
     }
 }

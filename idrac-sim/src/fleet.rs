@@ -8,7 +8,8 @@ use crate::server;
 use crate::tls::{Identity, TlsError, TlsListener};
 use redfish_client::Fingerprint;
 use std::fmt::Write;
-use std::net::SocketAddr;
+use std::io::ErrorKind;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -68,6 +69,14 @@ impl Fleet {
         }
         let (fixture, label) = match &config.model {
             ModelSource::Builtin(m) => (Fixture::builtin(m)?, m.clone()),
+            // A bare word that names no directory was meant as a model name.
+            ModelSource::Dir(d) if !d.exists() && d.components().count() == 1 => {
+                return Err(FixtureError::UnknownModel(
+                    d.display().to_string(),
+                    crate::fixture::builtin_models().join(", "),
+                )
+                .into());
+            }
             ModelSource::Dir(d) => (
                 Fixture::from_dir(d)?,
                 d.file_name()
@@ -163,7 +172,8 @@ impl Drop for Fleet {
     }
 }
 
-/// Binds `count` listeners on consecutive ports from `first`; port 0 finds a free range.
+/// Binds `count` listeners on consecutive ports from `first`. A given port must be free with
+/// the `count - 1` after it; port 0 searches for a free block (see [`bind_free_block`]).
 async fn bind_consecutive(first: SocketAddr, count: usize) -> Result<Vec<TcpListener>, SimError> {
     let span =
         u16::try_from(count).map_err(|_| SimError::Config(format!("{count} hosts do not fit in a port range")))?;
@@ -184,43 +194,74 @@ async fn bind_consecutive(first: SocketAddr, count: usize) -> Result<Vec<TcpList
         }
         return Ok(out);
     }
-    let mut last_error = None;
-    for _ in 0..32 {
-        let l0 = TcpListener::bind(first).await.map_err(|e| SimError::Bind {
+    // The kernel suggests a free first port; the block grows from there.
+    let suggested = TcpListener::bind(first).await.map_err(|e| SimError::Bind {
+        what: first.to_string(),
+        source: e,
+    })?;
+    let base = suggested
+        .local_addr()
+        .map_err(|e| SimError::Bind {
             what: first.to_string(),
             source: e,
-        })?;
-        let base = l0
-            .local_addr()
-            .map_err(|e| SimError::Bind {
-                what: first.to_string(),
-                source: e,
-            })?
-            .port();
-        if u32::from(base) + u32::from(span) > 65_535 {
-            continue;
+        })?
+        .port();
+    bind_free_block(first.ip(), span, base, Some(suggested)).await
+}
+
+/// Binds `count` consecutive ports starting at `base`, or, when a port of that block is in use
+/// (by another process), the next block after the busy port, wrapping to 1024 at the top of
+/// the port space. `first` is an already bound listener on `base`, if any. Gives up after a
+/// bounded number of blocks, with the last error.
+async fn bind_free_block(
+    ip: IpAddr,
+    count: u16,
+    mut base: u16,
+    mut first: Option<TcpListener>,
+) -> Result<Vec<TcpListener>, SimError> {
+    const BLOCKS_TRIED: usize = 64;
+    const WRAP_TO: u16 = 1024;
+    let mut last_error = None;
+    for _ in 0..BLOCKS_TRIED {
+        if u32::from(base) + u32::from(count) > 65_536 {
+            base = WRAP_TO;
+            first = None;
         }
-        let mut out = vec![l0];
-        let mut ok = true;
-        for i in 1..span {
-            let addr = SocketAddr::new(first.ip(), base + i);
+        let mut out = Vec::with_capacity(usize::from(count));
+        let mut busy = None;
+        for i in 0..count {
+            let addr = SocketAddr::new(ip, base + i);
+            if i == 0
+                && let Some(l) = first.take()
+            {
+                out.push(l);
+                continue;
+            }
             match TcpListener::bind(addr).await {
                 Ok(l) => out.push(l),
-                Err(e) => {
+                Err(e) if matches!(e.kind(), ErrorKind::AddrInUse | ErrorKind::PermissionDenied) => {
+                    busy = Some(addr.port());
                     last_error = Some(SimError::Bind {
                         what: addr.to_string(),
                         source: e,
                     });
-                    ok = false;
                     break;
+                }
+                Err(e) => {
+                    return Err(SimError::Bind {
+                        what: addr.to_string(),
+                        source: e,
+                    });
                 }
             }
         }
-        if ok {
-            return Ok(out);
+        match busy {
+            None => return Ok(out),
+            // Every block that contains the busy port fails too: skip past it.
+            Some(port) => base = port.saturating_add(1),
         }
     }
-    Err(last_error.unwrap_or_else(|| SimError::Config(format!("no free range of {count} ports"))))
+    Err(last_error.unwrap_or_else(|| SimError::Config(format!("no free block of {count} ports on {ip}"))))
 }
 
 /// Decides, for every host, which faults apply (deterministic for the seed).
@@ -248,4 +289,45 @@ fn resolve_faults(config: &SimConfig) -> Vec<HostFaults> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    const LOCALHOST: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+    /// Another process holds a port inside the first candidate block: the search moves past it
+    /// instead of failing with "Address already in use".
+    #[tokio::test]
+    async fn a_busy_port_inside_the_first_block_moves_the_block_past_it() {
+        let held = std::net::TcpListener::bind((LOCALHOST, 0)).unwrap();
+        let busy = held.local_addr().unwrap().port();
+        assert!(busy > 1024 && busy < 65_000, "an ephemeral port: {busy}");
+        let listeners = bind_free_block(LOCALHOST, 4, busy - 2, None).await.unwrap();
+        let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().unwrap().port()).collect();
+        assert_eq!(ports.len(), 4);
+        assert!(ports.windows(2).all(|w| w[1] == w[0] + 1), "consecutive: {ports:?}");
+        assert!(
+            ports[0] > busy,
+            "the block starts after the busy port: {ports:?}, busy {busy}"
+        );
+        drop(held);
+    }
+
+    #[tokio::test]
+    async fn port_zero_finds_a_block_and_a_given_port_must_be_free() {
+        let fleet = bind_consecutive(SocketAddr::from((LOCALHOST, 0)), 5).await.unwrap();
+        let ports: Vec<u16> = fleet.iter().map(|l| l.local_addr().unwrap().port()).collect();
+        assert!(ports.windows(2).all(|w| w[1] == w[0] + 1), "{ports:?}");
+        let taken = SocketAddr::from((LOCALHOST, ports[1]));
+        let err = bind_consecutive(SocketAddr::from((LOCALHOST, ports[1])), 2)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, SimError::Bind { what, .. } if *what == taken.to_string()),
+            "{err}"
+        );
+    }
 }

@@ -3,17 +3,18 @@
 //! jobs forward to "now", so no background task is needed per host.
 
 use crate::config::{FaultKind, SimConfig};
-use crate::fixture::Fixture;
+use crate::fixture::{EntryFlags, Fixture};
 use crate::messages::{self, base, idrac};
 use crate::power::{self, Phase, Platform};
 use crate::stats::Stats;
-use redfish_client::dependencies::DependencyEvaluator;
+use axum::body::Bytes;
+use redfish_client::dependencies::{Allowed, Conditions, DependencyEvaluator, Evaluation};
 use redfish_client::oem::dell::{AttributeGroup, JobState};
 use redfish_client::resources::attribute_registry::{AttributeRegistry, ValueProblem};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use redfish_client::resources::computer_system::ResetType;
 use serde_json::{Value, json};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -24,27 +25,39 @@ pub struct Reply {
     pub status: u16,
     /// Extra headers (`Location`, `Retry-After`, `X-Auth-Token`).
     pub headers: Vec<(&'static str, String)>,
-    /// Body; `None` for an empty body.
+    /// Body; `None` for an empty body (or when `rendered` carries it).
     pub body: Option<Value>,
+    /// A body already serialized (the cached BIOS registry); served instead of `body`.
+    pub rendered: Option<Bytes>,
 }
 
 impl Reply {
     /// 200 with a body.
     pub fn ok(body: Value) -> Self {
+        Self::with_body(200, Some(body))
+    }
+
+    /// 200 with a JSON body serialized earlier.
+    pub fn ok_rendered(body: Bytes) -> Self {
         Self {
-            status: 200,
+            rendered: Some(body),
+            ..Self::with_body(200, None)
+        }
+    }
+
+    /// A status with a body, or none.
+    pub fn with_body(status: u16, body: Option<Value>) -> Self {
+        Self {
+            status,
             headers: Vec::new(),
-            body: Some(body),
+            body,
+            rendered: None,
         }
     }
 
     /// A status with an `{"error": ...}` body.
     pub fn error(status: u16, messages: Vec<Value>) -> Self {
-        Self {
-            status,
-            headers: Vec::new(),
-            body: Some(messages::error_body(messages)),
-        }
+        Self::with_body(status, Some(messages::error_body(messages)))
     }
 
     /// Adds a header.
@@ -98,12 +111,27 @@ struct Shutdown {
     then_boot: bool,
 }
 
+/// What the current values make of the registry: computed on demand, dropped whenever BIOS
+/// values or System Lockdown change.
+#[derive(Debug, Default)]
+struct View {
+    hidden: BTreeSet<String>,
+    read_only: BTreeSet<String>,
+    /// The served registry, once rendered.
+    registry: Option<Bytes>,
+}
+
 #[derive(Debug)]
 struct State {
     on: bool,
     boot: Option<Boot>,
     shutdown: Option<Shutdown>,
+    /// A value for every registry attribute, hidden ones included.
     bios: Attributes,
+    /// Attributes whose value the tree did not give and nothing has set since ([`Fixture::hidden_bios`]):
+    /// a rule that reads one is unknown, so the registry's recorded flag stands.
+    inferred: BTreeSet<String>,
+    view: Option<View>,
     pending: Attributes,
     jobs: BTreeMap<String, Job>,
     job_seq: u64,
@@ -135,6 +163,9 @@ pub struct Host {
     state: Mutex<State>,
 }
 
+/// The iDRAC attribute that turns System Lockdown on and off.
+const LOCKDOWN: &str = "Lockdown.1.SystemLockdown";
+
 /// A unique, valid-looking 7-character service tag for host `index` of a fleet.
 pub fn service_tag(fixture_tag: &str, index: usize) -> String {
     const DIGITS: &[u8] = b"0123456789BCDFGHJKLMNPQRSTVWXYZ";
@@ -156,11 +187,18 @@ impl Host {
     /// A host in the fixture's recorded state, powered on.
     pub fn new(index: usize, fixture: Arc<Fixture>, config: Arc<SimConfig>, faults: HostFaults) -> Self {
         let service_tag = service_tag(&fixture.service_tag, index);
-        let mut bios = fixture.bios.clone();
+        let mut bios = fixture.hidden_bios.clone();
+        bios.extend(fixture.bios.clone());
         for key in ["SystemServiceTag"] {
             if bios.contains_key(key) {
                 bios.insert(key.to_owned(), service_tag.clone().into());
             }
+        }
+        let mut dell = fixture.dell_attributes.clone();
+        if config.lockdown {
+            dell.entry(AttributeGroup::Idrac)
+                .or_default()
+                .insert(LOCKDOWN.to_owned(), "Enabled".into());
         }
         let now = Instant::now();
         let state = State {
@@ -168,10 +206,12 @@ impl Host {
             boot: None,
             shutdown: None,
             bios,
+            inferred: fixture.hidden_bios.keys().cloned().collect(),
+            view: None,
             pending: Attributes::new(),
             jobs: BTreeMap::new(),
             job_seq: 0,
-            dell: fixture.dell_attributes.clone(),
+            dell,
             sessions: BTreeMap::new(),
             session_seq: 0,
             utilization: 0.0,
@@ -205,6 +245,43 @@ impl Host {
 
     fn registry(&self) -> &AttributeRegistry {
         &self.fixture.bios_registry
+    }
+
+    /// The values rules may read: every value but the inferred guesses.
+    fn known(s: &State) -> Attributes {
+        s.bios
+            .iter()
+            .filter(|(k, _)| !s.inferred.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
+    /// The registry's rules on `candidate`. As on a real iDRAC's `GET …/Bios`, an attribute the
+    /// candidate lacks is hidden unless a `Hidden` rule decides otherwise, and a rule that reads
+    /// a value the candidate lacks leaves the registry's recorded flag standing.
+    fn evaluate(&self, candidate: &Attributes) -> Evaluation<'_> {
+        DependencyEvaluator::new(self.registry())
+            .with_listing(candidate.keys())
+            .evaluate(candidate)
+    }
+
+    /// The view of the current values, computed if the state changed since the last one.
+    fn view<'s>(&self, s: &'s mut State) -> &'s mut View {
+        if s.view.is_none() {
+            let evaluation = self.evaluate(&Self::known(s));
+            let mut view = View::default();
+            for attr in &self.registry().registry_entries.attributes {
+                let name = attr.attribute_name.as_str();
+                if evaluation.is_hidden(name) {
+                    view.hidden.insert(name.to_owned());
+                }
+                if evaluation.is_read_only(name) {
+                    view.read_only.insert(name.to_owned());
+                }
+            }
+            s.view = Some(view);
+        }
+        s.view.get_or_insert_with(View::default)
     }
 
     // ---- time -------------------------------------------------------------------------
@@ -292,10 +369,14 @@ impl Host {
         job.state = JobState::Completed;
         job.message_id = "PR19";
         job.message = "Job completed successfully.";
-        let mut candidate = s.bios.clone();
+        let mut candidate = Self::known(s);
         candidate.extend(std::mem::take(&mut s.pending));
-        let evaluation = DependencyEvaluator::new(self.registry()).evaluate(&candidate);
-        s.bios = evaluation.values().clone();
+        let evaluation = self.evaluate(&candidate);
+        for (name, value) in evaluation.values() {
+            s.inferred.remove(name);
+            s.bios.insert(name.clone(), value.clone());
+        }
+        s.view = None;
     }
 
     /// Whether the service answers "not ready" for the system right now (early POST, or a host
@@ -341,14 +422,15 @@ impl Host {
         );
         self.stats.count_session();
         let location = format!("/redfish/v1/SessionService/Sessions/{id}");
-        Reply {
-            status: 201,
-            headers: vec![("X-Auth-Token", token), ("Location", location.clone())],
-            body: Some(json!({
+        Reply::with_body(
+            201,
+            Some(json!({
                 "@odata.id": location, "@odata.type": "#Session.v1_6_0.Session",
                 "Id": id.to_string(), "Name": "User Session", "UserName": username,
             })),
-        }
+        )
+        .header("X-Auth-Token", token)
+        .header("Location", location)
     }
 
     /// Whether `token` names a live session (and marks it used).
@@ -379,11 +461,7 @@ impl Host {
     pub fn logout(&self, id: &str) -> Reply {
         let removed = id.parse::<u64>().ok().and_then(|n| self.lock().sessions.remove(&n));
         match removed {
-            Some(_) => Reply {
-                status: 200,
-                headers: Vec::new(),
-                body: Some(messages::success_body(vec![messages::sys413()])),
-            },
+            Some(_) => Reply::ok(messages::success_body(vec![messages::sys413()])),
             None => Reply::error(
                 404,
                 vec![messages::not_found(&format!(
@@ -410,7 +488,7 @@ impl Host {
     /// The service root, with this host's service tag.
     pub fn service_root(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
-        doc["Oem"]["Dell"]["ServiceTag"] = json!(self.service_tag);
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!(self.service_tag));
         doc
     }
 
@@ -418,10 +496,10 @@ impl Host {
     pub fn system(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["PowerState"] = json!(if s.on { "On" } else { "Off" });
-        doc["SKU"] = json!(self.service_tag);
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
         if let Some(v) = s.bios.get("SystemBiosVersion") {
-            doc["BiosVersion"] = v.to_json();
+            set(&mut doc, &["BiosVersion"], v.to_json());
         }
         doc
     }
@@ -430,16 +508,28 @@ impl Host {
     pub fn chassis(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["PowerState"] = json!(if s.on { "On" } else { "Off" });
-        doc["SKU"] = json!(self.service_tag);
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
         doc
     }
 
-    /// `Bios` with current values.
+    /// `Bios` with the current values of the attributes those values leave visible: like a real
+    /// iDRAC, hidden attributes are not listed.
     pub fn bios(&self, doc: &Value) -> Value {
-        let s = self.now();
+        let mut s = self.now();
+        self.view(&mut s);
+        let State { bios, view, .. } = &*s;
+        let visible: Attributes = bios
+            .iter()
+            .filter(|(k, _)| view.as_ref().is_none_or(|v| !v.hidden.contains(*k)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(&s.bios).unwrap_or_default();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&visible).unwrap_or_default(),
+        );
         doc
     }
 
@@ -447,38 +537,53 @@ impl Host {
     pub fn bios_settings(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(&s.pending).unwrap_or_default();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&s.pending).unwrap_or_default(),
+        );
         doc
     }
 
-    /// The BIOS registry with `ReadOnly`/`Hidden` re-evaluated for the current values, as a
-    /// real iDRAC reports them.
-    pub fn bios_registry(&self, doc: &Value) -> Value {
-        let current = self.now().bios.clone();
-        let evaluation = DependencyEvaluator::new(self.registry()).evaluate(&current);
-        let mut doc = doc.clone();
-        if let Some(attrs) = doc["RegistryEntries"]["Attributes"].as_array_mut() {
-            for a in attrs {
-                let name = a["AttributeName"].as_str().unwrap_or_default().to_owned();
-                a["ReadOnly"] = json!(evaluation.is_read_only(&name));
-                a["Hidden"] = json!(evaluation.is_hidden(&name));
-            }
+    /// The BIOS registry with `ReadOnly`/`Hidden` evaluated for this host's current values, as a
+    /// real iDRAC reports them. Under System Lockdown every attribute that would be writable is
+    /// `ReadOnly` and `Immutable`, as on a real locked R750 (iDRAC 7.10). Rendered once per
+    /// state change.
+    pub fn bios_registry(&self) -> Reply {
+        let mut s = self.now();
+        let lockdown = Self::lockdown(&s);
+        let view = self.view(&mut s);
+        if let Some(body) = &view.registry {
+            return Reply::ok_rendered(body.clone());
         }
-        doc
+        let index = self.registry().index();
+        let flags = |name: &str| {
+            let read_only = view.read_only.contains(name);
+            let immutable = index.get(name).is_some_and(|a| a.immutable.unwrap_or(false));
+            EntryFlags {
+                read_only: read_only || lockdown,
+                hidden: view.hidden.contains(name),
+                immutable: immutable || (lockdown && !read_only),
+            }
+        };
+        let body = self.fixture.render_bios_registry(&flags);
+        view.registry = Some(body.clone());
+        Reply::ok_rendered(body)
     }
 
     /// A `DellAttributes` resource with live values.
     pub fn dell_attributes(&self, group: AttributeGroup, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        doc["Attributes"] = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        let values = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        set(&mut doc, &["Attributes"], values);
         doc
     }
 
     fn lockdown(s: &State) -> bool {
         s.dell
             .get(&AttributeGroup::Idrac)
-            .and_then(|a| a.get("Lockdown.1.SystemLockdown"))
+            .and_then(|a| a.get(LOCKDOWN))
             .and_then(AttributeValue::as_str)
             == Some("Enabled")
     }
@@ -532,10 +637,11 @@ impl Host {
             .map(|(k, v)| (k.clone(), AttributeValue::from(v.clone())))
             .collect();
         let mut problems = Vec::new();
-        let mut candidate = s.bios.clone();
+        // The planned state: current, pending and this request.
+        let mut candidate = Self::known(&s);
         candidate.extend(s.pending.clone());
         candidate.extend(patch.clone());
-        let evaluation = DependencyEvaluator::new(self.registry()).evaluate(&candidate);
+        let evaluation = self.evaluate(&candidate);
         for (name, value) in &patch {
             let Some(attr) = self.registry().attribute(name) else {
                 problems.extend(unknown_attribute(name));
@@ -545,8 +651,14 @@ impl Host {
                 problems.extend(value_problem(name, value, &p));
                 continue;
             }
-            if evaluation.is_read_only(name) || evaluation.is_hidden(name) {
+            if evaluation.is_hidden(name) {
+                problems.extend(hidden(name));
+            } else if evaluation.is_read_only(name) {
                 problems.extend(read_only(name));
+            } else if let Some(allowed) = evaluation.allowed(name)
+                && !allowed.values.iter().any(|v| Some(v.as_str()) == value.as_str())
+            {
+                problems.extend(not_allowed_now(name, value, allowed));
             }
         }
         if !problems.is_empty() {
@@ -557,11 +669,8 @@ impl Host {
             None => Reply::ok(messages::success_body(vec![messages::sys413()])),
             Some(_) => {
                 let location = self.create_job(&mut s);
-                Reply {
-                    status: 202,
-                    headers: vec![("Location", location)],
-                    body: Some(messages::success_body(vec![messages::sys413()])),
-                }
+                Reply::with_body(202, Some(messages::success_body(vec![messages::sys413()])))
+                    .header("Location", location)
             }
         }
     }
@@ -623,44 +732,35 @@ impl Host {
             );
         }
         let location = self.create_job(&mut s);
-        Reply {
-            status: 200,
-            headers: vec![("Location", location)],
-            body: Some(messages::success_body(vec![idrac_ok("JCP000")])),
-        }
+        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", location)
     }
 
-    /// The job queue, members expanded or as links.
-    pub fn jobs(&self, expand: bool) -> Value {
+    /// The job queue as the collection at `collection` shows it (`Managers/iDRAC.Embedded.1/Jobs`
+    /// or `…/Oem/Dell/Jobs`, one queue), members expanded or as links.
+    pub fn jobs(&self, collection: &str, expand: bool) -> Value {
         let s = self.now();
         let members: Vec<Value> = s
             .jobs
             .values()
             .map(|j| {
                 if expand {
-                    j.to_json()
+                    j.to_json(collection)
                 } else {
-                    json!({"@odata.id": j.odata_id()})
+                    json!({"@odata.id": j.odata_id(collection)})
                 }
             })
             .collect();
-        json!({"@odata.id": redfish_client::oem::dell::JOBS, "@odata.type": "#DellJobCollection.DellJobCollection",
+        json!({"@odata.id": collection, "@odata.type": "#DellJobCollection.DellJobCollection",
                "Name": "JobQueue", "Description": "Collection of Job Instances",
                "Members@odata.count": members.len(), "Members": members})
     }
 
-    /// One job.
-    pub fn job(&self, id: &str) -> Reply {
+    /// One job, as a member of `collection`.
+    pub fn job(&self, collection: &str, id: &str) -> Reply {
         let s = self.now();
         match s.jobs.get(id) {
-            Some(j) => Reply::ok(j.to_json()),
-            None => Reply::error(
-                404,
-                vec![messages::not_found(&format!(
-                    "{}/{id}",
-                    redfish_client::oem::dell::JOBS
-                ))],
-            ),
+            Some(j) => Reply::ok(j.to_json(collection)),
+            None => Reply::error(404, vec![messages::not_found(&format!("{collection}/{id}"))]),
         }
     }
 
@@ -753,14 +853,20 @@ impl Host {
             .iter()
             .map(|(k, v)| (k.clone(), AttributeValue::from(v.clone())))
             .collect();
-        let unlocking = patch.len() == 1
-            && patch.get("Lockdown.1.SystemLockdown").and_then(AttributeValue::as_str) == Some("Disabled");
+        let unlocking = patch.len() == 1 && patch.get(LOCKDOWN).and_then(AttributeValue::as_str) == Some("Disabled");
         if Self::lockdown(&s) && !unlocking {
             return Reply::error(400, vec![messages::sys406()]);
         }
         let mut candidate = s.dell.get(&group).cloned().unwrap_or_default();
-        candidate.extend(patch.clone());
         let mut problems = Vec::new();
+        if self.fixture.manager_registry.is_none() {
+            // Nothing to validate against (public mockups lack the registry): only attributes
+            // the resource lists exist.
+            for name in patch.keys().filter(|n| !candidate.contains_key(*n)) {
+                problems.extend(unknown_attribute(name));
+            }
+        }
+        candidate.extend(patch.clone());
         if let Some(registry) = &self.fixture.manager_registry {
             let evaluation = DependencyEvaluator::new(registry).evaluate(&candidate);
             for (name, value) in &patch {
@@ -791,6 +897,10 @@ impl Host {
             return Reply::error(400, problems);
         }
         s.dell.insert(group, candidate);
+        if group == AttributeGroup::Idrac {
+            // Lockdown shows in the BIOS registry's flags.
+            s.view = None;
+        }
         Reply::ok(messages::success_body(vec![messages::sys413()]))
     }
 
@@ -865,11 +975,7 @@ impl Host {
             ResetType::Nmi => {}
         }
         self.stats.count_reset();
-        Reply {
-            status: 204,
-            headers: Vec::new(),
-            body: None,
-        }
+        Reply::with_body(204, None)
     }
 
     /// A uniform sample in `[0, 1)` from the host's seeded generator (latency, faults).
@@ -928,18 +1034,26 @@ impl Host {
         let watts = self.reading();
         let model = self.model_watts(&self.lock());
         let mut doc = doc.clone();
-        if let Some(control) = doc["PowerControl"].get_mut(0) {
-            control["PowerConsumedWatts"] = json!(watts);
-            control["PowerMetrics"]["AverageConsumedWatts"] = json!(model.round());
-            control["PowerMetrics"]["MinConsumedWatts"] = json!((model * 0.97).round());
-            control["PowerMetrics"]["MaxConsumedWatts"] = json!((model * 1.03).round());
+        if let Some(control) = doc.get_mut("PowerControl").and_then(|c| c.get_mut(0)) {
+            set(control, &["PowerConsumedWatts"], json!(watts));
+            set(control, &["PowerMetrics", "AverageConsumedWatts"], json!(model.round()));
+            set(
+                control,
+                &["PowerMetrics", "MinConsumedWatts"],
+                json!((model * 0.97).round()),
+            );
+            set(
+                control,
+                &["PowerMetrics", "MaxConsumedWatts"],
+                json!((model * 1.03).round()),
+            );
             let s = self.lock();
             if let Some(cap) = s
                 .dell
                 .get(&AttributeGroup::System)
                 .and_then(|a| a.get("ServerPwr.1.PowerCapValue"))
             {
-                control["PowerLimit"]["LimitInWatts"] = cap.to_json();
+                set(control, &["PowerLimit", "LimitInWatts"], cap.to_json());
             }
         }
         doc
@@ -950,15 +1064,19 @@ impl Host {
         let watts = self.reading();
         let kwh = self.lock().energy_joules / 3.6e6;
         let mut doc = doc.clone();
-        doc["PowerWatts"]["Reading"] = json!(watts);
-        doc["EnergykWh"]["Reading"] = json!((kwh * 1000.0).round() / 1000.0);
+        set(&mut doc, &["PowerWatts", "Reading"], json!(watts));
+        set(
+            &mut doc,
+            &["EnergykWh", "Reading"],
+            json!((kwh * 1000.0).round() / 1000.0),
+        );
         doc
     }
 
     /// A sensor resource whose reading is the system input power.
     pub fn power_sensor(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
-        doc["Reading"] = json!(self.reading());
+        set(&mut doc, &["Reading"], json!(self.reading()));
         doc
     }
 
@@ -981,13 +1099,13 @@ impl Job {
         matches!(self.state, JobState::Scheduled | JobState::Running)
     }
 
-    fn odata_id(&self) -> String {
-        format!("{}/{}", redfish_client::oem::dell::JOBS, self.id)
+    fn odata_id(&self, collection: &str) -> String {
+        format!("{collection}/{}", self.id)
     }
 
-    fn to_json(&self) -> Value {
+    fn to_json(&self, collection: &str) -> Value {
         json!({
-            "@odata.id": self.odata_id(),
+            "@odata.id": self.odata_id(collection),
             "@odata.type": "#DellJob.v1_6_0.DellJob",
             "Id": self.id,
             "Name": "Configure: BIOS.Setup.1-1",
@@ -1002,6 +1120,29 @@ impl Job {
             "EndTime": "TIME_NA",
             "TargetSettingsURI": null,
         })
+    }
+}
+
+/// Sets `value` at `path` in a recorded document, creating objects for missing or null steps.
+/// A step that is some other JSON (a tree of an unexpected shape) leaves the document as it is:
+/// data from a file must never panic the emulator.
+fn set(doc: &mut Value, path: &[&str], value: Value) {
+    let Some((last, steps)) = path.split_last() else { return };
+    let mut at = doc;
+    for step in steps {
+        if at.is_null() {
+            *at = Value::Object(serde_json::Map::new());
+        }
+        let Some(next) = at.as_object_mut().map(|o| o.entry(*step).or_insert(Value::Null)) else {
+            return;
+        };
+        at = next;
+    }
+    if at.is_null() {
+        *at = Value::Object(serde_json::Map::new());
+    }
+    if let Some(o) = at.as_object_mut() {
+        o.insert((*last).to_owned(), value);
     }
 }
 
@@ -1060,6 +1201,59 @@ fn read_only(name: &str) -> Vec<Value> {
             "PropertyNotWritable",
             &format!("The property {name} is a read only property and cannot be assigned a value."),
             "Remove the property from the request body and resubmit the request if the operation failed.",
+            Some(&related),
+        ),
+    ]
+}
+
+/// A PATCH to an attribute hidden in the planned state. What a real iDRAC answers is not
+/// documented; SYS427 with Base PropertyNotWritable is assumed (idrac-sim/README.md).
+fn hidden(name: &str) -> Vec<Value> {
+    let related = format!("#/Attributes/{name}");
+    vec![
+        idrac(
+            "SYS427",
+            &format!(
+                "Unable to modify the attribute {name} because it is hidden under the current and requested settings."
+            ),
+            "Change the attributes it depends on (see the attribute registry Dependencies) and retry the operation.",
+            Some(&related),
+        ),
+        base(
+            "PropertyNotWritable",
+            &format!("The property {name} is a read only property and cannot be assigned a value."),
+            "Remove the property from the request body and resubmit the request if the operation failed.",
+            Some(&related),
+        ),
+    ]
+}
+
+/// A value an iDRAC 7.x `Value` rule excludes in the planned state: SYS426, as for a value not
+/// in the registry's list, naming the values still allowed and why (assumed wording).
+fn not_allowed_now(name: &str, value: &AttributeValue, allowed: &Allowed<'_>) -> Vec<Value> {
+    let related = format!("#/Attributes/{name}");
+    let because: Vec<String> = allowed
+        .rules
+        .iter()
+        .map(|r| Conditions(&r.map_from).to_string())
+        .collect();
+    vec![
+        idrac(
+            "SYS426",
+            &format!(
+                "The value {value} for {name} is not in the list of acceptable values while {}.",
+                because.join(" and ")
+            ),
+            &format!(
+                "Enter one of the values {} and retry the operation.",
+                allowed.values.join(", ")
+            ),
+            Some(&related),
+        ),
+        base(
+            "PropertyValueNotInList",
+            &format!("The value {value} for the property {name} is not in the list of acceptable values."),
+            "Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.",
             Some(&related),
         ),
     ]
@@ -1124,6 +1318,17 @@ fn value_problem(name: &str, value: &AttributeValue, problem: &ValueProblem) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_of_an_unexpected_shape_are_left_alone_not_panicked_on() {
+        let mut doc = json!({"PowerWatts": "n/a", "Oem": null});
+        set(&mut doc, &["PowerWatts", "Reading"], json!(5));
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!("T"));
+        assert_eq!(doc, json!({"PowerWatts": "n/a", "Oem": {"Dell": {"ServiceTag": "T"}}}));
+        let mut list = json!([1, 2]);
+        set(&mut list, &["Attributes"], json!({}));
+        assert_eq!(list, json!([1, 2]));
+    }
 
     #[test]
     fn service_tags_are_unique_and_seven_characters() {

@@ -14,6 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+/// The job queue where real R750s advertise it (`Links.Oem.Dell.Jobs`); [`dell::JOBS`] is the
+/// path Dell's scripts use. Both serve the same queue.
+const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
+/// The DMTF view of the same jobs.
+const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
 
 /// The router of one host.
 pub fn router(host: Arc<Host>) -> axum::Router {
@@ -143,11 +148,12 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             Reply::error(503, vec![messages::swc0700()]).header("Retry-After", "2")
         };
     }
-    let jobs_prefix = format!("{}/", dell::JOBS);
-    let job_id = path
-        .strip_prefix(&jobs_prefix)
-        .or_else(|| path.strip_prefix("/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs/"))
-        .or_else(|| path.strip_prefix("/redfish/v1/JobService/Jobs/"));
+    let job = [dell::JOBS, OEM_JOBS, DMTF_JOBS].into_iter().find_map(|collection| {
+        let id = path.strip_prefix(collection)?.strip_prefix('/')?;
+        (!id.is_empty() && !id.contains('/')).then_some((collection, id))
+    });
+    let job_id = job.map(|(_, id)| id);
+    let job_collection = job.map_or(dell::JOBS, |(c, _)| c);
     let group = AttributeGroup::ALL.into_iter().find(|g| g.path() == path);
     let get = *method == Method::GET;
     let post = *method == Method::POST;
@@ -168,11 +174,11 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         dell::BIOS if get => Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null))),
         dell::BIOS_SETTINGS if get => Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null))),
         dell::BIOS_SETTINGS if patch => with_body!(|b: &Value| host.patch_bios(b)),
-        dell::BIOS_REGISTRY if get => Reply::ok(host.bios_registry(doc(path).unwrap_or(&Value::Null))),
+        dell::BIOS_REGISTRY if get => host.bios_registry(),
         dell::CLEAR_PENDING if post => host.clear_pending(),
-        dell::JOBS if get => Reply::ok(host.jobs(query.contains("$expand"))),
-        dell::JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
-        _ if job_id.is_some() && get => host.job(job_id.unwrap_or_default()),
+        dell::JOBS | OEM_JOBS if get => Reply::ok(host.jobs(path, query.contains("$expand"))),
+        dell::JOBS | OEM_JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
+        _ if job_id.is_some() && get => host.job(job_collection, job_id.unwrap_or_default()),
         _ if job_id.is_some() && delete => host.delete_job(job_id.unwrap_or_default()),
         dell::DELETE_JOB_QUEUE if post => with_body!(|b: &Value| host.delete_job_queue(b)),
         dell::LC_STATUS if post => Reply::ok(host.lc_status()),
@@ -242,11 +248,7 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
         ("GET", "/stats") => Reply::ok(host.stats.to_json(&host.service_tag)),
         ("POST", "/stats/reset") => {
             host.stats.reset();
-            Reply {
-                status: 204,
-                headers: Vec::new(),
-                body: None,
-            }
+            Reply::with_body(204, None)
         }
         ("POST", "/load") => {
             let u = serde_json::from_slice::<Value>(body)
@@ -255,11 +257,7 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
             match u {
                 Some(u) if (0.0..=1.0).contains(&u) => {
                     host.set_load(u);
-                    Reply {
-                        status: 204,
-                        headers: Vec::new(),
-                        body: None,
-                    }
+                    Reply::with_body(204, None)
                 }
                 _ => Reply::error(
                     400,
@@ -278,12 +276,14 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
 
 fn json_response(reply: Reply) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let body = match &reply.body {
-        Some(v) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
-        None => Body::empty(),
+    let has_body = reply.body.is_some() || reply.rendered.is_some();
+    let body = match (&reply.rendered, &reply.body) {
+        (Some(bytes), _) => Body::from(bytes.clone()),
+        (None, Some(v)) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
+        (None, None) => Body::empty(),
     };
     let mut resp = Response::builder().status(status);
-    if reply.body.is_some() {
+    if has_body {
         resp = resp.header("Content-Type", "application/json;odata.metadata=minimal;charset=utf-8");
     }
     resp = resp.header("OData-Version", "4.0");
@@ -297,10 +297,11 @@ fn json_response(reply: Reply) -> Response {
 
 /// The `malformed` fault: the real answer, cut in the middle.
 fn truncated(reply: Reply) -> Response {
-    let full = reply
-        .body
-        .map(|v| serde_json::to_vec(&v).unwrap_or_default())
-        .unwrap_or_else(|| b"{}".to_vec());
+    let full = match (reply.rendered, reply.body) {
+        (Some(bytes), _) => bytes.to_vec(),
+        (None, Some(v)) => serde_json::to_vec(&v).unwrap_or_default(),
+        (None, None) => b"{}".to_vec(),
+    };
     let cut = full[..full.len() / 2].to_vec();
     Response::builder()
         .status(StatusCode::OK)

@@ -3,16 +3,19 @@
 use crate::Outcome;
 use crate::args::SimArgs;
 use anyhow::{Context, Result};
-use idrac_sim::{Fleet, SimConfig};
+use idrac_sim::{Fleet, ModelSource, SimConfig};
 use std::io::Write;
 
 /// Translates the arguments into an emulator configuration.
 pub fn config(args: &SimArgs) -> SimConfig {
     SimConfig {
-        model: args
-            .model
-            .parse()
-            .unwrap_or_else(|e: std::convert::Infallible| match e {}),
+        model: match &args.fixture {
+            Some(dir) => ModelSource::Dir(dir.clone()),
+            None => args
+                .model
+                .parse()
+                .unwrap_or_else(|e: std::convert::Infallible| match e {}),
+        },
         hosts: args.hosts,
         listen: args.listen,
         tls: !args.http,
@@ -26,6 +29,7 @@ pub fn config(args: &SimArgs) -> SimConfig {
         session_limit: args.session_limit,
         graceful_os: !args.os_ignores_graceful,
         log_requests: args.log_requests,
+        lockdown: args.lockdown,
     }
 }
 
@@ -40,7 +44,11 @@ pub async fn run(args: SimArgs) -> Result<Outcome> {
     }
     let fleet = Fleet::start(config(&args)).await.map_err(|e| {
         let too_many = matches!(&e, idrac_sim::SimError::Bind { source, .. } if source.raw_os_error() == Some(24));
-        let e = anyhow::Error::new(e).context(format!("starting {} emulated iDRAC(s)", args.hosts));
+        let what = match &args.fixture {
+            Some(dir) => format!("starting {} emulated iDRAC(s) from {}", args.hosts, dir.display()),
+            None => format!("starting {} emulated iDRAC(s)", args.hosts),
+        };
+        let e = anyhow::Error::new(e).context(what);
         if too_many {
             e.context("too many open files: raise the limit with `ulimit -n`")
         } else {

@@ -6,6 +6,7 @@ mod bios;
 mod faults;
 mod fleet;
 mod power;
+mod realism;
 
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};

@@ -131,6 +131,11 @@ async fn foreign_pending_work_blocks_until_replaced() {
     );
 }
 
+/// Under System Lockdown a real iDRAC (7.10) serves its registry with every writable attribute
+/// ReadOnly and Immutable. rftune reads the lockdown attribute with the host's state and refuses
+/// once, naming the cause, before any snapshot or write, instead of one misleading "read-only"
+/// per attribute; a write that gets through anyway is refused with SYS406 (the emulator's own
+/// tests cover that answer).
 #[tokio::test(flavor = "multi_thread")]
 async fn system_lockdown_is_refused_once_before_any_snapshot_or_write() {
     let fleet = sim("r7625", 1, |_| {}).await;

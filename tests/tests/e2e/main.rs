@@ -9,6 +9,7 @@ mod capture;
 mod cli;
 mod diff;
 mod experiment;
+mod fixture_dir;
 mod hardening;
 mod housekeeping;
 mod inventory;

@@ -72,3 +72,67 @@ async fn sim_rejects_bad_fault_specs() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("known: 503, reset, timeout"), "{}", stderr(&out));
 }
+
+/// `rftune sim --lockdown`: every host starts locked, refuses BIOS writes with SYS406 and serves
+/// a locked registry; PATCHing the lockdown attribute to Disabled opens it again.
+#[tokio::test(flavor = "multi_thread")]
+async fn sim_lockdown_starts_every_host_locked_until_lockdown_is_lifted() {
+    use redfish_client::ODataId;
+    use redfish_client::oem::dell::{self, AttributeGroup};
+    use redfish_client::resources::bios::Attributes;
+
+    let mut child = tokio::process::Command::new(binary())
+        .args([
+            "sim",
+            "--lockdown",
+            "--http",
+            "--hosts",
+            "2",
+            "--listen",
+            "127.0.0.1:0",
+            "--exit-after",
+            "120s",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut urls = Vec::new();
+    for _ in 0..2 {
+        let line = lines.next_line().await.unwrap().unwrap();
+        urls.push(line.strip_prefix("rftune-sim: listening ").unwrap().to_owned());
+    }
+    let change: Attributes = [("MemTest".to_owned(), "Enabled".into())].into_iter().collect();
+    for url in &urls {
+        let c = super::client(url);
+        let err = c
+            .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &change, None)
+            .await
+            .unwrap_err();
+        assert!(err.has_code("SYS406"), "{url}: {err}");
+        let registry = c.dell().bios_registry().await.unwrap();
+        let mem_test = registry.attribute("MemTest").unwrap();
+        assert_eq!(
+            (mem_test.read_only, mem_test.immutable),
+            (Some(true), Some(true)),
+            "{url}"
+        );
+    }
+    let c = super::client(&urls[1]);
+    let unlock: Attributes = [("Lockdown.1.SystemLockdown".to_owned(), "Disabled".into())]
+        .into_iter()
+        .collect();
+    c.dell().set_attributes(AttributeGroup::Idrac, &unlock).await.unwrap();
+    c.stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &change, None)
+        .await
+        .unwrap();
+    let registry = c.dell().bios_registry().await.unwrap();
+    assert_eq!(registry.attribute("MemTest").unwrap().read_only, Some(false));
+    let still_locked = super::client(&urls[0])
+        .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &change, None)
+        .await;
+    assert!(still_locked.unwrap_err().has_code("SYS406"), "hosts are independent");
+    child.kill().await.unwrap();
+}
