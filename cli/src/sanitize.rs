@@ -87,13 +87,7 @@ impl Sanitizer {
             .collect();
         // Longest first, so a host name is replaced before a shorter tag inside it.
         pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(b.0)));
-        replace_strings(doc, &|s: &str| {
-            let mut out = s.to_owned();
-            for (original, placeholder) in &pairs {
-                out = replace_ignoring_case(&out, original, placeholder);
-            }
-            out
-        });
+        replace_strings(doc, &|s: &str| replace_all(s, &pairs));
     }
 
     /// What was replaced, by kind.
@@ -246,7 +240,9 @@ fn is_placeholder(kind: Kind, value: &str) -> bool {
         Kind::AssetTag => digits_after("asset-"),
         Kind::UserName => digits_after("user-"),
         Kind::HostName => {
+            // The documentation domain itself is no one's (`DNSDomainName = example.invalid`).
             value == "localhost"
+                || value == "example.invalid"
                 || value
                     .strip_prefix("host-")
                     .and_then(|r| r.strip_suffix(".example.invalid"))
@@ -365,30 +361,43 @@ fn is_ipv4(t: &str) -> bool {
         })
 }
 
-/// `haystack` with every ASCII-case-insensitive occurrence of `needle` replaced; an occurrence
-/// written in lower case gets the placeholder in lower case (`r7625a1.example.invalid`).
-fn replace_ignoring_case(haystack: &str, needle: &str, placeholder: &str) -> String {
+/// `haystack` with every ASCII-case-insensitive occurrence of an original replaced by its
+/// placeholder, in one pass (a placeholder is never searched again), longest original first at
+/// each position. An occurrence written in lower case gets the placeholder in lower case
+/// (`r7625a1.example.invalid` → `svc0001.example.invalid`).
+fn replace_all(haystack: &str, pairs: &[(&str, &str)]) -> String {
     let lower = haystack.to_ascii_lowercase();
-    let needle_lower = needle.to_ascii_lowercase();
-    if needle.is_empty() || !lower.contains(&needle_lower) {
+    let lowered: Vec<(String, &str, &str)> = pairs
+        .iter()
+        .filter(|(o, _)| !o.is_empty())
+        .map(|(o, p)| (o.to_ascii_lowercase(), *o, *p))
+        .filter(|(l, _, _)| lower.contains(l.as_str()))
+        .collect();
+    if lowered.is_empty() {
         return haystack.to_owned();
     }
     let mut out = String::with_capacity(haystack.len());
-    let mut rest = 0;
-    while let Some(found) = lower[rest..].find(&needle_lower) {
-        let start = rest + found;
-        let end = start + needle.len();
-        out.push_str(&haystack[rest..start]);
-        let occurrence = &haystack[start..end];
-        let all_lower = occurrence.chars().all(|c| !c.is_ascii_uppercase());
-        if all_lower && occurrence != needle {
-            out.push_str(&placeholder.to_ascii_lowercase());
-        } else {
-            out.push_str(placeholder);
+    let mut i = 0;
+    while i < haystack.len() {
+        let hit = lowered.iter().find(|(l, _, _)| lower[i..].starts_with(l.as_str()));
+        match hit {
+            Some((l, original, placeholder)) => {
+                let occurrence = &haystack[i..i + l.len()];
+                let all_lower = occurrence.chars().all(|c| !c.is_ascii_uppercase());
+                if all_lower && occurrence != *original {
+                    out.push_str(&placeholder.to_ascii_lowercase());
+                } else {
+                    out.push_str(placeholder);
+                }
+                i += l.len();
+            }
+            None => {
+                let c = haystack[i..].chars().next().unwrap_or_default();
+                out.push(c);
+                i += c.len_utf8().max(1);
+            }
         }
-        rest = end;
     }
-    out.push_str(&haystack[rest..]);
     out
 }
 
@@ -526,6 +535,25 @@ mod tests {
             s.residue(d);
         }
         assert_eq!(docs[1]["Description"], "Server svc0001 in rack 4");
+    }
+
+    #[test]
+    fn a_placeholder_is_never_searched_again() {
+        let mut s = Sanitizer::default();
+        let mut docs = [
+            json!({"NIC.1.DNSRacName": "idrac-db07", "NIC.1.DNSDomainName": "corp.acme.com"}),
+            json!({"HostName": "db07.corp.acme.com", "Note": "idrac-db07.corp.acme.com"}),
+        ];
+        for d in &mut docs {
+            s.document(d);
+        }
+        for d in &mut docs {
+            s.residue(d);
+        }
+        let host = docs[1]["HostName"].as_str().unwrap();
+        assert_eq!(host.matches("example.invalid").count(), 1, "{host}");
+        let note = docs[1]["Note"].as_str().unwrap();
+        assert!(!note.contains("acme") && !note.contains("db07"), "{note}");
     }
 
     #[test]

@@ -166,8 +166,23 @@ pub struct Host {
 /// The iDRAC attribute that turns System Lockdown on and off.
 const LOCKDOWN: &str = "Lockdown.1.SystemLockdown";
 
-/// A unique, valid-looking 7-character service tag for host `index` of a fleet.
+/// A unique, valid-looking 7-character service tag for host `index` of a fleet. The first host
+/// keeps the tree's own tag (so serving a captured tree reproduces it); the others get tags
+/// derived from its first three characters and their index.
 pub fn service_tag(fixture_tag: &str, index: usize) -> String {
+    let valid = fixture_tag.len() == 7 && fixture_tag.chars().all(|c| c.is_ascii_alphanumeric());
+    if valid && index == 0 {
+        return fixture_tag.to_owned();
+    }
+    let derived = derived_tag(fixture_tag, index);
+    if valid && derived == fixture_tag {
+        // Host 0 has the tree's tag, so its derived one is free.
+        return derived_tag(fixture_tag, 0);
+    }
+    derived
+}
+
+fn derived_tag(fixture_tag: &str, index: usize) -> String {
     const DIGITS: &[u8] = b"0123456789BCDFGHJKLMNPQRSTVWXYZ";
     let prefix: String = fixture_tag
         .chars()
@@ -216,7 +231,13 @@ impl Host {
             session_seq: 0,
             utilization: 0.0,
             rng: fastrand::Rng::with_seed(config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            energy_joules: 0.0,
+            // A captured tree's counter goes on from its recorded value.
+            energy_joules: fixture
+                .doc("/redfish/v1/Chassis/System.Embedded.1/EnvironmentMetrics")
+                .and_then(|d| d.pointer("/EnergykWh/Reading"))
+                .and_then(Value::as_f64)
+                .filter(|kwh| kwh.is_finite() && *kwh >= 0.0)
+                .map_or(0.0, |kwh| kwh * 3.6e6),
             energy_at: now,
         };
         Self {
@@ -1336,5 +1357,13 @@ mod tests {
         assert_eq!(tags.len(), 5000);
         assert!(tags.iter().all(|t| t.len() == 7));
         assert_eq!(service_tag("R7625A1", 1), "R760001");
+        assert_eq!(
+            service_tag("R7625A1", 0),
+            "R7625A1",
+            "the first host keeps the tree's tag"
+        );
+        // A tree whose tag looks derived: no two hosts share one.
+        let tags: std::collections::BTreeSet<String> = (0..100).map(|i| service_tag("R760005", i)).collect();
+        assert_eq!(tags.len(), 100);
     }
 }

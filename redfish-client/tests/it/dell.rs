@@ -2,7 +2,7 @@
 
 use super::client;
 use redfish_client::AuthMethod;
-use redfish_client::oem::dell::{AttributeGroup, JobOutcome, JobQueueClear};
+use redfish_client::oem::dell::{self, AttributeGroup, JobOutcome, JobQueueClear};
 use redfish_client::resources::bios::Attributes;
 use rftune_tests::{MockBmc, redfish_error};
 use serde_json::json;
@@ -60,8 +60,10 @@ async fn second_commit_surfaces_sys011() {
 #[tokio::test]
 async fn lists_gets_deletes_and_classifies_jobs() {
     let bmc = MockBmc::start("r7625").await;
+    // At the path real iDRACs advertise (Manager Links.Oem.Dell.Jobs).
+    let jobs_path = dell::OEM_JOBS;
     Mock::given(method("GET"))
-        .and(path(JOBS))
+        .and(path(jobs_path))
         .and(query_param("$expand", "*($levels=1)"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
             "Members": [job("JID_1", "Scheduled", "JCP001"), job("JID_2", "Scheduled", "IDRAC.2.9.PR30"), job("JID_3", "Completed", "PR19")]
@@ -70,13 +72,13 @@ async fn lists_gets_deletes_and_classifies_jobs() {
         .mount(&bmc.server)
         .await;
     Mock::given(method("GET"))
-        .and(path(format!("{JOBS}/JID_3")))
+        .and(path(format!("{jobs_path}/JID_3")))
         .respond_with(ResponseTemplate::new(200).set_body_json(job("JID_3", "Completed", "PR19")))
         .with_priority(1)
         .mount(&bmc.server)
         .await;
     Mock::given(method("DELETE"))
-        .and(path(format!("{JOBS}/JID_1")))
+        .and(path(format!("{jobs_path}/JID_1")))
         .respond_with(ResponseTemplate::new(200))
         .expect(1)
         .mount(&bmc.server)
@@ -92,6 +94,30 @@ async fn lists_gets_deletes_and_classifies_jobs() {
     assert!(jobs[1].failure().unwrap().to_string().contains("PR30"));
     assert_eq!(dell.job("JID_3").await.unwrap().message_code(), Some("PR19"));
     dell.delete_job("JID_1").await.unwrap();
+}
+
+/// Older firmware without the advertised `Oem/Dell/Jobs` collection: the `Jobs` path serves.
+#[tokio::test]
+async fn jobs_fall_back_to_the_older_path_where_the_advertised_one_is_missing() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path(dell::OEM_JOBS))
+        .respond_with(ResponseTemplate::new(404))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(JOBS))
+        .and(query_param("$expand", "*($levels=1)"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"Members": [job("JID_9", "Scheduled", "JCP001")]})),
+        )
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let jobs = c.dell().jobs().await.unwrap();
+    assert_eq!(jobs[0].id, "JID_9");
 }
 
 #[tokio::test]

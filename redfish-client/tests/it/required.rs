@@ -46,13 +46,18 @@ async fn bios_and_its_settings_without_attributes_are_errors() {
 #[tokio::test]
 async fn a_job_queue_without_members_is_an_error_not_an_empty_queue() {
     let bmc = MockBmc::start("r7625").await;
-    serve(&bmc, dell::JOBS, json!({"@odata.id": dell::JOBS, "Name": "JobQueue"})).await;
+    serve(
+        &bmc,
+        dell::OEM_JOBS,
+        json!({"@odata.id": dell::OEM_JOBS, "Name": "JobQueue"}),
+    )
+    .await;
     let c = client(&bmc.url(), AuthMethod::Basic);
     let err = c.dell().jobs().await.unwrap_err();
     let Error::Decode { url, source, .. } = &err else {
         panic!("{err}")
     };
-    assert!(url.starts_with(&format!("{}{}", bmc.url(), dell::JOBS)), "{url}");
+    assert!(url.starts_with(&format!("{}{}", bmc.url(), dell::OEM_JOBS)), "{url}");
     assert!(source.to_string().contains("missing field `Members`"), "{source}");
 }
 

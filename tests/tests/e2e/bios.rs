@@ -141,9 +141,9 @@ async fn a_bios_without_attributes_is_an_error_not_an_empty_table() {
 async fn a_job_queue_without_members_is_an_error_not_no_jobs() {
     let bmc = MockBmc::start("r7625").await;
     Mock::given(method("GET"))
-        .and(path("/redfish/v1/Managers/iDRAC.Embedded.1/Jobs"))
+        .and(path("/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Jobs", "Name": "JobQueue"
+            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs", "Name": "JobQueue"
         })))
         .with_priority(1)
         .mount(&bmc.server)

@@ -115,3 +115,45 @@ async fn capture_writes_a_sanitized_tree_with_its_manifest() {
     assert_eq!(again.status.code(), Some(1));
     assert!(stderr(&again).contains("is not empty"), "{}", stdout(&again));
 }
+
+/// capture → `sim --fixture` → capture again gives the same tree: the sanitizer is consistent
+/// and idempotent, and the emulator serves a captured tree as it was recorded.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_capture_served_by_the_emulator_captures_to_the_same_tree() {
+    let work = TempDir::new();
+    let first = work.0.join("first");
+    let second = work.0.join("second");
+    {
+        let fleet = sim("r7625", 1, |_| {}).await;
+        let url = &fleet.hosts()[0].url;
+        let out = Run::new(&["capture", "--bmc", url, "--out", first.to_str().unwrap()])
+            .output()
+            .await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let fleet = sim(first.to_str().unwrap(), 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let out = Run::new(&["capture", "--bmc", url, "--out", second.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tree = |root: &Path| -> Vec<(String, String)> {
+        files(root)
+            .into_iter()
+            .filter(|f| f.file_name().is_some_and(|n| n != "capture.toml"))
+            .map(|f| {
+                let rel = f.strip_prefix(root).unwrap().display().to_string();
+                (rel, std::fs::read_to_string(&f).unwrap())
+            })
+            .collect()
+    };
+    let (a, b) = (tree(&first), tree(&second));
+    assert_eq!(
+        a.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        b.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+        "the same files"
+    );
+    for ((path, x), (_, y)) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{path} differs between the two captures");
+    }
+}
