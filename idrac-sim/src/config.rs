@@ -204,7 +204,7 @@ impl FromStr for FaultSpec {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = |why: &str| {
             SpecError(format!(
-                "fault {s:?}: {why} (expected KIND[:RATE][@SELECTOR], e.g. 503:0.1@10%)"
+                "fault {s:?}: {why} (expected KIND[:RATE][@SELECTOR], e.g. 503:0.1@10% or 503:10%)"
             ))
         };
         let (head, selector) = match s.split_once('@') {
@@ -213,10 +213,16 @@ impl FromStr for FaultSpec {
         };
         let (kind, rate) = match head.split_once(':') {
             Some((k, r)) => {
-                let rate: f64 = r
+                // 0.1 and 10% mean the same.
+                let (number, scale) = match r.trim().strip_suffix('%') {
+                    Some(p) => (p, 100.0),
+                    None => (r.trim(), 1.0),
+                };
+                let rate: f64 = number
                     .trim()
-                    .parse()
-                    .map_err(|_| bad("RATE must be a number between 0 and 1"))?;
+                    .parse::<f64>()
+                    .map_err(|_| bad("RATE must be a number between 0 and 1, or a percentage"))?
+                    / scale;
                 (k, rate)
             }
             None => (head, 1.0),
@@ -324,9 +330,19 @@ mod tests {
             (f.kind, f.rate, f.selector),
             (FaultKind::Reset, 0.25, Selector::Percent(10.0))
         );
+        let f: FaultSpec = "malformed:10%".parse().unwrap();
+        assert_eq!((f.kind, f.rate), (FaultKind::Malformed, 0.1), "a percentage rate");
         let f: FaultSpec = "stuck-job@0,3,5-7".parse().unwrap();
         assert_eq!(f.selector, Selector::Indices([0, 3, 5, 6, 7].into_iter().collect()));
-        for bad in ["explode", "503:2", "503:x", "reset@7-3", "reset@150%", "timeout@a"] {
+        for bad in [
+            "explode",
+            "503:2",
+            "503:x",
+            "503:150%",
+            "reset@7-3",
+            "reset@150%",
+            "timeout@a",
+        ] {
             assert!(bad.parse::<FaultSpec>().is_err(), "{bad}");
         }
         assert!(

@@ -6,7 +6,7 @@ use crate::host::{Host, Reply};
 use crate::messages;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use redfish_client::oem::dell::{self, AttributeGroup};
 use serde_json::{Value, json};
@@ -22,7 +22,46 @@ const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
 
 /// The router of one host.
 pub fn router(host: Arc<Host>) -> axum::Router {
-    axum::Router::new().fallback(handle).with_state(host)
+    axum::Router::new()
+        .fallback(handle)
+        .layer(axum::middleware::map_response(redfish_errors))
+        .with_state(host)
+}
+
+/// Errors raised before a request reaches the emulator (a body over the size limit, a chunked
+/// body that breaks off) come from the HTTP layer as plain text: answer them in Redfish JSON
+/// with a MessageId, as every other error.
+async fn redfish_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("json"));
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let (text, resolution) = match status.as_u16() {
+        413 => (
+            "The request body is larger than this service accepts.",
+            "Send a smaller request body.",
+        ),
+        400 => (
+            "The request body could not be read: it was cut off or its chunked encoding is invalid.",
+            "Resend the request with a complete body.",
+        ),
+        _ => (
+            status.canonical_reason().unwrap_or("The request failed."),
+            "Retry the request.",
+        ),
+    };
+    let body = messages::error_body(vec![messages::base("GeneralError", text, resolution, None)]);
+    let mut out = (status, axum::Json(body)).into_response();
+    out.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json;odata.metadata=minimal;charset=utf-8"),
+    );
+    out
 }
 
 async fn handle(

@@ -165,3 +165,48 @@ async fn faults_hit_only_the_selected_hosts() {
         .collect();
     assert_eq!(affected, vec![1, 3]);
 }
+
+/// A body over the size limit, or a chunked body that breaks off, is answered in Redfish JSON
+/// with a MessageId, not in plain text.
+#[tokio::test]
+async fn oversized_and_broken_bodies_are_answered_in_redfish_json() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let fleet = start(config()).await;
+    let url = fleet.hosts()[0].url.clone();
+    let addr = url.trim_start_matches("http://").to_owned();
+    let exchange = |head: String, body: Vec<u8>| {
+        let addr = addr.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            stream.write_all(head.as_bytes()).await.unwrap();
+            let _ = stream.write_all(&body).await;
+            let mut answer = Vec::new();
+            let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut answer)).await;
+            String::from_utf8_lossy(&answer).into_owned()
+        }
+    };
+    let big = vec![b' '; 3 << 20];
+    let head = format!(
+        "PATCH {} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Basic cm9vdDpjYWx2aW4=\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        dell::BIOS_SETTINGS,
+        big.len()
+    );
+    let text = exchange(head, big).await;
+    assert!(text.starts_with("HTTP/1.1 413"), "{text}");
+    assert!(
+        text.contains("GeneralError") && text.contains("application/json"),
+        "{text}"
+    );
+
+    // Chunked encoding that breaks off: a chunk size that is not hex.
+    let request = format!(
+        "PATCH {} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Basic cm9vdDpjYWx2aW4=\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\n{{\"At\r\nzz\r\n",
+        dell::BIOS_SETTINGS
+    );
+    let text = exchange(request, Vec::new()).await;
+    assert!(text.starts_with("HTTP/1.1 400"), "{text}");
+    assert!(
+        text.contains("\"MessageId\"") && text.contains("application/json"),
+        "{text}"
+    );
+}
