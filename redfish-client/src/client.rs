@@ -367,16 +367,21 @@ impl Client {
     /// The service root (`/redfish/v1`). Redfish serves it without authentication, so this
     /// neither logs in nor sends credentials.
     pub async fn service_root(&self) -> Result<ServiceRoot> {
-        let (url, raw) = self
-            .send_with_retry(
-                Method::GET,
-                request::SERVICE_ROOT,
-                None,
-                &Authorization::None,
-                Replay::IfSafe,
-            )
-            .await?;
+        let (url, raw) = self.read_root_anonymously().await?;
         decode_json("GET", url.as_str(), &raw.body)
+    }
+
+    /// `GET /redfish/v1` without credentials (it needs none, and it makes the first handshake
+    /// before any credential is sent).
+    async fn read_root_anonymously(&self) -> Result<(Url, RawResponse)> {
+        self.send_with_retry(
+            Method::GET,
+            request::SERVICE_ROOT,
+            None,
+            &Authorization::None,
+            Replay::IfSafe,
+        )
+        .await
     }
 
     /// A computer system.
@@ -581,15 +586,7 @@ impl Client {
         if !self.inner.first_use || self.inner.trusted.get().is_some() {
             return Ok(());
         }
-        let read = self
-            .send_with_retry(
-                Method::GET,
-                request::SERVICE_ROOT,
-                None,
-                &Authorization::None,
-                Replay::IfSafe,
-            )
-            .await;
+        let read = self.read_root_anonymously().await;
         if self.inner.trusted.get().is_some() {
             return Ok(());
         }
