@@ -10,7 +10,9 @@ For each fault kind, starts `rftune sim` with N hosts and that fault, runs `rftu
 - duplicates: a run in which one host received more than one BIOS PATCH or job;
 - leaked sessions: sessions still open on the host after both runs.
 
-Usage: benches/fault_matrix.py [--rftune PATH] [--hosts 200] [--faults 503:0.1,reset:0.1,...]
+Usage: benches/fault_matrix.py [--rftune PATH] [--sim PATH] [--hosts 200] [--faults 503:0.1,...]
+(--sim: the rftune binary whose emulator serves the fleet; defaults to --rftune, so an older
+client can be judged against the same emulator.)
 Prints a Markdown table. Uses only 127.0.0.1 and the Python standard library.
 """
 
@@ -70,11 +72,11 @@ def stats(url):
         return json.load(r)
 
 
-def run_fault(rftune, fault, hosts, seed):
+def run_fault(rftune, sim_binary, fault, hosts, seed):
     work = tempfile.mkdtemp(prefix="rftune-faults-")
     inventory = os.path.join(work, "fleet.toml")
     sim = subprocess.Popen(
-        [rftune, "sim", "--http", "--model", "r7525", "--hosts", str(hosts), "--listen", "127.0.0.1:0",
+        [sim_binary, "sim", "--http", "--model", "r7525", "--hosts", str(hosts), "--listen", "127.0.0.1:0",
          "--fault", fault, "--seed", str(seed), "--boot-time", "1s", "--write-inventory", inventory],
         stdout=subprocess.PIPE, stderr=open(os.path.join(work, "sim.err"), "w"), text=True)
     urls = []
@@ -133,6 +135,7 @@ def run_fault(rftune, fault, hosts, seed):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rftune", default="target/release/rftune")
+    ap.add_argument("--sim", default=None)
     ap.add_argument("--hosts", type=int, default=200)
     ap.add_argument("--faults", default=",".join(DEFAULT_FAULTS))
     ap.add_argument("--seed", type=int, default=7)
@@ -141,7 +144,7 @@ def main():
     print("|---|--:|--:|--:|--:|--:|")
     details = []
     for fault in a.faults.split(","):
-        c, f, w, d, l, reasons = run_fault(a.rftune, fault, a.hosts, a.seed)
+        c, f, w, d, l, reasons = run_fault(a.rftune, a.sim or a.rftune, fault, a.hosts, a.seed)
         print(f"| `{fault}` | {c} | {f} | {w} | {d} | {l} |", flush=True)
         if reasons:
             details.append((fault, reasons))

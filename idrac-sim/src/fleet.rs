@@ -194,19 +194,19 @@ async fn bind_consecutive(first: SocketAddr, count: usize) -> Result<Vec<TcpList
         }
         return Ok(out);
     }
-    // The kernel suggests a free first port; the block grows from there.
-    let suggested = TcpListener::bind(first).await.map_err(|e| SimError::Bind {
-        what: first.to_string(),
-        source: e,
-    })?;
-    let base = suggested
-        .local_addr()
-        .map_err(|e| SimError::Bind {
+    if span == 1 {
+        // One host: the kernel picks a free port.
+        let one = TcpListener::bind(first).await.map_err(|e| SimError::Bind {
             what: first.to_string(),
             source: e,
-        })?
-        .port();
-    bind_free_block(first.ip(), span, base, Some(suggested)).await
+        })?;
+        return Ok(vec![one]);
+    }
+    // A block: start below Linux's ephemeral range (32768-60999), where the kernel also puts
+    // every outgoing connection's local port (a client talking to a large fleet holds
+    // thousands), at a random base so that parallel emulators rarely meet.
+    let base = 10_000 + u16::try_from(fastrand::u32(0..20_000)).unwrap_or(0);
+    bind_free_block(first.ip(), span, base, None).await
 }
 
 /// Binds `count` consecutive ports starting at `base`, or, when a port of that block is in use
