@@ -1,7 +1,7 @@
 //! Command-line arguments. The doc comments here are the `--help` text.
 
 // Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
-#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links)]
+#![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;

@@ -15,6 +15,8 @@ use redfish_client::oem::dell;
 use std::time::{Duration, Instant};
 
 /// `rftune power`.
+// Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
+#[allow(rustdoc::bare_urls)]
 #[derive(Debug, clap::Args)]
 pub struct PowerArgs {
     /// Switch hosts on, off or through a power cycle instead of reading.
