@@ -655,7 +655,7 @@ confidence = "inferred"
         let host = |model: Option<&str>, generation| HostFacts {
             model: model.map(str::to_owned),
             generation,
-            cpu: None,
+            ..HostFacts::default()
         };
         assert!(p.targets_host(&host(Some("PowerEdge R7625"), Some(Generation::Genoa))));
         assert!(p.targets_host(&host(None, None)));

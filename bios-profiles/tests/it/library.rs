@@ -65,7 +65,7 @@ fn host(model: Option<&str>, generation: Option<Generation>) -> HostFacts {
     HostFacts {
         model: model.map(str::to_owned),
         generation,
-        cpu: None,
+        ..HostFacts::default()
     }
 }
 

@@ -254,6 +254,7 @@ fn confidential_computing_enables_snp_on_milan_and_later_only() {
         model: None,
         generation: Some(Generation::Rome),
         cpu: None,
+        ..Default::default()
     };
     let cc = library.resolve("confidential-computing", &rome).unwrap();
     assert_eq!(cc.chain, ["base", "virtualization", "confidential-computing"]);

@@ -139,6 +139,7 @@ fn genoa() -> HostFacts {
         model: Some("PowerEdge R7625".into()),
         generation: Some(Generation::Genoa),
         cpu: None,
+        ..Default::default()
     }
 }
 

@@ -88,7 +88,7 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
     Ok(HostFacts {
         model: model.map(str::to_owned),
         generation,
-        cpu: None,
+        ..HostFacts::default()
     })
 }
 
@@ -168,8 +168,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                     Attributes::new(),
                     HostFacts {
                         model,
-                        generation: None,
-                        cpu: None,
+                        ..HostFacts::default()
                     },
                 )
             }
