@@ -18,7 +18,8 @@
 //! - [`plan`](mod@plan): the minimal BIOS and iDRAC writes, including automatic unlocks such
 //!   as `SysProfile = Custom`, after which the diff is clean; [`simulate`] shows what the BIOS
 //!   reports after the job.
-//! - [`catalog`]: human setting names mapped to attribute names, searchable.
+//! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
+//!   tokens seen on real hosts.
 //!
 //! The crate does no network IO: it uses `redfish-client`'s models and its dependency
 //! evaluator without the HTTP client.
@@ -77,7 +78,7 @@ pub mod sources;
 pub mod suggest;
 pub mod validate;
 
-pub use catalog::{Catalog, CatalogEntry};
+pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts};
