@@ -99,7 +99,12 @@ fn every_workload_profile_chooses_a_system_profile_and_no_power_cap_unless_effic
         if profile.name == "power-efficiency" {
             assert!(cap.is_none());
         } else {
-            assert_eq!(cap.unwrap().setting.value, "Disabled".into(), "{}", profile.name);
+            assert_eq!(
+                cap.unwrap().setting.wanted,
+                bios_profiles::Wanted::Value("Disabled".into()),
+                "{}",
+                profile.name
+            );
         }
     }
 }
@@ -234,12 +239,15 @@ fn c6615_gets_the_platform_override_unless_the_workload_sets_nps() {
     let sled = Fixture::load("c6615").host();
     let latency = library.resolve("low-latency", &sled).unwrap();
     let nps = &latency.bios["NumaNodesPerSocket"];
-    assert_eq!(nps.value, "1".into());
+    assert_eq!(nps.wanted, bios_profiles::Wanted::Value("1".into()));
     assert_eq!(nps.origin, "base [platform c6615]");
     assert_eq!(latency.platforms, ["base [platform c6615]"]);
     // A child profile's own setting beats its parent's platform override.
     let hpc = library.resolve("hpc", &sled).unwrap();
-    assert_eq!(hpc.bios["NumaNodesPerSocket"].value, "4".into());
+    assert_eq!(
+        hpc.bios["NumaNodesPerSocket"].wanted,
+        bios_profiles::Wanted::Value("4".into())
+    );
     assert_eq!(hpc.bios["NumaNodesPerSocket"].origin, "hpc");
     // Not a C6615: no override.
     let rack = library.resolve("low-latency", &Fixture::load("r7625").host()).unwrap();
@@ -260,8 +268,11 @@ fn confidential_computing_enables_snp_on_milan_and_later_only() {
     assert_eq!(cc.chain, ["base", "virtualization", "confidential-computing"]);
     assert!(!cc.bios.contains_key("Snp") && !cc.bios.contains_key("Rmp"));
     assert!(cc.skipped.iter().any(|s| s.setting.attribute == "Snp"));
-    assert_eq!(cc.bios["Sme"].value, "Enabled".into());
-    assert_eq!(cc.bios["IommuSupport"].value, "Enabled".into());
+    assert_eq!(cc.bios["Sme"].wanted, bios_profiles::Wanted::Value("Enabled".into()));
+    assert_eq!(
+        cc.bios["IommuSupport"].wanted,
+        bios_profiles::Wanted::Value("Enabled".into())
+    );
     let genoa = Fixture::load("r7625");
     let cc = library.resolve("confidential-computing", &genoa.host()).unwrap();
     let plan = plan(&cc, &genoa.registry, &genoa.current, &genoa.idrac).unwrap();

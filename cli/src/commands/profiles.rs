@@ -110,7 +110,7 @@ fn show(name: &str, model: Option<&str>, generation: Option<&str>, output: Outpu
     for (name, s) in &resolved.bios {
         t.row([
             name.clone(),
-            s.value.to_string(),
+            s.wanted.to_string(),
             s.confidence.as_str().to_owned(),
             s.source.clone(),
             s.why.clone(),
@@ -119,7 +119,7 @@ fn show(name: &str, model: Option<&str>, generation: Option<&str>, output: Outpu
     for ((group, name), s) in &resolved.idrac {
         t.row([
             format!("{name} (iDRAC {group})"),
-            s.setting.value.to_string(),
+            s.setting.wanted.to_string(),
             s.setting.confidence.as_str().to_owned(),
             s.setting.source.clone(),
             s.setting.why.clone(),
