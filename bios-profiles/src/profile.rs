@@ -969,6 +969,12 @@ impl Parser<'_> {
             .map(|q| q.get_ref().split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|q| !q.is_empty());
         let confidence = *raw.confidence.get_ref();
+        if confidence == Confidence::Stated && quote.is_none() {
+            return Err(self.error(
+                raw.confidence.span().start,
+                format!("{attribute} is stated, so it needs a `quote`: the words of `{id}` that say so"),
+            ));
+        }
         Ok(Backing {
             why: why_text.to_owned(),
             source: id.to_owned(),
@@ -1093,6 +1099,18 @@ confidence = "inferred"
             err.to_string().contains("platform `c` needs at least one model or CPU"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_stated_setting_without_a_quote_is_refused_where_its_confidence_is() {
+        let unquoted = MINIMAL.replacen("quote = \"one node\"\n", "", 1);
+        let err = Profile::from_toml(&unquoted, "p.toml", &sources()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.toml:8:14: NumaNodesPerSocket is stated, so it needs a `quote`: the words of `s` that say so"
+        );
+        let empty = MINIMAL.replacen("quote = \"one node\"", "quote = \"  \"", 1);
+        assert!(Profile::from_toml(&empty, "p.toml", &sources()).is_err());
     }
 
     #[test]

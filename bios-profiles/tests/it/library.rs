@@ -10,25 +10,26 @@ description = "p"
 [bios.A]
 value = "parent"
 why = "w"
-source = "amd-58011"
+source = "dell-c6615-note"
 confidence = "stated"
+quote = "the words"
 [bios.B]
 value = "parent"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 [bios.OnlyMilan]
 value = "x"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 generations = ["milan"]
 [idrac."Lockdown.1.SystemLockdown"]
 group = "iDRAC"
 value = "Disabled"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 [platform.sled]
 models = ["PowerEdge C6615"]
 [platform.sled.bios.C]
@@ -150,7 +151,7 @@ fn files_load_by_path_and_resolve_against_the_library() {
     let path = dir.join("mine.toml");
     std::fs::write(
         &path,
-        "name = \"mine\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.NumaNodesPerSocket]\nvalue = \"2\"\nwhy = \"w\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"stated\"\n",
+        "name = \"mine\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.NumaNodesPerSocket]\nvalue = \"2\"\nwhy = \"w\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"inferred\"\n",
     )
     .unwrap();
     let library = Library::shipped().unwrap();
@@ -301,8 +302,13 @@ fn resolved_profiles_serialise_settings_as_ordered_lists() {
     assert_eq!(json["skipped"][0]["target"], "bios");
     assert_eq!(json["skipped"][0]["attribute"], "OnlyMilan");
     assert_eq!(json["host"]["generation"], "genoa");
+    // The child's A replaces the parent's stated one; the parent's B is replaced on genoa too.
     let counts = resolved.confidence_counts();
-    assert_eq!((counts.stated, counts.used, counts.inferred), (1, 0, 3));
+    assert_eq!((counts.stated, counts.used, counts.inferred), (0, 0, 4));
+    let milan = library.resolve("parent", &host(None, Some(Generation::Milan))).unwrap();
+    let json = serde_json::to_value(&milan).unwrap();
+    assert_eq!(json["bios"][0]["quote"], "the words");
+    assert_eq!(milan.confidence_counts().stated, 1);
 }
 
 #[test]
@@ -310,14 +316,26 @@ fn shipped_profiles_describe_their_targets() {
     let library = Library::shipped().unwrap();
     assert_eq!(
         library.get("base").unwrap().targets(),
-        "all EPYC generations; any model; overrides for PowerEdge C6615"
+        "rome, milan, genoa, siena; any model; overrides for PowerEdge C6615, EPYC 7552"
     );
     assert_eq!(
         library.get("performance").unwrap().targets(),
-        "all EPYC generations; any model"
+        "rome, milan, genoa, siena; any model"
     );
+    // No shipped profile claims a generation no source or registry here covers.
+    for p in library.list() {
+        for g in [Generation::Bergamo, Generation::Turin] {
+            assert!(!p.generations.contains(&g), "{} claims {g}", p.name);
+            assert!(
+                p.settings().all(|s| !s.generations.contains(&g)),
+                "{} claims {g}",
+                p.name
+            );
+        }
+    }
     assert!(library.sources().get("amd-58011").unwrap().title.contains("58011"));
-    // The nine documents of bios-recommendations.md, and `snapshot` for derived profiles.
-    assert_eq!(library.sources().iter().count(), 10);
+    // The nine documents of bios-recommendations.md, the seed's bandwidth note, Dell's R6525
+    // manual, AMD's EPYC 7003 accelerator table, two real captures, and `snapshot`.
+    assert_eq!(library.sources().iter().count(), 15);
     assert!(library.sources().contains("snapshot"));
 }

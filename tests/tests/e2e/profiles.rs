@@ -55,7 +55,7 @@ async fn list_and_show_explain_each_setting() {
         );
     }
     let out = Run::new(&["profiles", "show", "hpc"]).output().await;
-    assert!(stdout(&out).contains("SETTING") && stdout(&out).contains("amd-58011"));
+    assert!(stdout(&out).contains("SETTING") && stdout(&out).contains("dell-ddr5-bandwidth"));
 }
 
 #[tokio::test]
