@@ -20,12 +20,24 @@ pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
     ),
     ("profiles/dell/hpc.toml", include_str!("../profiles/dell/hpc.toml")),
     (
+        "profiles/dell/database.toml",
+        include_str!("../profiles/dell/database.toml"),
+    ),
+    (
+        "profiles/dell/ai-gpu.toml",
+        include_str!("../profiles/dell/ai-gpu.toml"),
+    ),
+    (
         "profiles/dell/low-latency.toml",
         include_str!("../profiles/dell/low-latency.toml"),
     ),
     (
         "profiles/dell/virtualization.toml",
         include_str!("../profiles/dell/virtualization.toml"),
+    ),
+    (
+        "profiles/dell/virtualization-power.toml",
+        include_str!("../profiles/dell/virtualization-power.toml"),
     ),
     (
         "profiles/dell/confidential-computing.toml",

@@ -22,6 +22,9 @@ async fn list_and_show_explain_each_setting() {
         "confidential-computing",
         "power-efficiency",
         "storage-io",
+        "database",
+        "ai-gpu",
+        "virtualization-power",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
