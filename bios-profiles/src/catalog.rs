@@ -1,9 +1,14 @@
 //! The settings catalog: human setting names mapped to attribute names, searchable.
 //!
 //! Each entry of `profiles/dell/catalog.toml` gives a BIOS or iDRAC setting's name as setup and
-//! Dell's documents spell it, the attribute(s) behind it, where it is, and what it does.
+//! Dell's documents spell it, the attribute(s) behind it, where it is, what it does, and the
+//! value tokens seen on real hosts or real registries, with the generation and the payload.
+//! Profiles write a token as a fixed `value` only when it was seen (or is the other half of an
+//! `Enabled`/`Disabled` switch seen with one of them); otherwise they `accept` candidate tokens
+//! and the host's registry picks one.
 
 use crate::error::{Error, Position, Result};
+use crate::host::Generation;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -25,6 +30,38 @@ pub struct CatalogEntry {
     /// Other names people search for.
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// Value tokens seen on real hosts or in real registries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seen: Vec<SeenToken>,
+}
+
+/// A value token seen on a real host or in a real registry, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeenToken {
+    /// The attribute (one of the entry's).
+    pub attribute: String,
+    /// The token exactly as the host spelled it.
+    pub token: String,
+    /// The AMD generations of the hosts it was seen on; empty when it was seen on another
+    /// CPU's registry for the same Dell attribute (an Intel R750's value list).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generations: Vec<Generation>,
+    /// The payload or document it was seen in.
+    #[serde(rename = "where")]
+    pub seen_in: String,
+}
+
+/// Why a fixed token can be trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence<'a> {
+    /// It was seen, here.
+    Seen(&'a SeenToken),
+    /// It is `Enabled` or `Disabled`, and the other of the two was seen for the same attribute
+    /// (Dell's on/off switches take exactly this pair: 190 of the 223 enumerations with an
+    /// `Enabled` value on a real R750 registry, and every one of the processor and memory
+    /// switches).
+    SwitchPair(&'a SeenToken),
 }
 
 /// The catalog.
@@ -56,6 +93,29 @@ impl Catalog {
                     .iter()
                     .find(|e| e.attributes.iter().any(|a| a.eq_ignore_ascii_case(attribute)))
             })
+    }
+
+    /// The tokens seen for `attribute`.
+    pub fn seen(&self, attribute: &str) -> impl Iterator<Item = &SeenToken> {
+        self.entries
+            .iter()
+            .flat_map(|e| e.seen.iter())
+            .filter(move |t| t.attribute == attribute)
+    }
+
+    /// What backs writing `token` to `attribute` as a fixed value, if anything.
+    pub fn evidence(&self, attribute: &str, token: &str) -> Option<Evidence<'_>> {
+        if let Some(seen) = self.seen(attribute).find(|t| t.token == token) {
+            return Some(Evidence::Seen(seen));
+        }
+        let other = match token {
+            "Enabled" => "Disabled",
+            "Disabled" => "Enabled",
+            _ => return None,
+        };
+        self.seen(attribute)
+            .find(|t| t.token == other)
+            .map(Evidence::SwitchPair)
     }
 
     /// Entries matching every word of `query` (case-insensitive) in the name, an alias, an
@@ -162,6 +222,46 @@ mod tests {
         assert_eq!(prefetchers.len(), 5);
         assert!(search("no such thing anywhere").is_empty());
         assert_eq!(search("").len(), shipped().unwrap().entries.len());
+    }
+
+    #[test]
+    fn every_seen_token_belongs_to_its_entry_and_says_where() {
+        for e in &shipped().unwrap().entries {
+            for t in &e.seen {
+                assert!(e.attributes.contains(&t.attribute), "{}: {}", e.name, t.attribute);
+                assert!(!t.token.is_empty() && !t.seen_in.trim().is_empty(), "{}: {t:?}", e.name);
+            }
+        }
+    }
+
+    #[test]
+    fn fixed_tokens_are_backed_by_a_sighting_or_the_other_half_of_a_switch() {
+        let catalog = Catalog::from_toml(
+            r#"
+[[setting]]
+name = "C-States"
+attributes = ["ProcCStates"]
+menu = "m"
+description = "d"
+[[setting.seen]]
+attribute = "ProcCStates"
+token = "Disabled"
+generations = ["genoa"]
+where = "R7615 GET /Bios"
+"#,
+            "c.toml",
+        )
+        .unwrap();
+        assert!(matches!(
+            catalog.evidence("ProcCStates", "Disabled"),
+            Some(Evidence::Seen(_))
+        ));
+        assert!(matches!(
+            catalog.evidence("ProcCStates", "Enabled"),
+            Some(Evidence::SwitchPair(t)) if t.token == "Disabled"
+        ));
+        assert_eq!(catalog.evidence("ProcCStates", "Autonomous"), None);
+        assert_eq!(catalog.evidence("ProcTurboMode", "Enabled"), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Desired vs current vs pending, per attribute, with a status: the report `rftune diff` prints.
 
+use crate::choose::Choice;
 use crate::engine::Verdict;
 use crate::library::ResolvedProfile;
 use crate::profile::{Confidence, Setting, Target};
@@ -90,6 +91,10 @@ pub struct Change {
     pub confidence: Confidence,
     /// Extra detail: what forces it, why it does not apply, why it cannot be written.
     pub note: Option<String>,
+    /// For a setting whose value the host decides (ordered choices, accepted tokens, a
+    /// derived bound): what was asked, what was picked, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub choice: Option<Choice>,
 }
 
 /// How many changes have each status.
@@ -186,11 +191,25 @@ pub fn diff(
     let mut bios: BTreeMap<&str, Change> = BTreeMap::new();
     for (name, s) in &profile.bios {
         let now = current.get(name);
+        let choice = checked.choices.get(name).cloned();
+        // The value this host should have: as written, or as chosen from its registry.
+        let desired = checked
+            .desired
+            .get(name)
+            .cloned()
+            .or_else(|| s.wanted.first())
+            .unwrap_or(AttributeValue::Null);
         // The same verdicts decide the plan, so diff and plan always agree.
         let (status, note) = match checked.analysis.verdicts.get(name) {
+            None if choice.as_ref().is_some_and(|c| c.chosen.is_none()) => (
+                Status::NotApplicable,
+                choice
+                    .as_ref()
+                    .map(|c| format!("unavailable on this host: {}", c.reason)),
+            ),
             None if now.is_none() => (Status::NotApplicable, Some("not on this host".to_owned())),
             verdict => {
-                let status = compare(&s.value, now, pending.get(name), verdict);
+                let status = compare(&desired, now, pending.get(name), verdict);
                 let note = match (status, verdict) {
                     (Status::Forced, Some(Verdict::Forced { because })) => {
                         Some(format!("set by the BIOS because {}", render_conditions(because)))
@@ -204,10 +223,19 @@ pub fn diff(
                     ),
                     _ => problems.get(name.as_str()).cloned(),
                 };
+                // Say which choice was made, unless the first one was taken as it is.
+                let note = match (&choice, note) {
+                    (Some(c), None) if !c.is_first_choice() => Some(format!("chose {desired}: {}", c.reason)),
+                    (Some(c), Some(n)) if !c.is_first_choice() => Some(format!("{n}; chose {desired}: {}", c.reason)),
+                    (_, note) => note,
+                };
                 (status, note)
             }
         };
-        bios.insert(name, change(Target::Bios, s, now, pending.get(name), status, note));
+        let mut c = change(Target::Bios, s, now, pending.get(name), status, note);
+        c.desired = desired;
+        c.choice = choice;
+        bios.insert(name, c);
     }
     for skipped in &profile.skipped {
         if skipped.target == Target::Bios && !bios.contains_key(skipped.setting.attribute.as_str()) {
@@ -226,10 +254,11 @@ pub fn diff(
     let mut idrac: BTreeMap<(AttributeGroup, &str), Change> = BTreeMap::new();
     for ((group, name), s) in &profile.idrac {
         let now = idrac_current.get(group).and_then(|a| a.get(name));
-        let (status, note) = match now {
-            None => (Status::NotApplicable, Some("not on this host".to_owned())),
-            Some(now) if *now == s.setting.value => (Status::InSync, None),
-            Some(_) => (Status::Drift, None),
+        let (status, note) = match (now, s.value()) {
+            (None, _) => (Status::NotApplicable, Some("not on this host".to_owned())),
+            (Some(_), None) => (Status::NotApplicable, Some("no fixed value to compare".to_owned())),
+            (Some(now), Some(value)) if now == value => (Status::InSync, None),
+            (Some(_), Some(_)) => (Status::Drift, None),
         };
         let c = change(Target::Idrac(*group), &s.setting, now, None, status, note);
         idrac.insert((*group, name.as_str()), c);
@@ -290,7 +319,7 @@ fn change(
     Change {
         target,
         attribute: s.attribute.clone(),
-        desired: s.value.clone(),
+        desired: s.wanted.first().unwrap_or(AttributeValue::Null),
         current: current.cloned(),
         pending: pending.cloned(),
         status,
@@ -298,6 +327,7 @@ fn change(
         source: s.source.clone(),
         confidence: s.confidence,
         note,
+        choice: None,
     }
 }
 

@@ -1,6 +1,7 @@
-//! What a profile needs to know about a host: its AMD EPYC generation and its PowerEdge model.
+//! What a profile needs to know about a host: its AMD EPYC generation, CPU model, sockets and
+//! cores, and its PowerEdge model.
 
-use redfish_client::resources::bios::Attributes;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -108,12 +109,21 @@ impl FromStr for Generation {
     }
 }
 
+/// Whether a `ProcNBrand` value names a CPU (an empty socket may read `Not Installed`).
+fn names_a_cpu(brand: &str) -> bool {
+    let lower = brand.to_ascii_lowercase();
+    !(lower.contains("not installed") || lower.contains("not present") || lower == "n/a")
+}
+
 /// Renders a list of generations for messages: `rome, milan`.
 pub(crate) fn list(generations: &[Generation]) -> String {
     generations.iter().map(|g| g.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// The facts about a host that decide which settings of a profile apply.
+///
+/// All of them come from BIOS attributes real AMD PowerEdge hosts list (`SystemModelName`,
+/// `Proc1Brand`, `Proc2Brand`, `Proc1NumCores`); each is `None` when the host does not say.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct HostFacts {
     /// The PowerEdge model (`PowerEdge R7625`), when known.
@@ -122,10 +132,21 @@ pub struct HostFacts {
     pub generation: Option<Generation>,
     /// The CPU brand string (`AMD EPYC 9654 96-Core Processor`), when known.
     pub cpu: Option<String>,
+    /// Populated processor sockets: how many `ProcNBrand` attributes name a CPU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<u32>,
+    /// Cores per processor (`Proc1NumCores`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
 }
 
+/// The highest `ProcNBrand` index looked at (Dell's AMD servers have one or two sockets).
+const MAX_SOCKETS: u32 = 8;
+
 impl HostFacts {
-    /// Reads the model from `SystemModelName`, the CPU and its generation from `Proc1Brand`.
+    /// Reads the model from `SystemModelName`, the CPU and its generation from `Proc1Brand`,
+    /// the sockets from the `ProcNBrand` attributes that name a CPU, and the cores per
+    /// processor from `Proc1NumCores`.
     pub fn from_bios(attributes: &Attributes) -> Self {
         let text = |name: &str| {
             attributes
@@ -134,11 +155,36 @@ impl HostFacts {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
         };
+        let cpu = text("Proc1Brand");
+        let sockets = cpu.map(|_| {
+            (1..=MAX_SOCKETS)
+                .filter(|n| text(&format!("Proc{n}Brand")).is_some_and(names_a_cpu))
+                .count()
+        });
         Self {
             model: text("SystemModelName").map(str::to_owned),
-            generation: text("Proc1Brand").and_then(Generation::from_cpu_model),
-            cpu: text("Proc1Brand").map(str::to_owned),
+            generation: cpu.and_then(Generation::from_cpu_model),
+            cpu: cpu.map(str::to_owned),
+            sockets: sockets.and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
+            cores: attributes
+                .get("Proc1NumCores")
+                .and_then(AttributeValue::as_i64)
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n > 0),
         }
+    }
+
+    /// The CPU's model number (`7552`, `9684X`, `8534P`): the word after `EPYC` in the brand.
+    pub fn cpu_model_number(&self) -> Option<&str> {
+        let mut words = self.cpu.as_deref()?.split_whitespace();
+        words.by_ref().find(|w| w.eq_ignore_ascii_case("EPYC"))?;
+        words.next()
+    }
+
+    /// Whether the host's CPU model number is `number` (case-insensitive).
+    pub fn is_cpu(&self, number: &str) -> bool {
+        self.cpu_model_number()
+            .is_some_and(|n| n.eq_ignore_ascii_case(number.trim()))
     }
 
     /// Whether the host's CPU is known and is not an AMD EPYC this project knows (Rome or
@@ -232,6 +278,40 @@ mod tests {
             intel.to_string(),
             "PowerEdge R750 (Intel(R) Xeon(R) Gold 6354 CPU @ 3.00GHz)"
         );
+    }
+
+    #[test]
+    fn sockets_cores_and_model_number_come_from_the_processor_attributes() {
+        let two: Attributes = [
+            ("Proc1Brand".to_owned(), "AMD EPYC 7552 48-Core Processor   ".into()),
+            ("Proc2Brand".to_owned(), "AMD EPYC 7552 48-Core Processor".into()),
+            ("Proc1NumCores".to_owned(), AttributeValue::Integer(48)),
+        ]
+        .into_iter()
+        .collect();
+        let host = HostFacts::from_bios(&two);
+        assert_eq!((host.sockets, host.cores), (Some(2), Some(48)));
+        assert_eq!(host.cpu_model_number(), Some("7552"));
+        assert!(host.is_cpu("7552") && !host.is_cpu("7542"));
+        // An empty second socket, as some BIOSes name it, is not a socket.
+        let one: Attributes = [
+            ("Proc1Brand".to_owned(), "AMD EPYC 8534P 64-Core Processor".into()),
+            ("Proc2Brand".to_owned(), "Not Installed".into()),
+            ("Proc1NumCores".to_owned(), "64".into()),
+        ]
+        .into_iter()
+        .collect();
+        let host = HostFacts::from_bios(&one);
+        assert_eq!(host.sockets, Some(1));
+        assert_eq!(host.cores, None, "a core count that is not an integer is not a fact");
+        assert!(host.is_cpu("8534p"));
+        // Without Proc1Brand nothing is known about the sockets.
+        let none = HostFacts::from_bios(
+            &[("Proc1NumCores".to_owned(), AttributeValue::Integer(0))]
+                .into_iter()
+                .collect(),
+        );
+        assert_eq!((none.sockets, none.cores, none.cpu_model_number()), (None, None, None));
     }
 
     #[test]

@@ -7,7 +7,11 @@
 //!   `source` id ([`sources`]) and a [`Confidence`] (stated, used, inferred).
 //! - [`library`]: the shipped profiles (`profiles/dell/*.toml`, embedded), user files, and
 //!   resolution for a host ([`HostFacts`]): `extends` chains (the child wins), settings limited
-//!   to some CPU [`Generation`]s, and per-model platform overrides.
+//!   to some CPU [`Generation`]s or host facts (`when = { sockets = 2 }`), per-model and per-CPU
+//!   platform overrides, and platform limits that take values out of every profile's choices.
+//! - [`choose`](mod@choose): values the host decides — ordered preferences, accepted tokens,
+//!   integers derived from the registry's bounds — picked from the host's registry, with the
+//!   reason; a setting the host offers nothing for is unavailable, never guessed.
 //! - [`validate`](mod@validate): every problem of a resolved profile on a host at once —
 //!   unknown attributes (with the closest names), wrong types, values not allowed, attributes
 //!   read-only or hidden *in the planned state* (the registry's dependencies re-evaluated with
@@ -18,7 +22,8 @@
 //! - [`plan`](mod@plan): the minimal BIOS and iDRAC writes, including automatic unlocks such
 //!   as `SysProfile = Custom`, after which the diff is clean; [`simulate`] shows what the BIOS
 //!   reports after the job.
-//! - [`catalog`]: human setting names mapped to attribute names, searchable.
+//! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
+//!   tokens seen on real hosts.
 //!
 //! The crate does no network IO: it uses `redfish-client`'s models and its dependency
 //! evaluator without the HTTP client.
@@ -50,7 +55,7 @@
 //!     [bios.ProcCStates]
 //!     value = "Enabled"
 //!     why = "Let idle cores sleep."
-//!     source = "dell-16g-bios-note"
+//!     source = "amd-instinct-host"
 //!     confidence = "inferred"
 //! "#, "idle-friendly.toml")?;
 //! let profile = library.resolve("idle-friendly", &HostFacts::from_bios(&current))?;
@@ -66,6 +71,7 @@
 //! ```
 
 pub mod catalog;
+pub mod choose;
 pub mod diff;
 mod engine;
 pub mod error;
@@ -77,13 +83,17 @@ pub mod sources;
 pub mod suggest;
 pub mod validate;
 
-pub use catalog::{Catalog, CatalogEntry};
+pub use catalog::{Catalog, CatalogEntry, SeenToken};
+pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts};
 pub use library::{Library, ResolvedProfile, Skipped};
 pub use plan::{Plan, Unlock, plan, simulate, simulate_idrac};
-pub use profile::{Confidence, ConfidenceCounts, Cpu, IdracSetting, Platform, Profile, Setting, Target};
+pub use profile::{
+    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, Platform, Profile, Setting, Target, Unsupported,
+    Wanted, When,
+};
 pub use sources::{Source, Sources};
 pub use validate::{
     Condition, Fix, Severity, ValidateOptions, ValueOrigin, Violation, ViolationKind, validate, validate_idrac,

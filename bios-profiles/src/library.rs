@@ -2,10 +2,11 @@
 
 use crate::error::{Error, Result};
 use crate::host::{self, HostFacts};
-use crate::profile::{ConfidenceCounts, Cpu, IdracSetting, Profile, Setting, Target};
+use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Target, Unsupported, Wanted};
 use crate::sources::Sources;
 use crate::suggest;
 use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::AttributeValue;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,12 +20,24 @@ pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
     ),
     ("profiles/dell/hpc.toml", include_str!("../profiles/dell/hpc.toml")),
     (
+        "profiles/dell/database.toml",
+        include_str!("../profiles/dell/database.toml"),
+    ),
+    (
+        "profiles/dell/ai-gpu.toml",
+        include_str!("../profiles/dell/ai-gpu.toml"),
+    ),
+    (
         "profiles/dell/low-latency.toml",
         include_str!("../profiles/dell/low-latency.toml"),
     ),
     (
         "profiles/dell/virtualization.toml",
         include_str!("../profiles/dell/virtualization.toml"),
+    ),
+    (
+        "profiles/dell/virtualization-power.toml",
+        include_str!("../profiles/dell/virtualization-power.toml"),
     ),
     (
         "profiles/dell/confidential-computing.toml",
@@ -63,7 +76,7 @@ pub struct Skipped {
     /// The setting as written.
     #[serde(flatten)]
     pub setting: Setting,
-    /// Why it does not apply (`applies to rome, milan; this host is genoa`).
+    /// Why it does not apply (`applies to rome, milan only; this host is genoa`).
     pub reason: String,
 }
 
@@ -83,6 +96,9 @@ pub struct ResolvedProfile {
     pub cpu: Cpu,
     /// The platform overrides that matched the host (`base [platform c6615]`).
     pub platforms: Vec<String>,
+    /// What those platforms cannot do: values taken out of every setting's choices.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Unsupported>,
     /// The host it was resolved for.
     pub host: HostFacts,
     /// BIOS settings by attribute (a JSON list in attribute order).
@@ -91,7 +107,8 @@ pub struct ResolvedProfile {
     /// iDRAC settings by (group, attribute) (a JSON list in that order).
     #[serde(serialize_with = "values_as_list")]
     pub idrac: BTreeMap<(AttributeGroup, String), IdracSetting>,
-    /// Settings left out because they do not apply to the host's generation.
+    /// Settings left out because they do not apply to the host's generation or facts, or
+    /// because a matching platform cannot take any of their values.
     pub skipped: Vec<Skipped>,
 }
 
@@ -207,8 +224,10 @@ impl Library {
     }
 
     /// Resolves `profile` for `host`: follows `extends` (the child wins), applies each
-    /// profile's matching platform overrides right after its own settings, and sets aside
-    /// settings restricted to other generations.
+    /// profile's matching platform overrides right after its own settings, sets aside settings
+    /// restricted to other generations or to other host facts (`when`), and then takes the
+    /// values that a matching platform cannot do out of every setting, whichever profile of
+    /// the chain wrote it (so a platform's limit beats a workload's wish).
     pub fn resolve_profile(&self, profile: &Profile, host: &HostFacts) -> Result<ResolvedProfile> {
         let chain = self.chain(profile)?;
         let cpu = chain.iter().find_map(|p| p.cpu).unwrap_or(Cpu::AmdEpyc);
@@ -233,11 +252,39 @@ impl Library {
             skipped: BTreeMap::new(),
         };
         let mut platforms = Vec::new();
+        let mut limits: Vec<Unsupported> = Vec::new();
         for p in chain.iter().rev() {
             merged.add(&p.bios, &p.idrac);
             for platform in p.platforms.values().filter(|pl| pl.matches(host)) {
                 platforms.push(format!("{} [platform {}]", p.name, platform.name));
                 merged.add(&platform.bios, &platform.idrac);
+                limits.extend(platform.unsupported.values().cloned());
+            }
+        }
+        let mut dropped = Vec::new();
+        for limit in &limits {
+            if let Some(setting) = merged.bios.get_mut(&limit.attribute)
+                && !limit_setting(setting, limit)
+            {
+                dropped.push(setting.attribute.clone());
+            }
+        }
+        for name in dropped {
+            if let Some(setting) = merged.bios.remove(&name) {
+                let reason = setting
+                    .excluded
+                    .iter()
+                    .map(|e| e.reason.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                merged.skipped.insert(
+                    (Target::Bios, name),
+                    Skipped {
+                        target: Target::Bios,
+                        setting,
+                        reason,
+                    },
+                );
             }
         }
         let Merge {
@@ -257,6 +304,7 @@ impl Library {
             description: profile.description.clone(),
             chain: chain.iter().rev().map(|p| p.name.clone()).collect(),
             platforms,
+            limits,
             host: host.clone(),
             bios,
             idrac,
@@ -307,26 +355,37 @@ struct Merge<'h> {
 impl Merge<'_> {
     fn add(&mut self, bios: &BTreeMap<String, Setting>, idrac: &BTreeMap<String, IdracSetting>) {
         for (name, s) in bios {
-            if s.applies_to(self.host.generation) {
-                self.bios.insert(name.clone(), s.clone());
-            } else {
-                self.skip(Target::Bios, s);
+            match self.exclusion(s) {
+                None => {
+                    self.bios.insert(name.clone(), s.clone());
+                }
+                Some(reason) => self.skip(Target::Bios, s, reason),
             }
         }
         for (name, s) in idrac {
-            if s.setting.applies_to(self.host.generation) {
-                self.idrac.insert((s.group, name.clone()), s.clone());
-            } else {
-                self.skip(Target::Idrac(s.group), &s.setting);
+            match self.exclusion(&s.setting) {
+                None => {
+                    self.idrac.insert((s.group, name.clone()), s.clone());
+                }
+                Some(reason) => self.skip(Target::Idrac(s.group), &s.setting, reason),
             }
         }
     }
 
-    fn skip(&mut self, target: Target, setting: &Setting) {
-        let reason = match self.host.generation {
-            Some(g) => format!("applies to {} only; this host is {g}", host::list(&setting.generations)),
-            None => format!("applies to {} only", host::list(&setting.generations)),
-        };
+    /// Why `setting` does not apply to the host: another generation, or host facts its
+    /// `when` rules out.
+    fn exclusion(&self, setting: &Setting) -> Option<String> {
+        if !setting.applies_to(self.host.generation) {
+            let only = host::list(&setting.generations);
+            return Some(match self.host.generation {
+                Some(g) => format!("applies to {only} only; this host is {g}"),
+                None => format!("applies to {only} only"),
+            });
+        }
+        setting.when.excludes(self.host)
+    }
+
+    fn skip(&mut self, target: Target, setting: &Setting, reason: String) {
         self.skipped.insert(
             (target, setting.attribute.clone()),
             Skipped {
@@ -336,4 +395,31 @@ impl Merge<'_> {
             },
         );
     }
+}
+
+/// Records which of `setting`'s choices `limit` rules out (the choices stay as written, so
+/// the reason can name them in order). Returns whether a choice is left; a derived value is
+/// never limited.
+fn limit_setting(setting: &mut Setting, limit: &Unsupported) -> bool {
+    let ruled_out = |v: &AttributeValue| limit.values.contains(v);
+    let candidates: Vec<AttributeValue> = match &setting.wanted {
+        Wanted::Value(v) => vec![v.clone()],
+        Wanted::Prefer(values) => values.clone(),
+        Wanted::Accept { tokens, .. } => tokens.iter().map(|t| AttributeValue::String(t.clone())).collect(),
+        Wanted::Derive(_) => return true,
+    };
+    for value in candidates.iter().filter(|v| ruled_out(v)) {
+        if !setting.excluded.iter().any(|e| &e.value == value) {
+            setting.excluded.push(Excluded {
+                reason: format!(
+                    "{value} is not possible on this platform ({}): {}",
+                    limit.origin, limit.why
+                ),
+                value: value.clone(),
+            });
+        }
+    }
+    candidates
+        .iter()
+        .any(|v| !setting.excluded.iter().any(|e| &e.value == v))
 }

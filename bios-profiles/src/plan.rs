@@ -3,6 +3,7 @@
 //! Also the automatic unlocks those writes need, and a simulation of what the BIOS shows after
 //! the job.
 
+use crate::choose::Choice;
 use crate::engine::{Verdict, overlaid};
 use crate::error::{Error, Result};
 use crate::library::ResolvedProfile;
@@ -38,6 +39,10 @@ pub struct Plan {
     pub idrac: BTreeMap<AttributeGroup, Attributes>,
     /// The BIOS entries that are unlocks rather than profile settings.
     pub unlocks: Vec<Unlock>,
+    /// How this host's values were chosen for settings that are not fixed, by attribute
+    /// (also those the host offers nothing for, which the plan leaves out).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub choices: BTreeMap<String, Choice>,
 }
 
 impl Plan {
@@ -54,8 +59,10 @@ impl Plan {
 
 /// Plans the writes that bring the host to `profile`.
 ///
-/// BIOS: an attribute is written when its current value differs and no dependency in the
-/// planned state forces the desired value, plus the automatic unlocks. After the job (current
+/// BIOS: an attribute is written when its current value differs from the value the profile
+/// wants on this host (as written, or chosen from the registry — see [`crate::choose`]) and
+/// no dependency in the planned state forces that value, plus the automatic unlocks. Settings
+/// whose choices the host offers none of are left out, as are attributes it lacks. After the job (current
 /// values overlaid with the plan, then every forced value applied — see [`simulate`]), the
 /// diff is clean. iDRAC: attributes whose current value differs; attributes the host lacks
 /// are left out. Fails with [`Error::Invalid`] when validation finds errors (warnings, such as
@@ -74,6 +81,7 @@ pub fn plan(
         });
     }
     let analysis = checked.analysis;
+    let desired = checked.desired;
     let mut bios: Attributes = analysis
         .unlocks
         .iter()
@@ -81,25 +89,25 @@ pub fn plan(
         .collect();
     for (name, verdict) in &analysis.verdicts {
         if *verdict == Verdict::Write
-            && let Some(setting) = profile.bios.get(name)
+            && let Some(value) = desired.get(name)
         {
-            bios.insert(name.clone(), setting.value.clone());
+            bios.insert(name.clone(), value.clone());
         }
     }
     let mut idrac: BTreeMap<AttributeGroup, Attributes> = BTreeMap::new();
     for ((group, name), s) in &profile.idrac {
         let now = idrac_current.get(group).and_then(|a| a.get(name));
-        if now.is_some_and(|v| *v != s.setting.value) {
-            idrac
-                .entry(*group)
-                .or_default()
-                .insert(name.clone(), s.setting.value.clone());
+        if let Some(value) = s.value()
+            && now.is_some_and(|v| v != value)
+        {
+            idrac.entry(*group).or_default().insert(name.clone(), value.clone());
         }
     }
     Ok(Plan {
         bios,
         idrac,
         unlocks: analysis.unlocks,
+        choices: checked.choices,
     })
 }
 

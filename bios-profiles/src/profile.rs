@@ -11,9 +11,21 @@
 //! [bios.SysProfile]
 //! value = "PerfOptimized"                   # string, integer or boolean, as the registry types it
 //! why = "one line"
-//! source = "dell-omsa-sysprofile"           # an id from sources.toml
+//! source = "dell-c6615-note"                # an id from sources.toml
 //! confidence = "stated"                     # stated | used | inferred
+//! quote = "words of the source"             # required with stated
 //! generations = ["genoa"]                   # optional: only on these generations
+//! when = { sockets = 2 }                    # optional: sockets, models, cpus, min_cores, max_cores
+//!
+//! [bios.NumaNodesPerSocket]
+//! prefer = ["4", "2", "1"]                  # instead of value: the first one the host offers
+//!
+//! [bios.DeterminismSlider]
+//! intent = "performance determinism"       # instead of value: one intent, several spellings;
+//! accept = ["PerfDeterminism", "PerformanceDeterminism"]  # the host's registry picks one
+//!
+//! [bios.CpuMinSevAsid]
+//! derive = "upper_bound"                    # instead of value: from the registry's bounds
 //!
 //! [idrac."ServerPwr.1.PowerCapSetting"]
 //! group = "System"                          # System | iDRAC | LifecycleController; default System
@@ -21,11 +33,17 @@
 //! why = "..."
 //! source = "dell-c6615-note"
 //! confidence = "stated"
+//! quote = "..."
 //!
-//! [platform.c6615]                          # applied when the host model matches
-//! models = ["PowerEdge C6615"]
+//! [platform.c6615]                          # applied when the host matches
+//! models = ["PowerEdge C6615"]              # and/or cpus = ["7552"]
 //! [platform.c6615.bios.NumaNodesPerSocket]
 //! value = "1"
+//! why = "..."
+//! source = "dell-c6615-note"
+//! confidence = "inferred"
+//! [platform.c6615.unsupported.NumaNodesPerSocket]
+//! values = ["4"]                            # what this platform cannot do, whichever profile asks
 //! why = "..."
 //! source = "dell-c6615-note"
 //! confidence = "inferred"
@@ -38,7 +56,8 @@ use crate::suggest;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
 use serde::de::{self, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 use toml::Spanned;
@@ -47,7 +66,7 @@ use toml::Spanned;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
-    /// A cited source says so.
+    /// A cited source says so, in the words the setting quotes.
     Stated,
     /// Dell or AMD shipped it in a published configuration.
     Used,
@@ -94,24 +113,236 @@ impl fmt::Display for Target {
     }
 }
 
+/// Which end of an integer attribute's range a derived value takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// The registry's `UpperBound` (on the increment grid from the lower bound).
+    UpperBound,
+    /// The registry's `LowerBound`.
+    LowerBound,
+}
+
+impl Bound {
+    /// The spelling in files (`upper_bound`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UpperBound => "upper_bound",
+            Self::LowerBound => "lower_bound",
+        }
+    }
+}
+
+/// What a setting asks for. Only [`Wanted::Value`] is known before the host's registry is:
+/// the others are resolved per host by [`crate::choose`].
+///
+/// Serialises flattened into the setting: `"value"`; `"value"` (the first choice) and
+/// `"prefer"`; `"intent"` and `"accept"`; or `"derive"`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Wanted {
+    /// One value, whatever the host offers (`value = "Disabled"`).
+    Value(AttributeValue),
+    /// Ordered choices; the first one the host offers and allows wins (`prefer = ["4", "2"]`).
+    Prefer(Vec<AttributeValue>),
+    /// One intent spelled several ways; the host's registry picks the spelling it offers, by
+    /// `ValueName`, then by `ValueDisplayName`.
+    Accept {
+        /// What the tokens mean (`performance determinism`).
+        intent: String,
+        /// The accepted spellings, in order.
+        tokens: Vec<String>,
+    },
+    /// An integer taken from the registry's bounds.
+    Derive(Bound),
+}
+
+impl Wanted {
+    /// The value when it is fixed.
+    pub fn fixed(&self) -> Option<&AttributeValue> {
+        match self {
+            Self::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The value to show before a registry has chosen: the value, the first preference or the
+    /// first accepted token; `None` for a derived value.
+    pub fn first(&self) -> Option<AttributeValue> {
+        match self {
+            Self::Value(v) => Some(v.clone()),
+            Self::Prefer(values) => values.first().cloned(),
+            Self::Accept { tokens, .. } => tokens.first().map(|t| AttributeValue::String(t.clone())),
+            Self::Derive(_) => None,
+        }
+    }
+
+    /// Whether the host's registry decides the value (everything but a fixed value).
+    pub fn is_chosen_per_host(&self) -> bool {
+        !matches!(self, Self::Value(_))
+    }
+}
+
+impl fmt::Display for Wanted {
+    /// `Disabled`; `4 | 2 | 1`; `PerfDeterminism | PerformanceDeterminism (performance
+    /// determinism)`; `upper_bound of the registry`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Value(v) => write!(f, "{v}"),
+            Self::Prefer(values) => {
+                let list: Vec<String> = values.iter().map(ToString::to_string).collect();
+                f.write_str(&list.join(" | "))
+            }
+            Self::Accept { intent, tokens } => write!(f, "{} ({intent})", tokens.join(" | ")),
+            Self::Derive(bound) => write!(f, "{} of the registry", bound.as_str()),
+        }
+    }
+}
+
+impl Serialize for Wanted {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        match self {
+            Self::Value(v) => map.serialize_entry("value", v)?,
+            Self::Prefer(values) => {
+                if let Some(first) = values.first() {
+                    map.serialize_entry("value", first)?;
+                }
+                map.serialize_entry("prefer", values)?;
+            }
+            Self::Accept { intent, tokens } => {
+                map.serialize_entry("intent", intent)?;
+                map.serialize_entry("accept", tokens)?;
+            }
+            Self::Derive(bound) => map.serialize_entry("derive", bound)?,
+        }
+        map.end()
+    }
+}
+
+/// Host facts a setting needs before it applies (`when = { sockets = 2 }`). Every condition
+/// given must hold; a fact the host does not report never excludes it (the registry still
+/// decides whether the attribute exists).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct When {
+    /// Populated sockets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sockets: Option<u32>,
+    /// PowerEdge models (case-insensitive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub models: Vec<String>,
+    /// CPU model numbers (`7552`, `9654`; case-insensitive).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<String>,
+    /// At least this many cores per processor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_cores: Option<u32>,
+    /// At most this many cores per processor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cores: Option<u32>,
+}
+
+impl When {
+    /// No condition.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Why the conditions exclude `host` (`applies when sockets = 2; this host has 1`), or
+    /// `None` when they hold or the host does not report the facts they read.
+    pub fn excludes(&self, host: &HostFacts) -> Option<String> {
+        let mut reasons = Vec::new();
+        if let (Some(want), Some(have)) = (self.sockets, host.sockets)
+            && want != have
+        {
+            reasons.push(format!("sockets = {want}; this host has {have}"));
+        }
+        if !self.models.is_empty()
+            && let Some(model) = &host.model
+            && !self.models.iter().any(|m| host.is_model(m))
+        {
+            reasons.push(format!("models {}; this host is {model}", self.models.join(", ")));
+        }
+        if !self.cpus.is_empty()
+            && let Some(number) = host.cpu_model_number()
+            && !self.cpus.iter().any(|c| host.is_cpu(c))
+        {
+            reasons.push(format!("CPUs {}; this host has an EPYC {number}", self.cpus.join(", ")));
+        }
+        if let (Some(min), Some(have)) = (self.min_cores, host.cores)
+            && have < min
+        {
+            reasons.push(format!("at least {min} cores per CPU; this host has {have}"));
+        }
+        if let (Some(max), Some(have)) = (self.max_cores, host.cores)
+            && have > max
+        {
+            reasons.push(format!("at most {max} cores per CPU; this host has {have}"));
+        }
+        (!reasons.is_empty()).then(|| format!("applies when {}", reasons.join(" and ")))
+    }
+}
+
+impl fmt::Display for When {
+    /// `sockets = 2, cpus 7552`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(n) = self.sockets {
+            parts.push(format!("sockets = {n}"));
+        }
+        if !self.models.is_empty() {
+            parts.push(format!("models {}", self.models.join(", ")));
+        }
+        if !self.cpus.is_empty() {
+            parts.push(format!("CPUs {}", self.cpus.join(", ")));
+        }
+        if let Some(n) = self.min_cores {
+            parts.push(format!("at least {n} cores"));
+        }
+        if let Some(n) = self.max_cores {
+            parts.push(format!("at most {n} cores"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// A value a platform override rules out for an attribute, with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Excluded {
+    /// The value taken out of the setting's choices.
+    pub value: AttributeValue,
+    /// Why (`not possible on PowerEdge C6615: ...`).
+    pub reason: String,
+}
+
 /// One recommended attribute value with its justification.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Setting {
     /// The attribute name (`ProcCStates`, `ServerPwr.1.PowerCapSetting`).
     pub attribute: String,
-    /// The value to set.
-    pub value: AttributeValue,
+    /// What the profile asks for: a value, ordered choices, accepted tokens or a derivation.
+    #[serde(flatten)]
+    pub wanted: Wanted,
     /// Why, in one line.
     pub why: String,
     /// The id of the source that backs it.
     pub source: String,
     /// How sure we are.
     pub confidence: Confidence,
+    /// The source's words that back it (required when stated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
     /// The generations it applies to; empty means all.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub generations: Vec<Generation>,
+    /// Host facts it needs.
+    #[serde(skip_serializing_if = "When::is_empty")]
+    pub when: When,
     /// Which profile (and platform override) wrote it: `base`, `base [platform c6615]`.
     pub origin: String,
+    /// Choices a matching platform override rules out on this host (set by resolution).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<Excluded>,
 }
 
 impl Setting {
@@ -134,23 +365,68 @@ pub struct IdracSetting {
     pub setting: Setting,
 }
 
-/// Settings that apply only on some PowerEdge models.
+impl IdracSetting {
+    /// The value to write. iDRAC settings always have a fixed value (the format refuses the
+    /// other forms); `None` only for a hand-built setting that breaks that rule.
+    pub fn value(&self) -> Option<&AttributeValue> {
+        self.setting.wanted.fixed()
+    }
+}
+
+/// Values an attribute cannot take on a platform, whichever profile asks for them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Unsupported {
+    /// The attribute.
+    pub attribute: String,
+    /// The values ruled out.
+    pub values: Vec<AttributeValue>,
+    /// Why, in one line.
+    pub why: String,
+    /// The id of the source that backs it.
+    pub source: String,
+    /// How sure we are.
+    pub confidence: Confidence,
+    /// The source's words (required when stated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+    /// Which profile's platform override says so: `base [platform c6615]`.
+    pub origin: String,
+}
+
+/// Settings and limits that apply only on some PowerEdge models or CPUs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Platform {
     /// The key in the file (`c6615`).
     pub name: String,
     /// The models it applies to (`PowerEdge C6615`), compared case-insensitively.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub models: Vec<String>,
+    /// The CPU model numbers it applies to (`7552`), compared case-insensitively.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<String>,
     /// BIOS settings, by attribute.
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
     pub idrac: BTreeMap<String, IdracSetting>,
+    /// BIOS values this platform cannot take, by attribute.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub unsupported: BTreeMap<String, Unsupported>,
 }
 
 impl Platform {
-    /// Whether this override applies to `host`.
+    /// Whether this override applies to `host`: its model is one of `models` (when given)
+    /// and its CPU one of `cpus` (when given). Unknown facts match nothing.
     pub fn matches(&self, host: &HostFacts) -> bool {
-        self.models.iter().any(|m| host.is_model(m))
+        let model = self.models.is_empty() || self.models.iter().any(|m| host.is_model(m));
+        let cpu = self.cpus.is_empty() || self.cpus.iter().any(|c| host.is_cpu(c));
+        model && cpu
+    }
+
+    /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.models.clone();
+        parts.extend(self.cpus.iter().map(|c| format!("EPYC {c}")));
+        parts.join(", ")
     }
 }
 
@@ -199,7 +475,7 @@ pub struct Profile {
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
     pub idrac: BTreeMap<String, IdracSetting>,
-    /// Per-model overrides, by key.
+    /// Per-model or per-CPU overrides, by key.
     pub platforms: BTreeMap<String, Platform>,
     /// The file it came from, as named when loading.
     pub file: String,
@@ -287,11 +563,7 @@ impl Profile {
             self.models.join(", ")
         };
         let mut out = format!("{generations}; {models}");
-        let overrides: Vec<&str> = self
-            .platforms
-            .values()
-            .flat_map(|p| p.models.iter().map(String::as_str))
-            .collect();
+        let overrides: Vec<String> = self.platforms.values().map(Platform::describe).collect();
         if !overrides.is_empty() {
             out.push_str("; overrides for ");
             out.push_str(&overrides.join(", "));
@@ -324,9 +596,9 @@ struct RawProfile {
     #[serde(default)]
     cpu: Option<Cpu>,
     #[serde(default)]
-    bios: BTreeMap<String, RawSetting>,
+    bios: BTreeMap<String, Spanned<RawSetting>>,
     #[serde(default)]
-    idrac: BTreeMap<String, RawIdracSetting>,
+    idrac: BTreeMap<String, Spanned<RawIdracSetting>>,
     #[serde(default)]
     platform: BTreeMap<String, Spanned<RawPlatform>>,
 }
@@ -334,22 +606,48 @@ struct RawProfile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPlatform {
+    #[serde(default)]
     models: Vec<String>,
     #[serde(default)]
-    bios: BTreeMap<String, RawSetting>,
+    cpus: Vec<String>,
     #[serde(default)]
-    idrac: BTreeMap<String, RawIdracSetting>,
+    bios: BTreeMap<String, Spanned<RawSetting>>,
+    #[serde(default)]
+    idrac: BTreeMap<String, Spanned<RawIdracSetting>>,
+    #[serde(default)]
+    unsupported: BTreeMap<String, Spanned<RawUnsupported>>,
+}
+
+/// What every setting and limit carries: the reason and its evidence.
+struct RawBacking {
+    why: Spanned<String>,
+    source: Spanned<String>,
+    confidence: Spanned<Confidence>,
+    quote: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSetting {
-    value: RawValue,
+    #[serde(default)]
+    value: Option<RawValue>,
+    #[serde(default)]
+    prefer: Option<Vec<RawValue>>,
+    #[serde(default)]
+    accept: Option<Vec<String>>,
+    #[serde(default)]
+    intent: Option<String>,
+    #[serde(default)]
+    derive: Option<Bound>,
     why: Spanned<String>,
     source: Spanned<String>,
-    confidence: Confidence,
+    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    quote: Option<Spanned<String>>,
     #[serde(default)]
     generations: Vec<Generation>,
+    #[serde(default)]
+    when: When,
 }
 
 #[derive(Deserialize)]
@@ -360,9 +658,24 @@ struct RawIdracSetting {
     value: RawValue,
     why: Spanned<String>,
     source: Spanned<String>,
-    confidence: Confidence,
+    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    quote: Option<Spanned<String>>,
     #[serde(default)]
     generations: Vec<Generation>,
+    #[serde(default)]
+    when: When,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnsupported {
+    values: Vec<RawValue>,
+    why: Spanned<String>,
+    source: Spanned<String>,
+    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    quote: Option<Spanned<String>>,
 }
 
 fn system_group() -> AttributeGroup {
@@ -370,6 +683,7 @@ fn system_group() -> AttributeGroup {
 }
 
 /// A TOML value that can be an attribute value: string, integer or boolean.
+#[derive(Clone)]
 struct RawValue(AttributeValue);
 
 impl<'de> Deserialize<'de> for RawValue {
@@ -402,6 +716,14 @@ impl<'de> Deserialize<'de> for RawValue {
         }
         d.deserialize_any(V)
     }
+}
+
+/// The checked reason and evidence of a setting or limit.
+struct Backing {
+    why: String,
+    source: String,
+    confidence: Confidence,
+    quote: Option<String>,
 }
 
 struct Parser<'a> {
@@ -437,20 +759,54 @@ impl Parser<'_> {
         for (key, spanned) in raw.platform {
             let span = spanned.span();
             let p = spanned.into_inner();
-            if p.models.iter().all(|m| m.trim().is_empty()) {
+            let named = |list: &[String]| list.iter().any(|m| !m.trim().is_empty());
+            if !named(&p.models) && !named(&p.cpus) {
                 return Err(self.error(
                     span.start,
-                    format!("platform `{key}` needs at least one model (e.g. models = [\"PowerEdge C6615\"])"),
+                    format!(
+                        "platform `{key}` needs at least one model or CPU (e.g. models = [\"PowerEdge C6615\"] or cpus = [\"7552\"])"
+                    ),
                 ));
             }
             let origin = format!("{name} [platform {key}]");
+            let mut unsupported = BTreeMap::new();
+            for (attribute, raw) in p.unsupported {
+                let at = raw.span().start;
+                let raw = raw.into_inner();
+                if raw.values.is_empty() {
+                    return Err(self.error(at, format!("unsupported {attribute} needs at least one value")));
+                }
+                let backing = self.backing(
+                    &attribute,
+                    RawBacking {
+                        why: raw.why,
+                        source: raw.source,
+                        confidence: raw.confidence,
+                        quote: raw.quote,
+                    },
+                )?;
+                unsupported.insert(
+                    attribute.clone(),
+                    Unsupported {
+                        values: raw.values.into_iter().map(|v| v.0).collect(),
+                        why: backing.why,
+                        source: backing.source,
+                        confidence: backing.confidence,
+                        quote: backing.quote,
+                        origin: origin.clone(),
+                        attribute,
+                    },
+                );
+            }
             platforms.insert(
                 key.clone(),
                 Platform {
                     name: key,
                     models: p.models,
+                    cpus: p.cpus,
                     bios: self.bios(p.bios, &origin)?,
                     idrac: self.idrac(p.idrac, &origin)?,
+                    unsupported,
                 },
             );
         }
@@ -469,35 +825,52 @@ impl Parser<'_> {
         })
     }
 
-    fn bios(&self, raw: BTreeMap<String, RawSetting>, origin: &str) -> Result<BTreeMap<String, Setting>> {
+    fn bios(&self, raw: BTreeMap<String, Spanned<RawSetting>>, origin: &str) -> Result<BTreeMap<String, Setting>> {
         raw.into_iter()
             .map(|(attribute, s)| {
-                let setting = self.setting(
-                    attribute.clone(),
-                    s.value,
-                    s.why,
-                    s.source,
-                    s.confidence,
-                    s.generations,
-                    origin,
+                let at = s.span().start;
+                let s = s.into_inner();
+                let wanted = self.wanted(&attribute, at, &s)?;
+                let backing = self.backing(
+                    &attribute,
+                    RawBacking {
+                        why: s.why,
+                        source: s.source,
+                        confidence: s.confidence,
+                        quote: s.quote,
+                    },
                 )?;
+                let setting = setting(attribute.clone(), wanted, backing, s.generations, s.when, origin);
                 Ok((attribute, setting))
             })
             .collect()
     }
 
-    fn idrac(&self, raw: BTreeMap<String, RawIdracSetting>, origin: &str) -> Result<BTreeMap<String, IdracSetting>> {
+    fn idrac(
+        &self,
+        raw: BTreeMap<String, Spanned<RawIdracSetting>>,
+        origin: &str,
+    ) -> Result<BTreeMap<String, IdracSetting>> {
         raw.into_iter()
             .map(|(attribute, s)| {
-                let setting = self.setting(
-                    attribute.clone(),
-                    s.value,
-                    s.why,
-                    s.source,
-                    s.confidence,
-                    s.generations,
-                    origin,
+                let s = s.into_inner();
+                let backing = self.backing(
+                    &attribute,
+                    RawBacking {
+                        why: s.why,
+                        source: s.source,
+                        confidence: s.confidence,
+                        quote: s.quote,
+                    },
                 )?;
+                let setting = setting(
+                    attribute.clone(),
+                    Wanted::Value(s.value.0),
+                    backing,
+                    s.generations,
+                    s.when,
+                    origin,
+                );
                 Ok((
                     attribute,
                     IdracSetting {
@@ -509,25 +882,75 @@ impl Parser<'_> {
             .collect()
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn setting(
-        &self,
-        attribute: String,
-        value: RawValue,
-        why: Spanned<String>,
-        source: Spanned<String>,
-        confidence: Confidence,
-        generations: Vec<Generation>,
-        origin: &str,
-    ) -> Result<Setting> {
-        let why_text = why.get_ref().trim();
+    /// Exactly one of `value`, `prefer`, `accept` (with `intent`) and `derive`.
+    fn wanted(&self, attribute: &str, at: usize, s: &RawSetting) -> Result<Wanted> {
+        let given = [
+            s.value.is_some(),
+            s.prefer.is_some(),
+            s.accept.is_some(),
+            s.derive.is_some(),
+        ]
+        .iter()
+        .filter(|g| **g)
+        .count();
+        if given != 1 {
+            return Err(self.error(
+                at,
+                format!("{attribute} needs exactly one of `value`, `prefer`, `accept` (with `intent`) or `derive`"),
+            ));
+        }
+        if s.intent.is_some() && s.accept.is_none() {
+            return Err(self.error(at, format!("`intent` of {attribute} goes with `accept`")));
+        }
+        if let Some(v) = &s.value {
+            return Ok(Wanted::Value(v.0.clone()));
+        }
+        if let Some(values) = &s.prefer {
+            let values: Vec<AttributeValue> = values.iter().map(|v| v.0.clone()).collect();
+            let Some(first) = values.first() else {
+                return Err(self.error(at, format!("`prefer` of {attribute} lists no value")));
+            };
+            if values.iter().any(|v| v.type_name() != first.type_name()) {
+                return Err(self.error(at, format!("`prefer` of {attribute} mixes value types")));
+            }
+            if let Some(dup) = values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
+                return Err(self.error(at, format!("`prefer` of {attribute} lists {} twice", dup.1)));
+            }
+            return Ok(Wanted::Prefer(values));
+        }
+        if let Some(tokens) = &s.accept {
+            let tokens: Vec<String> = tokens.iter().map(|t| t.trim().to_owned()).collect();
+            if tokens.is_empty() || tokens.iter().any(String::is_empty) {
+                return Err(self.error(at, format!("`accept` of {attribute} needs non-empty tokens")));
+            }
+            let intent = s.intent.as_deref().map(str::trim).unwrap_or_default();
+            if intent.is_empty() || intent.contains('\n') {
+                return Err(self.error(
+                    at,
+                    format!("`accept` of {attribute} needs an `intent`: one line saying what the tokens mean"),
+                ));
+            }
+            return Ok(Wanted::Accept {
+                intent: intent.to_owned(),
+                tokens,
+            });
+        }
+        match s.derive {
+            Some(bound) => Ok(Wanted::Derive(bound)),
+            None => Err(self.error(at, format!("{attribute} has no value"))),
+        }
+    }
+
+    /// Checks `why`, the source id, and that a stated setting quotes its source.
+    fn backing(&self, attribute: &str, raw: RawBacking) -> Result<Backing> {
+        let why_text = raw.why.get_ref().trim();
         if why_text.is_empty() || why_text.contains('\n') {
             return Err(self.error(
-                why.span().start,
+                raw.why.span().start,
                 format!("`why` of {attribute} must be one non-empty line"),
             ));
         }
-        let id = source.get_ref().trim();
+        let id = raw.source.get_ref().trim();
         if !self.sources.contains(id) {
             let suggestions = suggest::closest(id, self.sources.ids());
             let hint = if suggestions.is_empty() {
@@ -536,19 +959,50 @@ impl Parser<'_> {
                 format!("did you mean {}?", suggestions.join(", "))
             };
             return Err(self.error(
-                source.span().start,
+                raw.source.span().start,
                 format!("{attribute} cites unknown source `{id}`; {hint}"),
             ));
         }
-        Ok(Setting {
-            value: value.0,
+        let quote = raw
+            .quote
+            .as_ref()
+            .map(|q| q.get_ref().split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|q| !q.is_empty());
+        let confidence = *raw.confidence.get_ref();
+        if confidence == Confidence::Stated && quote.is_none() {
+            return Err(self.error(
+                raw.confidence.span().start,
+                format!("{attribute} is stated, so it needs a `quote`: the words of `{id}` that say so"),
+            ));
+        }
+        Ok(Backing {
             why: why_text.to_owned(),
             source: id.to_owned(),
             confidence,
-            generations,
-            origin: origin.to_owned(),
-            attribute,
+            quote,
         })
+    }
+}
+
+fn setting(
+    attribute: String,
+    wanted: Wanted,
+    backing: Backing,
+    generations: Vec<Generation>,
+    when: When,
+    origin: &str,
+) -> Setting {
+    Setting {
+        attribute,
+        wanted,
+        why: backing.why,
+        source: backing.source,
+        confidence: backing.confidence,
+        quote: backing.quote,
+        generations,
+        when,
+        origin: origin.to_owned(),
+        excluded: Vec::new(),
     }
 }
 
@@ -568,6 +1022,7 @@ value = "1"
 why = "w"
 source = "s"
 confidence = "stated"
+quote = "one node"
 [bios.CpuMinSevAsid]
 value = 100
 why = "w"
@@ -584,12 +1039,13 @@ value = "Disabled"
 why = "w"
 source = "s"
 confidence = "stated"
+quote = "remove   capping"
 [idrac."Lockdown.1.SystemLockdown"]
 group = "iDRAC"
 value = "Disabled"
 why = "w"
 source = "s"
-confidence = "stated"
+confidence = "inferred"
 [platform.c]
 models = ["PowerEdge C6615"]
 [platform.c.bios.NumaNodesPerSocket]
@@ -602,16 +1058,24 @@ confidence = "inferred"
     #[test]
     fn values_keep_their_toml_types() {
         let p = Profile::from_toml(MINIMAL, "p.toml", &sources()).unwrap();
-        assert_eq!(p.bios["NumaNodesPerSocket"].value, AttributeValue::String("1".into()));
-        assert_eq!(p.bios["CpuMinSevAsid"].value, AttributeValue::Integer(100));
-        assert_eq!(p.bios["Flag"].value, AttributeValue::Bool(true));
+        assert_eq!(p.bios["NumaNodesPerSocket"].wanted, Wanted::Value("1".into()));
+        assert_eq!(
+            p.bios["CpuMinSevAsid"].wanted,
+            Wanted::Value(AttributeValue::Integer(100))
+        );
+        assert_eq!(p.bios["Flag"].wanted, Wanted::Value(AttributeValue::Bool(true)));
         assert_eq!(p.bios["CpuMinSevAsid"].generations, [Generation::Milan]);
         assert_eq!(p.idrac["ServerPwr.1.PowerCapSetting"].group, AttributeGroup::System);
         assert_eq!(p.idrac["Lockdown.1.SystemLockdown"].group, AttributeGroup::Idrac);
         assert_eq!(p.platforms["c"].bios["NumaNodesPerSocket"].origin, "p [platform c]");
         assert_eq!(p.bios["Flag"].origin, "p");
+        // Quotes keep their words, not their line breaks or runs of spaces.
+        assert_eq!(
+            p.idrac["ServerPwr.1.PowerCapSetting"].setting.quote.as_deref(),
+            Some("remove capping")
+        );
         let counts = p.confidence_counts();
-        assert_eq!((counts.stated, counts.used, counts.inferred), (3, 1, 2));
+        assert_eq!((counts.stated, counts.used, counts.inferred), (2, 1, 3));
         assert_eq!(
             p.targets(),
             "all EPYC generations; any model; overrides for PowerEdge C6615"
@@ -632,9 +1096,21 @@ confidence = "inferred"
         let no_models = MINIMAL.replacen("models = [\"PowerEdge C6615\"]", "models = []", 1);
         let err = Profile::from_toml(&no_models, "p.toml", &sources()).unwrap_err();
         assert!(
-            err.to_string().contains("platform `c` needs at least one model"),
+            err.to_string().contains("platform `c` needs at least one model or CPU"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_stated_setting_without_a_quote_is_refused_where_its_confidence_is() {
+        let unquoted = MINIMAL.replacen("quote = \"one node\"\n", "", 1);
+        let err = Profile::from_toml(&unquoted, "p.toml", &sources()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "p.toml:8:14: NumaNodesPerSocket is stated, so it needs a `quote`: the words of `s` that say so"
+        );
+        let empty = MINIMAL.replacen("quote = \"one node\"", "quote = \"  \"", 1);
+        assert!(Profile::from_toml(&empty, "p.toml", &sources()).is_err());
     }
 
     #[test]
@@ -647,6 +1123,151 @@ confidence = "inferred"
         );
     }
 
+    const CHOICES: &str = r#"
+name = "c"
+description = "d"
+[bios.NumaNodesPerSocket]
+prefer = ["4", "2", "1"]
+why = "w"
+source = "s"
+confidence = "inferred"
+when = { sockets = 2, cpus = ["7552"] }
+[bios.DeterminismSlider]
+accept = ["PerfDeterminism", "PerformanceDeterminism"]
+intent = "performance determinism"
+why = "w"
+source = "s"
+confidence = "inferred"
+[bios.CpuMinSevAsid]
+derive = "upper_bound"
+why = "w"
+source = "s"
+confidence = "inferred"
+[platform.rome48]
+cpus = ["7552"]
+[platform.rome48.unsupported.NumaNodesPerSocket]
+values = ["4"]
+why = "six dies"
+source = "s"
+confidence = "inferred"
+"#;
+
+    #[test]
+    fn choices_accepted_tokens_derivations_conditions_and_limits_parse() {
+        let p = Profile::from_toml(CHOICES, "c.toml", &sources()).unwrap();
+        let nps = &p.bios["NumaNodesPerSocket"];
+        assert_eq!(nps.wanted, Wanted::Prefer(vec!["4".into(), "2".into(), "1".into()]));
+        assert_eq!(nps.wanted.to_string(), "4 | 2 | 1");
+        assert_eq!(nps.when.sockets, Some(2));
+        assert_eq!(nps.when.to_string(), "sockets = 2, CPUs 7552");
+        let det = &p.bios["DeterminismSlider"];
+        assert_eq!(
+            det.wanted.to_string(),
+            "PerfDeterminism | PerformanceDeterminism (performance determinism)"
+        );
+        assert_eq!(det.wanted.first(), Some("PerfDeterminism".into()));
+        assert_eq!(p.bios["CpuMinSevAsid"].wanted, Wanted::Derive(Bound::UpperBound));
+        assert_eq!(p.bios["CpuMinSevAsid"].wanted.first(), None);
+        let limit = &p.platforms["rome48"].unsupported["NumaNodesPerSocket"];
+        assert_eq!(limit.values, ["4".into()]);
+        assert_eq!(limit.origin, "c [platform rome48]");
+        assert_eq!(p.targets(), "all EPYC generations; any model; overrides for EPYC 7552");
+        // JSON: the first choice stays under "value", the alternatives come beside it.
+        let json = serde_json::to_value(nps).unwrap();
+        assert_eq!(json["value"], "4");
+        assert_eq!(json["prefer"], serde_json::json!(["4", "2", "1"]));
+        assert_eq!(json["when"]["sockets"], 2);
+        let json = serde_json::to_value(det).unwrap();
+        assert_eq!(json["intent"], "performance determinism");
+        assert!(json.get("value").is_none());
+    }
+
+    #[test]
+    fn a_setting_needs_exactly_one_way_of_giving_its_value() {
+        let cases = [
+            (
+                CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = [\"4\"]\nvalue = \"1\"", 1),
+                "NumaNodesPerSocket needs exactly one of `value`, `prefer`, `accept` (with `intent`) or `derive`",
+            ),
+            (
+                CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = []", 1),
+                "`prefer` of NumaNodesPerSocket lists no value",
+            ),
+            (
+                CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = [\"4\", 2]", 1),
+                "`prefer` of NumaNodesPerSocket mixes value types",
+            ),
+            (
+                CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = [\"4\", \"4\"]", 1),
+                "`prefer` of NumaNodesPerSocket lists 4 twice",
+            ),
+            (
+                CHOICES.replacen("intent = \"performance determinism\"\n", "", 1),
+                "`accept` of DeterminismSlider needs an `intent`",
+            ),
+            (
+                CHOICES.replacen(
+                    "derive = \"upper_bound\"",
+                    "derive = \"upper_bound\"\nintent = \"x\"",
+                    1,
+                ),
+                "`intent` of CpuMinSevAsid goes with `accept`",
+            ),
+            (
+                CHOICES.replacen("sockets = 2", "socket = 2", 1),
+                "unknown field `socket`",
+            ),
+            (
+                CHOICES.replacen("values = [\"4\"]", "values = []", 1),
+                "unsupported NumaNodesPerSocket needs at least one value",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = Profile::from_toml(&text, "c.toml", &sources()).unwrap_err().to_string();
+            assert!(err.starts_with("c.toml:") && err.contains(want), "{want}: {err}");
+        }
+    }
+
+    #[test]
+    fn idrac_settings_take_a_fixed_value_only() {
+        let text = MINIMAL.replacen(
+            "group = \"iDRAC\"\nvalue = \"Disabled\"",
+            "group = \"iDRAC\"\nprefer = [\"Disabled\"]",
+            1,
+        );
+        let err = Profile::from_toml(&text, "p.toml", &sources()).unwrap_err();
+        assert!(err.to_string().contains("unknown field `prefer`"), "{err}");
+    }
+
+    #[test]
+    fn conditions_exclude_only_hosts_whose_facts_contradict_them() {
+        let when = When {
+            sockets: Some(2),
+            cpus: vec!["7552".into()],
+            min_cores: Some(32),
+            ..When::default()
+        };
+        assert_eq!(when.excludes(&HostFacts::default()), None);
+        let host = HostFacts {
+            cpu: Some("AMD EPYC 8534P 64-Core Processor".into()),
+            sockets: Some(1),
+            cores: Some(64),
+            ..HostFacts::default()
+        };
+        assert_eq!(
+            when.excludes(&host).as_deref(),
+            Some("applies when sockets = 2; this host has 1 and CPUs 7552; this host has an EPYC 8534P")
+        );
+        let small = HostFacts {
+            cores: Some(16),
+            ..HostFacts::default()
+        };
+        assert_eq!(
+            when.excludes(&small).as_deref(),
+            Some("applies when at least 32 cores per CPU; this host has 16")
+        );
+    }
+
     #[test]
     fn targeting_follows_generations_and_models() {
         let mut p = Profile::from_toml(MINIMAL, "p.toml", &sources()).unwrap();
@@ -655,12 +1276,25 @@ confidence = "inferred"
         let host = |model: Option<&str>, generation| HostFacts {
             model: model.map(str::to_owned),
             generation,
-            cpu: None,
+            ..HostFacts::default()
         };
         assert!(p.targets_host(&host(Some("PowerEdge R7625"), Some(Generation::Genoa))));
         assert!(p.targets_host(&host(None, None)));
         assert!(!p.targets_host(&host(None, Some(Generation::Milan))));
         assert!(!p.targets_host(&host(Some("PowerEdge R7525"), None)));
         assert_eq!(p.targets(), "genoa; PowerEdge R7625; overrides for PowerEdge C6615");
+    }
+
+    #[test]
+    fn platforms_match_models_and_cpus_and_unknown_facts_match_nothing() {
+        let p = Profile::from_toml(CHOICES, "c.toml", &sources()).unwrap();
+        let platform = &p.platforms["rome48"];
+        let host = |cpu: Option<&str>| HostFacts {
+            cpu: cpu.map(str::to_owned),
+            ..HostFacts::default()
+        };
+        assert!(platform.matches(&host(Some("AMD EPYC 7552 48-Core Processor"))));
+        assert!(!platform.matches(&host(Some("AMD EPYC 7642 48-Core Processor"))));
+        assert!(!platform.matches(&host(None)));
     }
 }

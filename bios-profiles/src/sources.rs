@@ -18,6 +18,9 @@ pub struct Source {
     /// What kind of evidence it gives, in a few words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Where to read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// The set of known sources.
@@ -70,7 +73,10 @@ mod tests {
         let s = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\n", "s.toml").unwrap();
         assert_eq!(s.get("a").unwrap().id, "a");
         assert!(s.contains("a") && !s.contains("b"));
-        let err = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\nurl = 1\n", "s.toml").unwrap_err();
-        assert!(err.to_string().starts_with("s.toml:4:1: unknown field `url`"), "{err}");
+        let err = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\npages = 1\n", "s.toml").unwrap_err();
+        assert!(
+            err.to_string().starts_with("s.toml:4:1: unknown field `pages`"),
+            "{err}"
+        );
     }
 }

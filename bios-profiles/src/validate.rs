@@ -4,6 +4,7 @@
 //! reported at once.
 
 use crate::catalog;
+use crate::choose::{self, Choice};
 use crate::engine::{self, Analysis, Verdict};
 use crate::host::Generation;
 use crate::library::ResolvedProfile;
@@ -89,6 +90,12 @@ pub enum ViolationKind {
     },
     /// A known attribute this host does not have; the setting is skipped.
     NotApplicable,
+    /// The host offers none of the setting's choices or accepted tokens (or no bound to derive
+    /// from); the setting is skipped rather than guessed.
+    Unavailable {
+        /// Why, naming what was passed over and what the host offers.
+        reason: String,
+    },
     /// The registry defines the attribute but the host's BIOS does not show it (real iDRACs
     /// list only visible attributes), and nothing in the profile makes it visible: the setting
     /// is skipped.
@@ -229,6 +236,7 @@ impl Violation {
             ViolationKind::NotApplicable => {
                 format!("not on this host (absent from its {registry} attribute registry); left as is")
             }
+            ViolationKind::Unavailable { reason } => format!("unavailable on this host: {reason}"),
             ViolationKind::HiddenOnHost => format!(
                 "hidden on this host: its {registry} attribute registry defines it but the {registry} does not show it; left as is"
             ),
@@ -485,11 +493,12 @@ pub fn validate_idrac(
             });
             continue;
         }
-        if let Err(kind) = check_value(definition, &s.setting.value) {
+        let Some(value) = s.value() else { continue };
+        if let Err(kind) = check_value(definition, value) {
             violations.push(error(target, name, kind));
             continue;
         }
-        desired.insert(name.clone(), s.setting.value.clone());
+        desired.insert(name.clone(), value.clone());
         targets.insert(name.clone(), target);
     }
     // The iDRAC plan has no registry to find unlocks with, so none are assumed here.
@@ -509,6 +518,11 @@ pub fn validate_idrac(
 pub(crate) struct Checked {
     pub(crate) violations: Vec<Violation>,
     pub(crate) analysis: Analysis,
+    /// The value each usable setting wants on this host: fixed values as written, the others
+    /// as chosen from the registry.
+    pub(crate) desired: Attributes,
+    /// How the values of settings that are not fixed were chosen (or why none was).
+    pub(crate) choices: BTreeMap<String, Choice>,
 }
 
 pub(crate) fn check_bios(
@@ -521,26 +535,118 @@ pub(crate) fn check_bios(
     if !current.is_empty() {
         evaluator = evaluator.with_listing(current.keys());
     }
+    // Choices are judged against the Value rules that hold once the profile's fixed values
+    // are in place: the state the plan is heading for, as far as it is known before choosing.
+    let fixed: Attributes = profile
+        .bios
+        .iter()
+        .filter(|(name, _)| evaluator.attribute(name).is_some())
+        .filter_map(|(name, s)| Some((name.clone(), s.wanted.fixed()?.clone())))
+        .collect();
+    let planned = evaluator.evaluate(&engine::overlaid(current, &fixed));
     let mut violations = Vec::new();
     let mut desired = Attributes::new();
+    let mut choices = BTreeMap::new();
     for (name, s) in &profile.bios {
         let Some(definition) = evaluator.attribute(name) else {
             violations.push(absent(Target::Bios, s, profile.host.generation, registry, options));
             continue;
         };
-        if let Err(kind) = check_value(definition, &s.value) {
+        let value = match s.wanted.fixed() {
+            Some(v) => v.clone(),
+            None => {
+                let choice = choose::choose(name, &s.wanted, &s.excluded, definition, &planned);
+                let chosen = choice.chosen.clone();
+                let reason = choice.reason.clone();
+                choices.insert(name.clone(), choice);
+                match chosen {
+                    Some(v) => v,
+                    None => {
+                        violations.push(skipped(
+                            Target::Bios,
+                            name,
+                            options,
+                            ViolationKind::Unavailable { reason },
+                        ));
+                        continue;
+                    }
+                }
+            }
+        };
+        if let Err(kind) = check_value(definition, &value) {
             violations.push(error(Target::Bios, name, kind));
             continue;
         }
-        desired.insert(name.clone(), s.value.clone());
+        desired.insert(name.clone(), value);
     }
     let reserved = profile.bios.keys().map(String::as_str).collect();
-    let analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
+    let mut analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
+    // A setting that only a value this host does not offer would free (the width of a link
+    // mode the host cannot force) is unavailable too, not an error.
+    let dependents = dependents_of_unavailable(&analysis, &choices);
+    if !dependents.is_empty() {
+        for (name, reason) in dependents {
+            if let Some(value) = desired.remove(&name) {
+                violations.push(skipped(
+                    Target::Bios,
+                    &name,
+                    options,
+                    ViolationKind::Unavailable { reason: reason.clone() },
+                ));
+                choices.insert(
+                    name,
+                    Choice {
+                        candidates: vec![value],
+                        chosen: None,
+                        reason,
+                    },
+                );
+            }
+        }
+        analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
+    }
     violations.extend(verdict_violations(&analysis, &desired, current, options, |_| {
         Target::Bios
     }));
     sort(&mut violations);
-    Checked { violations, analysis }
+    Checked {
+        violations,
+        analysis,
+        desired,
+        choices,
+    }
+}
+
+/// The desired attributes blocked by a rule whose conditions read an attribute the host offers
+/// none of the profile's choices for, with the reason.
+fn dependents_of_unavailable(analysis: &Analysis, choices: &BTreeMap<String, Choice>) -> Vec<(String, String)> {
+    let unavailable = |name: &str| choices.get(name).is_some_and(|c| c.chosen.is_none());
+    analysis
+        .verdicts
+        .iter()
+        .filter_map(|(name, verdict)| {
+            let because = match verdict {
+                Verdict::Locked { because, .. }
+                | Verdict::Restricted { because, .. }
+                | Verdict::Conflict { because, .. } => because,
+                Verdict::InSync | Verdict::Forced { .. } | Verdict::Write => return None,
+            };
+            let on: Vec<&str> = because
+                .iter()
+                .map(|c| c.attribute.as_str())
+                .filter(|a| unavailable(a))
+                .collect();
+            (!on.is_empty()).then(|| {
+                (
+                    name.clone(),
+                    format!(
+                        "it depends on {}, which is unavailable on this host; left as is",
+                        on.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
 }
 
 fn sort(violations: &mut [Violation]) {

@@ -377,6 +377,13 @@ pub enum ProfilesCommand {
         /// Resolve for this CPU generation: rome, milan, genoa, bergamo, siena, turin.
         #[arg(long)]
         generation: Option<String>,
+        /// Resolve for this CPU: its brand string or model number, e.g. 7552 (CPU overrides;
+        /// also gives the generation).
+        #[arg(long)]
+        cpu: Option<String>,
+        /// Resolve for this many populated sockets (settings such as `when = { sockets = 2 }`).
+        #[arg(long)]
+        sockets: Option<u32>,
     },
     /// Check a profile: its format, and with --registry or --bmc its values against the BIOS
     /// attribute registry and dependencies. Exit 0 clean, 2 problems found, 1 error.

@@ -51,6 +51,11 @@ impl Chosen {
         Ok(Self { library, profile })
     }
 
+    /// The library the profile was loaded with (its sources, the profiles it may extend).
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
     /// The profile's name.
     pub fn name(&self) -> &str {
         &self.profile.name

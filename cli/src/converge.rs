@@ -77,6 +77,10 @@ pub struct HostApply {
     pub idrac: BTreeMap<AttributeGroup, Attributes>,
     /// Unlocks the plan added, one line each.
     pub unlocks: Vec<String>,
+    /// How this host's values were chosen for settings its registry decides (ordered choices,
+    /// accepted tokens, derived bounds), by attribute; also those it offers nothing for.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub choices: BTreeMap<String, bios_profiles::Choice>,
     /// Pending values rftune adopted from an earlier run instead of staging again.
     pub adopted: bool,
     /// Pending work that was discarded (`--replace-pending`).
@@ -265,6 +269,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             .iter()
             .map(|u| format!("{} = {} ({})", u.attribute, u.value, u.reason))
             .collect(),
+        choices: plan.choices.clone(),
         adopted: false,
         replaced: None,
         snapshot: None,

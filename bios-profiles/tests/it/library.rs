@@ -1,7 +1,7 @@
 //! Resolution: `extends`, generation filters, platform overrides, user files and lookups.
 
 use crate::library_with;
-use bios_profiles::{Error, Generation, HostFacts, Library, Target};
+use bios_profiles::{Error, Generation, HostFacts, Library, Target, Wanted};
 use redfish_client::oem::dell::AttributeGroup;
 
 const PARENT: &str = r#"
@@ -10,25 +10,26 @@ description = "p"
 [bios.A]
 value = "parent"
 why = "w"
-source = "amd-58011"
+source = "dell-c6615-note"
 confidence = "stated"
+quote = "the words"
 [bios.B]
 value = "parent"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 [bios.OnlyMilan]
 value = "x"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 generations = ["milan"]
 [idrac."Lockdown.1.SystemLockdown"]
 group = "iDRAC"
 value = "Disabled"
 why = "w"
 source = "amd-58011"
-confidence = "stated"
+confidence = "inferred"
 [platform.sled]
 models = ["PowerEdge C6615"]
 [platform.sled.bios.C]
@@ -65,7 +66,7 @@ fn host(model: Option<&str>, generation: Option<Generation>) -> HostFacts {
     HostFacts {
         model: model.map(str::to_owned),
         generation,
-        cpu: None,
+        ..HostFacts::default()
     }
 }
 
@@ -74,15 +75,15 @@ fn child_settings_win_and_skipped_children_keep_the_parent_value() {
     let library = library_with(&[PARENT, CHILD]);
     let milan = library.resolve("child", &host(None, Some(Generation::Milan))).unwrap();
     assert_eq!(milan.chain, ["parent", "child"]);
-    assert_eq!(milan.bios["A"].value, "child".into());
+    assert_eq!(milan.bios["A"].wanted, Wanted::Value("child".into()));
     assert_eq!(milan.bios["A"].origin, "child");
     // The child's B is for Genoa only, so the parent's B stays and nothing is reported skipped.
-    assert_eq!(milan.bios["B"].value, "parent".into());
-    assert_eq!(milan.bios["OnlyMilan"].value, "x".into());
+    assert_eq!(milan.bios["B"].wanted, Wanted::Value("parent".into()));
+    assert_eq!(milan.bios["OnlyMilan"].wanted, Wanted::Value("x".into()));
     assert!(milan.skipped.is_empty(), "{:?}", milan.skipped);
 
     let genoa = library.resolve("child", &host(None, Some(Generation::Genoa))).unwrap();
-    assert_eq!(genoa.bios["B"].value, "child-on-genoa".into());
+    assert_eq!(genoa.bios["B"].wanted, Wanted::Value("child-on-genoa".into()));
     assert!(!genoa.bios.contains_key("OnlyMilan"));
     assert_eq!(genoa.skipped.len(), 1);
     assert_eq!(genoa.skipped[0].target, Target::Bios);
@@ -95,11 +96,11 @@ fn child_settings_win_and_skipped_children_keep_the_parent_value() {
 fn platform_overrides_apply_after_their_own_profile_and_before_children() {
     let library = library_with(&[PARENT, CHILD]);
     let sled = library.resolve("parent", &host(Some("PowerEdge C6615"), None)).unwrap();
-    assert_eq!(sled.bios["C"].value, "sled".into());
+    assert_eq!(sled.bios["C"].wanted, Wanted::Value("sled".into()));
     assert_eq!(sled.bios["C"].origin, "parent [platform sled]");
     assert_eq!(sled.platforms, ["parent [platform sled]"]);
     let child = library.resolve("child", &host(Some("poweredge c6615"), None)).unwrap();
-    assert_eq!(child.bios["C"].value, "child".into());
+    assert_eq!(child.bios["C"].wanted, Wanted::Value("child".into()));
     let rack = library.resolve("parent", &host(Some("PowerEdge R7625"), None)).unwrap();
     assert!(!rack.bios.contains_key("C"));
 }
@@ -108,7 +109,7 @@ fn platform_overrides_apply_after_their_own_profile_and_before_children() {
 fn unknown_facts_keep_every_setting() {
     let library = library_with(&[PARENT, CHILD]);
     let unknown = library.resolve("child", &HostFacts::default()).unwrap();
-    assert_eq!(unknown.bios["B"].value, "child-on-genoa".into());
+    assert_eq!(unknown.bios["B"].wanted, Wanted::Value("child-on-genoa".into()));
     assert!(unknown.bios.contains_key("OnlyMilan"));
     assert_eq!(unknown.bios["C"].origin, "child");
     assert!(unknown.platforms.is_empty(), "an unknown model matches no platform");
@@ -150,13 +151,13 @@ fn files_load_by_path_and_resolve_against_the_library() {
     let path = dir.join("mine.toml");
     std::fs::write(
         &path,
-        "name = \"mine\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.NumaNodesPerSocket]\nvalue = \"2\"\nwhy = \"w\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"stated\"\n",
+        "name = \"mine\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.NumaNodesPerSocket]\nvalue = \"2\"\nwhy = \"w\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"inferred\"\n",
     )
     .unwrap();
     let library = Library::shipped().unwrap();
     let by_path = library.resolve(path.to_str().unwrap(), &HostFacts::default()).unwrap();
     assert_eq!(by_path.chain, ["base", "performance", "mine"]);
-    assert_eq!(by_path.bios["NumaNodesPerSocket"].value, "2".into());
+    assert_eq!(by_path.bios["NumaNodesPerSocket"].wanted, Wanted::Value("2".into()));
     assert!(library.get("mine").is_none(), "resolving a path does not add it");
 
     let mut library = library;
@@ -166,6 +167,122 @@ fn files_load_by_path_and_resolve_against_the_library() {
     assert!(matches!(missing, Error::Io { .. }));
     assert!(missing.to_string().starts_with("cannot read profile "));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const LIMITED: &str = r#"
+name = "limited"
+description = "a parent whose platform cannot do NPS 4"
+[bios.NumaNodesPerSocket]
+value = "1"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+[platform.sled]
+models = ["PowerEdge C6615"]
+[platform.sled.unsupported.NumaNodesPerSocket]
+values = ["4"]
+why = "six channels"
+source = "amd-58011"
+confidence = "inferred"
+[platform.rome48]
+cpus = ["7552"]
+[platform.rome48.unsupported.NumaNodesPerSocket]
+values = ["4", "2"]
+why = "six dies"
+source = "amd-58011"
+confidence = "inferred"
+"#;
+
+const WANTS_FOUR: &str = r#"
+name = "wants-four"
+description = "a child that asks for NPS 4 first"
+extends = "limited"
+[bios.NumaNodesPerSocket]
+prefer = ["4", "2", "1"]
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+[bios.DynamicLinkWidthManagement]
+accept = ["Force", "Forced"]
+intent = "fixed width"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+when = { sockets = 2 }
+"#;
+
+const INSISTS_ON_FOUR: &str = r#"
+name = "insists"
+description = "a child that writes NPS 4 as a fixed value"
+extends = "limited"
+[bios.NumaNodesPerSocket]
+value = "4"
+why = "w"
+source = "amd-58011"
+confidence = "inferred"
+"#;
+
+#[test]
+fn a_platform_limit_beats_a_childs_choice_whichever_profile_wrote_it() {
+    let library = library_with(&[LIMITED, WANTS_FOUR, INSISTS_ON_FOUR]);
+    let sled = HostFacts {
+        model: Some("PowerEdge C6615".into()),
+        sockets: Some(1),
+        ..HostFacts::default()
+    };
+    let resolved = library.resolve("wants-four", &sled).unwrap();
+    // The choices stay as written; the platform's limit marks 4 as impossible here.
+    let nps = &resolved.bios["NumaNodesPerSocket"];
+    assert_eq!(nps.wanted, four_two_one());
+    assert_eq!(nps.origin, "wants-four");
+    assert_eq!(nps.excluded.len(), 1);
+    assert_eq!(
+        nps.excluded[0].reason,
+        "4 is not possible on this platform (limited [platform sled]): six channels"
+    );
+    assert_eq!(resolved.limits.len(), 1);
+    // The one-socket sled skips the two-socket setting, saying why.
+    assert!(!resolved.bios.contains_key("DynamicLinkWidthManagement"));
+    let skipped = resolved
+        .skipped
+        .iter()
+        .find(|s| s.setting.attribute == "DynamicLinkWidthManagement")
+        .unwrap();
+    assert_eq!(skipped.reason, "applies when sockets = 2; this host has 1");
+
+    // A fixed value the platform cannot take is left out with the reason, not written.
+    let insists = library.resolve("insists", &sled).unwrap();
+    assert!(!insists.bios.contains_key("NumaNodesPerSocket"));
+    assert_eq!(
+        insists.skipped[0].reason,
+        "4 is not possible on this platform (limited [platform sled]): six channels"
+    );
+
+    // Limits match CPUs too, and several limits add up.
+    let rome = HostFacts {
+        cpu: Some("AMD EPYC 7552 48-Core Processor".into()),
+        generation: Some(Generation::Rome),
+        sockets: Some(2),
+        ..HostFacts::default()
+    };
+    let resolved = library.resolve("wants-four", &rome).unwrap();
+    let excluded: Vec<&str> = resolved.bios["NumaNodesPerSocket"]
+        .excluded
+        .iter()
+        .filter_map(|e| e.value.as_str())
+        .collect();
+    assert_eq!(excluded, ["4", "2"]);
+    assert!(resolved.bios.contains_key("DynamicLinkWidthManagement"));
+    assert_eq!(resolved.platforms, ["limited [platform rome48]"]);
+
+    // Without facts nothing is limited or skipped: the host's registry decides later.
+    let unknown = library.resolve("wants-four", &HostFacts::default()).unwrap();
+    assert!(unknown.bios["NumaNodesPerSocket"].excluded.is_empty());
+    assert!(unknown.bios.contains_key("DynamicLinkWidthManagement") && unknown.limits.is_empty());
+}
+
+fn four_two_one() -> Wanted {
+    Wanted::Prefer(vec!["4".into(), "2".into(), "1".into()])
 }
 
 #[test]
@@ -185,8 +302,13 @@ fn resolved_profiles_serialise_settings_as_ordered_lists() {
     assert_eq!(json["skipped"][0]["target"], "bios");
     assert_eq!(json["skipped"][0]["attribute"], "OnlyMilan");
     assert_eq!(json["host"]["generation"], "genoa");
+    // The child's A replaces the parent's stated one; the parent's B is replaced on genoa too.
     let counts = resolved.confidence_counts();
-    assert_eq!((counts.stated, counts.used, counts.inferred), (1, 0, 3));
+    assert_eq!((counts.stated, counts.used, counts.inferred), (0, 0, 4));
+    let milan = library.resolve("parent", &host(None, Some(Generation::Milan))).unwrap();
+    let json = serde_json::to_value(&milan).unwrap();
+    assert_eq!(json["bios"][0]["quote"], "the words");
+    assert_eq!(milan.confidence_counts().stated, 1);
 }
 
 #[test]
@@ -194,14 +316,26 @@ fn shipped_profiles_describe_their_targets() {
     let library = Library::shipped().unwrap();
     assert_eq!(
         library.get("base").unwrap().targets(),
-        "all EPYC generations; any model; overrides for PowerEdge C6615"
+        "rome, milan, genoa, siena; any model; overrides for PowerEdge C6615, EPYC 7552"
     );
     assert_eq!(
         library.get("performance").unwrap().targets(),
-        "all EPYC generations; any model"
+        "rome, milan, genoa, siena; any model"
     );
+    // No shipped profile claims a generation no source or registry here covers.
+    for p in library.list() {
+        for g in [Generation::Bergamo, Generation::Turin] {
+            assert!(!p.generations.contains(&g), "{} claims {g}", p.name);
+            assert!(
+                p.settings().all(|s| !s.generations.contains(&g)),
+                "{} claims {g}",
+                p.name
+            );
+        }
+    }
     assert!(library.sources().get("amd-58011").unwrap().title.contains("58011"));
-    // The nine documents of bios-recommendations.md, and `snapshot` for derived profiles.
-    assert_eq!(library.sources().iter().count(), 10);
+    // The nine documents of bios-recommendations.md, the seed's bandwidth note, Dell's R6525
+    // manual, AMD's EPYC 7003 accelerator table, two real captures, and `snapshot`.
+    assert_eq!(library.sources().iter().count(), 15);
     assert!(library.sources().contains("snapshot"));
 }

@@ -19,6 +19,7 @@ fn genoa() -> HostFacts {
         model: Some("PowerEdge R7615".into()),
         generation: Some(Generation::Genoa),
         cpu: Some("AMD EPYC 9124 16-Core Processor".into()),
+        ..Default::default()
     }
 }
 
@@ -228,6 +229,7 @@ fn an_amd_profile_refuses_an_intel_host_up_front_naming_its_cpu() {
         model: Some("PowerEdge R750".into()),
         generation: None,
         cpu: Some("Intel(R) Xeon(R) Gold 6354 CPU @ 3.00GHz".into()),
+        ..Default::default()
     };
     let err = library.resolve("performance", &r750).unwrap_err();
     let text = err.to_string();

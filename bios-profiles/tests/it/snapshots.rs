@@ -12,6 +12,7 @@ fn genoa() -> HostFacts {
         model: Some("PowerEdge R7625".into()),
         generation: Some(Generation::Genoa),
         cpu: None,
+        ..Default::default()
     }
 }
 
@@ -51,7 +52,7 @@ fn validation_messages() {
         ],
     );
     values.push_str(
-        "[bios.PowerProfileSelect]\nvalue = \"HighPerformanceMode\"\nwhy = \"t\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\ngenerations = [\"genoa\"]\n",
+        "[bios.PowerProfileSelect]\nvalue = \"HighPerformanceMode\"\nwhy = \"t\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\ngenerations = [\"genoa\"]\n",
     );
     let range = profile(
         "range",
@@ -136,7 +137,7 @@ fn plan_refusal_message() {
     insta::assert_snapshot!(err.to_string());
 }
 
-const GOOD_SETTING: &str = "value = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\n";
+const GOOD_SETTING: &str = "value = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n";
 
 /// The error of adding `text` as `name.toml` to the shipped library.
 fn add_error(name: &str, text: &str) -> String {
@@ -158,7 +159,7 @@ fn unterminated_string_has_line_and_column() {
 
 #[test]
 fn unknown_key_is_an_error_with_line_and_column() {
-    let text = "name = \"typo\"\ndescription = \"d\"\n[bios.ProcCStates]\nvaule = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\n";
+    let text = "name = \"typo\"\ndescription = \"d\"\n[bios.ProcCStates]\nvaule = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n";
     insta::assert_snapshot!(add_error("typo", text));
 }
 
@@ -170,7 +171,7 @@ fn unknown_top_level_key_is_an_error() {
 
 #[test]
 fn unknown_source_id_is_an_error() {
-    let text = "name = \"cites\"\ndescription = \"d\"\n[bios.ProcCStates]\nvalue = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58101\"\nconfidence = \"stated\"\n";
+    let text = "name = \"cites\"\ndescription = \"d\"\n[bios.ProcCStates]\nvalue = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58101\"\nconfidence = \"inferred\"\n";
     insta::assert_snapshot!(add_error("cites", text));
 }
 
@@ -180,8 +181,8 @@ fn bad_confidence_and_generation_are_errors() {
     let generation = format!(
         "name = \"g\"\ndescription = \"d\"\ngenerations = [\"genoa\", \"zen5\"]\n[bios.ProcCStates]\n{GOOD_SETTING}"
     );
-    let float = "name = \"f\"\ndescription = \"d\"\n[bios.CpuAcpiCstC2Latency]\nvalue = 18.5\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\n";
-    let group = "name = \"i\"\ndescription = \"d\"\n[idrac.\"ServerPwr.1.PowerCapSetting\"]\ngroup = \"Server\"\nvalue = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\n";
+    let float = "name = \"f\"\ndescription = \"d\"\n[bios.CpuAcpiCstC2Latency]\nvalue = 18.5\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n";
+    let group = "name = \"i\"\ndescription = \"d\"\n[idrac.\"ServerPwr.1.PowerCapSetting\"]\ngroup = \"Server\"\nvalue = \"Disabled\"\nwhy = \"w\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n";
     let duplicate = format!(
         "name = \"dup\"\ndescription = \"d\"\n[bios.ProcCStates]\n{GOOD_SETTING}[bios.ProcCStates]\n{GOOD_SETTING}"
     );

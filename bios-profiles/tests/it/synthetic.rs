@@ -128,7 +128,7 @@ pub(crate) fn profile(name: &str, settings: &[(&str, &str)]) -> String {
     let mut text = format!("name = \"{name}\"\ndescription = \"test\"\n");
     for (attribute, value) in settings {
         text.push_str(&format!(
-            "[bios.{attribute}]\nvalue = {value}\nwhy = \"test\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\n"
+            "[bios.{attribute}]\nvalue = {value}\nwhy = \"test\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n"
         ));
     }
     text
@@ -139,6 +139,7 @@ fn genoa() -> HostFacts {
         model: Some("PowerEdge R7625".into()),
         generation: Some(Generation::Genoa),
         cpu: None,
+        ..Default::default()
     }
 }
 
@@ -373,7 +374,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
 fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
     let mut text = profile("absent", &[("DfCState", "\"Disabled\""), ("ProcCState", "\"Enabled\"")]);
     text.push_str(
-        "[bios.PowerProfileSelect]\nvalue = \"HighPerformanceMode\"\nwhy = \"t\"\nsource = \"amd-58011\"\nconfidence = \"stated\"\ngenerations = [\"genoa\"]\n",
+        "[bios.PowerProfileSelect]\nvalue = \"HighPerformanceMode\"\nwhy = \"t\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\ngenerations = [\"genoa\"]\n",
     );
     let resolved = resolve_toml(&text, &genoa());
     let (reg, current) = (bios_registry(), bios_current());
@@ -513,7 +514,7 @@ pub(crate) fn idrac_profile(name: &str, settings: &[(&str, &str, &str)]) -> Stri
     let mut text = format!("name = \"{name}\"\ndescription = \"test\"\n");
     for (group, attribute, value) in settings {
         text.push_str(&format!(
-            "[idrac.\"{attribute}\"]\ngroup = \"{group}\"\nvalue = {value}\nwhy = \"test\"\nsource = \"dell-c6615-note\"\nconfidence = \"stated\"\n"
+            "[idrac.\"{attribute}\"]\ngroup = \"{group}\"\nvalue = {value}\nwhy = \"test\"\nsource = \"dell-c6615-note\"\nconfidence = \"inferred\"\n"
         ));
     }
     text

@@ -256,6 +256,13 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
                 for u in &h.unlocks {
                     let _ = writeln!(out, "  unlock: {u}");
                 }
+                for (attribute, c) in &h.choices {
+                    let picked = c
+                        .chosen
+                        .as_ref()
+                        .map_or_else(|| "left as is".to_owned(), ToString::to_string);
+                    let _ = writeln!(out, "  choice: {attribute} = {picked}: {}", c.reason);
+                }
                 if let Some(replaced) = &h.replaced {
                     let _ = writeln!(out, "  replaced: {replaced}");
                 }

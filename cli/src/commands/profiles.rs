@@ -8,7 +8,7 @@ use crate::render::{self, Table};
 use crate::snapshot::Snapshot;
 use crate::state::StateDirs;
 use anyhow::Result;
-use bios_profiles::{Generation, HostFacts, Library, Severity, ValidateOptions};
+use bios_profiles::{Generation, HostFacts, Library, ResolvedProfile, Setting, Severity, Sources, ValidateOptions};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
 use serde_json::json;
@@ -22,7 +22,22 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             profile,
             model,
             generation,
-        } => show(profile, model.as_deref(), generation.as_deref(), output),
+            cpu,
+            sockets,
+        } => {
+            let mut host = facts(model.as_deref(), generation.as_deref())?;
+            if let Some(cpu) = cpu {
+                let brand = if cpu.to_ascii_uppercase().contains("EPYC") {
+                    cpu.trim().to_owned()
+                } else {
+                    format!("AMD EPYC {}", cpu.trim())
+                };
+                host.generation = host.generation.or_else(|| Generation::from_cpu_model(&brand));
+                host.cpu = Some(brand);
+            }
+            host.sockets = *sockets;
+            show(profile, &host, output)
+        }
         ProfilesCommand::Search { query } => search(&query.join(" "), output),
         ProfilesCommand::Validate(args) => validate(args, dirs, output).await,
         ProfilesCommand::Derive {
@@ -88,17 +103,37 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
     Ok(HostFacts {
         model: model.map(str::to_owned),
         generation,
-        cpu: None,
+        ..HostFacts::default()
     })
 }
 
-fn show(name: &str, model: Option<&str>, generation: Option<&str>, output: OutputFormat) -> Result<Outcome> {
+fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Outcome> {
     let chosen = Chosen::load(name)?;
-    let resolved = chosen.resolve(&facts(model, generation)?)?;
+    let resolved = chosen.resolve(host)?;
     if output == OutputFormat::Json {
         render::json(&resolved)?;
         return Ok(Outcome::Success);
     }
+    render::text(&show_text(&resolved, chosen.library().sources()))?;
+    Ok(Outcome::Success)
+}
+
+/// `4 | 2 | 1 (4 ruled out here) when sockets = 2`: what a setting asks for on this host.
+fn wanted(s: &Setting) -> String {
+    let mut out = s.wanted.to_string();
+    if !s.excluded.is_empty() {
+        let ruled: Vec<String> = s.excluded.iter().map(|e| e.value.to_string()).collect();
+        let _ = write!(out, " ({} ruled out here)", ruled.join(", "));
+    }
+    if !s.when.is_empty() {
+        let _ = write!(out, " when {}", s.when);
+    }
+    out
+}
+
+/// The text of `profiles show`: the settings, what was skipped, the platform limits, and the
+/// words each quoting setting takes from its source.
+fn show_text(resolved: &ResolvedProfile, sources: &Sources) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", resolved.name, resolved.description);
     let _ = writeln!(out, "extends: {}", resolved.chain.join(" → "));
@@ -107,30 +142,75 @@ fn show(name: &str, model: Option<&str>, generation: Option<&str>, output: Outpu
     }
     out.push('\n');
     let mut t = Table::new(["SETTING", "VALUE", "CONFIDENCE", "SOURCE", "WHY"]);
-    for (name, s) in &resolved.bios {
+    let settings = resolved.bios.iter().map(|(name, s)| (name.clone(), s)).chain(
+        resolved
+            .idrac
+            .iter()
+            .map(|((group, name), s)| (format!("{name} (iDRAC {group})"), &s.setting)),
+    );
+    let mut quotes = Vec::new();
+    for (label, s) in settings {
         t.row([
-            name.clone(),
-            s.value.to_string(),
+            label.clone(),
+            wanted(s),
             s.confidence.as_str().to_owned(),
             s.source.clone(),
             s.why.clone(),
         ]);
-    }
-    for ((group, name), s) in &resolved.idrac {
-        t.row([
-            format!("{name} (iDRAC {group})"),
-            s.setting.value.to_string(),
-            s.setting.confidence.as_str().to_owned(),
-            s.setting.source.clone(),
-            s.setting.why.clone(),
-        ]);
+        if let Some(quote) = &s.quote {
+            quotes.push((label, s.source.clone(), quote.clone()));
+        }
     }
     out.push_str(&t.render());
     for s in &resolved.skipped {
         let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
     }
-    render::text(&out)?;
-    Ok(Outcome::Success)
+    for limit in &resolved.limits {
+        let values: Vec<String> = limit.values.iter().map(ToString::to_string).collect();
+        let _ = writeln!(
+            out,
+            "  limit {}: {} not possible ({}, {} from {}): {}",
+            limit.attribute,
+            values.join(", "),
+            limit.origin,
+            limit.confidence,
+            limit.source,
+            limit.why
+        );
+        if let Some(quote) = &limit.quote {
+            quotes.push((
+                format!("limit {}", limit.attribute),
+                limit.source.clone(),
+                quote.clone(),
+            ));
+        }
+    }
+    if !quotes.is_empty() {
+        let _ = writeln!(out, "\nQuotes (the source's words; every stated setting has one):");
+        for (label, source, quote) in &quotes {
+            let _ = writeln!(out, "  {label} [{source}]: \"{quote}\"");
+        }
+    }
+    let mut cited: Vec<&str> = resolved
+        .settings()
+        .map(|s| s.source.as_str())
+        .chain(resolved.limits.iter().map(|l| l.source.as_str()))
+        .collect();
+    cited.sort_unstable();
+    cited.dedup();
+    let _ = writeln!(out, "\nSources:");
+    for id in cited {
+        match sources.get(id) {
+            Some(s) => {
+                let url = s.url.as_deref().map(|u| format!(" <{u}>")).unwrap_or_default();
+                let _ = writeln!(out, "  {id}: {} ({}){url}", s.title, s.publisher);
+            }
+            None => {
+                let _ = writeln!(out, "  {id}");
+            }
+        }
+    }
+    out
 }
 
 fn search(query: &str, output: OutputFormat) -> Result<Outcome> {
@@ -168,8 +248,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                     Attributes::new(),
                     HostFacts {
                         model,
-                        generation: None,
-                        cpu: None,
+                        ..HostFacts::default()
                     },
                 )
             }

@@ -536,3 +536,62 @@ async fn a_rerun_powers_on_a_host_an_interrupted_reboot_left_off() {
     assert!(audit.contains("powered on after an interrupted reboot"), "{audit}");
     assert_eq!(stats(&fleet, 0)["bios_patches"], 1);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dry_run_and_diff_say_which_choice_was_made_for_this_host_and_why() {
+    // The C6615 sled cannot do NPS 4 (six channels): hpc asks for 4, then 2, then 1.
+    let fleet = sim("c6615", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let out = Run::new(&["apply", "--bmc", url, "--profile", "hpc", "--dry-run"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "choice: NumaNodesPerSocket = 2: 4 is not possible on this platform (base [platform c6615]): Six memory channels"
+        ) && text.contains("; using 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("choice: FixedSocPstate = FixedSocPstate0: token FixedSocPstate0"),
+        "{text}"
+    );
+    let out = Run::new(&["apply", "--bmc", url, "--profile", "hpc", "--dry-run", "-o", "json"])
+        .output()
+        .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    assert_eq!(host["bios"]["NumaNodesPerSocket"], "2");
+    assert_eq!(host["choices"]["NumaNodesPerSocket"]["chosen"], "2");
+    assert_eq!(
+        host["choices"]["NumaNodesPerSocket"]["candidates"],
+        serde_json::json!(["4", "2", "1"])
+    );
+
+    let out = Run::new(&["diff", "--bmc", url, "-p", "hpc", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nps = doc["hosts"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "NumaNodesPerSocket")
+        .unwrap()
+        .clone();
+    assert_eq!(nps["desired"], "2");
+    assert_eq!(nps["status"], "drift");
+    assert!(
+        nps["note"].as_str().unwrap().starts_with("chose 2: 4 is not possible"),
+        "{nps}"
+    );
+    let out = Run::new(&["diff", "--bmc", url, "-p", "hpc"]).output().await;
+    assert!(
+        stdout(&out).contains("chose 2: 4 is not possible on this platform"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stats(&fleet, 0)["requests"]["by_method"].get("PATCH").is_none());
+}

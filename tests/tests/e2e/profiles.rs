@@ -22,6 +22,9 @@ async fn list_and_show_explain_each_setting() {
         "confidential-computing",
         "power-efficiency",
         "storage-io",
+        "database",
+        "ai-gpu",
+        "virtualization-power",
     ] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
@@ -48,14 +51,46 @@ async fn list_and_show_explain_each_setting() {
         .unwrap()
         .clone();
     assert_eq!(setting["value"], "Enabled");
-    for field in ["why", "source", "confidence"] {
+    for field in ["why", "source", "confidence", "quote"] {
         assert!(
             setting[field].as_str().is_some_and(|s| !s.is_empty()),
             "{field}: {setting}"
         );
     }
-    let out = Run::new(&["profiles", "show", "hpc"]).output().await;
-    assert!(stdout(&out).contains("SETTING") && stdout(&out).contains("amd-58011"));
+    // The C6615 cannot do NPS 4: the workload's preference stays, with 4 ruled out by the
+    // platform, whichever profile asked for it.
+    let nps = doc["bios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["attribute"] == "NumaNodesPerSocket")
+        .unwrap();
+    assert_eq!(nps["prefer"], serde_json::json!(["4", "2", "1"]));
+    assert_eq!(nps["excluded"][0]["value"], "4");
+    assert_eq!(doc["limits"][0]["origin"], "base [platform c6615]");
+    let out = Run::new(&["profiles", "show", "hpc", "--cpu", "7552", "--sockets", "2"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("SETTING") && text.contains("dell-ddr5-bandwidth"),
+        "{text}"
+    );
+    assert!(text.contains("platform overrides: base [platform epyc-7552]"), "{text}");
+    assert!(text.contains("4 | 2 | 1 (4 ruled out here)"), "{text}");
+    assert!(
+        text.contains("Quotes (the source's words; every stated setting has one):"),
+        "{text}"
+    );
+    assert!(
+        text.contains("limit NumaNodesPerSocket [dell-r6525-manual]: \"48 | 6x2x4 | 2, 1 | 2, 1, 0\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("skipped PowerProfileSelect: applies to genoa, siena only; this host is rome"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
