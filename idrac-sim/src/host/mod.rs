@@ -1,20 +1,39 @@
 //! One emulated iDRAC: its state and what each operation does to it, independent of HTTP.
-//! Time moves lazily: every operation first calls `advance`, which walks resets, POST and BIOS
-//! jobs forward to "now", so no background task is needed per host.
+//!
+//! Time is a function of the clock, not of requests: every scheduled change (a graceful
+//! shutdown ending, POST's phases, a maintenance window opening or closing, a reboot job's start
+//! time, the end of an iDRAC or Lifecycle Controller restart) happens at its own instant. Each
+//! operation first replays, in order, every change whose instant has passed, each at that
+//! instant (a power-on that follows a shutdown starts when the shutdown ended, not when the next
+//! request arrives), so no task runs per host and nothing a client sees depends on when it asks.
+//!
+//! Submodules hold the operations: [`bios`] (staging, `ClearPending`, `ResetBios`,
+//! `ChangePassword`), [`jobs`] (the queue and its two views, reboot jobs, windows), [`actions`]
+//! (system, chassis and manager resets, boot override, BIOS recovery) and [`dell`] (iDRAC
+//! attributes).
 
+mod actions;
+mod bios;
+mod dell;
+mod jobs;
+
+pub use jobs::DMTF_JOBS;
+
+use crate::clock;
 use crate::config::{FaultKind, SimConfig};
 use crate::fixture::{EntryFlags, Fixture};
-use crate::messages::{self, base, idrac};
+use crate::messages::{self, idrac};
 use crate::power::{self, Phase, Platform};
 use crate::stats::Stats;
 use axum::body::Bytes;
-use redfish_client::dependencies::{Allowed, Conditions, DependencyEvaluator, Evaluation};
+use jobs::{Job, JobKind};
+use redfish_client::dependencies::{DependencyEvaluator, Evaluation};
 use redfish_client::oem::dell::{AttributeGroup, JobState};
-use redfish_client::resources::attribute_registry::{AttributeRegistry, ValueProblem};
+use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
-use redfish_client::resources::computer_system::ResetType;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -80,22 +99,11 @@ pub struct HostFaults {
     pub no_return: bool,
 }
 
-/// A configuration job.
-#[derive(Debug, Clone, PartialEq)]
-struct Job {
-    id: String,
-    state: JobState,
-    message_id: &'static str,
-    message: &'static str,
-    percent: u8,
-    start_time: String,
-    completion_time: Option<String>,
-}
-
 #[derive(Debug, Clone)]
 struct Session {
     token: String,
     last_used: Instant,
+    user: String,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -109,6 +117,51 @@ struct Boot {
 struct Shutdown {
     at: Instant,
     then_boot: bool,
+}
+
+/// The iDRAC's own services are unavailable: after `Manager.Reset` (the iDRAC reboots: no
+/// connection at first, then SWC0700 on the configuration paths) or after `JID_CLEARALL_FORCE`
+/// (the Lifecycle Controller restarts: SWC0700, and the Systems collection lists no member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Outage {
+    /// Connections are dropped until then (an iDRAC reset only).
+    down_until: Option<Instant>,
+    /// Configuration services answer again from then on.
+    ready_at: Instant,
+}
+
+impl Outage {
+    /// An iDRAC reboot: unreachable for half a POST, then not ready for a POST.
+    fn idrac_reset(now: Instant, boot_time: Duration) -> Self {
+        let down_until = now + boot_time / 2;
+        Self {
+            down_until: Some(down_until),
+            ready_at: down_until + boot_time,
+        }
+    }
+
+    /// A Lifecycle Controller restart: not ready for a POST's length.
+    fn lc_restart(now: Instant, boot_time: Duration) -> Self {
+        Self {
+            down_until: None,
+            ready_at: now + boot_time,
+        }
+    }
+}
+
+/// What a request to the Systems tree or the iDRAC attributes meets during an [`Outage`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    /// Served normally.
+    Ready,
+    /// The iDRAC is rebooting: the connection is dropped.
+    Unreachable,
+    /// Configuration services are restarting after an iDRAC reset: 400 SWC0700 everywhere on
+    /// those paths, the Systems collection included.
+    IdracStarting,
+    /// The Lifecycle Controller is restarting: the Systems collection lists no member and its
+    /// resources answer 400 SWC0700.
+    LcRestarting,
 }
 
 /// What the current values make of the registry: computed on demand, dropped whenever BIOS
@@ -126,6 +179,7 @@ struct State {
     on: bool,
     boot: Option<Boot>,
     shutdown: Option<Shutdown>,
+    outage: Option<Outage>,
     /// A value for every registry attribute, hidden ones included.
     bios: Attributes,
     /// Attributes whose value the tree did not give and nothing has set since ([`Fixture::hidden_bios`]):
@@ -133,6 +187,13 @@ struct State {
     inferred: BTreeSet<String>,
     view: Option<View>,
     pending: Attributes,
+    /// `Bios.ResetBios` was called: the next POST restores the defaults.
+    reset_bios_pending: bool,
+    /// BIOS passwords set so far (none at start), and changes waiting for a BIOS job.
+    passwords: BTreeMap<String, String>,
+    password_pending: BTreeMap<String, String>,
+    /// `Boot` of the ComputerSystem (the one-time boot override).
+    boot_override: serde_json::Map<String, Value>,
     jobs: BTreeMap<String, Job>,
     job_seq: u64,
     dell: BTreeMap<AttributeGroup, Attributes>,
@@ -160,11 +221,27 @@ pub struct Host {
     /// Request counters for `/_sim/stats`.
     pub stats: Stats,
     platform: Platform,
+    /// Session tokens come from the process's random keys, never from `--seed`: two emulators
+    /// started with the same seed must not hand out the same tokens.
+    tokens: std::collections::hash_map::RandomState,
     state: Mutex<State>,
 }
 
 /// The iDRAC attribute that turns System Lockdown on and off.
 const LOCKDOWN: &str = "Lockdown.1.SystemLockdown";
+
+/// Something scheduled that happens at its own instant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Event {
+    OutageEnds,
+    ShutdownEnds,
+    BiosJobStarts,
+    BiosJobEnds,
+    PostEnds,
+    WindowOpens(String),
+    WindowCloses(String),
+    RebootJobRuns(String),
+}
 
 /// A unique, valid-looking 7-character service tag for host `index` of a fleet. The first host
 /// keeps the tree's own tag (so serving a captured tree reproduces it); the others get tags
@@ -198,32 +275,48 @@ fn derived_tag(fixture_tag: &str, index: usize) -> String {
     format!("{prefix:0<3}{}", String::from_utf8_lossy(&suffix))
 }
 
+/// The wall-clock time of `at`.
+fn wall(at: Instant) -> SystemTime {
+    let now = Instant::now();
+    let wall_now = SystemTime::now();
+    if at <= now {
+        wall_now.checked_sub(now - at).unwrap_or(wall_now)
+    } else {
+        wall_now.checked_add(at - now).unwrap_or(wall_now)
+    }
+}
+
 impl Host {
     /// A host in the fixture's recorded state, powered on.
     pub fn new(index: usize, fixture: Arc<Fixture>, config: Arc<SimConfig>, faults: HostFaults) -> Self {
         let service_tag = service_tag(&fixture.service_tag, index);
-        let mut bios = fixture.hidden_bios.clone();
-        bios.extend(fixture.bios.clone());
-        for key in ["SystemServiceTag"] {
-            if bios.contains_key(key) {
-                bios.insert(key.to_owned(), service_tag.clone().into());
-            }
-        }
+        let bios = Self::default_bios(&fixture, &service_tag);
         let mut dell = fixture.dell_attributes.clone();
         if config.lockdown {
             dell.entry(AttributeGroup::Idrac)
                 .or_default()
                 .insert(LOCKDOWN.to_owned(), "Enabled".into());
         }
+        let boot_override = fixture
+            .doc(redfish_client::oem::dell::SYSTEM)
+            .and_then(|d| d.get("Boot"))
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         let now = Instant::now();
         let state = State {
             on: true,
             boot: None,
             shutdown: None,
+            outage: None,
             bios,
             inferred: fixture.hidden_bios.keys().cloned().collect(),
             view: None,
             pending: Attributes::new(),
+            reset_bios_pending: false,
+            passwords: BTreeMap::new(),
+            password_pending: BTreeMap::new(),
+            boot_override,
             jobs: BTreeMap::new(),
             job_seq: 0,
             dell,
@@ -248,8 +341,20 @@ impl Host {
             config,
             faults,
             stats: Stats::default(),
+            tokens: std::collections::hash_map::RandomState::new(),
             state: Mutex::new(state),
         }
+    }
+
+    /// The BIOS values a host starts with, and returns to after `Bios.ResetBios`: the tree's
+    /// values (the inferred ones for attributes it does not list), with this host's tag.
+    fn default_bios(fixture: &Fixture, service_tag: &str) -> Attributes {
+        let mut bios = fixture.hidden_bios.clone();
+        bios.extend(fixture.bios.clone());
+        if bios.contains_key("SystemServiceTag") {
+            bios.insert("SystemServiceTag".to_owned(), service_tag.into());
+        }
+        bios
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -307,61 +412,154 @@ impl Host {
 
     // ---- time -------------------------------------------------------------------------
 
+    /// Replays every scheduled change up to `now`, each at its own instant.
     fn advance(&self, s: &mut State, now: Instant) {
+        while let Some((at, event)) = self.next_event(s).filter(|(at, _)| *at <= now) {
+            self.account_energy(s, at);
+            self.fire(s, at, event);
+        }
         self.account_energy(s, now);
-        if let Some(sd) = s.shutdown
-            && now >= sd.at
+        if let Some(boot) = s.boot
+            && let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running)
         {
-            s.shutdown = None;
-            s.on = false;
-            if sd.then_boot {
-                self.start_boot(s, now);
-            }
-        }
-        let Some(mut boot) = s.boot else { return };
-        let total = self.config.boot_time;
-        let elapsed = now.saturating_duration_since(boot.started);
-        if !boot.job_started && elapsed >= total.mul_f64(0.1) {
-            boot.job_started = true;
-            self.start_bios_job(s);
-        }
-        if self.faults.no_return {
-            s.boot = Some(boot);
-            return;
-        }
-        if let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) {
+            let total = self.config.boot_time;
+            let elapsed = now.saturating_duration_since(boot.started);
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let pct = (elapsed.as_secs_f64() / total.as_secs_f64().max(1e-3) * 100.0).clamp(10.0, 99.0) as u8;
             job.percent = pct;
         }
-        if !boot.job_done && elapsed >= total.mul_f64(0.6) {
-            boot.job_done = true;
-            self.finish_bios_job(s);
+    }
+
+    /// The earliest scheduled change, if any.
+    fn next_event(&self, s: &State) -> Option<(Instant, Event)> {
+        let mut candidates: Vec<(Instant, Event)> = Vec::new();
+        if let Some(o) = s.outage {
+            candidates.push((o.ready_at, Event::OutageEnds));
         }
-        if elapsed >= total {
-            s.boot = None;
-            s.on = true;
-        } else {
-            s.boot = Some(boot);
+        if let Some(sd) = s.shutdown {
+            candidates.push((sd.at, Event::ShutdownEnds));
+        }
+        if let Some(b) = s.boot {
+            let total = self.config.boot_time;
+            if !b.job_started {
+                candidates.push((b.started + total.mul_f64(0.1), Event::BiosJobStarts));
+            } else if self.faults.no_return {
+                // POST never ends: nothing more happens in it.
+            } else if !b.job_done {
+                candidates.push((b.started + total.mul_f64(0.6), Event::BiosJobEnds));
+            } else {
+                candidates.push((b.started + total, Event::PostEnds));
+            }
+        }
+        for job in s.jobs.values() {
+            if job.state == JobState::Scheduled {
+                if let Some(w) = job.window {
+                    if w.reboots && !w.triggered {
+                        candidates.push((w.start, Event::WindowOpens(job.id.clone())));
+                    }
+                    if let Some(end) = w.end {
+                        candidates.push((end, Event::WindowCloses(job.id.clone())));
+                    }
+                }
+                if let Some(at) = job.run_at {
+                    candidates.push((at, Event::RebootJobRuns(job.id.clone())));
+                }
+            }
+        }
+        candidates.into_iter().min_by_key(|(at, _)| *at)
+    }
+
+    fn fire(&self, s: &mut State, at: Instant, event: Event) {
+        match event {
+            Event::OutageEnds => s.outage = None,
+            Event::ShutdownEnds => {
+                let then_boot = s.shutdown.is_some_and(|sd| sd.then_boot);
+                s.shutdown = None;
+                s.on = false;
+                // A host shut down in POST does not finish that POST.
+                s.boot = None;
+                if then_boot {
+                    self.start_boot(s, at);
+                }
+            }
+            Event::BiosJobStarts => {
+                if let Some(b) = s.boot.as_mut() {
+                    b.job_started = true;
+                }
+                self.start_bios_job(s, at);
+            }
+            Event::BiosJobEnds => {
+                if let Some(b) = s.boot.as_mut() {
+                    b.job_done = true;
+                }
+                self.finish_bios_job(s, at);
+            }
+            Event::PostEnds => {
+                s.boot = None;
+                s.on = true;
+                // A one-time boot override is used up by the boot it applied to.
+                if s.boot_override.get("BootSourceOverrideEnabled").and_then(Value::as_str) == Some("Once") {
+                    s.boot_override
+                        .insert("BootSourceOverrideEnabled".into(), "Disabled".into());
+                    s.boot_override.insert("BootSourceOverrideTarget".into(), "None".into());
+                }
+            }
+            Event::WindowOpens(id) => {
+                if let Some(w) = s.jobs.get_mut(&id).and_then(|j| j.window.as_mut()) {
+                    w.triggered = true;
+                }
+                // AtMaintenanceWindowStart: the iDRAC restarts the host itself.
+                s.shutdown = None;
+                self.start_boot(s, at);
+            }
+            Event::WindowCloses(id) => {
+                if let Some(job) = s.jobs.get_mut(&id)
+                    && job.state == JobState::Scheduled
+                {
+                    job.state = JobState::Failed;
+                    job.message_id = "SYS051";
+                    job.message = "The maintenance window ended before the job could run.";
+                    job.actual_stop = Some(wall(at));
+                    s.pending.clear();
+                    s.password_pending.clear();
+                }
+            }
+            Event::RebootJobRuns(id) => self.run_reboot_job(s, &id, at),
         }
     }
 
-    fn start_boot(&self, s: &mut State, now: Instant) {
+    fn start_boot(&self, s: &mut State, at: Instant) {
+        // A reboot job is done once the host restarts.
+        for job in s.jobs.values_mut() {
+            if job.state == JobState::RebootPending {
+                job.state = JobState::RebootCompleted;
+                job.message_id = "RED030";
+                job.message = "Reboot is complete.";
+                job.percent = 100;
+                job.actual_stop = Some(wall(at));
+            }
+        }
         s.on = true;
         s.boot = Some(Boot {
-            started: now,
+            started: at,
             job_started: false,
             job_done: false,
         });
     }
 
-    fn start_bios_job(&self, s: &mut State) {
+    /// Early in POST the scheduled BIOS job starts, if this boot may run it (no window, or a
+    /// boot inside its window).
+    fn start_bios_job(&self, s: &mut State, at: Instant) {
+        let Some(boot) = s.boot else { return };
         let stuck = self.faults.stuck_job;
-        if let Some(job) = s
-            .jobs
-            .values_mut()
-            .find(|j| j.state == JobState::Scheduled && j.message_id != "PR30")
-        {
+        let eligible = |j: &Job| {
+            j.kind == JobKind::Bios
+                && j.state == JobState::Scheduled
+                && j.message_id != "PR30"
+                && j.window
+                    .is_none_or(|w| boot.started >= w.start && w.end.is_none_or(|e| boot.started <= e))
+        };
+        if let Some(job) = s.jobs.values_mut().find(|j| eligible(j)) {
             if stuck {
                 job.message_id = "PR30";
                 job.message = "Job processing initialization failure.";
@@ -370,21 +568,34 @@ impl Host {
                 job.message_id = "PR20";
                 job.message = "Job in progress.";
                 job.percent = 10;
+                job.actual_start = Some(wall(at));
             }
         }
     }
 
-    fn finish_bios_job(&self, s: &mut State) {
+    /// Later in POST: a requested BIOS reset restores the defaults, then the running BIOS job
+    /// applies the pending values (with every value the registry's presets force) and password
+    /// changes, or fails.
+    fn finish_bios_job(&self, s: &mut State, at: Instant) {
+        if s.reset_bios_pending {
+            s.reset_bios_pending = false;
+            s.bios = Self::default_bios(&self.fixture, &self.service_tag);
+            s.inferred = self.fixture.hidden_bios.keys().cloned().collect();
+            s.passwords.clear();
+            s.view = None;
+            self.set_rtd_flag(s, false);
+        }
         let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) else {
             return;
         };
-        job.completion_time = Some(humantime::format_rfc3339_seconds(SystemTime::now()).to_string());
+        job.actual_stop = Some(wall(at));
         job.percent = 100;
         if self.faults.job_fails {
             job.state = JobState::Failed;
             job.message_id = "SYS051";
             job.message = "Unable to apply the BIOS configuration changes.";
             s.pending.clear();
+            s.password_pending.clear();
             return;
         }
         job.state = JobState::Completed;
@@ -397,17 +608,42 @@ impl Host {
             s.inferred.remove(name);
             s.bios.insert(name.clone(), value.clone());
         }
+        let passwords = std::mem::take(&mut s.password_pending);
+        for (name, new) in passwords {
+            if new.is_empty() {
+                s.passwords.remove(&name);
+            } else {
+                s.passwords.insert(name, new);
+            }
+        }
         s.view = None;
     }
 
-    /// Whether the service answers "not ready" for the system right now (early POST, or a host
-    /// that never comes back).
-    pub fn not_ready(&self) -> bool {
-        let s = self.now();
-        match s.boot {
-            Some(b) => self.faults.no_return || b.started.elapsed() < self.config.boot_time.mul_f64(0.4),
-            None => false,
+    /// `LCAttributes.1.BIOSRTDRequested`, where the tree has it: whether a BIOS reset to
+    /// defaults waits for the next POST.
+    fn set_rtd_flag(&self, s: &mut State, requested: bool) {
+        const RTD: &str = "LCAttributes.1.BIOSRTDRequested";
+        if let Some(lc) = s.dell.get_mut(&AttributeGroup::LifecycleController)
+            && lc.contains_key(RTD)
+        {
+            lc.insert(RTD.to_owned(), if requested { "True" } else { "False" }.into());
         }
+    }
+
+    /// What a request to the Systems tree or the iDRAC attributes meets right now.
+    pub fn availability(&self) -> Availability {
+        let s = self.now();
+        match s.outage {
+            None => Availability::Ready,
+            Some(o) if o.down_until.is_some_and(|d| Instant::now() < d) => Availability::Unreachable,
+            Some(o) if o.down_until.is_some() => Availability::IdracStarting,
+            Some(_) => Availability::LcRestarting,
+        }
+    }
+
+    /// Whether the iDRAC accepts connections (it does not while it reboots).
+    pub fn reachable(&self) -> bool {
+        self.availability() != Availability::Unreachable
     }
 
     // ---- sessions ---------------------------------------------------------------------
@@ -426,6 +662,7 @@ impl Host {
                 vec![idrac(
                     "RAC0218",
                     "The maximum number of user sessions is reached.",
+                    &[],
                     "Close one or more sessions and retry the operation.",
                     None,
                 )],
@@ -433,30 +670,56 @@ impl Host {
         }
         s.session_seq += 1;
         let id = s.session_seq;
-        let token = format!("{:016x}{:016x}", s.rng.u64(..), s.rng.u64(..));
+        let token = self.new_token(id);
         s.sessions.insert(
             id,
             Session {
                 token: token.clone(),
                 last_used: Instant::now(),
+                user: username.to_owned(),
             },
         );
         self.stats.count_session();
         let location = format!("/redfish/v1/SessionService/Sessions/{id}");
-        Reply::with_body(
-            201,
-            Some(json!({
-                "@odata.id": location, "@odata.type": "#Session.v1_6_0.Session",
-                "Id": id.to_string(), "Name": "User Session", "UserName": username,
-            })),
-        )
-        .header("X-Auth-Token", token)
-        .header("Location", location)
+        Reply::with_body(201, Some(Self::session_json(id, username)))
+            .header("X-Auth-Token", token)
+            .header("Location", location)
+    }
+
+    /// 128 bits from this process's random keys, the session number and the time.
+    fn new_token(&self, id: u64) -> String {
+        let half = |salt: u64| {
+            let mut h = self.tokens.build_hasher();
+            h.write_u64(id);
+            h.write_u64(salt);
+            h.write_u128(
+                SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos()),
+            );
+            h.finish()
+        };
+        format!("{:016x}{:016x}", half(1), half(2))
+    }
+
+    fn session_json(id: u64, user: &str) -> Value {
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#Session.Session",
+            "@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}"),
+            "@odata.type": "#Session.v1_6_0.Session",
+            "ClientOriginIPAddress": "127.0.0.1",
+            "Description": "User Session",
+            "Id": id.to_string(),
+            "Name": "User Session",
+            "Password": null,
+            "SessionType": "Redfish",
+            "UserName": user,
+        })
     }
 
     /// Whether `token` names a live session (and marks it used).
     pub fn check_token(&self, token: &str) -> bool {
-        let mut s = self.lock();
+        let mut s = self.now();
         let timeout = self.config.session_timeout;
         s.sessions.retain(|_, sess| sess.last_used.elapsed() < timeout);
         match s.sessions.values_mut().find(|sess| sess.token == token) {
@@ -492,16 +755,42 @@ impl Host {
         }
     }
 
-    /// The sessions collection.
-    pub fn sessions(&self) -> Value {
-        let s = self.lock();
+    /// The sessions collection; with `$expand`, the sessions inline.
+    pub fn sessions(&self, expand: bool) -> Value {
+        let s = self.now();
         let members: Vec<Value> = s
             .sessions
-            .keys()
-            .map(|id| json!({"@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}")}))
+            .iter()
+            .map(|(id, sess)| {
+                if expand {
+                    Self::session_json(*id, &sess.user)
+                } else {
+                    json!({"@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}")})
+                }
+            })
             .collect();
-        json!({"@odata.id": "/redfish/v1/SessionService/Sessions", "@odata.type": "#SessionCollection.SessionCollection",
+        json!({"@odata.context": "/redfish/v1/$metadata#SessionCollection.SessionCollection",
+               "@odata.id": "/redfish/v1/SessionService/Sessions", "@odata.type": "#SessionCollection.SessionCollection",
+               "Description": "Session Collection",
                "Name": "Session Collection", "Members@odata.count": members.len(), "Members": members})
+    }
+
+    /// `GET SessionService/Sessions/<id>`.
+    pub fn session(&self, id: &str) -> Reply {
+        let s = self.now();
+        match id
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| s.sessions.get(&n).map(|sess| (n, sess)))
+        {
+            Some((n, sess)) => Reply::ok(Self::session_json(n, &sess.user)),
+            None => Reply::error(
+                404,
+                vec![messages::not_found(&format!(
+                    "/redfish/v1/SessionService/Sessions/{id}"
+                ))],
+            ),
+        }
     }
 
     // ---- documents --------------------------------------------------------------------
@@ -513,7 +802,8 @@ impl Host {
         doc
     }
 
-    /// The system, with live power state.
+    /// The system, with live power state and boot override. It answers during POST, as a real
+    /// iDRAC's does (`PowerState` On); POST shows in `GetRemoteServicesAPIStatus`.
     pub fn system(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
@@ -521,6 +811,18 @@ impl Host {
         set(&mut doc, &["SKU"], json!(self.service_tag));
         if let Some(v) = s.bios.get("SystemBiosVersion") {
             set(&mut doc, &["BiosVersion"], v.to_json());
+        }
+        for (k, v) in &s.boot_override {
+            set(&mut doc, &["Boot", k], v.clone());
+        }
+        if doc.get("BootProgress").is_some() {
+            let progress = match (s.on, s.boot) {
+                (false, _) => "None",
+                (true, Some(b)) if !b.job_done => "MemoryInitializationStarted",
+                (true, Some(_)) => "SystemHardwareInitializationComplete",
+                (true, None) => "OSRunning",
+            };
+            set(&mut doc, &["BootProgress", "LastState"], json!(progress));
         }
         doc
     }
@@ -534,12 +836,26 @@ impl Host {
         doc
     }
 
+    /// A document that carries the iDRAC's clock (`Manager`, `JobService`): `DateTime` is now.
+    pub fn with_clock(&self, doc: &Value) -> Value {
+        let mut doc = doc.clone();
+        if doc.get("DateTime").is_some() {
+            set(&mut doc, &["DateTime"], json!(clock::with_offset(SystemTime::now())));
+        }
+        doc
+    }
+
     /// `Bios` with the current values of the attributes those values leave visible: like a real
     /// iDRAC, hidden attributes are not listed.
     pub fn bios(&self, doc: &Value) -> Value {
         let mut s = self.now();
         self.view(&mut s);
-        let State { bios, view, .. } = &*s;
+        let State {
+            bios,
+            view,
+            reset_bios_pending,
+            ..
+        } = &*s;
         let visible: Attributes = bios
             .iter()
             .filter(|(k, _)| view.as_ref().is_none_or(|v| !v.hidden.contains(*k)))
@@ -551,6 +867,9 @@ impl Host {
             &["Attributes"],
             serde_json::to_value(&visible).unwrap_or_default(),
         );
+        if doc.get("ResetBiosToDefaultsPending").is_some() {
+            set(&mut doc, &["ResetBiosToDefaultsPending"], json!(reset_bios_pending));
+        }
         doc
     }
 
@@ -609,412 +928,39 @@ impl Host {
             == Some("Enabled")
     }
 
-    // ---- BIOS staging -----------------------------------------------------------------
-
-    /// `PATCH Bios/Settings`: validate like iDRAC, stage, and create a job when the body
-    /// carries `@Redfish.SettingsApplyTime`.
-    pub fn patch_bios(&self, body: &Value) -> Reply {
-        self.stats.count_bios_patch();
-        let mut s = self.now();
-        if Self::lockdown(&s) {
-            return Reply::error(400, vec![messages::sys406()]);
-        }
-        if s.jobs.values().any(|j| j.is_open_bios()) {
-            return Reply::error(400, vec![messages::sys011()]);
-        }
-        let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
-            return Reply::error(
-                400,
-                vec![base(
-                    "PropertyMissing",
-                    "The property Attributes is a required property and must be included in the request.",
-                    "Include the Attributes property in the request body.",
-                    Some("#/Attributes"),
-                )],
-            );
-        };
-        let apply_time = match body.get("@Redfish.SettingsApplyTime") {
-            None => None,
-            Some(v) => match v.get("ApplyTime").and_then(Value::as_str) {
-                Some(t @ ("OnReset" | "AtMaintenanceWindowStart" | "InMaintenanceWindowOnReset")) => Some(t.to_owned()),
-                other => {
-                    let shown = other.unwrap_or("(missing)");
-                    return Reply::error(
-                        400,
-                        vec![base(
-                            "PropertyValueNotInList",
-                            &format!(
-                                "The value {shown} for the property ApplyTime is not in the list of acceptable values."
-                            ),
-                            "Use OnReset, AtMaintenanceWindowStart or InMaintenanceWindowOnReset; BIOS settings cannot apply Immediately.",
-                            Some("#/@Redfish.SettingsApplyTime/ApplyTime"),
-                        )],
-                    );
-                }
-            },
-        };
-        let patch: Attributes = requested
-            .iter()
-            .map(|(k, v)| (k.clone(), AttributeValue::from(v.clone())))
-            .collect();
-        let mut problems = Vec::new();
-        // The planned state: current, pending and this request.
-        let mut candidate = Self::known(&s);
-        candidate.extend(s.pending.clone());
-        candidate.extend(patch.clone());
-        let evaluation = self.evaluate(&candidate);
-        for (name, value) in &patch {
-            let Some(attr) = self.registry().attribute(name) else {
-                problems.extend(unknown_attribute(name));
-                continue;
-            };
-            if let Err(p) = attr.check(value) {
-                problems.extend(value_problem(name, value, &p));
-                continue;
-            }
-            if evaluation.is_hidden(name) {
-                problems.extend(hidden(name));
-            } else if evaluation.is_read_only(name) {
-                problems.extend(read_only(name));
-            } else if let Some(allowed) = evaluation.allowed(name)
-                && !allowed.values.iter().any(|v| Some(v.as_str()) == value.as_str())
-            {
-                problems.extend(not_allowed_now(name, value, allowed));
-            }
-        }
-        if !problems.is_empty() {
-            return Reply::error(400, problems);
-        }
-        s.pending.extend(patch);
-        match apply_time {
-            None => Reply::ok(messages::success_body(vec![messages::sys413()])),
-            Some(_) => {
-                let location = self.create_job(&mut s);
-                Reply::with_body(202, Some(messages::success_body(vec![messages::sys413()])))
-                    .header("Location", location)
-            }
-        }
-    }
-
-    fn create_job(&self, s: &mut State) -> String {
-        s.job_seq += 1;
-        let id = format!("JID_{:06}{:06}", 100_000 + self.index % 900_000, s.job_seq);
-        s.jobs.insert(
-            id.clone(),
-            Job {
-                id: id.clone(),
-                state: JobState::Scheduled,
-                message_id: "JCP001",
-                message: "Task successfully scheduled.",
-                percent: 0,
-                start_time: "TIME_NOW".into(),
-                completion_time: None,
-            },
-        );
-        self.stats.count_job();
-        format!("{}/{id}", redfish_client::oem::dell::JOBS)
-    }
-
-    /// `POST Managers/iDRAC.Embedded.1/Jobs {"TargetSettingsURI": ...}`.
-    pub fn create_job_for(&self, body: &Value) -> Reply {
-        let mut s = self.now();
-        let target = body
-            .get("TargetSettingsURI")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if target.trim_end_matches('/') != redfish_client::oem::dell::BIOS_SETTINGS {
-            return Reply::error(
-                400,
-                vec![base(
-                    "PropertyValueNotInList",
-                    &format!(
-                        "The value {target} for the property TargetSettingsURI is not in the list of acceptable values."
-                    ),
-                    "Use /redfish/v1/Systems/System.Embedded.1/Bios/Settings.",
-                    Some("#/TargetSettingsURI"),
-                )],
-            );
-        }
-        if Self::lockdown(&s) {
-            return Reply::error(400, vec![messages::sys406()]);
-        }
-        if s.jobs.values().any(|j| j.is_open_bios()) {
-            return Reply::error(400, vec![messages::sys011()]);
-        }
-        if s.pending.is_empty() {
-            return Reply::error(
-                400,
-                vec![idrac(
-                    "SYS023",
-                    "Unable to create a configuration job because there are no pending attribute changes.",
-                    "Set attributes on the settings resource and retry the operation.",
-                    None,
-                )],
-            );
-        }
-        let location = self.create_job(&mut s);
-        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", location)
-    }
-
-    /// The job queue as the collection at `collection` shows it (`Managers/iDRAC.Embedded.1/Jobs`
-    /// or `…/Oem/Dell/Jobs`, one queue), members expanded or as links.
-    pub fn jobs(&self, collection: &str, expand: bool) -> Value {
-        let s = self.now();
-        let members: Vec<Value> = s
-            .jobs
-            .values()
-            .map(|j| {
-                if expand {
-                    j.to_json(collection)
-                } else {
-                    json!({"@odata.id": j.odata_id(collection)})
-                }
-            })
-            .collect();
-        json!({"@odata.id": collection, "@odata.type": "#DellJobCollection.DellJobCollection",
-               "Name": "JobQueue", "Description": "Collection of Job Instances",
-               "Members@odata.count": members.len(), "Members": members})
-    }
-
-    /// One job, as a member of `collection`.
-    pub fn job(&self, collection: &str, id: &str) -> Reply {
-        let s = self.now();
-        match s.jobs.get(id) {
-            Some(j) => Reply::ok(j.to_json(collection)),
-            None => Reply::error(404, vec![messages::not_found(&format!("{collection}/{id}"))]),
-        }
-    }
-
-    /// `DELETE Jobs/<id>`: a scheduled BIOS job takes its pending values with it.
-    pub fn delete_job(&self, id: &str) -> Reply {
-        let mut s = self.now();
-        if Self::lockdown(&s) {
-            return Reply::error(400, vec![messages::sys406()]);
-        }
-        match s.jobs.get(id).map(|j| j.state) {
-            None => Reply::error(
-                404,
-                vec![messages::not_found(&format!(
-                    "{}/{id}",
-                    redfish_client::oem::dell::JOBS
-                ))],
-            ),
-            Some(JobState::Running) => Reply::error(
-                400,
-                vec![idrac(
-                    "SYS431",
-                    "Unable to delete the job because it is running.",
-                    "Wait for the job to complete and retry the operation.",
-                    None,
-                )],
-            ),
-            Some(state) => {
-                if state == JobState::Scheduled {
-                    s.pending.clear();
-                }
-                s.jobs.remove(id);
-                Reply::ok(messages::success_body(vec![messages::sys413()]))
-            }
-        }
-    }
-
-    /// `DellJobService.DeleteJobQueue`.
-    pub fn delete_job_queue(&self, body: &Value) -> Reply {
-        let id = body.get("JobID").and_then(Value::as_str).unwrap_or_default().to_owned();
-        if id == "JID_CLEARALL" || id == "JID_CLEARALL_FORCE" {
-            let mut s = self.now();
-            if Self::lockdown(&s) {
-                return Reply::error(400, vec![messages::sys406()]);
-            }
-            s.jobs.clear();
-            s.pending.clear();
-            return Reply::ok(messages::success_body(vec![messages::sys413()]));
-        }
-        self.delete_job(&id)
-    }
-
-    /// `DellManager.ClearPending` (refused while a BIOS job exists).
-    pub fn clear_pending(&self) -> Reply {
-        let mut s = self.now();
-        if Self::lockdown(&s) {
-            return Reply::error(400, vec![messages::sys406()]);
-        }
-        if s.jobs.values().any(|j| j.is_open_bios()) {
-            return Reply::error(
-                400,
-                vec![idrac(
-                    "BIOS011",
-                    "Unable to clear the pending values because a configuration job is scheduled or running.",
-                    "Delete the configuration job and retry the operation.",
-                    None,
-                )],
-            );
-        }
-        s.pending.clear();
-        Reply::ok(messages::success_body(vec![messages::sys413()]))
-    }
-
-    // ---- iDRAC attributes -------------------------------------------------------------
-
-    /// `PATCH DellAttributes/<group>`: validated against the manager registry, applied now.
-    pub fn patch_dell_attributes(&self, group: AttributeGroup, body: &Value) -> Reply {
-        let mut s = self.now();
-        let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
-            return Reply::error(
-                400,
-                vec![base(
-                    "PropertyMissing",
-                    "The property Attributes is a required property and must be included in the request.",
-                    "Include the Attributes property in the request body.",
-                    Some("#/Attributes"),
-                )],
-            );
-        };
-        let patch: Attributes = requested
-            .iter()
-            .map(|(k, v)| (k.clone(), AttributeValue::from(v.clone())))
-            .collect();
-        let unlocking = patch.len() == 1 && patch.get(LOCKDOWN).and_then(AttributeValue::as_str) == Some("Disabled");
-        if Self::lockdown(&s) && !unlocking {
-            return Reply::error(400, vec![messages::sys406()]);
-        }
-        let mut candidate = s.dell.get(&group).cloned().unwrap_or_default();
-        let mut problems = Vec::new();
-        if self.fixture.manager_registry.is_none() {
-            // Nothing to validate against (public mockups lack the registry): only attributes
-            // the resource lists exist.
-            for name in patch.keys().filter(|n| !candidate.contains_key(*n)) {
-                problems.extend(unknown_attribute(name));
-            }
-        }
-        candidate.extend(patch.clone());
-        if let Some(registry) = &self.fixture.manager_registry {
-            let evaluation = DependencyEvaluator::new(registry).evaluate(&candidate);
-            for (name, value) in &patch {
-                let Some(attr) = registry.attribute(name) else {
-                    problems.extend(unknown_attribute(name));
-                    continue;
-                };
-                if let Err(p) = attr.check(value) {
-                    problems.extend(value_problem(name, value, &p));
-                } else if name == "ServerPwr.1.PowerCapValue"
-                    && candidate
-                        .get("ServerPwr.1.PowerCapSetting")
-                        .and_then(AttributeValue::as_str)
-                        != Some("Enabled")
-                {
-                    problems.push(idrac(
-                        "SYS432",
-                        "Unable to set the power cap value because power capping is disabled.",
-                        "Enable power capping (ServerPwr.1.PowerCapSetting) and retry the operation.",
-                        Some(&format!("#/Attributes/{name}")),
-                    ));
-                } else if evaluation.is_read_only(name) {
-                    problems.extend(read_only(name));
-                }
-            }
-        }
-        if !problems.is_empty() {
-            return Reply::error(400, problems);
-        }
-        s.dell.insert(group, candidate);
-        if group == AttributeGroup::Idrac {
-            // Lockdown shows in the BIOS registry's flags.
-            s.view = None;
-        }
-        Reply::ok(messages::success_body(vec![messages::sys413()]))
-    }
-
-    // ---- power ------------------------------------------------------------------------
-
-    /// `ComputerSystem.Reset`.
-    pub fn reset(&self, body: &Value) -> Reply {
-        let kind = body
-            .get("ResetType")
-            .cloned()
-            .and_then(|v| serde_json::from_value::<ResetType>(v).ok());
-        let Some(kind) = kind else {
-            return Reply::error(
-                400,
-                vec![base(
-                    "ActionParameterUnknown",
-                    "The ResetType parameter is missing or not one of the allowable values.",
-                    "Use one of On, ForceOff, GracefulShutdown, GracefulRestart, ForceRestart, PowerCycle, PushPowerButton, Nmi.",
-                    Some("#/ResetType"),
-                )],
-            );
-        };
-        let mut s = self.now();
-        let now = Instant::now();
-        let graceful_delay = self.config.boot_time.mul_f64(0.3);
-        let busy = s.boot.is_some() || s.shutdown.is_some();
-        match kind {
-            ResetType::On if s.on && !busy => return already("on"),
-            ResetType::On => {
-                if !s.on {
-                    self.start_boot(&mut s, now);
-                }
-            }
-            ResetType::ForceOff => {
-                s.on = false;
-                s.boot = None;
-                s.shutdown = None;
-            }
-            ResetType::GracefulShutdown if !s.on => return already("off"),
-            ResetType::GracefulShutdown => {
-                if self.config.graceful_os {
-                    s.shutdown = Some(Shutdown {
-                        at: now + graceful_delay,
-                        then_boot: false,
-                    });
-                }
-            }
-            ResetType::GracefulRestart => {
-                if !s.on {
-                    self.start_boot(&mut s, now);
-                } else if self.config.graceful_os {
-                    s.shutdown = Some(Shutdown {
-                        at: now + graceful_delay,
-                        then_boot: true,
-                    });
-                }
-            }
-            ResetType::ForceRestart | ResetType::PowerCycle => {
-                s.shutdown = None;
-                self.start_boot(&mut s, now);
-            }
-            ResetType::PushPowerButton => {
-                if s.on {
-                    s.shutdown = Some(Shutdown {
-                        at: now + graceful_delay,
-                        then_boot: false,
-                    });
-                } else {
-                    self.start_boot(&mut s, now);
-                }
-            }
-            ResetType::Nmi => {}
-        }
-        self.stats.count_reset();
-        Reply::with_body(204, None)
-    }
+    // ---- readiness and power ------------------------------------------------------------
 
     /// A uniform sample in `[0, 1)` from the host's seeded generator (latency, faults).
     pub fn draw(&self) -> f64 {
         self.lock().rng.f64()
     }
 
-    /// `DellLCService.GetRemoteServicesAPIStatus`: not ready during POST.
+    /// `DellLCService.GetRemoteServicesAPIStatus`: how Dell's guidance says to tell POST
+    /// (`ServerStatus` InPOST, `Status` NotReady) and a restarting Lifecycle Controller
+    /// (`LCStatus` NotReady) apart from a ready host.
     pub fn lc_status(&self) -> Value {
         let s = self.now();
-        let (server, ready) = match (s.on, s.boot.is_some()) {
+        let lc_ready = s.outage.is_none();
+        let (server, host_ready) = match (s.on, s.boot.is_some()) {
             (false, _) => ("PoweredOff", true),
             (true, true) => ("InPOST", false),
             (true, false) => ("OutOfPOST", true),
         };
-        let status = if ready { "Ready" } else { "NotReady" };
-        json!({"LCStatus": status, "Status": status, "ServerStatus": server, "RTStatus": "Ready",
-               "@Message.ExtendedInfo": [idrac_ok("LC061")]})
+        let word = |ready: bool| if ready { "Ready" } else { "NotReady" };
+        json!({
+            "LCStatus": word(lc_ready && host_ready),
+            "Status": word(lc_ready && host_ready),
+            "ServerStatus": server,
+            "RTStatus": "Ready",
+            "TelemetryStatus": word(lc_ready),
+            "@Message.ExtendedInfo": [idrac(
+                "LC061",
+                if lc_ready && host_ready { "Lifecycle Controller Remote Services is ready." } else { "Lifecycle Controller Remote Services is not ready." },
+                &[],
+                "No response action is required.",
+                None,
+            )],
+        })
     }
 
     /// Sets the simulated load (0..=1).
@@ -1039,7 +985,7 @@ impl Host {
     fn account_energy(&self, s: &mut State, now: Instant) {
         let dt = now.saturating_duration_since(s.energy_at).as_secs_f64();
         s.energy_joules += self.model_watts(s) * dt;
-        s.energy_at = now;
+        s.energy_at = s.energy_at.max(now);
     }
 
     /// One noisy reading of the instantaneous draw, whole watts.
@@ -1101,46 +1047,17 @@ impl Host {
         doc
     }
 
-    /// Current BIOS values, pending values, jobs and power, for tests.
+    /// Current BIOS values, pending values and power, for tests.
     pub fn snapshot(&self) -> (Attributes, Attributes, bool) {
         let s = self.now();
         (s.bios.clone(), s.pending.clone(), s.on)
     }
 
-    /// Seconds until POST ends, if booting.
+    /// Time until POST ends, if booting.
     pub fn boot_remaining(&self) -> Option<Duration> {
         let s = self.now();
         s.boot
             .map(|b| self.config.boot_time.saturating_sub(b.started.elapsed()))
-    }
-}
-
-impl Job {
-    fn is_open_bios(&self) -> bool {
-        matches!(self.state, JobState::Scheduled | JobState::Running)
-    }
-
-    fn odata_id(&self, collection: &str) -> String {
-        format!("{collection}/{}", self.id)
-    }
-
-    fn to_json(&self, collection: &str) -> Value {
-        json!({
-            "@odata.id": self.odata_id(collection),
-            "@odata.type": "#DellJob.v1_6_0.DellJob",
-            "Id": self.id,
-            "Name": "Configure: BIOS.Setup.1-1",
-            "JobType": "BIOSConfiguration",
-            "JobState": self.state.to_string(),
-            "Message": self.message,
-            "MessageId": self.message_id,
-            "MessageArgs": [],
-            "PercentComplete": self.percent,
-            "StartTime": self.start_time,
-            "CompletionTime": self.completion_time,
-            "EndTime": "TIME_NA",
-            "TargetSettingsURI": null,
-        })
     }
 }
 
@@ -1167,173 +1084,15 @@ fn set(doc: &mut Value, path: &[&str], value: Value) {
     }
 }
 
+/// A Dell success message with the generic text.
 fn idrac_ok(code: &str) -> Value {
-    messages::message(
-        &format!("{}.{code}", messages::IDRAC),
+    idrac(
+        code,
         "The operation successfully completed.",
+        &[],
         "No response action is required.",
-        "Informational",
         None,
     )
-}
-
-fn already(state: &str) -> Reply {
-    Reply::error(
-        409,
-        vec![base(
-            "OperationNotAllowed",
-            &format!("Unable to perform the reset because the server is already powered {state}."),
-            "Check the power state and retry with a different ResetType.",
-            Some("#/ResetType"),
-        )],
-    )
-}
-
-fn unknown_attribute(name: &str) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    vec![
-        idrac(
-            "SYS429",
-            &format!("The attribute {name} is not supported on this system."),
-            "Remove the attribute from the request body and retry the operation.",
-            Some(&related),
-        ),
-        base(
-            "PropertyUnknown",
-            &format!("The property {name} is not in the list of valid properties for the resource."),
-            "Remove the unknown property from the request body and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
-    ]
-}
-
-fn read_only(name: &str) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    vec![
-        idrac(
-            "SYS427",
-            &format!(
-                "Unable to modify the attribute {name} because it is read-only under the current and requested settings."
-            ),
-            "Change the attributes it depends on (see the attribute registry Dependencies) and retry the operation.",
-            Some(&related),
-        ),
-        base(
-            "PropertyNotWritable",
-            &format!("The property {name} is a read only property and cannot be assigned a value."),
-            "Remove the property from the request body and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
-    ]
-}
-
-/// A PATCH to an attribute hidden in the planned state. What a real iDRAC answers is not
-/// documented; SYS427 with Base PropertyNotWritable is assumed (idrac-sim/README.md).
-fn hidden(name: &str) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    vec![
-        idrac(
-            "SYS427",
-            &format!(
-                "Unable to modify the attribute {name} because it is hidden under the current and requested settings."
-            ),
-            "Change the attributes it depends on (see the attribute registry Dependencies) and retry the operation.",
-            Some(&related),
-        ),
-        base(
-            "PropertyNotWritable",
-            &format!("The property {name} is a read only property and cannot be assigned a value."),
-            "Remove the property from the request body and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
-    ]
-}
-
-/// A value an iDRAC 7.x `Value` rule excludes in the planned state: SYS426, as for a value not
-/// in the registry's list, naming the values still allowed and why (assumed wording).
-fn not_allowed_now(name: &str, value: &AttributeValue, allowed: &Allowed<'_>) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    let because: Vec<String> = allowed
-        .rules
-        .iter()
-        .map(|r| Conditions(&r.map_from).to_string())
-        .collect();
-    vec![
-        idrac(
-            "SYS426",
-            &format!(
-                "The value {value} for {name} is not in the list of acceptable values while {}.",
-                because.join(" and ")
-            ),
-            &format!(
-                "Enter one of the values {} and retry the operation.",
-                allowed.values.join(", ")
-            ),
-            Some(&related),
-        ),
-        base(
-            "PropertyValueNotInList",
-            &format!("The value {value} for the property {name} is not in the list of acceptable values."),
-            "Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
-    ]
-}
-
-fn value_problem(name: &str, value: &AttributeValue, problem: &ValueProblem) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    let r = Some(related.as_str());
-    match problem {
-        ValueProblem::WrongType { expected, found } => vec![
-            idrac(
-                "SYS424",
-                &format!("The value {value} for {name} is of type {found}, but {expected} is required."),
-                "Enter a value of the correct type and retry the operation.",
-                r,
-            ),
-            base(
-                "PropertyValueTypeError",
-                &format!(
-                    "The value {value} for the property {name} is of a different type than the property can accept."
-                ),
-                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
-                r,
-            ),
-        ],
-        ValueProblem::NotInList { allowed } => vec![
-            idrac(
-                "SYS426",
-                &format!("The value {value} for {name} is not in the list of acceptable values."),
-                &format!(
-                    "Enter one of the values {} and retry the operation.",
-                    allowed.join(", ")
-                ),
-                r,
-            ),
-            base(
-                "PropertyValueNotInList",
-                &format!("The value {value} for the property {name} is not in the list of acceptable values."),
-                "Choose a value from the enumeration list that the implementation can support and resubmit the request if the operation failed.",
-                r,
-            ),
-        ],
-        ValueProblem::OutOfRange { .. } | ValueProblem::NotOnIncrement { .. } | ValueProblem::BadLength { .. } => vec![
-            idrac(
-                "SYS417",
-                &format!("The value {value} for {name} is out of range: it {problem}."),
-                "Enter a value within the range and retry the operation.",
-                r,
-            ),
-            base(
-                "PropertyValueOutOfRange",
-                &format!(
-                    "The value {value} for the property {name} is not in the supported range of acceptable values."
-                ),
-                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
-                r,
-            ),
-        ],
-    }
 }
 
 #[cfg(test)]
@@ -1365,5 +1124,14 @@ mod tests {
         // A tree whose tag looks derived: no two hosts share one.
         let tags: std::collections::BTreeSet<String> = (0..100).map(|i| service_tag("R760005", i)).collect();
         assert_eq!(tags.len(), 100);
+    }
+
+    #[test]
+    fn an_instant_maps_to_the_wall_clock_either_side_of_now() {
+        let now = Instant::now();
+        let earlier = wall(now - Duration::from_secs(60));
+        let later = wall(now + Duration::from_secs(60));
+        let span = later.duration_since(earlier).unwrap();
+        assert!((span.as_secs_f64() - 120.0).abs() < 1.0, "{span:?}");
     }
 }
