@@ -56,10 +56,9 @@ pub fn base(code: &str, text: &str, args: &[&str], resolution: &str, related: Op
 /// Critical for a failed job, Warning for refusals of a request.
 pub fn dell_severity(code: &str) -> &'static str {
     match code {
-        "SYS413" | "SYS414" | "JCP000" | "JCP001" | "LC061" | "PSU501" | "PSU502" | "SUP020" | "PR19" | "RED030" => {
-            "Informational"
-        }
-        "SYS051" | "PR31" => "Critical",
+        "SYS413" | "SYS414" | "JCP000" | "JCP001" | "LC061" | "PSU501" | "PSU502" | "SUP020" | "PR19" | "PR20"
+        | "RED001" | "RED023" | "RED030" => "Informational",
+        "SYS051" | "PR30" | "PR31" => "Critical",
         _ => "Warning",
     }
 }

@@ -5,8 +5,10 @@
 mod bios;
 mod faults;
 mod fleet;
+mod lifecycle;
 mod power;
 mod realism;
+mod surface;
 
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};
