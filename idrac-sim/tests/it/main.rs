@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod bios;
+mod compat;
 mod faults;
 mod fleet;
 mod lifecycle;
