@@ -7,9 +7,9 @@
 //! instant (a power-on that follows a shutdown starts when the shutdown ended, not when the next
 //! request arrives), so no task runs per host and nothing a client sees depends on when it asks.
 //!
-//! Submodules hold the operations: [`bios`] (staging, `ClearPending`, `ResetBios`,
-//! `ChangePassword`), [`jobs`] (the queue and its two views, reboot jobs, windows), [`actions`]
-//! (system, chassis and manager resets, boot override, BIOS recovery) and [`dell`] (iDRAC
+//! Submodules hold the operations: `bios` (staging, `ClearPending`, `ResetBios`,
+//! `ChangePassword`), `jobs` (the queue and its two views, reboot jobs, windows), `actions`
+//! (system, chassis and manager resets, boot override, BIOS recovery) and `dell` (iDRAC
 //! attributes).
 
 mod actions;
