@@ -149,7 +149,8 @@ impl Outage {
     }
 }
 
-/// What a request to the Systems tree or the iDRAC attributes meets during an [`Outage`].
+/// What a request to the Systems tree or the iDRAC attributes meets while the iDRAC or its
+/// Lifecycle Controller restarts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Availability {
     /// Served normally.
