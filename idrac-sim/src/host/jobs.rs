@@ -634,7 +634,11 @@ impl Host {
             }
             // Forced after the graceful timeout when the OS ignores the request.
             _ => {
-                let wait = if cooperates { graceful_delay } else { graceful_delay * 2 };
+                let wait = if cooperates {
+                    graceful_delay
+                } else {
+                    graceful_delay.saturating_mul(2)
+                };
                 s.shutdown = Some(Shutdown {
                     at: at + wait,
                     then_boot: true,
