@@ -73,6 +73,21 @@ def stats(url):
 
 
 def run_fault(rftune, sim_binary, fault, hosts, seed):
+    for attempt in range(5):
+        try:
+            return run_fault_once(rftune, sim_binary, fault, hosts, seed)
+        except EmulatorStopped as e:
+            # Older emulators bind in the ephemeral range and may meet a busy port: try again.
+            if attempt == 4:
+                raise SystemExit(str(e))
+            time.sleep(2)
+
+
+class EmulatorStopped(Exception):
+    pass
+
+
+def run_fault_once(rftune, sim_binary, fault, hosts, seed):
     work = tempfile.mkdtemp(prefix="rftune-faults-")
     inventory = os.path.join(work, "fleet.toml")
     sim = subprocess.Popen(
@@ -83,7 +98,7 @@ def run_fault(rftune, sim_binary, fault, hosts, seed):
     while len(urls) < hosts:
         line = sim.stdout.readline()
         if not line:
-            raise SystemExit("the emulator stopped: " + fault + ": " + open(os.path.join(work, "sim.err")).read()[-2000:])
+            raise EmulatorStopped("the emulator stopped: " + fault + ": " + open(os.path.join(work, "sim.err")).read()[-2000:])
         m = re.search(r"listening (\S+)", line)
         if m:
             urls.append(m.group(1))

@@ -133,6 +133,8 @@ pub enum Command {
     /// firmware versions and which fields were replaced. Serve it with `rftune sim --fixture DIR`.
     ///
     /// Read-only: one GET per resource, one at a time.
+    // The doc comment is the --help text, where `<path>` is meant literally.
+    #[allow(rustdoc::invalid_html_tags)]
     Capture(CaptureArgs),
     /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
     /// without hardware and for tests. Prints one line per host, `rftune-sim: listening URL
@@ -172,6 +174,8 @@ pub struct SimArgs {
     pub model: String,
     /// Serve this tree instead of a built-in model: any directory laid out as
     /// DIR/redfish/v1/<path>/index.json (the fixtures, a `rftune capture`, a public Redfish mockup).
+    // The doc comment is the --help text, where `<path>` is meant literally.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long, value_name = "DIR", conflicts_with = "model")]
     pub fixture: Option<PathBuf>,
     /// Start every host with System Lockdown on (Lockdown.1.SystemLockdown = Enabled): BIOS and

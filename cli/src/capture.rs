@@ -65,6 +65,7 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
             // Our own session: an artifact of capturing.
             clear_members(doc);
         }
+        stop_clock(doc);
         sanitizer.document(doc);
     }
     for doc in raw.values_mut() {
@@ -242,6 +243,17 @@ fn wanted(path: &str) -> bool {
     }
 }
 
+/// The service's clock (`DateTime` of the Manager, JobService, TaskService, log services) is
+/// recorded as one fixed time: a capture records a tree, not the moment it was taken, and the
+/// emulator serving it keeps its own live clock.
+pub const RECORDED_DATE_TIME: &str = "2000-01-01T00:00:00+00:00";
+
+fn stop_clock(doc: &mut Value) {
+    if let Some(t) = doc.get_mut("DateTime").filter(|t| t.is_string()) {
+        *t = Value::from(RECORDED_DATE_TIME);
+    }
+}
+
 fn is_sessions(path: &str) -> bool {
     path == "/redfish/v1/SessionService/Sessions"
 }
@@ -283,6 +295,19 @@ mod tests {
         ] {
             assert!(!wanted(no), "{no}");
         }
+    }
+
+    #[test]
+    fn a_capture_records_a_fixed_time_for_the_services_clock() {
+        let mut manager = serde_json::json!({"DateTime": "2026-11-30T16:02:36+00:00", "DateTimeLocalOffset": "+00:00"});
+        stop_clock(&mut manager);
+        assert_eq!(
+            manager,
+            serde_json::json!({"DateTime": RECORDED_DATE_TIME, "DateTimeLocalOffset": "+00:00"})
+        );
+        let mut odd = serde_json::json!({"DateTime": 5});
+        stop_clock(&mut odd);
+        assert_eq!(odd, serde_json::json!({"DateTime": 5}), "only a time is replaced");
     }
 
     #[test]

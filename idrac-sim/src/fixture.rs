@@ -18,15 +18,16 @@ use std::sync::Mutex;
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
-/// Where the manager (iDRAC) attribute registry lives in the fixtures. Its shape on real iDRACs
-/// is unverified (fixtures/README.md).
-pub const MANAGER_REGISTRY: &str = "/redfish/v1/Registries/ManagerAttributeRegistry.v1_0_0/ManagerAttributeRegistry";
+/// Where real iDRACs serve the manager (iDRAC) attribute registry, and where Dell's scripts
+/// read it (R750 capture, iDRAC 6.00).
+pub const MANAGER_REGISTRY: &str =
+    "/redfish/v1/Registries/ManagerAttributeRegistry/ManagerAttributeRegistry.v1_0_0.json";
 
 /// Registry pointers (`MessageRegistryFile`) whose `Location[].Uri` may name the manager
 /// registry in other trees.
 const MANAGER_REGISTRY_POINTERS: [&str; 2] = [
-    "/redfish/v1/Registries/ManagerAttributeRegistry.v1_0_0",
     "/redfish/v1/Registries/ManagerAttributeRegistry",
+    "/redfish/v1/Registries/ManagerAttributeRegistry.v1_0_0",
 ];
 
 /// Larger fixture files are refused rather than read (the largest real registry is ~7 MB).

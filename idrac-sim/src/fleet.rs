@@ -98,19 +98,25 @@ impl Fleet {
             })?;
             let host = Arc::new(Host::new(index, fixture.clone(), config.clone(), host_faults));
             let app = server::router(host.clone());
+            let gate = host.clone();
+            let reachable = move || gate.reachable();
             let task = match &identity {
                 Some(id) => {
                     let tls = TlsListener::new(listener, id).map_err(|e| SimError::Bind {
                         what: addr.to_string(),
                         source: e,
                     })?;
+                    let gated = Gated::new(tls, reachable);
                     tokio::spawn(async move {
-                        let _ = axum::serve(tls, app).await;
+                        let _ = axum::serve(gated, app).await;
                     })
                 }
-                None => tokio::spawn(async move {
-                    let _ = axum::serve(listener, app).await;
-                }),
+                None => {
+                    let gated = Gated::new(listener, reachable);
+                    tokio::spawn(async move {
+                        let _ = axum::serve(gated, app).await;
+                    })
+                }
             };
             tasks.push(task);
             hosts.push(RunningHost {
@@ -169,6 +175,42 @@ impl Drop for Fleet {
         for t in &self.tasks {
             t.abort();
         }
+    }
+}
+
+/// A listener that closes every connection it accepts while its host is unreachable (an iDRAC
+/// rebooting after `Manager.Reset`), as a rebooting iDRAC refuses them.
+struct Gated<L, F> {
+    inner: L,
+    open: F,
+}
+
+impl<L, F> Gated<L, F> {
+    fn new(inner: L, open: F) -> Self {
+        Self { inner, open }
+    }
+}
+
+impl<L, F> axum::serve::Listener for Gated<L, F>
+where
+    L: axum::serve::Listener,
+    F: Fn() -> bool + Send + 'static,
+{
+    type Io = L::Io;
+    type Addr = L::Addr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            let (io, addr) = self.inner.accept().await;
+            if (self.open)() {
+                return (io, addr);
+            }
+            drop(io);
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.inner.local_addr()
     }
 }
 

@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod clock;
 pub mod config;
 pub mod fixture;
 pub mod fleet;

@@ -1,6 +1,9 @@
 //! iDRAC-shaped messages and error bodies. Dell MessageIds carry the registry prefix
-//! `IDRAC.2.9.`; Base registry ids come alongside, as real iDRACs send them. Ids not listed in
-//! idrac-redfish.md are marked in the emulator's docs as assumed.
+//! `IDRAC.2.9.`; Base registry ids come alongside, as real iDRACs send them. Every message
+//! carries its `MessageArgs` (the values its text names) with the `@odata.count` annotations
+//! real iDRACs add, and a severity per id: the DMTF Base registry's for Base ids, Dell's where a
+//! real answer showed it (PSU501 Informational, RAC0679 and LC068 Warning), assumed otherwise.
+//! Ids not listed in idrac-redfish.md are marked in the emulator's docs as assumed.
 
 use serde_json::{Value, json};
 
@@ -10,26 +13,73 @@ pub const IDRAC: &str = "IDRAC.2.9";
 pub const BASE: &str = "Base.1.12";
 
 /// One `@Message.ExtendedInfo` entry.
-pub fn message(id: &str, text: &str, resolution: &str, severity: &str, related: Option<&str>) -> Value {
+pub fn message(id: &str, text: &str, args: &[&str], resolution: &str, severity: &str, related: Option<&str>) -> Value {
+    let related: Vec<String> = related.map(|r| vec![r.to_owned()]).unwrap_or_default();
     json!({
         "@odata.type": "#Message.v1_1_1.Message",
         "MessageId": id,
         "Message": text,
-        "MessageArgs": [],
-        "RelatedProperties": related.map(|r| vec![r.to_owned()]).unwrap_or_default(),
+        "MessageArgs": args,
+        "MessageArgs@odata.count": args.len(),
+        "RelatedProperties@odata.count": related.len(),
+        "RelatedProperties": related,
         "Resolution": resolution,
         "Severity": severity,
     })
 }
 
-/// A Dell (`IDRAC.2.9.<code>`) critical message.
-pub fn idrac(code: &str, text: &str, resolution: &str, related: Option<&str>) -> Value {
-    message(&format!("{IDRAC}.{code}"), text, resolution, "Critical", related)
+/// A Dell (`IDRAC.2.9.<code>`) message; its severity comes from [`dell_severity`].
+pub fn idrac(code: &str, text: &str, args: &[&str], resolution: &str, related: Option<&str>) -> Value {
+    message(
+        &format!("{IDRAC}.{code}"),
+        text,
+        args,
+        resolution,
+        dell_severity(code),
+        related,
+    )
 }
 
-/// A Base registry (`Base.1.12.<code>`) message.
-pub fn base(code: &str, text: &str, resolution: &str, related: Option<&str>) -> Value {
-    message(&format!("{BASE}.{code}"), text, resolution, "Warning", related)
+/// A Base registry (`Base.1.12.<code>`) message with the severity the DMTF registry gives it.
+pub fn base(code: &str, text: &str, args: &[&str], resolution: &str, related: Option<&str>) -> Value {
+    message(
+        &format!("{BASE}.{code}"),
+        text,
+        args,
+        resolution,
+        base_severity(code),
+        related,
+    )
+}
+
+/// The severity of a Dell message: Informational for successes and "already so" answers,
+/// Critical for a failed job, Warning for refusals of a request.
+pub fn dell_severity(code: &str) -> &'static str {
+    match code {
+        "SYS413" | "SYS414" | "JCP000" | "JCP001" | "LC061" | "PSU501" | "PSU502" | "SUP020" | "PR19" | "PR20"
+        | "RED001" | "RED023" | "RED030" => "Informational",
+        "SYS051" | "PR30" | "PR31" => "Critical",
+        _ => "Warning",
+    }
+}
+
+/// The severity the DMTF Base registry gives a message.
+pub fn base_severity(code: &str) -> &'static str {
+    match code {
+        "Success" | "Created" | "AccountRemoved" => "OK",
+        "PropertyValueNotInList"
+        | "PropertyUnknown"
+        | "PropertyNotWritable"
+        | "PropertyValueTypeError"
+        | "PropertyValueOutOfRange"
+        | "PropertyMissing"
+        | "ActionParameterUnknown"
+        | "ActionParameterMissing"
+        | "ActionParameterValueError"
+        | "ActionParameterNotSupported"
+        | "PropertyValueFormatError" => "Warning",
+        _ => "Critical",
+    }
 }
 
 /// The `{"error": ...}` envelope around messages.
@@ -46,13 +96,18 @@ pub fn success_body(messages: Vec<Value>) -> Value {
     json!({ "@Message.ExtendedInfo": messages })
 }
 
+/// `Base.Success`.
+pub fn success() -> Value {
+    base("Success", "Successfully Completed Request", &[], "None", None)
+}
+
 /// `SYS413`: the operation completed.
 pub fn sys413() -> Value {
-    message(
-        &format!("{IDRAC}.SYS413"),
+    idrac(
+        "SYS413",
         "The operation successfully completed.",
+        &[],
         "No response action is required.",
-        "Informational",
         None,
     )
 }
@@ -62,6 +117,7 @@ pub fn sys011() -> Value {
     idrac(
         "SYS011",
         "Pending configuration values are already committed.",
+        &[],
         "Delete the existing configuration job, or wait for it to complete, and retry the operation.",
         None,
     )
@@ -72,16 +128,19 @@ pub fn sys406() -> Value {
     idrac(
         "SYS406",
         "Unable to complete the operation because the System Lockdown mode is enabled.",
+        &[],
         "Disable System Lockdown (Lockdown.1.SystemLockdown) and retry the operation.",
         None,
     )
 }
 
-/// `SWC0700`: the iDRAC is not ready (after a reset).
+/// `SWC0700`: the iDRAC's configuration services are not ready (after an iDRAC reset or a
+/// Lifecycle Controller restart). Wording as a real iDRAC answered it.
 pub fn swc0700() -> Value {
     idrac(
         "SWC0700",
-        "The iDRAC is not ready. The configuration values cannot be accessed.",
+        "iDRAC is not ready. The configuration values cannot be accessed. Please retry after a few minutes.",
+        &[],
         "Wait for a few minutes and retry the operation.",
         None,
     )
@@ -92,6 +151,7 @@ pub fn sys415() -> Value {
     idrac(
         "SYS415",
         "Unable to complete the operation because an invalid username and/or password is entered, and therefore authentication failed.",
+        &[],
         "Enter valid user name and password and retry the operation.",
         None,
     )
@@ -102,6 +162,7 @@ pub fn no_valid_session() -> Value {
     base(
         "NoValidSession",
         "There is no valid session established with the implementation.",
+        &[],
         "Establish a session before attempting any operations.",
         None,
     )
@@ -112,9 +173,45 @@ pub fn not_found(uri: &str) -> Value {
     base(
         "ResourceMissingAtURI",
         &format!("The resource at the URI {uri} was not found."),
+        &[uri],
         "Place a valid resource at the URI or correct the URI and resubmit the request.",
         None,
     )
+}
+
+/// `Base.PropertyMissing` for a required request property.
+pub fn property_missing(name: &str) -> Value {
+    base(
+        "PropertyMissing",
+        &format!("The property {name} is a required property and must be included in the request."),
+        &[name],
+        &format!("Include the {name} property in the request body."),
+        Some(&format!("#/{name}")),
+    )
+}
+
+/// `Base.ActionParameterMissing` / `ActionParameterNotSupported`-style refusals of an action
+/// parameter: `value` is `None` when the parameter is missing.
+pub fn action_parameter(action: &str, name: &str, value: Option<&str>, allowed: &[&str]) -> Value {
+    match value {
+        None => base(
+            "ActionParameterMissing",
+            &format!("The action {action} requires the parameter {name} to be present in the request body."),
+            &[action, name],
+            &format!(
+                "Supply the action with the required parameter {name}: {}.",
+                allowed.join(", ")
+            ),
+            Some(&format!("#/{name}")),
+        ),
+        Some(v) => base(
+            "ActionParameterValueError",
+            &format!("The value {v} for the parameter {name} in the action {action} is invalid."),
+            &[v, name, action],
+            &format!("Use one of {}.", allowed.join(", ")),
+            Some(&format!("#/{name}")),
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -126,5 +223,21 @@ mod tests {
         let body = serde_json::to_vec(&error_body(vec![sys011()])).unwrap();
         let e = redfish_client::resources::message::RedfishError::from_body(&body).unwrap();
         assert!(e.has_code("SYS011"));
+    }
+
+    #[test]
+    fn messages_carry_their_arguments_and_a_severity_per_id() {
+        let m = not_found("/redfish/v1/Nowhere");
+        assert_eq!(m["MessageArgs"], json!(["/redfish/v1/Nowhere"]));
+        assert_eq!(m["MessageArgs@odata.count"], 1);
+        assert_eq!(m["Severity"], "Critical");
+        assert_eq!(sys413()["Severity"], "Informational");
+        assert_eq!(sys011()["Severity"], "Warning");
+        assert_eq!(success()["Severity"], "OK");
+        assert_eq!(
+            property_missing("Attributes")["RelatedProperties"],
+            json!(["#/Attributes"])
+        );
+        assert_eq!(property_missing("Attributes")["RelatedProperties@odata.count"], 1);
     }
 }

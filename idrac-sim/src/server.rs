@@ -2,7 +2,7 @@
 //! routing of iDRAC paths to [`Host`] operations. Unlisted GETs serve the fixture documents.
 
 use crate::config::FaultKind;
-use crate::host::{Host, Reply};
+use crate::host::{Availability, Host, Reply};
 use crate::messages;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
@@ -14,11 +14,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
-/// The job queue where real R750s advertise it (`Links.Oem.Dell.Jobs`); [`dell::JOBS`] is the
-/// path Dell's scripts use. Both serve the same queue.
-const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
-/// The DMTF view of the same jobs.
-const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
+/// The DMTF view of the job queue.
+const DMTF_JOBS: &str = crate::host::DMTF_JOBS;
+const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
+const LC_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCService";
+/// Where iDRAC9 firmware first put Dell's services; badfish and Dell's `ResetIdracREDFISH.py`
+/// still use it, and a real iDRAC 3.x sample shows it.
+const LEGACY_DELL: &str = "/redfish/v1/Dell/Managers/iDRAC.Embedded.1";
+const BIOS_SERVICE: &str = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellBIOSService";
 
 /// The router of one host.
 pub fn router(host: Arc<Host>) -> axum::Router {
@@ -55,7 +58,7 @@ async fn redfish_errors(response: Response) -> Response {
             "Retry the request.",
         ),
     };
-    let body = messages::error_body(vec![messages::base("GeneralError", text, resolution, None)]);
+    let body = messages::error_body(vec![messages::base("GeneralError", text, &[], resolution, None)]);
     let mut out = (status, axum::Json(body)).into_response();
     out.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
@@ -74,7 +77,11 @@ async fn handle(
     let path = uri.path().trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
-        return json_response(sim_endpoint(&host, &method, sim, &body));
+        return json_response(sim_endpoint(&host, &method, sim, &body), false);
+    }
+    // A rebooting iDRAC answers nothing, not even on a connection opened before the reset.
+    if !host.reachable() {
+        return reset_midway();
     }
     host.stats.record(method.as_str(), &path);
     if let Some(lat) = host.config.latency {
@@ -90,12 +97,14 @@ async fn handle(
             break;
         }
     }
+    let query = uri.query().unwrap_or_default();
     let reply = match fault {
         Some(FaultKind::Unavailable) => Reply::error(
             503,
             vec![messages::base(
                 "ServiceTemporarilyUnavailable",
                 "The service is temporarily unavailable.",
+                &["1"],
                 "Retry in 1 seconds.",
                 None,
             )],
@@ -113,7 +122,10 @@ async fn handle(
         }
         _ => match authenticate(&host, &method, &path, &headers) {
             Some(denied) => denied,
-            None => route(&host, &method, &path, uri.query().unwrap_or_default(), &body),
+            None => match precondition(&host, &method, &path, query, &headers) {
+                Some(failed) => failed,
+                None => route(&host, &method, &path, query, &body),
+            },
         },
     };
     if host.config.log_requests {
@@ -122,7 +134,7 @@ async fn handle(
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
-        _ => json_response(reply),
+        _ => json_response(reply, method == Method::GET),
     }
 }
 
@@ -155,6 +167,62 @@ fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -
     }
 }
 
+/// `If-Match` on a write: the resource's current `ETag` (as a `GET` would give it) must match,
+/// else 412, so a client's read-modify-write cannot overwrite a change it did not see.
+fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: &HeaderMap) -> Option<Reply> {
+    if *method != Method::PATCH {
+        return None;
+    }
+    let wanted = headers.get("If-Match").and_then(|v| v.to_str().ok())?;
+    if wanted.trim() == "*" {
+        return None;
+    }
+    let current = route(host, &Method::GET, path, query, &[]);
+    let tag = etag(&current)?;
+    let matches = wanted
+        .split(',')
+        .any(|w| w.trim().trim_start_matches("W/") == tag.trim_start_matches("W/"));
+    (!matches).then(|| {
+        Reply::error(
+            412,
+            vec![messages::base(
+                "PreconditionFailed",
+                "The ETag supplied did not match the ETag required to change this resource.",
+                &[],
+                "Try the operation again using the appropriate ETag.",
+                None,
+            )],
+        )
+    })
+}
+
+/// A path under the Systems tree, or one that reads or writes iDRAC attributes: what a
+/// restarting iDRAC or Lifecycle Controller cannot serve.
+fn needs_configuration_services(path: &str) -> bool {
+    path.starts_with("/redfish/v1/Systems") || path.contains("/DellAttributes/") || legacy_attributes(path).is_some()
+}
+
+/// The legacy `Managers/<id>/Attributes` paths: iDRAC.Embedded.1 is on a real R750 (serving
+/// the DellAttributes document); Dell says System.Embedded.1 and LifecycleController.Embedded.1
+/// answered there too.
+fn legacy_attributes(path: &str) -> Option<AttributeGroup> {
+    let id = path
+        .strip_prefix("/redfish/v1/Managers/")?
+        .strip_suffix("/Attributes")?;
+    AttributeGroup::ALL.into_iter().find(|g| g.resource_id() == id)
+}
+
+/// Dell's service document at its legacy `/redfish/v1/Dell/Managers/...` path: the same
+/// document with its own path and action targets.
+fn legacy_service(doc: &Value) -> Value {
+    let text = doc.to_string().replace(
+        "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/",
+        &format!("{LEGACY_DELL}/"),
+    );
+    serde_json::from_str(&text).unwrap_or_else(|_| doc.clone())
+}
+
+#[allow(clippy::too_many_lines)] // one match over every routed path reads best whole
 fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> Reply {
     let doc = |p: &str| host.fixture.doc(p);
     let json_body = || serde_json::from_slice::<Value>(body).ok();
@@ -164,6 +232,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             vec![messages::base(
                 "MalformedJSON",
                 "The request body submitted was malformed JSON and could not be parsed by the receiving service.",
+                &[],
                 "Ensure that the request body is valid JSON and resubmit the request.",
                 None,
             )],
@@ -177,59 +246,122 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             }
         };
     }
-    if path.starts_with("/redfish/v1/Systems") && host.not_ready() {
-        return if path == "/redfish/v1/Systems" && *method == Method::GET {
-            Reply::ok(
-                json!({"@odata.id": "/redfish/v1/Systems", "@odata.type": "#ComputerSystemCollection.ComputerSystemCollection",
-                             "Name": "Computer System Collection", "Members": [], "Members@odata.count": 0}),
-            )
-        } else {
-            Reply::error(503, vec![messages::swc0700()]).header("Retry-After", "2")
-        };
-    }
-    let job = [dell::JOBS, OEM_JOBS, DMTF_JOBS].into_iter().find_map(|collection| {
-        let id = path.strip_prefix(collection)?.strip_prefix('/')?;
-        (!id.is_empty() && !id.contains('/')).then_some((collection, id))
-    });
-    let job_id = job.map(|(_, id)| id);
-    let job_collection = job.map_or(dell::JOBS, |(c, _)| c);
-    let group = AttributeGroup::ALL.into_iter().find(|g| g.path() == path);
     let get = *method == Method::GET;
     let post = *method == Method::POST;
     let patch = *method == Method::PATCH;
     let delete = *method == Method::DELETE;
+    let expand = query.to_ascii_lowercase().contains("expand");
+    if needs_configuration_services(path) {
+        match host.availability() {
+            Availability::LcRestarting if get && path == "/redfish/v1/Systems" => {
+                let mut empty = doc(path).cloned().unwrap_or_else(|| json!({"@odata.id": path}));
+                empty["Members"] = json!([]);
+                empty["Members@odata.count"] = json!(0);
+                return Reply::ok(empty);
+            }
+            Availability::LcRestarting | Availability::IdracStarting => {
+                return Reply::error(400, vec![messages::swc0700()]);
+            }
+            Availability::Ready | Availability::Unreachable => {}
+        }
+    }
+    let job = [dell::JOBS, dell::OEM_JOBS, DMTF_JOBS]
+        .into_iter()
+        .find_map(|collection| {
+            let id = path.strip_prefix(collection)?.strip_prefix('/')?;
+            (!id.is_empty() && !id.contains('/')).then_some((collection, id))
+        });
+    let job_id = job.map(|(_, id)| id);
+    let job_collection = job.map_or(dell::JOBS, |(c, _)| c);
+    let group = AttributeGroup::ALL
+        .into_iter()
+        .find(|g| g.path() == path)
+        .or_else(|| legacy_attributes(path));
+    let session_id = path
+        .strip_prefix(SESSIONS)
+        .and_then(|r| r.strip_prefix('/'))
+        .filter(|id| !id.is_empty() && !id.contains('/'));
+    // Dell's services at either of their paths.
+    let service_action = |service: &str, action: &str| {
+        path == format!(
+            "{}/{service}/Actions/{service}.{action}",
+            "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell"
+        ) || path == format!("{LEGACY_DELL}/{service}/Actions/{service}.{action}")
+    };
     match path {
         "/redfish/v1" if get => Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null))),
         SESSIONS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
             b["Password"].as_str().unwrap_or_default()
         )),
-        SESSIONS if get => Reply::ok(host.sessions()),
-        p if delete && p.starts_with(SESSIONS) => host.logout(p.trim_start_matches(SESSIONS).trim_start_matches('/')),
+        SESSIONS if get => Reply::ok(host.sessions(expand)),
+        _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),
+        _ if session_id.is_some() && delete => host.logout(session_id.unwrap_or_default()),
         dell::SYSTEM if get => Reply::ok(host.system(doc(path).unwrap_or(&Value::Null))),
+        dell::SYSTEM if patch => with_body!(|b: &Value| host.patch_system(b, doc(path).unwrap_or(&Value::Null))),
         p if post && p == format!("{}/Actions/ComputerSystem.Reset", dell::SYSTEM) => {
             with_body!(|b: &Value| host.reset(b))
         }
         dell::BIOS if get => Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null))),
+        p if post && p == format!("{}/Actions/Bios.ResetBios", dell::BIOS) => host.reset_bios(),
+        p if post && p == format!("{}/Actions/Bios.ChangePassword", dell::BIOS) => {
+            with_body!(|b: &Value| host.change_password(b))
+        }
+        p if post && p == format!("{BIOS_SERVICE}/Actions/DellBIOSService.DeviceRecovery") => {
+            with_body!(|b: &Value| host.bios_device_recovery(b))
+        }
         dell::BIOS_SETTINGS if get => Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null))),
         dell::BIOS_SETTINGS if patch => with_body!(|b: &Value| host.patch_bios(b)),
         dell::BIOS_REGISTRY if get => host.bios_registry(),
         dell::CLEAR_PENDING if post => host.clear_pending(),
-        dell::JOBS | OEM_JOBS if get => Reply::ok(host.jobs(path, query.contains("$expand"))),
-        dell::JOBS | OEM_JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
+        dell::JOBS | dell::OEM_JOBS if get => Reply::ok(host.jobs(path, expand)),
+        dell::JOBS | dell::OEM_JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
+        DMTF_JOBS if get => Reply::ok(host.dmtf_jobs(expand)),
         _ if job_id.is_some() && get => host.job(job_collection, job_id.unwrap_or_default()),
         _ if job_id.is_some() && delete => host.delete_job(job_id.unwrap_or_default()),
-        dell::DELETE_JOB_QUEUE if post => with_body!(|b: &Value| host.delete_job_queue(b)),
-        dell::LC_STATUS if post => Reply::ok(host.lc_status()),
+        _ if post && service_action("DellJobService", "DeleteJobQueue") => {
+            with_body!(|b: &Value| host.delete_job_queue(b))
+        }
+        _ if post && service_action("DellJobService", "CreateRebootJob") => {
+            with_body!(|b: &Value| host.create_reboot_job(b))
+        }
+        _ if post && service_action("DellJobService", "SetupJobQueue") => {
+            with_body!(|b: &Value| host.setup_job_queue(b))
+        }
+        _ if post && service_action("DellLCService", "GetRemoteServicesAPIStatus") => Reply::ok(host.lc_status()),
+        p if get && (p == format!("{LEGACY_DELL}/DellJobService") || p == format!("{LEGACY_DELL}/DellLCService")) => {
+            let oem = if p.ends_with("DellJobService") {
+                JOB_SERVICE
+            } else {
+                LC_SERVICE
+            };
+            match doc(oem) {
+                Some(d) => Reply::ok(legacy_service(d)),
+                None => not_found(p),
+            }
+        }
         _ if group.is_some() && get => {
             let g = group.unwrap_or(AttributeGroup::System);
-            Reply::ok(host.dell_attributes(g, doc(path).unwrap_or(&Value::Null)))
+            Reply::ok(host.dell_attributes(g, doc(&g.path()).unwrap_or(&Value::Null)))
         }
         _ if group.is_some() && patch => {
             let g = group.unwrap_or(AttributeGroup::System);
             with_body!(|b: &Value| host.patch_dell_attributes(g, b))
         }
+        dell::MANAGER | "/redfish/v1/JobService" if get => match doc(path) {
+            Some(d) => Reply::ok(host.with_clock(d)),
+            None => not_found(path),
+        },
+        p if post && p == format!("{}/Actions/Manager.Reset", dell::MANAGER) => {
+            with_body!(|b: &Value| host.manager_reset(b))
+        }
         dell::CHASSIS if get => Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null))),
+        p if post && p == format!("{}/Actions/Chassis.Reset", dell::CHASSIS) => {
+            with_body!(|b: &Value| host.chassis_reset(b))
+        }
+        p if post && p == format!("{}/Actions/Oem/DellOemChassis.ExtendedReset", dell::CHASSIS) => {
+            with_body!(|b: &Value| host.extended_reset(b))
+        }
         p if get && p == format!("{}/Power", dell::CHASSIS) => match doc(p) {
             Some(d) => Reply::ok(host.power(d)),
             None => not_found(p),
@@ -243,14 +375,15 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             None => not_found(p),
         },
         p if get => match doc(p) {
-            Some(d) => Reply::ok(expand(host, d, query)),
+            Some(d) => Reply::ok(expand_members(host, d, expand)),
             None => not_found(p),
         },
-        p if doc(p).is_some() || job_id.is_some() || group.is_some() => Reply::error(
+        p if doc(p).is_some() || job_id.is_some() || group.is_some() || session_id.is_some() => Reply::error(
             405,
             vec![messages::base(
                 "OperationNotAllowed",
                 &format!("The HTTP method {method} is not allowed on {p}."),
+                &[],
                 "Use a method the resource supports.",
                 None,
             )],
@@ -264,8 +397,8 @@ fn not_found(path: &str) -> Reply {
 }
 
 /// `$expand` on a recorded collection: members inline.
-fn expand(host: &Host, doc: &Value, query: &str) -> Value {
-    if !query.contains("$expand") || doc.get("Members").is_none() {
+fn expand_members(host: &Host, doc: &Value, expand: bool) -> Value {
+    if !expand || doc.get("Members").is_none() {
         return doc.clone();
     }
     let mut out = doc.clone();
@@ -303,6 +436,7 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
                     vec![messages::base(
                         "PropertyValueOutOfRange",
                         "utilization must be a number within 0.0..=1.0",
+                        &[],
                         "Send {\"utilization\": 0.5}.",
                         None,
                     )],
@@ -313,9 +447,28 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
     }
 }
 
-fn json_response(reply: Reply) -> Response {
+/// The weak `ETag` of a 200 answer with a body: a hash of the body, so it changes with the
+/// resource.
+fn etag(reply: &Reply) -> Option<String> {
+    if reply.status != 200 {
+        return None;
+    }
+    let bytes = match (&reply.rendered, &reply.body) {
+        (Some(b), _) => b.to_vec(),
+        (None, Some(v)) => serde_json::to_vec(v).ok()?,
+        (None, None) => return None,
+    };
+    // FNV-1a: stable across processes, unlike the standard library's hasher.
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    Some(format!("W/\"{hash:016x}\""))
+}
+
+fn json_response(reply: Reply, with_etag: bool) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let has_body = reply.body.is_some() || reply.rendered.is_some();
+    let tag = if with_etag { etag(&reply) } else { None };
     let body = match (&reply.rendered, &reply.body) {
         (Some(bytes), _) => Body::from(bytes.clone()),
         (None, Some(v)) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
@@ -326,6 +479,9 @@ fn json_response(reply: Reply) -> Response {
         resp = resp.header("Content-Type", "application/json;odata.metadata=minimal;charset=utf-8");
     }
     resp = resp.header("OData-Version", "4.0");
+    if let Some(tag) = tag {
+        resp = resp.header("ETag", tag);
+    }
     for (name, value) in &reply.headers {
         if let Ok(v) = HeaderValue::from_str(value) {
             resp = resp.header(*name, v);

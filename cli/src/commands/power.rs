@@ -23,6 +23,8 @@ pub struct PowerArgs {
     #[command(subcommand)]
     pub action: Option<PowerAction>,
     /// The BMC to read, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
+    // The doc comment is the --help text, where URLs are written plainly.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
     pub bmc: Option<String>,
     /// How to connect.

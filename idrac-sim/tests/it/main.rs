@@ -3,10 +3,13 @@
 #![allow(clippy::unwrap_used)]
 
 mod bios;
+mod compat;
 mod faults;
 mod fleet;
+mod lifecycle;
 mod power;
 mod realism;
+mod surface;
 
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};

@@ -1,0 +1,272 @@
+//! Power and reset actions: `ComputerSystem.Reset`, `Chassis.Reset`, Dell's
+//! `DellOemChassis.ExtendedReset`, `Manager.Reset` (the iDRAC itself restarts),
+//! `DellBIOSService.DeviceRecovery`, and `PATCH` of the system's boot override.
+
+use super::{Host, Outage, Reply, Shutdown, State};
+use crate::messages::{self, idrac};
+use redfish_client::resources::computer_system::ResetType;
+use serde_json::Value;
+use std::time::Instant;
+
+/// 409 for a reset that asks for the power state the host is in. A real iDRAC answers "Server
+/// is already powered ON." with PSU501 (Informational); PSU502 for OFF is assumed.
+fn already(on: bool) -> Reply {
+    let (code, text) = if on {
+        ("PSU501", "Server is already powered ON.")
+    } else {
+        ("PSU502", "Server is already powered OFF.")
+    };
+    Reply::error(
+        409,
+        vec![idrac(
+            code,
+            text,
+            &[],
+            "No response action is required.",
+            Some("#/ResetType"),
+        )],
+    )
+}
+
+impl Host {
+    fn reset_type(body: &Value, action: &str, allowed: &[&str]) -> Result<ResetType, Reply> {
+        let given = body.get("ResetType").and_then(Value::as_str);
+        let kind = given
+            .filter(|g| allowed.contains(g))
+            .and_then(|g| serde_json::from_value::<ResetType>(Value::from(g)).ok());
+        kind.ok_or_else(|| {
+            Reply::error(
+                400,
+                vec![messages::action_parameter(action, "ResetType", given, allowed)],
+            )
+        })
+    }
+
+    /// `ComputerSystem.Reset`. A reset asking for the state the host is in (`On` while on, in
+    /// POST or shutting down; `ForceOff` or `GracefulShutdown` while off) gets 409, all alike.
+    pub fn reset(&self, body: &Value) -> Reply {
+        const ALLOWED: [&str; 8] = [
+            "On",
+            "ForceOff",
+            "ForceRestart",
+            "GracefulRestart",
+            "GracefulShutdown",
+            "PushPowerButton",
+            "Nmi",
+            "PowerCycle",
+        ];
+        match Self::reset_type(body, "ComputerSystem.Reset", &ALLOWED) {
+            Ok(kind) => self.apply_reset(kind),
+            Err(reply) => reply,
+        }
+    }
+
+    fn apply_reset(&self, kind: ResetType) -> Reply {
+        let mut s = self.now();
+        let now = Instant::now();
+        let graceful_delay = self.config.boot_time.mul_f64(0.3);
+        match kind {
+            ResetType::On if s.on => return already(true),
+            ResetType::On => self.start_boot(&mut s, now),
+            ResetType::ForceOff | ResetType::GracefulShutdown if !s.on => return already(false),
+            ResetType::ForceOff => Self::power_off(&mut s),
+            ResetType::GracefulShutdown => {
+                if self.config.graceful_os {
+                    s.shutdown = Some(Shutdown {
+                        at: now + graceful_delay,
+                        then_boot: false,
+                    });
+                }
+            }
+            ResetType::GracefulRestart => {
+                if !s.on {
+                    self.start_boot(&mut s, now);
+                } else if self.config.graceful_os {
+                    s.shutdown = Some(Shutdown {
+                        at: now + graceful_delay,
+                        then_boot: true,
+                    });
+                }
+            }
+            ResetType::ForceRestart | ResetType::PowerCycle => {
+                s.shutdown = None;
+                self.start_boot(&mut s, now);
+            }
+            ResetType::PushPowerButton => {
+                if s.on {
+                    s.shutdown = Some(Shutdown {
+                        at: now + graceful_delay,
+                        then_boot: false,
+                    });
+                } else {
+                    self.start_boot(&mut s, now);
+                }
+            }
+            ResetType::Nmi => {}
+        }
+        self.stats.count_reset();
+        Reply::with_body(204, None)
+    }
+
+    fn power_off(s: &mut State) {
+        s.on = false;
+        s.boot = None;
+        s.shutdown = None;
+    }
+
+    /// `Chassis.Reset` with the types a real R750 (iDRAC 7.10) offers: On, ForceOff, PowerCycle.
+    pub fn chassis_reset(&self, body: &Value) -> Reply {
+        match Self::reset_type(body, "Chassis.Reset", &["On", "ForceOff", "PowerCycle"]) {
+            Ok(kind) => self.apply_reset(kind),
+            Err(reply) => reply,
+        }
+    }
+
+    /// `DellOemChassis.ExtendedReset {"ResetType": "PowerCycle", "FinalPowerState": "On"|"Off"}`:
+    /// a virtual AC power cycle that leaves the host on (through a POST) or off.
+    pub fn extended_reset(&self, body: &Value) -> Reply {
+        if let Err(reply) = Self::reset_type(body, "DellOemChassis.ExtendedReset", &["PowerCycle"]) {
+            return reply;
+        }
+        let final_state = body.get("FinalPowerState").and_then(Value::as_str).unwrap_or("On");
+        if !matches!(final_state, "On" | "Off") {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "DellOemChassis.ExtendedReset",
+                    "FinalPowerState",
+                    Some(final_state),
+                    &["On", "Off"],
+                )],
+            );
+        }
+        let mut s = self.now();
+        Self::power_off(&mut s);
+        if final_state == "On" {
+            self.start_boot(&mut s, Instant::now());
+        }
+        self.stats.count_reset();
+        Reply::with_body(204, None)
+    }
+
+    /// `Manager.Reset {"ResetType": "GracefulRestart"}`: the iDRAC reboots. Sessions end; for
+    /// half a POST's length no connection is accepted, then for a POST's length the
+    /// configuration paths answer 400 SWC0700 and the Lifecycle Controller reports NotReady.
+    /// The host keeps running.
+    pub fn manager_reset(&self, body: &Value) -> Reply {
+        if let Err(reply) = Self::reset_type(body, "Manager.Reset", &["GracefulRestart"]) {
+            return reply;
+        }
+        let mut s = self.now();
+        s.sessions.clear();
+        s.outage = Some(Outage::idrac_reset(Instant::now(), self.config.boot_time));
+        Reply::with_body(204, None)
+    }
+
+    /// `DellBIOSService.DeviceRecovery {"Device": "BIOS"}`: the BIOS is recovered from its
+    /// backup image, which power-cycles the host (assumed); the settings stay.
+    pub fn bios_device_recovery(&self, body: &Value) -> Reply {
+        let device = body.get("Device").and_then(Value::as_str);
+        if device != Some("BIOS") {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "DellBIOSService.DeviceRecovery",
+                    "Device",
+                    device,
+                    &["BIOS"],
+                )],
+            );
+        }
+        let mut s = self.now();
+        s.shutdown = None;
+        self.start_boot(&mut s, Instant::now());
+        self.stats.count_reset();
+        Reply::with_body(202, Some(messages::success_body(vec![messages::success()])))
+    }
+
+    /// `PATCH Systems/System.Embedded.1` with `Boot`: `BootSourceOverrideTarget`,
+    /// `BootSourceOverrideEnabled` (Once, Continuous, Disabled) and `BootSourceOverrideMode`
+    /// (UEFI, Legacy), checked against the allowable values the system lists. `Once` is used up
+    /// by the next boot. Other properties are refused as unknown or not writable.
+    pub fn patch_system(&self, body: &Value, doc: &Value) -> Reply {
+        let Some(fields) = body.as_object() else {
+            return Reply::error(400, vec![messages::property_missing("Boot")]);
+        };
+        let mut problems = Vec::new();
+        let mut boot = serde_json::Map::new();
+        for (key, value) in fields {
+            if key != "Boot" {
+                let known = doc.get(key).is_some();
+                let code = if known {
+                    "PropertyNotWritable"
+                } else {
+                    "PropertyUnknown"
+                };
+                problems.push(messages::base(
+                    code,
+                    &format!("The property {key} cannot be changed through this request."),
+                    &[key],
+                    "Remove the property from the request body and resubmit the request.",
+                    Some(&format!("#/{key}")),
+                ));
+                continue;
+            }
+            let Some(requested) = value.as_object() else {
+                problems.push(messages::property_missing("Boot"));
+                continue;
+            };
+            for (name, v) in requested {
+                let allowed: Vec<String> = match name.as_str() {
+                    "BootSourceOverrideTarget" => doc
+                        .pointer("/Boot/BootSourceOverrideTarget@Redfish.AllowableValues")
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+                        .unwrap_or_default(),
+                    "BootSourceOverrideEnabled" => ["Once", "Continuous", "Disabled"].map(str::to_owned).to_vec(),
+                    "BootSourceOverrideMode" => ["UEFI", "Legacy"].map(str::to_owned).to_vec(),
+                    _ => {
+                        problems.push(messages::base(
+                            "PropertyUnknown",
+                            &format!("The property {name} is not in the list of valid properties for the resource."),
+                            &[name],
+                            "Remove the unknown property from the request body and resubmit the request.",
+                            Some(&format!("#/Boot/{name}")),
+                        ));
+                        continue;
+                    }
+                };
+                match v.as_str() {
+                    Some(text) if allowed.iter().any(|a| a == text) => {
+                        boot.insert(name.clone(), v.clone());
+                    }
+                    _ => {
+                        let shown = v.to_string();
+                        problems.push(messages::base(
+                            "PropertyValueNotInList",
+                            &format!(
+                                "The value {shown} for the property {name} is not in the list of acceptable values."
+                            ),
+                            &[&shown, name],
+                            &format!("Choose one of {}.", allowed.join(", ")),
+                            Some(&format!("#/Boot/{name}")),
+                        ));
+                    }
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Reply::error(400, problems);
+        }
+        let mut s = self.now();
+        if Self::lockdown(&s) {
+            return Reply::error(400, vec![messages::sys406()]);
+        }
+        // A target without an enable flag applies once, as on iDRAC.
+        if boot.contains_key("BootSourceOverrideTarget") && !boot.contains_key("BootSourceOverrideEnabled") {
+            boot.insert("BootSourceOverrideEnabled".into(), "Once".into());
+        }
+        s.boot_override.extend(boot);
+        Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+}

@@ -1,0 +1,98 @@
+//! iDRAC attributes: `PATCH` on the `DellAttributes` resources (and the legacy
+//! `Managers/<id>/Attributes` paths that serve them), validated against the manager attribute
+//! registry and applied at once.
+
+use super::bios::{read_only, unknown_attribute, value_problem};
+use super::{Host, LOCKDOWN, Reply};
+use crate::messages::{self, idrac};
+use redfish_client::dependencies::DependencyEvaluator;
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
+use serde_json::Value;
+
+impl Host {
+    /// `PATCH DellAttributes/<group>`: validated against the manager registry, applied now.
+    /// Enumerations take the registry's `ValueName` or its `ValueDisplayName` (real registries
+    /// name values "0"/"1" while `GET` shows and Dell's tools send the display strings); the
+    /// display string is stored.
+    pub fn patch_dell_attributes(&self, group: AttributeGroup, body: &Value) -> Reply {
+        let mut s = self.now();
+        let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
+            return Reply::error(400, vec![messages::property_missing("Attributes")]);
+        };
+        let registry = self.fixture.manager_registry.as_ref();
+        let patch: Attributes = requested
+            .iter()
+            .map(|(k, v)| {
+                let value = AttributeValue::from(v.clone());
+                let shown = registry
+                    .and_then(|r| r.attribute(k))
+                    .and_then(|a| {
+                        let text = value.as_str()?;
+                        a.values
+                            .iter()
+                            .find(|allowed| allowed.value_name == text)
+                            .and_then(|allowed| allowed.value_display_name.clone())
+                    })
+                    .map_or(value, AttributeValue::from);
+                (k.clone(), shown)
+            })
+            .collect();
+        let unlocking = patch.len() == 1 && patch.get(LOCKDOWN).and_then(AttributeValue::as_str) == Some("Disabled");
+        if Self::lockdown(&s) && !unlocking {
+            return Reply::error(400, vec![messages::sys406()]);
+        }
+        let mut candidate = s.dell.get(&group).cloned().unwrap_or_default();
+        let mut problems = Vec::new();
+        if registry.is_none() {
+            // Nothing to validate against (public mockups lack the registry): only attributes
+            // the resource lists exist.
+            for name in patch.keys().filter(|n| !candidate.contains_key(*n)) {
+                problems.extend(unknown_attribute(name));
+            }
+        }
+        candidate.extend(patch.clone());
+        if let Some(registry) = registry {
+            let evaluation = DependencyEvaluator::new(registry).evaluate(&candidate);
+            for (name, value) in &patch {
+                let Some(attr) = registry.attribute(name) else {
+                    problems.extend(unknown_attribute(name));
+                    continue;
+                };
+                let by_display = value.as_str().is_some_and(|text| {
+                    attr.values
+                        .iter()
+                        .any(|v| v.value_display_name.as_deref() == Some(text))
+                });
+                let checked = if by_display { Ok(()) } else { attr.check(value) };
+                if let Err(p) = checked {
+                    problems.extend(value_problem(name, value, &p));
+                } else if name == "ServerPwr.1.PowerCapValue"
+                    && candidate
+                        .get("ServerPwr.1.PowerCapSetting")
+                        .and_then(AttributeValue::as_str)
+                        != Some("Enabled")
+                {
+                    problems.push(idrac(
+                        "SYS432",
+                        "Unable to set the power cap value because power capping is disabled.",
+                        &[name],
+                        "Enable power capping (ServerPwr.1.PowerCapSetting) and retry the operation.",
+                        Some(&format!("#/Attributes/{name}")),
+                    ));
+                } else if evaluation.is_read_only(name) {
+                    problems.extend(read_only(name));
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Reply::error(400, problems);
+        }
+        s.dell.insert(group, candidate);
+        if group == AttributeGroup::Idrac {
+            // Lockdown shows in the BIOS registry's flags.
+            s.view = None;
+        }
+        Reply::ok(messages::success_body(vec![messages::sys413()]))
+    }
+}

@@ -1,0 +1,649 @@
+//! The job queue: BIOS configuration jobs (`@Redfish.SettingsApplyTime` or `POST Jobs`), reboot
+//! jobs (`DellJobService.CreateRebootJob`, scheduled by `SetupJobQueue`), maintenance windows,
+//! and the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
+//! `…/Oem/Dell/Jobs`) and the DMTF `Job` (at `JobService/Jobs`), shaped as on real R750s.
+
+use super::{Host, Outage, Reply, Shutdown, State, idrac_ok};
+use crate::clock;
+use crate::messages::{self, base, idrac};
+use redfish_client::oem::dell::{self, JobState};
+use serde_json::{Value, json};
+use std::time::{Instant, SystemTime};
+
+/// The DMTF view of the job queue.
+pub const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
+
+/// What a job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum JobKind {
+    /// Applies the pending BIOS values during the next POST.
+    Bios,
+    /// Restarts the host when its start time comes.
+    Reboot(RebootKind),
+}
+
+/// `RebootJobType` of `DellJobService.CreateRebootJob`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RebootKind {
+    /// `PowerCycle`.
+    PowerCycle,
+    /// `GracefulRebootWithForcedShutdown`.
+    GracefulForced,
+    /// `GracefulRebootWithoutForcedShutdown`.
+    Graceful,
+}
+
+impl RebootKind {
+    const NAMES: [(&'static str, Self); 3] = [
+        ("PowerCycle", Self::PowerCycle),
+        ("GracefulRebootWithForcedShutdown", Self::GracefulForced),
+        ("GracefulRebootWithoutForcedShutdown", Self::Graceful),
+    ];
+
+    /// The DellJob `JobType` (DCIM's reboot job types; assumed for Redfish).
+    fn job_type(self) -> &'static str {
+        match self {
+            Self::PowerCycle => "RebootPowerCycle",
+            Self::GracefulForced => "RebootForce",
+            Self::Graceful => "RebootNoForce",
+        }
+    }
+}
+
+/// When a job may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Window {
+    /// Not before.
+    pub(super) start: Instant,
+    /// Not after (`MaintenanceWindowDurationInSeconds`).
+    pub(super) end: Option<Instant>,
+    /// `AtMaintenanceWindowStart`: the iDRAC restarts the host at `start`. Otherwise
+    /// (`InMaintenanceWindowOnReset`) a reset inside the window runs the job.
+    pub(super) reboots: bool,
+    /// The restart at `start` has happened.
+    pub(super) triggered: bool,
+}
+
+/// One job of the queue.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Job {
+    pub(super) id: String,
+    pub(super) kind: JobKind,
+    pub(super) state: JobState,
+    pub(super) message_id: &'static str,
+    pub(super) message: &'static str,
+    pub(super) percent: u8,
+    /// `TIME_NOW`, or the start a window or a schedule sets.
+    pub(super) start_time: String,
+    pub(super) end_time: String,
+    pub(super) created: SystemTime,
+    pub(super) window: Option<Window>,
+    /// When a scheduled reboot job restarts the host.
+    pub(super) run_at: Option<Instant>,
+    pub(super) actual_start: Option<SystemTime>,
+    pub(super) actual_stop: Option<SystemTime>,
+}
+
+impl Job {
+    pub(super) fn is_open_bios(&self) -> bool {
+        self.kind == JobKind::Bios && matches!(self.state, JobState::Scheduled | JobState::Running)
+    }
+
+    fn name(&self) -> &'static str {
+        match self.kind {
+            JobKind::Bios => "Configure: BIOS.Setup.1-1",
+            JobKind::Reboot(_) => "Reboot Job",
+        }
+    }
+
+    fn job_type(&self) -> &'static str {
+        match self.kind {
+            JobKind::Bios => "BIOSConfiguration",
+            JobKind::Reboot(k) => k.job_type(),
+        }
+    }
+
+    /// The `DellJob` resource as a member of `collection`, with the fields a real R750 shows.
+    pub(super) fn dell_json(&self, collection: &str) -> Value {
+        let when = |t: Option<SystemTime>| t.map_or(Value::Null, |t| json!(clock::local(t)));
+        let done = matches!(
+            self.state,
+            JobState::Completed | JobState::Failed | JobState::CompletedWithErrors | JobState::RebootCompleted
+        );
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#DellJob.DellJob",
+            "@odata.id": format!("{collection}/{}", self.id),
+            "@odata.type": "#DellJob.v1_5_0.DellJob",
+            "ActualRunningStartTime": when(self.actual_start),
+            "ActualRunningStopTime": when(self.actual_stop),
+            "CompletionTime": if done { when(self.actual_stop) } else { Value::Null },
+            "Description": "Job Instance",
+            "EndTime": self.end_time,
+            "Id": self.id,
+            "JobState": self.state.to_string(),
+            "JobType": self.job_type(),
+            "Message": self.message,
+            "MessageArgs": [],
+            "MessageArgs@odata.count": 0,
+            "MessageId": self.message_id,
+            "Name": self.name(),
+            "PercentComplete": self.percent,
+            "StartTime": self.start_time,
+            "TargetSettingsURI": null,
+        })
+    }
+
+    /// The DMTF `Job` at `JobService/Jobs/<id>`, as a real R750 maps its DellJob: Completed →
+    /// Completed/OK, CompletedWithErrors → Exception/Critical (both seen); the other states are
+    /// mapped by their meaning (assumed).
+    pub(super) fn dmtf_json(&self) -> Value {
+        let (state, status) = match self.state {
+            JobState::Completed | JobState::RebootCompleted => ("Completed", "OK"),
+            JobState::CompletedWithErrors => ("Exception", "Critical"),
+            JobState::Failed | JobState::RebootFailed => ("Exception", "Critical"),
+            JobState::Running | JobState::RebootPending => ("Running", "OK"),
+            JobState::New => ("New", "OK"),
+            _ => ("Pending", "OK"),
+        };
+        let name = match self.kind {
+            JobKind::Bios => "ConfigBIOS:BIOS.Setup.1-1",
+            JobKind::Reboot(_) => "Reboot Job",
+        };
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#Job.Job",
+            "@odata.id": format!("{DMTF_JOBS}/{}", self.id),
+            "@odata.type": "#Job.v1_2_1.Job",
+            "Description": "Represent a job in Redfish",
+            "Id": self.id,
+            "Name": name,
+            "JobState": state,
+            "JobStatus": status,
+            "PercentComplete": self.percent,
+            "StartTime": clock::with_offset(self.created),
+            "EndTime": self.actual_stop.map_or(Value::Null, |t| json!(clock::with_offset(t))),
+            "Messages": [{
+                "Message": self.message,
+                "MessageId": format!("{}.{}", messages::IDRAC, self.message_id),
+                "MessageArgs": [],
+                "MessageArgs@odata.count": 0,
+            }],
+            "Messages@odata.count": 1,
+        })
+    }
+}
+
+/// How `@Redfish.SettingsApplyTime` asks a BIOS job to run.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum ApplyTime {
+    /// `OnReset`: at the next reset.
+    OnReset,
+    /// A maintenance window, already checked against the Manager's clock.
+    Window {
+        /// `AtMaintenanceWindowStart` (else `InMaintenanceWindowOnReset`).
+        reboots: bool,
+        start: SystemTime,
+        duration: Option<std::time::Duration>,
+    },
+}
+
+impl ApplyTime {
+    /// Reads `@Redfish.SettingsApplyTime`: `Immediate` is refused for BIOS, a window needs a
+    /// start time in the future (by the Manager's `DateTime`) and a positive duration.
+    pub(super) fn parse(v: &Value, now: SystemTime) -> Result<Self, Value> {
+        let related = Some("#/@Redfish.SettingsApplyTime/ApplyTime");
+        let apply = v.get("ApplyTime").and_then(Value::as_str);
+        let reboots = match apply {
+            Some("OnReset") => return Ok(Self::OnReset),
+            Some("AtMaintenanceWindowStart") => true,
+            Some("InMaintenanceWindowOnReset") => false,
+            other => {
+                let shown = other.unwrap_or("(missing)");
+                return Err(base(
+                    "PropertyValueNotInList",
+                    &format!("The value {shown} for the property ApplyTime is not in the list of acceptable values."),
+                    &[shown, "ApplyTime"],
+                    "Use OnReset, AtMaintenanceWindowStart or InMaintenanceWindowOnReset; BIOS settings cannot apply Immediately.",
+                    related,
+                ));
+            }
+        };
+        let start_text = v.get("MaintenanceWindowStartTime").and_then(Value::as_str);
+        let Some(start_text) = start_text else {
+            return Err(messages::property_missing(
+                "@Redfish.SettingsApplyTime/MaintenanceWindowStartTime",
+            ));
+        };
+        let start = clock::parse_iso8601(start_text).ok_or_else(|| {
+            base(
+                "PropertyValueFormatError",
+                &format!("The value {start_text} for the property MaintenanceWindowStartTime is of a different format than the property can accept."),
+                &[start_text, "MaintenanceWindowStartTime"],
+                "Use the form YYYY-MM-DDTHH:MM:SS±HH:MM.",
+                Some("#/@Redfish.SettingsApplyTime/MaintenanceWindowStartTime"),
+            )
+        })?;
+        if start <= now {
+            let shown = clock::with_offset(now);
+            return Err(base(
+                "PropertyValueOutOfRange",
+                &format!(
+                    "The value {start_text} for the property MaintenanceWindowStartTime is not in the supported range: the window has already started (the iDRAC's time is {shown})."
+                ),
+                &[start_text, "MaintenanceWindowStartTime"],
+                "Choose a start time after the Manager's DateTime.",
+                Some("#/@Redfish.SettingsApplyTime/MaintenanceWindowStartTime"),
+            ));
+        }
+        let duration = match v.get("MaintenanceWindowDurationInSeconds") {
+            None => None,
+            Some(d) => match d.as_u64().filter(|d| *d > 0) {
+                Some(d) => Some(std::time::Duration::from_secs(d)),
+                None => {
+                    let shown = d.to_string();
+                    return Err(base(
+                        "PropertyValueOutOfRange",
+                        &format!(
+                            "The value {shown} for the property MaintenanceWindowDurationInSeconds is not in the supported range of acceptable values."
+                        ),
+                        &[&shown, "MaintenanceWindowDurationInSeconds"],
+                        "Give the window a positive number of seconds.",
+                        Some("#/@Redfish.SettingsApplyTime/MaintenanceWindowDurationInSeconds"),
+                    ));
+                }
+            },
+        };
+        Ok(Self::Window {
+            reboots,
+            start,
+            duration,
+        })
+    }
+}
+
+/// The instant `at` (wall clock) falls on, seen from `now`.
+fn instant_of(at: SystemTime, now_wall: SystemTime, now: Instant) -> Instant {
+    match at.duration_since(now_wall) {
+        Ok(ahead) => now + ahead,
+        Err(behind) => now.checked_sub(behind.duration()).unwrap_or(now),
+    }
+}
+
+impl Host {
+    fn new_job_id(&self, s: &mut State, prefix: &str) -> String {
+        s.job_seq += 1;
+        format!("{prefix}_{:06}{:06}", 100_000 + self.index % 900_000, s.job_seq)
+    }
+
+    /// Creates a BIOS job for the pending values; returns its `Location`.
+    pub(super) fn create_bios_job(&self, s: &mut State, apply: &ApplyTime) -> String {
+        let id = self.new_job_id(s, "JID");
+        let now = Instant::now();
+        let wall = SystemTime::now();
+        let (window, start_time, end_time) = match apply {
+            ApplyTime::OnReset => (None, "TIME_NOW".to_owned(), "TIME_NA".to_owned()),
+            ApplyTime::Window {
+                reboots,
+                start,
+                duration,
+            } => {
+                let end = duration.and_then(|d| start.checked_add(d));
+                (
+                    Some(Window {
+                        start: instant_of(*start, wall, now),
+                        end: end.map(|e| instant_of(e, wall, now)),
+                        reboots: *reboots,
+                        triggered: false,
+                    }),
+                    clock::local(*start),
+                    end.map_or_else(|| "TIME_NA".to_owned(), clock::local),
+                )
+            }
+        };
+        s.jobs.insert(
+            id.clone(),
+            Job {
+                id: id.clone(),
+                kind: JobKind::Bios,
+                state: JobState::Scheduled,
+                message_id: "JCP001",
+                message: "Task successfully scheduled.",
+                percent: 0,
+                start_time,
+                end_time,
+                created: wall,
+                window,
+                run_at: None,
+                actual_start: None,
+                actual_stop: None,
+            },
+        );
+        self.stats.count_job();
+        format!("{}/{id}", dell::JOBS)
+    }
+
+    /// `POST Managers/iDRAC.Embedded.1/Jobs {"TargetSettingsURI": ...}` (either Dell path).
+    pub fn create_job_for(&self, body: &Value) -> Reply {
+        let mut s = self.now();
+        let target = body
+            .get("TargetSettingsURI")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if target.trim_end_matches('/') != dell::BIOS_SETTINGS {
+            return Reply::error(
+                400,
+                vec![base(
+                    "PropertyValueNotInList",
+                    &format!(
+                        "The value {target} for the property TargetSettingsURI is not in the list of acceptable values."
+                    ),
+                    &[target, "TargetSettingsURI"],
+                    "Use /redfish/v1/Systems/System.Embedded.1/Bios/Settings.",
+                    Some("#/TargetSettingsURI"),
+                )],
+            );
+        }
+        if Self::lockdown(&s) {
+            return Reply::error(400, vec![messages::sys406()]);
+        }
+        if s.jobs.values().any(Job::is_open_bios) {
+            return Reply::error(400, vec![messages::sys011()]);
+        }
+        if s.pending.is_empty() && s.password_pending.is_empty() {
+            return Reply::error(
+                400,
+                vec![idrac(
+                    "SYS023",
+                    "Unable to create a configuration job because there are no pending attribute changes.",
+                    &[],
+                    "Set attributes on the settings resource and retry the operation.",
+                    None,
+                )],
+            );
+        }
+        let location = self.create_bios_job(&mut s, &ApplyTime::OnReset);
+        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", location)
+    }
+
+    /// The Dell job queue as the collection at `collection` shows it (`Managers/iDRAC.Embedded.1/Jobs`
+    /// or `…/Oem/Dell/Jobs`, one queue), members expanded or as links.
+    pub fn jobs(&self, collection: &str, expand: bool) -> Value {
+        let s = self.now();
+        let members: Vec<Value> = s
+            .jobs
+            .values()
+            .map(|j| {
+                if expand {
+                    j.dell_json(collection)
+                } else {
+                    json!({"@odata.id": format!("{collection}/{}", j.id)})
+                }
+            })
+            .collect();
+        json!({"@odata.context": "/redfish/v1/$metadata#DellJobCollection.DellJobCollection",
+               "@odata.id": collection, "@odata.type": "#DellJobCollection.DellJobCollection",
+               "Name": "JobQueue", "Description": "Collection of Job Instances",
+               "Members@odata.count": members.len(), "Members": members})
+    }
+
+    /// `JobService/Jobs`: the same queue as DMTF `Job` resources.
+    pub fn dmtf_jobs(&self, expand: bool) -> Value {
+        let s = self.now();
+        let members: Vec<Value> = s
+            .jobs
+            .values()
+            .map(|j| {
+                if expand {
+                    j.dmtf_json()
+                } else {
+                    json!({"@odata.id": format!("{DMTF_JOBS}/{}", j.id)})
+                }
+            })
+            .collect();
+        json!({"@odata.context": "/redfish/v1/$metadata#JobCollection.JobCollection",
+               "@odata.id": DMTF_JOBS, "@odata.type": "#JobCollection.JobCollection",
+               "Name": "JobCollection", "Description": "A Collection of Job resource instances",
+               "Members@odata.count": members.len(), "Members": members})
+    }
+
+    /// One job, as a member of `collection` (a DMTF `Job` under `JobService/Jobs`).
+    pub fn job(&self, collection: &str, id: &str) -> Reply {
+        let s = self.now();
+        match s.jobs.get(id) {
+            Some(j) if collection == DMTF_JOBS => Reply::ok(j.dmtf_json()),
+            Some(j) => Reply::ok(j.dell_json(collection)),
+            None => Reply::error(404, vec![messages::not_found(&format!("{collection}/{id}"))]),
+        }
+    }
+
+    /// `DELETE Jobs/<id>`: a scheduled BIOS job takes its pending values with it.
+    pub fn delete_job(&self, id: &str) -> Reply {
+        let mut s = self.now();
+        match Self::remove_job(&mut s, id) {
+            Ok(()) => Reply::ok(messages::success_body(vec![messages::sys413()])),
+            Err(reply) => reply,
+        }
+    }
+
+    fn remove_job(s: &mut State, id: &str) -> Result<(), Reply> {
+        if Self::lockdown(s) {
+            return Err(Reply::error(400, vec![messages::sys406()]));
+        }
+        match s.jobs.get(id).map(|j| (j.state, j.kind)) {
+            None => Err(Reply::error(
+                404,
+                vec![messages::not_found(&format!("{}/{id}", dell::JOBS))],
+            )),
+            Some((JobState::Running, _)) => Err(Reply::error(
+                400,
+                vec![idrac(
+                    "SYS431",
+                    "Unable to delete the job because it is running.",
+                    &[id],
+                    "Wait for the job to complete and retry the operation.",
+                    None,
+                )],
+            )),
+            Some((state, kind)) => {
+                if state == JobState::Scheduled && kind == JobKind::Bios {
+                    s.pending.clear();
+                    s.password_pending.clear();
+                }
+                s.jobs.remove(id);
+                Ok(())
+            }
+        }
+    }
+
+    /// `DellJobService.DeleteJobQueue`: one job, `JID_CLEARALL`, or `JID_CLEARALL_FORCE` (which
+    /// also restarts the Lifecycle Controller: SWC0700 and an empty Systems collection for a
+    /// POST's length, as after the field's ~2 minute restart). A success carries two messages,
+    /// the second SUP020, as real iDRACs answer.
+    pub fn delete_job_queue(&self, body: &Value) -> Reply {
+        let Some(id) = body.get("JobID").and_then(Value::as_str) else {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "DeleteJobQueue",
+                    "JobID",
+                    None,
+                    &["a job id", "JID_CLEARALL", "JID_CLEARALL_FORCE"],
+                )],
+            );
+        };
+        let mut s = self.now();
+        if id == "JID_CLEARALL" || id == "JID_CLEARALL_FORCE" {
+            if Self::lockdown(&s) {
+                return Reply::error(400, vec![messages::sys406()]);
+            }
+            s.jobs.clear();
+            s.pending.clear();
+            s.password_pending.clear();
+            if id == "JID_CLEARALL_FORCE" {
+                s.outage = Some(Outage::lc_restart(Instant::now(), self.config.boot_time));
+            }
+        } else if let Err(reply) = Self::remove_job(&mut s, id) {
+            return reply;
+        }
+        Reply::ok(messages::success_body(vec![
+            messages::success(),
+            idrac(
+                "SUP020",
+                "Successfully deleted the job(s).",
+                &[],
+                "No response action is required.",
+                None,
+            ),
+        ]))
+    }
+
+    /// `DellJobService.CreateRebootJob {"RebootJobType": ...}`: a reboot job (`RID_…`), state
+    /// New until `SetupJobQueue` schedules it.
+    pub fn create_reboot_job(&self, body: &Value) -> Reply {
+        let allowed: Vec<&str> = RebootKind::NAMES.iter().map(|(n, _)| *n).collect();
+        let given = body.get("RebootJobType").and_then(Value::as_str);
+        let Some(kind) = given.and_then(|g| RebootKind::NAMES.iter().find(|(n, _)| *n == g).map(|(_, k)| *k)) else {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "CreateRebootJob",
+                    "RebootJobType",
+                    given,
+                    &allowed,
+                )],
+            );
+        };
+        let mut s = self.now();
+        let id = self.new_job_id(&mut s, "RID");
+        s.jobs.insert(
+            id.clone(),
+            Job {
+                id: id.clone(),
+                kind: JobKind::Reboot(kind),
+                state: JobState::New,
+                message_id: "RED001",
+                message: "Reboot job created.",
+                percent: 0,
+                start_time: "TIME_NA".into(),
+                end_time: "TIME_NA".into(),
+                created: SystemTime::now(),
+                window: None,
+                run_at: None,
+                actual_start: None,
+                actual_stop: None,
+            },
+        );
+        self.stats.count_job();
+        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", format!("{}/{id}", dell::JOBS))
+    }
+
+    /// `DellJobService.SetupJobQueue {"JobArray": [...], "StartTimeInterval": "TIME_NOW" |
+    /// "YYYYMMDDHHMMSS"}`: schedules the listed jobs; a reboot job among them restarts the host
+    /// at the start time, and the BIOS job runs in that POST.
+    pub fn setup_job_queue(&self, body: &Value) -> Reply {
+        let Some(ids) = body.get("JobArray").and_then(Value::as_array) else {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "SetupJobQueue",
+                    "JobArray",
+                    None,
+                    &["job ids"],
+                )],
+            );
+        };
+        let start_text = body
+            .get("StartTimeInterval")
+            .and_then(Value::as_str)
+            .unwrap_or("TIME_NOW");
+        let wall = SystemTime::now();
+        let now = Instant::now();
+        let start = if start_text == "TIME_NOW" {
+            None
+        } else {
+            match clock::parse_compact(start_text) {
+                Some(t) => Some(t),
+                None => {
+                    return Reply::error(
+                        400,
+                        vec![messages::action_parameter(
+                            "SetupJobQueue",
+                            "StartTimeInterval",
+                            Some(start_text),
+                            &["TIME_NOW", "YYYYMMDDHHMMSS"],
+                        )],
+                    );
+                }
+            }
+        };
+        let mut s = self.now();
+        let ids: Vec<String> = ids.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
+        if let Some(missing) = ids.iter().find(|id| !s.jobs.contains_key(*id)) {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "SetupJobQueue",
+                    "JobArray",
+                    Some(missing),
+                    &["ids of jobs in the queue"],
+                )],
+            );
+        }
+        let run_at = start.map_or(now, |t| instant_of(t, wall, now));
+        let start_time = start.map_or_else(|| "TIME_NOW".to_owned(), clock::local);
+        for id in &ids {
+            if let Some(job) = s.jobs.get_mut(id) {
+                if !matches!(job.state, JobState::New | JobState::Scheduled) {
+                    continue;
+                }
+                job.state = JobState::Scheduled;
+                job.start_time.clone_from(&start_time);
+                if matches!(job.kind, JobKind::Reboot(_)) {
+                    job.run_at = Some(run_at);
+                    job.message_id = "JCP001";
+                    job.message = "Task successfully scheduled.";
+                }
+            }
+        }
+        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")]))
+    }
+
+    /// A scheduled reboot job's time has come: restart the host as its type says.
+    pub(super) fn run_reboot_job(&self, s: &mut State, id: &str, at: Instant) {
+        let graceful_delay = self.config.boot_time.mul_f64(0.3);
+        let Some(job) = s.jobs.get_mut(id) else { return };
+        let JobKind::Reboot(kind) = job.kind else { return };
+        job.run_at = None;
+        job.state = JobState::RebootPending;
+        job.message_id = "RED023";
+        job.message = "Reboot is in progress.";
+        job.actual_start = Some(super::wall(at));
+        let cooperates = self.config.graceful_os;
+        match kind {
+            RebootKind::PowerCycle => {
+                s.shutdown = None;
+                self.start_boot(s, at);
+            }
+            _ if !s.on => self.start_boot(s, at),
+            RebootKind::Graceful if !cooperates => {
+                if let Some(job) = s.jobs.get_mut(id) {
+                    job.state = JobState::RebootFailed;
+                    job.message_id = "RED031";
+                    job.message = "The operating system did not shut down in time; the reboot was not forced.";
+                    job.actual_stop = Some(super::wall(at));
+                }
+            }
+            // Forced after the graceful timeout when the OS ignores the request.
+            _ => {
+                let wait = if cooperates {
+                    graceful_delay
+                } else {
+                    graceful_delay.saturating_mul(2)
+                };
+                s.shutdown = Some(Shutdown {
+                    at: at + wait,
+                    then_boot: true,
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! Real clients against the emulator: Dell's iDRAC-Redfish-Scripting Python scripts, replayed
+//! as request transcripts written from reading them ([`dell_scripts`]), and badfish itself, run
+//! from PyPI ([`badfish`]).
+
+mod badfish;
+mod dell_scripts;
+mod script;
