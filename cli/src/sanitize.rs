@@ -433,14 +433,14 @@ mod tests {
     fn sample() -> Value {
         json!({
             "@odata.id": "/redfish/v1/Systems/System.Embedded.1",
-            "SKU": "F54P1G3",
+            "SKU": "TST4T4G",
             "SerialNumber": "CN7016319N0123",
             "AssetTag": "rack12-slot4",
             "UUID": "4c4c4544-0035-3410-8050-c6c04f314733",
             "HostName": "db07.corp.acme.com",
             "BiosVersion": "1.8.2",
-            "Description": "db07.corp.acme.com, service tag F54P1G3",
-            "Oem": {"Dell": {"DellSystem": {"ChassisServiceTag": "F54P1G3", "NodeID": "F54P1G3",
+            "Description": "db07.corp.acme.com, service tag TST4T4G",
+            "Oem": {"Dell": {"DellSystem": {"ChassisServiceTag": "TST4T4G", "NodeID": "TST4T4G",
                                             "ExpressServiceCode": "33102857187"}}},
             "EthernetInterfaces": [{"MACAddress": "B0:7B:25:DE:1A:2C", "IPv4Addresses": [{"Address": "10.1.2.3",
                                     "SubnetMask": "255.255.255.0", "Gateway": "10.1.2.1"}],
@@ -460,7 +460,7 @@ mod tests {
         s.residue(&mut doc);
         let text = doc.to_string();
         for original in [
-            "F54P1G3",
+            "TST4T4G",
             "CN7016319N0123",
             "rack12-slot4",
             "4c4c4544",
