@@ -19,6 +19,44 @@ pub const USERNAME: &str = "root";
 /// The factory password the mock accepts.
 pub const PASSWORD: &str = "calvin";
 
+/// Whether a test can use a system tool it needs (fio, sshd, badfish). When `found` is false it
+/// prints one line, `skipped: TOOL not installed (HINT)`, and returns false, so `cargo test`
+/// passes on a machine with only the Rust toolchain; with `RFTUNE_REQUIRE_TOOLS=1` (`.ci/run`
+/// sets it) a missing tool fails the test instead, so CI always runs everything.
+pub fn tool_available(tool: &str, found: bool, hint: &str) -> bool {
+    if found {
+        return true;
+    }
+    assert!(
+        std::env::var("RFTUNE_REQUIRE_TOOLS").as_deref() != Ok("1"),
+        "{tool} not installed ({hint}) and RFTUNE_REQUIRE_TOOLS=1"
+    );
+    // Straight to stderr, not `eprintln!`: the test harness captures the print macros of a
+    // passing test, and this line must be seen.
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {tool} not installed ({hint})");
+    false
+}
+
+/// Whether `program` is an executable file on `PATH`.
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+/// For tests that run the real fio: see [`tool_available`].
+pub fn fio_available() -> bool {
+    tool_available("fio", on_path("fio"), "apt-get install fio; .ci/run installs it")
+}
+
+/// For tests that start their own OpenSSH server: see [`tool_available`].
+pub fn sshd_available() -> bool {
+    tool_available(
+        "sshd",
+        std::path::Path::new("/usr/sbin/sshd").is_file(),
+        "apt-get install openssh-server; .ci/run installs it",
+    )
+}
+
 /// The workspace's `fixtures/` directory.
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")

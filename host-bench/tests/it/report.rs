@@ -56,6 +56,9 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
 
 #[test]
 fn report_renders_csv_html_and_round_trips() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let r = storage_report("baseline", 1.0);
     let t = &r.storage.as_ref().unwrap().tests[0];
     assert!(t.valid, "{:?}", t.problems);
@@ -76,6 +79,9 @@ fn report_renders_csv_html_and_round_trips() {
 
 #[test]
 fn compare_reports_absolute_and_relative_changes() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let a = storage_report("a", 1.0);
     let mut b = a.clone();
     b.label = Some("b".into());

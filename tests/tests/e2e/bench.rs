@@ -14,6 +14,9 @@ fn work_dir() -> TempDir {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = work_dir();
     let fleet = sim("r7625", 1, |_| {}).await;
     let url = fleet.hosts()[0].url.clone();
@@ -431,6 +434,9 @@ async fn an_existing_user_file_is_refused_without_overwrite() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn overwrite_takes_over_a_user_file_and_fio_keeps_rftunes_mark() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = work_dir();
     let target = dir.0.join("scratch.bin");
     std::fs::write(&target, user_data()).unwrap();
@@ -554,6 +560,9 @@ async fn a_failed_run_removes_the_target_file_it_created_and_keeps_older_ones() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let dir = work_dir();
     let target = dir.0.join("interrupted.fio");
     let out_dir = dir.0.join("out");

