@@ -1,8 +1,10 @@
 //! What a profile needs to know about a host: its AMD EPYC generation, CPU model, sockets and
-//! cores, and its PowerEdge model.
+//! cores, its PowerEdge model and, when a profile asks, how its memory channels are populated.
 
 use redfish_client::resources::bios::{AttributeValue, Attributes};
+use redfish_client::resources::computer_system::Memory;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -44,6 +46,16 @@ impl Generation {
             Self::Bergamo => "bergamo",
             Self::Siena => "siena",
             Self::Turin => "turin",
+        }
+    }
+
+    /// DDR memory channels per socket: 8 on Rome and Milan, 12 on Genoa, Bergamo and Turin,
+    /// 6 on Siena.
+    pub fn channels_per_socket(self) -> u32 {
+        match self {
+            Self::Rome | Self::Milan => 8,
+            Self::Genoa | Self::Bergamo | Self::Turin => 12,
+            Self::Siena => 6,
         }
     }
 
@@ -138,6 +150,95 @@ pub struct HostFacts {
     /// Cores per processor (`Proc1NumCores`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
+    /// How the DIMMs sit on the memory channels, when the `Memory` collection was read (only
+    /// for profiles that depend on it: one more request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryPopulation>,
+}
+
+/// Populated DIMMs per socket, read from the system's `Memory` collection.
+///
+/// Real iDRACs list only the DIMMs that are present (a real R750 with 16 of its 32 slots filled
+/// lists `DIMM.Socket.A1`..`A8` and `B1`..`B8`) and give no channel number, so the population
+/// is judged per socket: balanced when every populated socket holds the same number of DIMMs,
+/// a whole multiple of its channels (1 or 2 DIMMs per channel on every channel) — Dell: "a
+/// fully balanced configuration requires all DIMM channels to be populated".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryPopulation {
+    /// Enabled DIMMs by socket (1-based).
+    pub dimms_per_socket: BTreeMap<u32, u32>,
+    /// Channels per socket of the host's CPU generation, when it is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels_per_socket: Option<u32>,
+}
+
+impl MemoryPopulation {
+    /// Counts the enabled DIMMs of `dimms` by socket. The socket is `MemoryLocation.Socket`
+    /// when the BMC gives it, else the letter of Dell's `DIMM.Socket.A1` id (A = 1, B = 2).
+    /// DIMMs whose state is not `Enabled` (absent, disabled by the BIOS) or whose socket
+    /// cannot be told are not counted.
+    pub fn from_dimms(dimms: &[Memory], generation: Option<Generation>) -> Self {
+        let mut dimms_per_socket = BTreeMap::new();
+        for dimm in dimms {
+            let enabled = match dimm.status.as_ref().and_then(|s| s.state.as_deref()) {
+                Some(state) => state.eq_ignore_ascii_case("Enabled"),
+                None => dimm.capacity_mib.is_some_and(|c| c > 0),
+            };
+            let socket = dimm
+                .memory_location
+                .as_ref()
+                .and_then(|l| l.socket)
+                .or_else(|| dell_dimm_socket(&dimm.id));
+            if let (true, Some(socket)) = (enabled, socket) {
+                *dimms_per_socket.entry(socket).or_insert(0) += 1;
+            }
+        }
+        Self {
+            dimms_per_socket,
+            channels_per_socket: generation.map(Generation::channels_per_socket),
+        }
+    }
+
+    /// Whether every populated socket has every channel filled alike; `None` when the
+    /// channel count (the CPU generation) is unknown.
+    pub fn balanced(&self) -> Option<bool> {
+        let channels = self.channels_per_socket?;
+        let mut counts = self.dimms_per_socket.values();
+        let Some(&first) = counts.next() else {
+            return Some(false);
+        };
+        Some(first > 0 && first % channels == 0 && counts.all(|&n| n == first))
+    }
+}
+
+impl fmt::Display for MemoryPopulation {
+    /// `12 + 11 DIMMs on 12 channels per socket (unbalanced)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let counts: Vec<String> = self.dimms_per_socket.values().map(u32::to_string).collect();
+        let counts = if counts.is_empty() {
+            "0".to_owned()
+        } else {
+            counts.join(" + ")
+        };
+        write!(f, "{counts} DIMMs")?;
+        if let Some(channels) = self.channels_per_socket {
+            write!(f, " on {channels} channels per socket")?;
+        }
+        match self.balanced() {
+            Some(true) => f.write_str(" (balanced)"),
+            Some(false) => f.write_str(" (unbalanced)"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The socket of a Dell DIMM id: `DIMM.Socket.B7` is on socket 2.
+fn dell_dimm_socket(id: &str) -> Option<u32> {
+    let rest = id.strip_prefix("DIMM.Socket.")?;
+    let letter = rest.chars().next()?.to_ascii_uppercase();
+    letter
+        .is_ascii_uppercase()
+        .then(|| u32::from(letter) - u32::from('A') + 1)
 }
 
 /// The highest `ProcNBrand` index looked at (Dell's AMD servers have one or two sockets).
@@ -171,7 +272,20 @@ impl HostFacts {
                 .and_then(AttributeValue::as_i64)
                 .and_then(|n| u32::try_from(n).ok())
                 .filter(|n| *n > 0),
+            memory: None,
         }
+    }
+
+    /// These facts with the memory population counted from the host's DIMMs.
+    pub fn with_memory(mut self, dimms: &[Memory]) -> Self {
+        self.memory = Some(MemoryPopulation::from_dimms(dimms, self.generation));
+        self
+    }
+
+    /// Whether the memory population is known to be balanced (`Some(true)`), known not to be
+    /// (`Some(false)`), or unknown.
+    pub fn memory_balanced(&self) -> Option<bool> {
+        self.memory.as_ref().and_then(MemoryPopulation::balanced)
     }
 
     /// The CPU's model number (`7552`, `9684X`, `8534P`): the word after `EPYC` in the brand.
@@ -312,6 +426,63 @@ mod tests {
                 .collect(),
         );
         assert_eq!((none.sockets, none.cores, none.cpu_model_number()), (None, None, None));
+    }
+
+    fn dimm(id: &str, state: Option<&str>) -> Memory {
+        serde_json::from_value(serde_json::json!({
+            "@odata.id": format!("/redfish/v1/Systems/System.Embedded.1/Memory/{id}"),
+            "Id": id,
+            "CapacityMiB": 32768,
+            "Status": state.map(|s| serde_json::json!({"State": s, "Health": "OK"})),
+        }))
+        .unwrap()
+    }
+
+    fn dimms(sockets: &[(char, u32)]) -> Vec<Memory> {
+        sockets
+            .iter()
+            .flat_map(|&(letter, n)| (1..=n).map(move |i| dimm(&format!("DIMM.Socket.{letter}{i}"), Some("Enabled"))))
+            .collect()
+    }
+
+    #[test]
+    fn memory_is_balanced_when_every_channel_of_every_socket_holds_the_same_dimms() {
+        let genoa = Some(Generation::Genoa);
+        let full = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 12)]), genoa);
+        assert_eq!(full.dimms_per_socket, BTreeMap::from([(1, 12), (2, 12)]));
+        assert_eq!(full.balanced(), Some(true));
+        assert_eq!(full.to_string(), "12 + 12 DIMMs on 12 channels per socket (balanced)");
+        // Two DIMMs per channel is balanced too; the real R750's 16 on 2x8 channels likewise.
+        let two_dpc = MemoryPopulation::from_dimms(&dimms(&[('A', 16), ('B', 16)]), Some(Generation::Milan));
+        assert_eq!(two_dpc.balanced(), Some(true));
+        // One DIMM missing, or channels left empty: unbalanced. One full socket is balanced.
+        let short = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 11)]), genoa);
+        assert_eq!(short.balanced(), Some(false));
+        assert_eq!(
+            short.to_string(),
+            "12 + 11 DIMMs on 12 channels per socket (unbalanced)"
+        );
+        let eight = MemoryPopulation::from_dimms(&dimms(&[('A', 8), ('B', 8)]), genoa);
+        assert_eq!(eight.balanced(), Some(false));
+        let one_socket = MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), genoa);
+        assert_eq!(one_socket.balanced(), Some(true));
+        // A DIMM the BIOS disabled does not count; nor does one whose socket is unknown.
+        let mut list = dimms(&[('A', 6)]);
+        list[5] = dimm("DIMM.Socket.A6", Some("Disabled"));
+        list.push(dimm("NVDIMM.Slot.1", Some("Enabled")));
+        let siena = MemoryPopulation::from_dimms(&list, Some(Generation::Siena));
+        assert_eq!(siena.dimms_per_socket, BTreeMap::from([(1, 5)]));
+        assert_eq!(siena.balanced(), Some(false));
+        // No DIMM at all is not balanced; an unknown generation is unknown.
+        assert_eq!(MemoryPopulation::from_dimms(&[], genoa).balanced(), Some(false));
+        assert_eq!(
+            MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), None).balanced(),
+            None
+        );
+        assert_eq!(
+            HostFacts::default().with_memory(&dimms(&[('A', 12)])).memory_balanced(),
+            None
+        );
     }
 
     #[test]

@@ -87,12 +87,12 @@ pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
-pub use host::{Generation, HostFacts};
+pub use host::{Generation, HostFacts, MemoryPopulation};
 pub use library::{Library, ResolvedProfile, Skipped};
 pub use plan::{Plan, Unlock, plan, simulate, simulate_idrac};
 pub use profile::{
-    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, Platform, Profile, Setting, Target, Unsupported,
-    Wanted, When,
+    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,
+    Target, Unsupported, Wanted, When,
 };
 pub use sources::{Source, Sources};
 pub use validate::{

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::host::{self, HostFacts};
-use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Target, Unsupported, Wanted};
+use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Target, Unsupported};
 use crate::sources::Sources;
 use crate::suggest;
 use redfish_client::oem::dell::AttributeGroup;
@@ -312,6 +312,34 @@ impl Library {
         })
     }
 
+    /// Whether resolving `profile` depends on the host's memory population, so the caller
+    /// must read the DIMMs first: a platform of its chain with a `memory` condition rules out a
+    /// value some setting of the chain may write (`hpc` prefers NPS 4, which unbalanced memory
+    /// rules out; `performance` writes NPS 1 and needs no DIMM read).
+    pub fn needs_memory(&self, profile: &Profile) -> bool {
+        let Ok(chain) = self.chain(profile) else {
+            return false;
+        };
+        let platforms = || chain.iter().flat_map(|p| p.platforms.values());
+        let settings = || {
+            chain
+                .iter()
+                .flat_map(|p| p.bios.values())
+                .chain(platforms().flat_map(|pl| pl.bios.values()))
+        };
+        platforms()
+            .filter(|pl| pl.memory.is_some())
+            .flat_map(|pl| pl.unsupported.values())
+            .any(|limit| {
+                settings().any(|s| {
+                    s.attribute == limit.attribute
+                        && s.wanted
+                            .candidates()
+                            .is_some_and(|values| values.iter().any(|v| limit.values.contains(v)))
+                })
+            })
+    }
+
     /// `profile` and its ancestors, leaf first.
     fn chain<'a>(&'a self, profile: &'a Profile) -> Result<Vec<&'a Profile>> {
         let mut chain = vec![profile];
@@ -402,11 +430,8 @@ impl Merge<'_> {
 /// never limited.
 fn limit_setting(setting: &mut Setting, limit: &Unsupported) -> bool {
     let ruled_out = |v: &AttributeValue| limit.values.contains(v);
-    let candidates: Vec<AttributeValue> = match &setting.wanted {
-        Wanted::Value(v) => vec![v.clone()],
-        Wanted::Prefer(values) => values.clone(),
-        Wanted::Accept { tokens, .. } => tokens.iter().map(|t| AttributeValue::String(t.clone())).collect(),
-        Wanted::Derive(_) => return true,
+    let Some(candidates) = setting.wanted.candidates() else {
+        return true;
     };
     for value in candidates.iter().filter(|v| ruled_out(v)) {
         if !setting.excluded.iter().any(|e| &e.value == value) {

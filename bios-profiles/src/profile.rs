@@ -36,7 +36,7 @@
 //! quote = "..."
 //!
 //! [platform.c6615]                          # applied when the host matches
-//! models = ["PowerEdge C6615"]              # and/or cpus = ["7552"]
+//! models = ["PowerEdge C6615"]              # and/or cpus = ["7552"], memory = "unbalanced"
 //! [platform.c6615.bios.NumaNodesPerSocket]
 //! value = "1"
 //! why = "..."
@@ -157,6 +157,17 @@ pub enum Wanted {
 }
 
 impl Wanted {
+    /// The values it may end up writing, in order; `None` for a value derived from the
+    /// registry.
+    pub fn candidates(&self) -> Option<Vec<AttributeValue>> {
+        match self {
+            Self::Value(v) => Some(vec![v.clone()]),
+            Self::Prefer(values) => Some(values.clone()),
+            Self::Accept { tokens, .. } => Some(tokens.iter().map(|t| AttributeValue::String(t.clone())).collect()),
+            Self::Derive(_) => None,
+        }
+    }
+
     /// The value when it is fixed.
     pub fn fixed(&self) -> Option<&AttributeValue> {
         match self {
@@ -404,6 +415,10 @@ pub struct Platform {
     /// The CPU model numbers it applies to (`7552`), compared case-insensitively.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<String>,
+    /// The memory population it applies to. A profile with such a platform makes rftune read
+    /// the host's DIMMs (one more request).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryCondition>,
     /// BIOS settings, by attribute.
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
@@ -419,14 +434,39 @@ impl Platform {
     pub fn matches(&self, host: &HostFacts) -> bool {
         let model = self.models.is_empty() || self.models.iter().any(|m| host.is_model(m));
         let cpu = self.cpus.is_empty() || self.cpus.iter().any(|c| host.is_cpu(c));
-        model && cpu
+        let memory = self
+            .memory
+            .is_none_or(|want| host.memory_balanced() == Some(want == MemoryCondition::Balanced));
+        model && cpu && memory
     }
 
-    /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`.
+    /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`, `unbalanced memory`.
     pub fn describe(&self) -> String {
         let mut parts: Vec<String> = self.models.clone();
         parts.extend(self.cpus.iter().map(|c| format!("EPYC {c}")));
+        parts.extend(self.memory.map(|m| format!("{} memory", m.as_str())));
         parts.join(", ")
+    }
+}
+
+/// A platform's condition on the memory population (`memory = "unbalanced"`); see
+/// [`crate::host::MemoryPopulation`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryCondition {
+    /// Every channel of every populated socket holds the same number of DIMMs.
+    Balanced,
+    /// Some channel is empty or sockets differ.
+    Unbalanced,
+}
+
+impl MemoryCondition {
+    /// The spelling in profile files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Balanced => "balanced",
+            Self::Unbalanced => "unbalanced",
+        }
     }
 }
 
@@ -611,6 +651,8 @@ struct RawPlatform {
     #[serde(default)]
     cpus: Vec<String>,
     #[serde(default)]
+    memory: Option<MemoryCondition>,
+    #[serde(default)]
     bios: BTreeMap<String, Spanned<RawSetting>>,
     #[serde(default)]
     idrac: BTreeMap<String, Spanned<RawIdracSetting>>,
@@ -760,11 +802,11 @@ impl Parser<'_> {
             let span = spanned.span();
             let p = spanned.into_inner();
             let named = |list: &[String]| list.iter().any(|m| !m.trim().is_empty());
-            if !named(&p.models) && !named(&p.cpus) {
+            if !named(&p.models) && !named(&p.cpus) && p.memory.is_none() {
                 return Err(self.error(
                     span.start,
                     format!(
-                        "platform `{key}` needs at least one model or CPU (e.g. models = [\"PowerEdge C6615\"] or cpus = [\"7552\"])"
+                        "platform `{key}` needs at least one model, CPU or memory condition (e.g. models = [\"PowerEdge C6615\"], cpus = [\"7552\"] or memory = \"unbalanced\")"
                     ),
                 ));
             }
@@ -804,6 +846,7 @@ impl Parser<'_> {
                     name: key,
                     models: p.models,
                     cpus: p.cpus,
+                    memory: p.memory,
                     bios: self.bios(p.bios, &origin)?,
                     idrac: self.idrac(p.idrac, &origin)?,
                     unsupported,
@@ -1096,7 +1139,8 @@ confidence = "inferred"
         let no_models = MINIMAL.replacen("models = [\"PowerEdge C6615\"]", "models = []", 1);
         let err = Profile::from_toml(&no_models, "p.toml", &sources()).unwrap_err();
         assert!(
-            err.to_string().contains("platform `c` needs at least one model or CPU"),
+            err.to_string()
+                .contains("platform `c` needs at least one model, CPU or memory condition"),
             "{err}"
         );
     }

@@ -6,7 +6,8 @@ use crate::cache::RegistryCache;
 use crate::target::Target;
 use anyhow::{Context, Result};
 use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
-use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::oem::dell::{self, AttributeGroup};
+use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -69,6 +70,12 @@ impl Chosen {
             .unwrap_or_default()
     }
 
+    /// Whether the profile's choice depends on the host's memory population (so the DIMMs
+    /// are read: one more request, only for such profiles).
+    pub fn needs_memory(&self) -> bool {
+        self.library.needs_memory(&self.profile)
+    }
+
     /// The profile resolved for a host.
     pub fn resolve(&self, facts: &HostFacts) -> Result<ResolvedProfile> {
         Ok(self.library.resolve_profile(&self.profile, facts)?)
@@ -108,8 +115,22 @@ pub async fn assess(
     strict: bool,
 ) -> Result<Assessment> {
     let groups = chosen.groups();
-    let values = bmc::read_values(target, &groups, jobs).await?;
-    let facts = HostFacts::from_bios(&values.bios);
+    let read_dimms = async {
+        if !chosen.needs_memory() {
+            return Ok(None);
+        }
+        let collection = format!("{}/Memory", dell::SYSTEM);
+        match target.client.expanded_members::<Memory>(&collection).await {
+            Ok(dimms) => Ok(Some(dimms)),
+            Err(e) => Err(target.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
+        }
+    };
+    let (values, dimms) = tokio::join!(bmc::read_values(target, &groups, jobs), read_dimms);
+    let values = values?;
+    let mut facts = HostFacts::from_bios(&values.bios);
+    if let Some(dimms) = dimms? {
+        facts = facts.with_memory(&dimms);
+    }
     let profile = chosen
         .resolve(&facts)
         .with_context(|| format!("{}: resolving profile {}", target.name, chosen.name()))?;

@@ -316,7 +316,14 @@ fn shipped_profiles_describe_their_targets() {
     let library = Library::shipped().unwrap();
     assert_eq!(
         library.get("base").unwrap().targets(),
-        "rome, milan, genoa, siena; any model; overrides for PowerEdge C6615, EPYC 7552"
+        "rome, milan, genoa, siena; any model; overrides for PowerEdge C6615, EPYC 7552, unbalanced memory"
+    );
+    // Only a profile that may write a value a memory condition rules out needs the DIMMs read.
+    let needs = |name: &str| library.needs_memory(library.get(name).unwrap());
+    assert!(needs("hpc"), "hpc prefers NPS 4");
+    assert!(
+        !needs("performance") && !needs("base"),
+        "NPS 1 does not depend on the DIMMs"
     );
     assert_eq!(
         library.get("performance").unwrap().targets(),

@@ -595,3 +595,77 @@ async fn dry_run_and_diff_say_which_choice_was_made_for_this_host_and_why() {
     );
     assert!(stats(&fleet, 0)["requests"]["by_method"].get("PATCH").is_none());
 }
+
+/// Copies a directory tree (a fixture) so that a test can change it.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn nps_4_needs_every_memory_channel_populated_alike_so_the_dimms_are_read_for_hpc() {
+    // An R7625 with one DIMM pulled: 12 on socket 1, 11 on socket 2.
+    let dir = TempDir::new();
+    copy_tree(&rftune_tests::fixtures_dir().join("r7625"), &dir.0);
+    let memory = dir.0.join("redfish/v1/Systems/System.Embedded.1/Memory");
+    std::fs::remove_dir_all(memory.join("DIMM.Socket.B12")).unwrap();
+    let index = memory.join("index.json");
+    let mut collection: Value = serde_json::from_slice(&std::fs::read(&index).unwrap()).unwrap();
+    let members = collection["Members"].as_array_mut().unwrap();
+    members.retain(|m| !m["@odata.id"].as_str().unwrap().ends_with("/DIMM.Socket.B12"));
+    collection["Members@odata.count"] = members.len().into();
+    std::fs::write(&index, serde_json::to_vec(&collection).unwrap()).unwrap();
+    let memory_reads = |fleet: &idrac_sim::Fleet| {
+        stats(fleet, 0)["requests"]["by_path"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(path, _)| path.contains("/Memory"))
+            .map(|(_, n)| n.as_u64().unwrap())
+            .sum::<u64>()
+    };
+
+    let unbalanced = sim(dir.0.to_str().unwrap(), 1, |_| {}).await;
+    let url = &unbalanced.hosts()[0].url;
+    let out = Run::new(&["diff", "--bmc", url, "-p", "hpc", "-o", "json"])
+        .output()
+        .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let nps = doc["hosts"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "NumaNodesPerSocket")
+        .unwrap()
+        .clone();
+    assert_eq!(nps["desired"], "2", "{nps}");
+    let note = nps["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("chose 2: 4 is not possible on this platform (base [platform unbalanced-memory])"),
+        "{note}"
+    );
+    assert_eq!(memory_reads(&unbalanced), 1, "one request for all the DIMMs");
+
+    // The same host fully populated keeps NPS 4; a profile that never asks for NPS 4
+    // (performance writes NPS 1) does not read the DIMMs at all.
+    let balanced = sim("r7625", 1, |_| {}).await;
+    let url = &balanced.hosts()[0].url;
+    let out = Run::new(&["apply", "--bmc", url, "-p", "hpc", "--dry-run", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["hosts"][0]["choices"]["NumaNodesPerSocket"]["chosen"], "4", "{doc}");
+    assert_eq!(memory_reads(&balanced), 1);
+    let out = Run::new(&["diff", "--bmc", url, "-p", "performance"]).output().await;
+    assert!(out.status.code().is_some_and(|c| c <= 2), "{}", stderr(&out));
+    assert_eq!(memory_reads(&balanced), 1, "performance needs no DIMM read");
+}
