@@ -248,7 +248,7 @@ pub async fn reboot(
         async move {
             match client.reset(&system, kind).await {
                 Ok(()) => Ok(true),
-                Err(e) if write_outcome_unknown(&e) => {
+                Err(e) if e.write_outcome_unknown() => {
                     tracing::warn!(
                         "{}: the answer to {kind:?} was lost ({e}); checking whether the host reacted",
                         target.name
@@ -397,20 +397,6 @@ where
             return false;
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-/// Whether a failed write may still have been applied: the request went out and the answer
-/// was lost, cut, garbled or a gateway error. A refusal with a status, or a connection that
-/// never opened, means nothing was applied.
-pub fn write_outcome_unknown(e: &redfish_client::Error) -> bool {
-    use redfish_client::Error as E;
-    use redfish_client::error::TransportKind as T;
-    match e.last_attempt() {
-        E::Transport { kind, .. } => matches!(kind, T::Timeout | T::Interrupted),
-        E::Status { status, .. } => matches!(status, 500 | 502 | 504),
-        E::Decode { .. } | E::BodyTooLarge { .. } | E::Protocol { .. } => true,
-        _ => false,
     }
 }
 

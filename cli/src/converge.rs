@@ -418,7 +418,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 }
                 Err(e) => e,
             };
-            if !bmc::write_outcome_unknown(&err) {
+            if !err.write_outcome_unknown() {
                 // The iDRAC answered no (or nothing reached it): nothing is staged.
                 let _ = std::fs::remove_file(&marker_file);
                 let e = target.explain(err, "staging BIOS values");
@@ -776,42 +776,4 @@ fn plan_sentence(plan: &Plan, adopted: bool) -> String {
         parts.push(format!("{idrac} iDRAC value(s)"));
     }
     parts.join(" and ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn status(code: u16) -> redfish_client::Error {
-        redfish_client::Error::Status {
-            method: "PATCH".into(),
-            url: "https://bmc/x".into(),
-            status: code,
-            body: None,
-        }
-    }
-
-    #[test]
-    fn a_refusal_is_known_and_a_lost_answer_is_not() {
-        assert!(!bmc::write_outcome_unknown(&status(400)), "the iDRAC said no");
-        assert!(!bmc::write_outcome_unknown(&status(503)), "not processed");
-        assert!(
-            bmc::write_outcome_unknown(&status(502)) && bmc::write_outcome_unknown(&status(504)),
-            "a gateway lost it"
-        );
-        let garbled = redfish_client::Error::Protocol {
-            method: "PATCH".into(),
-            url: "https://bmc/x".into(),
-            what: "not JSON".into(),
-        };
-        assert!(bmc::write_outcome_unknown(&garbled));
-        let wrapped = redfish_client::Error::RetriesExhausted {
-            method: "PATCH".into(),
-            url: "https://bmc/x".into(),
-            attempts: 3,
-            elapsed: std::time::Duration::from_secs(1),
-            last: Box::new(status(400)),
-        };
-        assert!(!bmc::write_outcome_unknown(&wrapped), "judged on the last attempt");
-    }
 }

@@ -216,14 +216,25 @@ impl Error {
         }
     }
 
-    /// Whether the response body was not JSON at all (cut short, garbled): worth reading
-    /// again, unlike JSON of the wrong shape.
+    /// Whether the response body was cut short (JSON that ends too early): worth reading
+    /// again. A body that is not JSON at all (an HTML error page behind a 200) or JSON of the
+    /// wrong shape would read the same again, so it fails at once.
     pub fn is_garbled(&self) -> bool {
         match self {
-            Self::Decode { source, .. } => matches!(
-                source.classify(),
-                serde_json::error::Category::Syntax | serde_json::error::Category::Eof
-            ),
+            Self::Decode { source, .. } => source.classify() == serde_json::error::Category::Eof,
+            _ => false,
+        }
+    }
+
+    /// Whether a failed write may still have been applied: the request went out and the
+    /// answer was lost, cut, garbled or a gateway error. A refusal with a status, or a
+    /// connection that never opened, means nothing was applied. Judged on the last attempt.
+    pub fn write_outcome_unknown(&self) -> bool {
+        match self.last_attempt() {
+            #[cfg(feature = "client")]
+            Self::Transport { kind, .. } => matches!(kind, TransportKind::Timeout | TransportKind::Interrupted),
+            Self::Status { status, .. } => matches!(status, 500 | 502 | 504),
+            Self::Decode { .. } | Self::BodyTooLarge { .. } | Self::Protocol { .. } => true,
             _ => false,
         }
     }
@@ -304,6 +315,42 @@ mod tests {
         );
         let truncated = decode_json::<Bios>("GET", "u", br#"{"@odata.id":"/b","Attributes":{"A":"#).unwrap_err();
         assert!(matches!(truncated, Error::Decode { .. }), "{truncated}");
+        assert!(truncated.is_garbled(), "a body cut short is worth reading again");
+        let html = decode_json::<Bios>("GET", "u", b"<html><body>Service Unavailable</body></html>").unwrap_err();
+        assert!(!html.is_garbled(), "an HTML page would read the same again");
+    }
+
+    fn status(code: u16) -> Error {
+        Error::Status {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            status: code,
+            body: None,
+        }
+    }
+
+    #[test]
+    fn a_refused_write_is_known_not_applied_and_a_lost_answer_is_not() {
+        assert!(!status(400).write_outcome_unknown(), "the iDRAC said no");
+        assert!(!status(503).write_outcome_unknown(), "not processed");
+        assert!(
+            status(502).write_outcome_unknown() && status(504).write_outcome_unknown(),
+            "a gateway lost it"
+        );
+        let garbled = Error::Protocol {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            what: "not JSON".into(),
+        };
+        assert!(garbled.write_outcome_unknown());
+        let wrapped = Error::RetriesExhausted {
+            method: "PATCH".into(),
+            url: "https://bmc/x".into(),
+            attempts: 3,
+            elapsed: std::time::Duration::from_secs(1),
+            last: Box::new(status(400)),
+        };
+        assert!(!wrapped.write_outcome_unknown(), "judged on the last attempt");
     }
 
     #[test]

@@ -198,36 +198,24 @@ pub(super) fn unknown_attribute(name: &str) -> Vec<Value> {
 }
 
 pub(super) fn read_only(name: &str) -> Vec<Value> {
-    let related = format!("#/Attributes/{name}");
-    vec![
-        idrac(
-            "SYS427",
-            &format!(
-                "Unable to modify the attribute {name} because it is read-only under the current and requested settings."
-            ),
-            &[name],
-            "Change the attributes it depends on (see the attribute registry Dependencies) and retry the operation.",
-            Some(&related),
-        ),
-        base(
-            "PropertyNotWritable",
-            &format!("The property {name} is a read only property and cannot be assigned a value."),
-            &[name],
-            "Remove the property from the request body and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
-    ]
+    not_writable(name, "read-only")
 }
 
 /// A PATCH to an attribute hidden in the planned state. What a real iDRAC answers is not
 /// documented; SYS427 with Base PropertyNotWritable is assumed (idrac-sim/README.md).
 fn hidden(name: &str) -> Vec<Value> {
+    not_writable(name, "hidden")
+}
+
+/// SYS427 (`why`: read-only or hidden under the current and requested settings) with Base
+/// PropertyNotWritable.
+fn not_writable(name: &str, why: &str) -> Vec<Value> {
     let related = format!("#/Attributes/{name}");
     vec![
         idrac(
             "SYS427",
             &format!(
-                "Unable to modify the attribute {name} because it is hidden under the current and requested settings."
+                "Unable to modify the attribute {name} because it is {why} under the current and requested settings."
             ),
             &[name],
             "Change the attributes it depends on (see the attribute registry Dependencies) and retry the operation.",

@@ -367,41 +367,44 @@ impl Host {
     /// The Dell job queue as the collection at `collection` shows it (`Managers/iDRAC.Embedded.1/Jobs`
     /// or `…/Oem/Dell/Jobs`, one queue), members expanded or as links.
     pub fn jobs(&self, collection: &str, expand: bool) -> Value {
-        let s = self.now();
-        let members: Vec<Value> = s
-            .jobs
-            .values()
-            .map(|j| {
-                if expand {
-                    j.dell_json(collection)
-                } else {
-                    json!({"@odata.id": format!("{collection}/{}", j.id)})
-                }
-            })
-            .collect();
-        json!({"@odata.context": "/redfish/v1/$metadata#DellJobCollection.DellJobCollection",
-               "@odata.id": collection, "@odata.type": "#DellJobCollection.DellJobCollection",
-               "Name": "JobQueue", "Description": "Collection of Job Instances",
-               "Members@odata.count": members.len(), "Members": members})
+        let shape = JobCollection {
+            path: collection,
+            schema: "DellJobCollection",
+            name: "JobQueue",
+            description: "Collection of Job Instances",
+        };
+        self.job_collection(&shape, expand, |j| j.dell_json(collection))
     }
 
     /// `JobService/Jobs`: the same queue as DMTF `Job` resources.
     pub fn dmtf_jobs(&self, expand: bool) -> Value {
+        let shape = JobCollection {
+            path: DMTF_JOBS,
+            schema: "JobCollection",
+            name: "JobCollection",
+            description: "A Collection of Job resource instances",
+        };
+        self.job_collection(&shape, expand, Job::dmtf_json)
+    }
+
+    /// The job queue as one collection: members expanded with `render`, or as links.
+    fn job_collection(&self, shape: &JobCollection<'_>, expand: bool, render: impl Fn(&Job) -> Value) -> Value {
         let s = self.now();
         let members: Vec<Value> = s
             .jobs
             .values()
             .map(|j| {
                 if expand {
-                    j.dmtf_json()
+                    render(j)
                 } else {
-                    json!({"@odata.id": format!("{DMTF_JOBS}/{}", j.id)})
+                    json!({"@odata.id": format!("{}/{}", shape.path, j.id)})
                 }
             })
             .collect();
-        json!({"@odata.context": "/redfish/v1/$metadata#JobCollection.JobCollection",
-               "@odata.id": DMTF_JOBS, "@odata.type": "#JobCollection.JobCollection",
-               "Name": "JobCollection", "Description": "A Collection of Job resource instances",
+        let schema = shape.schema;
+        json!({"@odata.context": format!("/redfish/v1/$metadata#{schema}.{schema}"),
+               "@odata.id": shape.path, "@odata.type": format!("#{schema}.{schema}"),
+               "Name": shape.name, "Description": shape.description,
                "Members@odata.count": members.len(), "Members": members})
     }
 
@@ -646,4 +649,12 @@ impl Host {
             }
         }
     }
+}
+
+/// What tells the two job collections apart: where they live, their schema and their names.
+struct JobCollection<'a> {
+    path: &'a str,
+    schema: &'a str,
+    name: &'a str,
+    description: &'a str,
 }
