@@ -1,98 +1,97 @@
 //! Where the BMC password comes from: a credentials file only the user can read,
-//! `--password-stdin`, `RFTUNE_PASSWORD`, or a prompt on a terminal — never an argument.
+//! `--password-stdin`, `RFTUNE_PASSWORD`, or a prompt on a terminal — never an argument —
+//! resolved once per command, before a fleet fans out.
 
-use crate::args::ConnectArgs;
+use crate::args::{AuthArg, ConnectArgs};
 use anyhow::{Context, Result, bail};
-use redfish_client::Credentials;
-use serde::Deserialize;
+use redfish_client::{AuthMethod, Credentials};
+use rftune_engine::credentials;
+use rftune_engine::fleet::BmcEntry;
+use rftune_engine::state::StateDirs;
+use rftune_engine::target::{ConnectConfig, Target};
 use std::io::{BufRead, IsTerminal};
-use std::path::Path;
 use std::sync::OnceLock;
 
-/// The iDRAC factory account, used when no user name is given.
-pub const DEFAULT_USERNAME: &str = "root";
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CredentialsFile {
-    username: Option<String>,
-    password: String,
+/// The connection settings of `args` for `entries`, with the password resolved once, before
+/// any host is contacted: from --credentials, --password-stdin, RFTUNE_PASSWORD, or one prompt
+/// on a terminal. Hosts whose inventory entry names a credentials file use that file (the
+/// engine reads it); when every entry does, nothing is asked.
+pub fn connect_config(args: &ConnectArgs, entries: &[BmcEntry]) -> Result<ConnectConfig> {
+    let credentials = if entries.iter().all(|e| e.credentials.is_some()) {
+        None
+    } else {
+        let whom = match entries {
+            [one] => one.url.clone(),
+            many => format!("the {} BMCs", many.len()),
+        };
+        Some(resolve(args, &whom)?)
+    };
+    Ok(ConnectConfig {
+        credentials,
+        username: args.username.clone(),
+        auth: match args.auth {
+            AuthArg::Session => AuthMethod::Session,
+            AuthArg::Basic => AuthMethod::Basic,
+        },
+        ca_cert: args.ca_cert.clone(),
+        fingerprint: args.fingerprint.clone(),
+        trust_on_first_use: args.trust_on_first_use,
+        insecure: args.insecure,
+        timeout: args.timeout,
+        retry_for: args.retry_for,
+    })
 }
 
-/// Resolves credentials for the BMC at `url`, in order: `file` (an inventory entry's) or
-/// --credentials, --password-stdin, RFTUNE_PASSWORD, a terminal prompt. An empty password is
-/// refused, naming where it came from: sent to a fleet, it would count as a failed login on
-/// every BMC, and iDRACs block an address after a few of those.
-pub fn resolve(args: &ConnectArgs, file: Option<&Path>, url: &str) -> Result<Credentials> {
-    if let Some(path) = file.or(args.credentials.as_deref()) {
-        let creds = read_file(path, args.username.as_deref())?;
-        return non_empty(creds, &format!("credentials file {}", path.display()), url);
+/// Connects to the one BMC of a single-host command, with the settings of `args`.
+pub async fn connect_one(args: &ConnectArgs, entry: &BmcEntry, dirs: &StateDirs) -> Result<Target> {
+    let config = connect_config(args, std::slice::from_ref(entry))?;
+    Ok(rftune_engine::target::connect(entry, &config, dirs, &crate::render::Notices).await?)
+}
+
+/// Resolves the credentials for `whom` (a URL, or `the 20 BMCs`), in order: --credentials,
+/// --password-stdin, RFTUNE_PASSWORD, a terminal prompt. An empty password is refused, naming
+/// where it came from.
+fn resolve(args: &ConnectArgs, whom: &str) -> Result<Credentials> {
+    if let Some(path) = &args.credentials {
+        let creds = credentials::read_file(path, args.username.as_deref())?;
+        return Ok(credentials::non_empty(
+            creds,
+            &format!("credentials file {}", path.display()),
+            whom,
+        )?);
     }
-    let username = args.username.clone().unwrap_or_else(|| DEFAULT_USERNAME.to_owned());
+    let username = args
+        .username
+        .clone()
+        .unwrap_or_else(|| credentials::DEFAULT_USERNAME.to_owned());
     if args.password_stdin {
         let creds = Credentials::new(username, stdin_password()?);
-        return non_empty(creds, "--password-stdin (the first line of standard input)", url);
+        return Ok(credentials::non_empty(
+            creds,
+            "--password-stdin (the first line of standard input)",
+            whom,
+        )?);
     }
     if let Some(p) = std::env::var_os("RFTUNE_PASSWORD") {
         let p = p
             .into_string()
             .map_err(|_| anyhow::anyhow!("RFTUNE_PASSWORD is not valid UTF-8"))?;
-        return non_empty(Credentials::new(username, p), "RFTUNE_PASSWORD", url);
+        return Ok(credentials::non_empty(
+            Credentials::new(username, p),
+            "RFTUNE_PASSWORD",
+            whom,
+        )?);
     }
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        let p = rpassword::prompt_password(format!("Password for {username} at {url}: "))
+        let p = rpassword::prompt_password(format!("Password for {username} at {whom}: "))
             .context("reading the password from the terminal")?;
-        return non_empty(Credentials::new(username, p), "the password prompt", url);
+        return Ok(credentials::non_empty(
+            Credentials::new(username, p),
+            "the password prompt",
+            whom,
+        )?);
     }
-    bail!("no password for {url}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE")
-}
-
-fn non_empty(creds: Credentials, source: &str, url: &str) -> Result<Credentials> {
-    if creds.password.expose().is_empty() {
-        bail!(
-            "empty password from {source} for {url}: not sending it (an iDRAC counts it as a failed login and blocks the address after a few)"
-        );
-    }
-    Ok(creds)
-}
-
-/// Reads a TOML credentials file, refusing one that others can read.
-pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credentials> {
-    check_private(path)?;
-    let text = crate::state::read_capped(path, crate::state::MAX_CREDENTIALS_BYTES, "credentials file")?;
-    // The TOML error would quote the offending line, which may hold the password.
-    let parsed: CredentialsFile = toml::from_str(&text).map_err(|e| {
-        anyhow::anyhow!(
-            "credentials file {} is not valid: expected `username = \"...\"` and `password = \"...\"` ({})",
-            path.display(),
-            e.message()
-        )
-    })?;
-    let username = username_override
-        .map(str::to_owned)
-        .or(parsed.username)
-        .unwrap_or_else(|| DEFAULT_USERNAME.to_owned());
-    Ok(Credentials::new(username, parsed.password))
-}
-
-#[cfg(unix)]
-fn check_private(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta = std::fs::metadata(path).with_context(|| format!("reading credentials file {}", path.display()))?;
-    let mode = meta.permissions().mode() & 0o777;
-    if mode & 0o077 != 0 {
-        bail!(
-            "credentials file {} can be read by others (mode {mode:03o}); run `chmod 600 {}`",
-            path.display(),
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn check_private(_path: &Path) -> Result<()> {
-    Ok(())
+    bail!("no password for {whom}: set RFTUNE_PASSWORD, pipe it with --password-stdin, or use --credentials FILE")
 }
 
 /// The first line of stdin, read once per process (every BMC of a fleet shares it).
@@ -108,64 +107,4 @@ fn stdin_password() -> Result<String> {
     })
     .clone()
     .map_err(anyhow::Error::msg)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    fn write(dir: &Path, text: &str, mode: u32) -> std::path::PathBuf {
-        let p = dir.join("creds.toml");
-        std::fs::write(&p, text).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
-        p
-    }
-
-    #[test]
-    fn file_must_be_private() {
-        let dir = tempdir();
-        let p = write(&dir, "password = \"s3cret\"\n", 0o644);
-        let err = read_file(&p, None).unwrap_err().to_string();
-        assert!(err.contains("chmod 600") && err.contains("644"), "{err}");
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let c = read_file(&p, None).unwrap();
-        assert_eq!(c.username, "root");
-        assert_eq!(c.password.expose(), "s3cret");
-    }
-
-    #[test]
-    fn bad_file_does_not_echo_the_password() {
-        let dir = tempdir();
-        let p = write(&dir, "username = \"admin\"\npassword = s3cret-unquoted\n", 0o600);
-        let err = format!("{:#}", read_file(&p, None).unwrap_err());
-        assert!(!err.contains("s3cret"), "{err}");
-        assert!(err.contains("not valid"));
-    }
-
-    #[test]
-    fn an_empty_password_names_its_source() {
-        let creds = Credentials::new("root", "");
-        let err = non_empty(creds, "RFTUNE_PASSWORD", "https://bmc")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("empty password from RFTUNE_PASSWORD for https://bmc"),
-            "{err}"
-        );
-        assert!(non_empty(Credentials::new("root", "calvin"), "x", "u").is_ok());
-    }
-
-    fn tempdir() -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("rftune-cred-{}-{}", std::process::id(), fastrand_suffix()));
-        std::fs::create_dir_all(&d).unwrap();
-        d
-    }
-
-    fn fastrand_suffix() -> u128 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    }
 }

@@ -1,29 +1,16 @@
 //! `rftune`: keeps Dell PowerEdge servers with AMD EPYC on the recommended BIOS and iDRAC
-//! settings. This crate is the command line: argument parsing ([`args`]), turning arguments into
-//! connections ([`target`], [`credentials`], [`trust`]), the commands, and all output ([`render`]).
+//! settings. This crate is the command line over [`rftune_engine`]: argument parsing
+//! ([`args`]), where the password comes from ([`credentials`]), signals ([`signals`]), the
+//! commands, and all output ([`render`]). Domain decisions live in the engine.
 //!
 //! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
 
 pub mod args;
-pub mod assess;
-pub mod audit;
-pub mod bmc;
-pub mod cache;
-pub mod capture;
 pub mod commands;
-pub mod converge;
 pub mod credentials;
-pub mod derive;
-pub mod experiment;
-pub mod fleet;
-pub mod interrupt;
 pub mod logging;
 pub mod render;
-pub mod sanitize;
-pub mod snapshot;
-pub mod state;
-pub mod target;
-pub mod trust;
+pub mod signals;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -70,7 +57,7 @@ pub fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(commands::run(args));
-    if let Some(code) = interrupt::exit_code() {
+    if let Some(code) = rftune_engine::interrupt::exit_code() {
         if let Err(e) = &result {
             eprintln!("error: {e:#}");
         }
@@ -81,10 +68,7 @@ pub fn main() -> ExitCode {
         Err(e) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            if let Some(hint) = e
-                .chain()
-                .find_map(|c| c.downcast_ref::<target::HostError>()?.hint.as_deref())
-            {
+            if let Some(hint) = e.chain().find_map(|c| c.downcast_ref::<rftune_engine::Error>()?.hint()) {
                 eprintln!("hint: {hint}");
             }
             ExitCode::from(EXIT_ERROR)

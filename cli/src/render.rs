@@ -22,62 +22,7 @@ pub fn text(s: &str) -> Result<()> {
     Ok(())
 }
 
-/// A table with a header row; columns are padded to their widest cell.
-#[derive(Debug, Default)]
-pub struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// A table with these column titles.
-    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(header: I) -> Self {
-        Self {
-            header: header.into_iter().map(Into::into).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    /// Adds a row.
-    pub fn row<I: IntoIterator<Item = S>, S: Into<String>>(&mut self, cells: I) {
-        self.rows.push(cells.into_iter().map(Into::into).collect());
-    }
-
-    /// Whether no rows were added.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// The rendered table.
-    pub fn render(&self) -> String {
-        let columns = self.header.len();
-        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
-        for row in &self.rows {
-            for (i, cell) in row.iter().enumerate().take(columns) {
-                widths[i] = widths[i].max(cell.chars().count());
-            }
-        }
-        let mut out = String::new();
-        let mut line = |cells: &[String]| {
-            let mut l = String::new();
-            for (i, w) in widths.iter().enumerate() {
-                let cell = cells.get(i).map_or("", String::as_str);
-                if i + 1 == columns {
-                    l.push_str(cell);
-                } else {
-                    l.push_str(&format!("{cell:<w$}  "));
-                }
-            }
-            out.push_str(l.trim_end());
-            out.push('\n');
-        };
-        line(&self.header);
-        for row in &self.rows {
-            line(row);
-        }
-        out
-    }
-}
+pub use rftune_engine::table::Table;
 
 /// Whether the error is a closed stdout (e.g. `rftune ... | head`), which counts as success.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -88,19 +33,6 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
                 .and_then(|j| j.io_error_kind())
                 .is_some_and(|k| k == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn table_aligns_columns() {
-        let mut t = Table::new(["NAME", "VALUE"]);
-        t.row(["SysProfile", "PerfOptimized"]);
-        t.row(["Sme", ""]);
-        assert_eq!(t.render(), "NAME        VALUE\nSysProfile  PerfOptimized\nSme\n");
-    }
 }
 
 /// Progress on stderr for work that takes more than a moment: only on a terminal, and never
@@ -169,6 +101,36 @@ impl Progress {
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+        }
+    }
+}
+
+impl rftune_engine::observe::Observer for Progress {
+    /// Phases update the bar's message; notices are printed on stderr whatever the output.
+    fn event(&self, event: &rftune_engine::observe::Event) {
+        use rftune_engine::observe::Event;
+        match event {
+            Event::Phase { .. } => self.message(event.to_string()),
+            Event::Notice { .. } => {
+                let line = format!("rftune: {event}");
+                match &self.bar {
+                    Some(bar) => bar.suspend(|| eprintln!("{line}")),
+                    None => eprintln!("{line}"),
+                }
+            }
+        }
+    }
+}
+
+/// An observer that prints only notices (on stderr) and no progress: for connecting, and for
+/// commands without a progress display.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Notices;
+
+impl rftune_engine::observe::Observer for Notices {
+    fn event(&self, event: &rftune_engine::observe::Event) {
+        if let rftune_engine::observe::Event::Notice { .. } = event {
+            eprintln!("rftune: {event}");
         }
     }
 }

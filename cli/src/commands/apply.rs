@@ -2,15 +2,15 @@
 
 use crate::Outcome;
 use crate::args::{ApplyArgs, ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat};
-use crate::assess::Chosen;
-use crate::audit::AuditLog;
-use crate::converge::{self, ApplyOptions, HostApply, Run};
-use crate::fleet::{self, HostResult};
 use crate::render::{self, Progress, Table};
-use crate::state::StateDirs;
-use crate::target;
 use anyhow::Result;
 use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
+use rftune_engine::assess::Chosen;
+use rftune_engine::audit::AuditLog;
+use rftune_engine::converge::{self, ApplyOptions, HostApply, Run};
+use rftune_engine::fleet::{self, HostResult};
+use rftune_engine::state::StateDirs;
+use rftune_engine::target;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
@@ -71,7 +71,7 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
 #[allow(clippy::too_many_arguments)]
 pub async fn run_with(
     chosen: Chosen,
-    entries: Vec<crate::fleet::BmcEntry>,
+    entries: Vec<rftune_engine::fleet::BmcEntry>,
     single: bool,
     args: &ApplyFlags,
     connect: &ConnectArgs,
@@ -97,7 +97,7 @@ pub async fn run_with(
         audit: AuditLog::open(&dirs.state)?,
         state_dir: dirs.state.clone(),
         options: ApplyOptions {
-            reboot: args.reboot,
+            reboot: args.reboot.into(),
             graceful_timeout: args.graceful_timeout,
             job_timeout: args.job_timeout,
             boot_timeout: args.boot_timeout,
@@ -108,7 +108,7 @@ pub async fn run_with(
         },
         reboots: Arc::new(tokio::sync::Semaphore::new(args.max_unavailable.max(1))),
     });
-    let connect = Arc::new(connect.clone());
+    let connect = Arc::new(crate::credentials::connect_config(connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
     let progress = Arc::new(if single {
         Progress::spinner(output)
@@ -123,14 +123,14 @@ pub async fn run_with(
             let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
             async move {
                 // Every host gets a record, also when it fails before any BIOS step.
-                let record = |step: &str, error: Option<&anyhow::Error>| {
+                let record = |step: &str, error: Option<&rftune_engine::Error>| {
                     let (outcome, detail) = match error {
                         None => ("ok", Value::Null),
-                        Some(e) => ("error", Value::String(format!("{e:#}"))),
+                        Some(e) => ("error", Value::String(rftune_engine::error::report(e))),
                     };
                     ctx.audit.record(&entry.name, step, Value::Null, outcome, detail)
                 };
-                let target = match target::connect(&entry, &connect, &dirs).await {
+                let target = match target::connect(&entry, &connect, &dirs, &crate::render::Notices).await {
                     Ok(t) => t,
                     Err(e) => {
                         record("connect", Some(&e))?;
@@ -143,14 +143,14 @@ pub async fn run_with(
                     return Err(e);
                 }
                 record("login", None)?;
-                let result = converge::apply_host(&ctx, &target, &progress).await;
+                let result = converge::apply_host(&ctx, &target, &*progress).await;
                 if let Err(e) = &result {
                     let _ = ctx.audit.record(
                         &entry.name,
                         "done",
                         Value::Null,
                         "error",
-                        Value::String(format!("{e:#}")),
+                        Value::String(rftune_engine::error::report(e)),
                     );
                 }
                 target.close().await;
@@ -169,7 +169,7 @@ pub async fn run_with(
         let failed = results.into_iter().next().map(|r| r.result);
         eprintln!("rftune: every step is in the audit log {}", ctx.audit.path().display());
         return Err(match failed {
-            Some(Err(e)) => e,
+            Some(Err(e)) => e.into(),
             _ => anyhow::anyhow!("apply failed"),
         });
     }

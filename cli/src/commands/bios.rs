@@ -3,12 +3,12 @@
 use crate::Outcome;
 use crate::args::{BiosGetArgs, OutputFormat};
 use crate::render::{self, Table};
-use crate::state::StateDirs;
-use crate::target::{self, Target};
 use anyhow::{Result, bail};
 use redfish_client::ODataId;
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, Bios};
+use rftune_engine::state::StateDirs;
+use rftune_engine::target::Target;
 use serde::Serialize;
 
 /// The `rftune.bios/v1` document.
@@ -27,8 +27,8 @@ pub struct BiosReport {
 
 /// Runs `rftune bios get`.
 pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let entry = crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
-    let mut target = target::connect(&entry, &args.bmc.connect, dirs).await?;
+    let entry = rftune_engine::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
+    let mut target = crate::credentials::connect_one(&args.bmc.connect, &entry, dirs).await?;
     let result = read(&mut target, args.pending).await;
     target.close().await;
     let (bios, pending) = result?;

@@ -3,9 +3,8 @@
 use crate::Outcome;
 use crate::args::{CaptureArgs, OutputFormat};
 use crate::render;
-use crate::state::StateDirs;
-use crate::target;
 use anyhow::Result;
+use rftune_engine::state::StateDirs;
 use serde::Serialize;
 
 /// The `rftune.capture/v1` summary.
@@ -29,7 +28,7 @@ struct Replaced {
 
 /// Runs `rftune capture`.
 pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let entry = crate::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
+    let entry = rftune_engine::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
     // Refuse a non-empty directory before any request.
     if args.out.exists()
         && std::fs::read_dir(&args.out)
@@ -41,18 +40,18 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
             args.out.display()
         );
     }
-    let mut target = target::connect(&entry, &args.bmc.connect, dirs).await?;
+    let mut target = crate::credentials::connect_one(&args.bmc.connect, &entry, dirs).await?;
     target.service_root().await?;
     target.login().await?;
     let progress = render::Progress::hosts("capture", 1, output);
-    let captured = crate::capture::walk(&target.client, |n| {
+    let captured = rftune_engine::capture::walk(&target.client, |n| {
         progress.message(format!("{}: {n} resources read", target.name));
     })
     .await;
     progress.finish();
     target.close().await;
     let captured = captured.map_err(|e| e.context(format!("{}: capturing", target.name)))?;
-    let manifest = crate::capture::write(&args.out, &captured)?;
+    let manifest = rftune_engine::capture::write(&args.out, &captured)?;
     let summary = Summary {
         schema: "rftune.capture/v1",
         host: target.name.clone(),

@@ -4,20 +4,16 @@
 
 use crate::Outcome;
 use crate::args::{DemoArgs, OutputFormat};
-use crate::assess::{self, Chosen};
-use crate::audit::AuditLog;
-use crate::bmc::RebootPolicy;
-use crate::converge::{self, ApplyOptions, Run};
-use crate::fleet::HostResult;
 use crate::render::{self, Progress};
-use crate::state::StateDirs;
-use crate::target::Target;
 use anyhow::{Context, Result};
 use idrac_sim::{Fleet, SimConfig};
-use redfish_client::resources::bios::SettingsApplyTime;
 use redfish_client::{Client, Credentials, ODataId, TlsVerification};
+use rftune_engine::assess::{self, Chosen};
+use rftune_engine::converge::{self, ApplyOptions, Run};
+use rftune_engine::fleet::HostResult;
+use rftune_engine::state::StateDirs;
+use rftune_engine::target::Target;
 use std::fmt::Write;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Runs `rftune demo`.
@@ -80,23 +76,13 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     let watts_before = idle_watts(&target, &chassis).await?;
 
     say("\n== 3. Apply: one PATCH with ApplyTime OnReset, a graceful reboot, the BIOS job during POST, verify")?;
-    let run = Run {
-        chosen,
-        cache,
-        audit: AuditLog::open(&dirs.state)?,
-        state_dir: dirs.state.clone(),
-        options: ApplyOptions {
-            reboot: RebootPolicy::Graceful,
-            graceful_timeout: Duration::from_secs(30),
-            job_timeout: Duration::from_secs(60),
-            boot_timeout: Duration::from_secs(60),
-            replace_pending: false,
-            dry_run: false,
-            strict: false,
-            apply_time: SettingsApplyTime::on_reset(),
-        },
-        reboots: Arc::new(tokio::sync::Semaphore::new(1)),
+    let options = ApplyOptions {
+        graceful_timeout: Duration::from_secs(30),
+        job_timeout: Duration::from_secs(60),
+        boot_timeout: Duration::from_secs(60),
+        ..ApplyOptions::default()
     };
+    let run = Run::new(chosen, &dirs, options, 1)?;
     let progress = Progress::spinner(OutputFormat::Table);
     let applied = converge::apply_host(&run, &target, &progress).await;
     progress.finish();
@@ -154,8 +140,8 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     Ok(if clean { Outcome::Success } else { Outcome::Drift })
 }
 
-fn entry(sim: &idrac_sim::RunningHost) -> crate::fleet::BmcEntry {
-    crate::fleet::BmcEntry {
+fn entry(sim: &idrac_sim::RunningHost) -> rftune_engine::fleet::BmcEntry {
+    rftune_engine::fleet::BmcEntry {
         name: sim.name.clone(),
         url: sim.url.clone(),
         fingerprint: None,
@@ -184,6 +170,6 @@ async fn idle_watts(target: &Target, chassis: &ODataId) -> Result<f64> {
 
 fn tempdir() -> Result<std::path::PathBuf> {
     let d = std::env::temp_dir().join(format!("rftune-demo-{}", std::process::id()));
-    crate::state::ensure_private_dir(&d)?;
+    rftune_engine::state::ensure_private_dir(&d)?;
     Ok(d)
 }

@@ -2,13 +2,13 @@
 
 use crate::Outcome;
 use crate::args::{DiffArgs, OutputFormat};
-use crate::assess::{self, Assessment, Chosen};
-use crate::fleet::{self, HostResult};
 use crate::render::{self, Table};
-use crate::state::StateDirs;
-use crate::target;
 use anyhow::Result;
 use bios_profiles::{Change, Status, StatusCounts};
+use rftune_engine::assess::{self, Assessment, Chosen};
+use rftune_engine::fleet::{self, HostResult};
+use rftune_engine::state::StateDirs;
+use rftune_engine::target;
 use serde::Serialize;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -93,7 +93,7 @@ impl Summary {
 pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let chosen = Arc::new(Chosen::load(&args.profile)?);
     let (entries, single) = super::targets(&args.target)?;
-    let connect = Arc::new(args.target.connect.clone());
+    let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
     let cache = Arc::new(dirs.registry_cache());
     let dirs_owned = Arc::new(dirs.clone());
     let strict = args.strict;
@@ -104,7 +104,7 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         |entry| {
             let (chosen, connect, cache, dirs) = (chosen.clone(), connect.clone(), cache.clone(), dirs_owned.clone());
             async move {
-                let target = target::connect(&entry, &connect, &dirs).await?;
+                let target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
                 target.login().await?;
                 let result = assess::assess(&target, &chosen, &cache, false, strict).await;
                 target.close().await;
@@ -122,7 +122,11 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         // One host: its error is the message, on stderr.
         return Err(results.into_iter().next().map_or_else(
             || anyhow::anyhow!("diff failed"),
-            |r| r.result.err().unwrap_or_else(|| anyhow::anyhow!("diff failed")),
+            |r| {
+                r.result
+                    .err()
+                    .map_or_else(|| anyhow::anyhow!("diff failed"), anyhow::Error::from)
+            },
         ));
     }
     let report = report(chosen.name(), &results);
@@ -170,7 +174,7 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
                         .then(|| {
                             format!(
                                 "warning: {}; apply will refuse it",
-                                crate::bmc::lockdown_message("this host").trim_start_matches("this host: ")
+                                rftune_engine::bmc::lockdown_message("this host").trim_start_matches("this host: ")
                             )
                         })
                         .into_iter()

@@ -3,13 +3,16 @@
 
 use crate::Outcome;
 use crate::args::{ExperimentCommand, OutputFormat};
-use crate::experiment::report;
-use crate::experiment::spec::Spec;
-use crate::experiment::state::State;
-use crate::experiment::stats::Method;
 use crate::render;
-use crate::state::StateDirs;
 use anyhow::{Context, Result, bail};
+use rftune_engine::experiment::spec::Spec;
+use rftune_engine::experiment::state::State;
+use rftune_engine::experiment::stats::Method;
+use rftune_engine::experiment::{report, run};
+use rftune_engine::fleet::BmcEntry;
+use rftune_engine::state::StateDirs;
+use std::path::Path;
+use std::sync::Arc;
 
 /// Runs an `experiment` subcommand.
 pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
@@ -24,11 +27,19 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
                     dir.display()
                 );
             }
-            crate::experiment::run::run(State::new(spec), &dir, connect, dirs, output).await
+            let config = connect_config(connect, &spec)?;
+            let bar = Arc::new(render::Progress::spinner(output));
+            let done = run::run(State::new(spec), &dir, &config, dirs, bar.clone()).await;
+            bar.finish();
+            finish(done?, &dir, output)
         }
         ExperimentCommand::Resume { dir, connect } => {
             let state = State::load(dir)?;
-            crate::experiment::run::run(state, dir, connect, dirs, output).await
+            let config = connect_config(connect, &state.spec)?;
+            let bar = Arc::new(render::Progress::spinner(output));
+            let done = run::run(state, dir, &config, dirs, bar.clone()).await;
+            bar.finish();
+            finish(done?, dir, output)
         }
         ExperimentCommand::Report { dir, resamples } => {
             let state = State::load(dir)?;
@@ -51,4 +62,49 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
             Ok(Outcome::Success)
         }
     }
+}
+
+/// The connection settings for the experiment's hosts, the password resolved once.
+fn connect_config(args: &crate::args::ConnectArgs, spec: &Spec) -> Result<rftune_engine::target::ConnectConfig> {
+    let entries: Vec<BmcEntry> = spec
+        .hosts
+        .iter()
+        .map(|h| BmcEntry {
+            name: h.name.clone(),
+            url: h.bmc.clone(),
+            fingerprint: h.fingerprint.clone(),
+            credentials: h.credentials.clone(),
+            tags: Vec::new(),
+        })
+        .collect();
+    crate::credentials::connect_config(args, &entries)
+}
+
+/// Prints the report of a run, names the hosts that stopped early, and maps the result to the
+/// exit code: 0 when every step finished, 2 when some failed or are left.
+fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outcome> {
+    match output {
+        OutputFormat::Json => render::json(&done.report)?,
+        _ => {
+            render::text(&report::text(&done.report))?;
+            for f in &done.files {
+                render::text(&format!("wrote {}\n", f.display()))?;
+            }
+        }
+    }
+    for e in &done.stopped_early {
+        eprintln!("rftune: {e}");
+    }
+    if !done.stopped_early.is_empty() {
+        bail!(
+            "{} host(s) stopped early; `rftune experiment resume {}` continues after the last finished step",
+            done.stopped_early.len(),
+            dir.display()
+        );
+    }
+    Ok(if done.complete {
+        Outcome::Success
+    } else {
+        Outcome::Drift
+    })
 }

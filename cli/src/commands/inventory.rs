@@ -3,16 +3,16 @@
 
 use crate::Outcome;
 use crate::args::{InventoryArgs, OutputFormat};
-use crate::fleet;
 use crate::render::{self, Table};
-use crate::state::StateDirs;
-use crate::target::{self, Target};
 use anyhow::Result;
 use redfish_client::ODataId;
 use redfish_client::oem::dell::{self, DellJob};
 use redfish_client::resources::bios::{Attributes, BiosSettings};
 use redfish_client::resources::computer_system::{ComputerSystem, Memory};
 use redfish_client::resources::manager::Manager;
+use rftune_engine::fleet;
+use rftune_engine::state::StateDirs;
+use rftune_engine::target::{self, Target};
 use serde::Serialize;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -134,7 +134,7 @@ pub struct JobSummary {
 /// Runs `rftune inventory` on one BMC or a fleet.
 pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let (entries, single) = super::targets(&args.target)?;
-    let connect = Arc::new(args.target.connect.clone());
+    let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
     let progress = crate::render::Progress::hosts("inventory", entries.len(), output);
     let results = fleet::run_all(
@@ -144,7 +144,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
             let connect = connect.clone();
             let dirs = dirs_owned.clone();
             async move {
-                let mut target = target::connect(&entry, &connect, &dirs).await?;
+                let mut target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
                 let result = collect(&mut target).await;
                 target.close().await;
                 result
@@ -186,7 +186,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
     Ok(Outcome::Success)
 }
 
-fn fleet_table(results: &[fleet::HostResult<Inventory>]) -> String {
+fn fleet_table(results: &[fleet::HostResult<Inventory, anyhow::Error>]) -> String {
     let mut t = Table::new([
         "HOST",
         "MODEL",

@@ -3,17 +3,17 @@
 
 use crate::Outcome;
 use crate::args::{BmcArgs, JobsCommand, OutputFormat};
-use crate::audit::AuditLog;
 use crate::render::{self, Table};
-use crate::state::StateDirs;
-use crate::target::{self, Target};
 use anyhow::Result;
 use redfish_client::oem::dell::JobQueueClear;
+use rftune_engine::audit::AuditLog;
+use rftune_engine::state::StateDirs;
+use rftune_engine::target::Target;
 use serde_json::{Value, json};
 
 async fn open(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Target> {
-    let entry = crate::fleet::BmcEntry::from_url(&bmc.bmc)?;
-    let target = target::connect(&entry, &bmc.connect, dirs).await?;
+    let entry = rftune_engine::fleet::BmcEntry::from_url(&bmc.bmc)?;
+    let target = crate::credentials::connect_one(&bmc.connect, &entry, dirs).await?;
     target.login().await?;
     Ok(target)
 }
@@ -121,10 +121,23 @@ pub async fn clear_pending(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn record<T>(dirs: &StateDirs, host: &str, step: &str, request: Value, result: &Result<T>) -> Result<()> {
+fn record<T>(
+    dirs: &StateDirs,
+    host: &str,
+    step: &str,
+    request: Value,
+    result: &Result<T, rftune_engine::Error>,
+) -> Result<()> {
     let audit = AuditLog::open(&dirs.state)?;
     match result {
-        Ok(_) => audit.record(host, step, request, "ok", Value::Null),
-        Err(e) => audit.record(host, step, request, "error", Value::String(format!("{e:#}"))),
+        Ok(_) => audit.record(host, step, request, "ok", Value::Null)?,
+        Err(e) => audit.record(
+            host,
+            step,
+            request,
+            "error",
+            Value::String(rftune_engine::error::report(e)),
+        )?,
     }
+    Ok(())
 }

@@ -17,17 +17,17 @@ pub mod snapshot;
 
 use crate::Outcome;
 use crate::args::{Args, BiosCommand, Command};
-use crate::state::StateDirs;
 use anyhow::Result;
 use clap::CommandFactory;
+use rftune_engine::state::StateDirs;
 
 /// The hosts a command addresses, and whether it was a single `--bmc`.
-pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<crate::fleet::BmcEntry>, bool)> {
+pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fleet::BmcEntry>, bool)> {
     match (&args.bmc, &args.inventory) {
-        (Some(url), _) => Ok((vec![crate::fleet::BmcEntry::from_url(url)?], true)),
+        (Some(url), _) => Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url)?], true)),
         (None, Some(path)) => {
-            let all = crate::fleet::read_inventory(path)?;
-            let chosen = crate::fleet::filter_tags(all, &args.tags);
+            let all = rftune_engine::fleet::read_inventory(path)?;
+            let chosen = rftune_engine::fleet::filter_tags(all, &args.tags);
             if chosen.is_empty() {
                 anyhow::bail!(
                     "no host in {} carries the tags {}",
@@ -53,7 +53,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
     if matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
         // Ctrl-C and SIGTERM stop new work but finish reboots in progress (power actions
         // install the same handling themselves).
-        crate::interrupt::install()?;
+        crate::signals::install()?;
     }
     match args.command {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,

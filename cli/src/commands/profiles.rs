@@ -2,15 +2,15 @@
 
 use crate::Outcome;
 use crate::args::{OutputFormat, ProfilesCommand};
-use crate::assess::Chosen;
-use crate::derive::{self, Selection};
 use crate::render::{self, Table};
-use crate::snapshot::Snapshot;
-use crate::state::StateDirs;
 use anyhow::Result;
 use bios_profiles::{Generation, HostFacts, Library, ResolvedProfile, Setting, Severity, Sources, ValidateOptions};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
+use rftune_engine::assess::Chosen;
+use rftune_engine::derive::{self, Selection};
+use rftune_engine::snapshot::Snapshot;
+use rftune_engine::state::StateDirs;
 use serde_json::json;
 use std::fmt::Write;
 
@@ -239,7 +239,8 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
     let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
         match (&args.registry, &args.bmc) {
             (Some(path), _) => {
-                let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "registry")?;
+                let text =
+                    rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
                 let registry: AttributeRegistry =
                     redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
                 let model = registry.product_names().next().map(str::to_owned);
@@ -253,10 +254,11 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
                 )
             }
             (None, Some(url)) => {
-                let entry = crate::fleet::BmcEntry::from_url(url)?;
-                let target = crate::target::connect(&entry, &args.connect, dirs).await?;
+                let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
+                let target = crate::credentials::connect_one(&args.connect, &entry, dirs).await?;
                 target.login().await?;
-                let state = crate::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
+                let state =
+                    rftune_engine::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
                 target.close().await;
                 let state = state?;
                 let facts = HostFacts::from_bios(&state.bios);

@@ -3,15 +3,15 @@
 
 use crate::Outcome;
 use crate::args::{OutputFormat, RestoreArgs, SnapshotArgs};
-use crate::assess::Chosen;
-use crate::derive::{self, Selection};
-use crate::fleet;
 use crate::render;
-use crate::snapshot::Snapshot;
-use crate::state::StateDirs;
-use crate::target;
 use anyhow::{Context, Result};
 use redfish_client::oem::dell::AttributeGroup;
+use rftune_engine::assess::Chosen;
+use rftune_engine::derive::{self, Selection};
+use rftune_engine::fleet;
+use rftune_engine::snapshot::Snapshot;
+use rftune_engine::state::StateDirs;
+use rftune_engine::target;
 use serde_json::json;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use std::sync::Arc;
 /// Runs `rftune snapshot`.
 pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let (entries, single) = super::targets(&args.target)?;
-    let connect = Arc::new(args.target.connect.clone());
+    let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
     let cache = Arc::new(dirs.registry_cache());
     let progress = render::Progress::hosts("snapshot", entries.len(), output);
@@ -29,10 +29,10 @@ pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputForma
         |entry| {
             let (connect, dirs, cache) = (connect.clone(), dirs_owned.clone(), cache.clone());
             async move {
-                let target = target::connect(&entry, &connect, &dirs).await?;
+                let target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
                 target.login().await?;
                 let groups = [AttributeGroup::System, AttributeGroup::Idrac].into_iter().collect();
-                let state = crate::bmc::read_state(&target, &cache, &groups, false).await;
+                let state = rftune_engine::bmc::read_state(&target, &cache, &groups, false).await;
                 target.close().await;
                 let state = state?;
                 let snap = Snapshot::of(&entry.name, &entry.url, &state, "rftune snapshot");
@@ -101,9 +101,9 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
         ..fleet::BmcEntry::from_url(&url)?
     };
     // The registry decides what is restorable: read it from the host once (it is cached).
-    let target = target::connect(&entry, &args.connect, dirs).await?;
+    let target = crate::credentials::connect_one(&args.connect, &entry, dirs).await?;
     target.login().await?;
-    let state = crate::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
+    let state = rftune_engine::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
     target.close().await;
     let state = state?;
     if state.service_tag.is_some()

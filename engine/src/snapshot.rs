@@ -1,7 +1,7 @@
 //! Snapshots (`rftune.snapshot/v1`): every current BIOS value and the iDRAC attributes rftune
 //! may touch, saved before any change and usable by `rftune restore`.
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
 use serde::{Deserialize, Serialize};
@@ -81,7 +81,7 @@ impl Snapshot {
             .find(|p| !p.exists())
             .unwrap_or_else(|| dir.join(format!("{stem}.json")));
         let text = serde_json::to_string_pretty(self)?;
-        write_private(&path, text.as_bytes())?;
+        crate::state::write_private(&path, text.as_bytes())?;
         Ok(path)
     }
 
@@ -99,28 +99,6 @@ impl Snapshot {
         }
         Ok(snap)
     }
-}
-
-/// Writes a file readable only by the user, atomically (temp file + rename).
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    // A unique temporary name: concurrent writers of the same file must not share one.
-    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = path.with_extension(format!("tmp.{}.{n}", std::process::id()));
-    {
-        let mut opts = std::fs::OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let mut f = opts.open(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 // Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
 #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
+pub mod bench;
+pub mod nvme;
+pub mod power;
+
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
@@ -108,11 +112,11 @@ pub enum Command {
     /// min/max/mean/σ and energy (table, JSON, CSV or Prometheus text). `power on|off|cycle`
     /// switches hosts instead (--bmc or --inventory; every switch goes to the audit log).
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
-    Power(crate::commands::power::PowerArgs),
+    Power(power::PowerArgs),
     /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, and comparing
     /// two result files; with --bmc, power is sampled from the iDRAC during each test.
     #[command(subcommand)]
-    Bench(crate::commands::bench::BenchCommand),
+    Bench(bench::BenchCommand),
     /// A/B-test BIOS profiles: for each profile and host, apply it (one reboot, verified), run
     /// the storage and memory benchmarks on the host (over ssh, or locally), collect the
     /// results, and compare profiles with confidence intervals and an HTML report.
@@ -121,7 +125,7 @@ pub enum Command {
     /// NVMe namespace sizing (trade capacity for over-provisioning); a dry run unless
     /// --execute with the controller's serial.
     #[command(subcommand)]
-    Nvme(crate::commands::nvme::NvmeCommand),
+    Nvme(nvme::NvmeCommand),
     /// Read BIOS attributes; clear pending values.
     #[command(subcommand)]
     Bios(BiosCommand),
@@ -298,8 +302,8 @@ pub struct ApplyFlags {
     pub dry_run: bool,
     /// How to reboot into the BIOS job: graceful (then forced after --graceful-timeout),
     /// force, or none (the job stays scheduled for the next reboot).
-    #[arg(long, value_enum, default_value_t = crate::bmc::RebootPolicy::Graceful)]
-    pub reboot: crate::bmc::RebootPolicy,
+    #[arg(long, value_enum, default_value_t = RebootArg::Graceful)]
+    pub reboot: RebootArg,
     /// How long the OS gets to shut down before power is forced off.
     #[arg(long, default_value = "10m", value_name = "DURATION", value_parser = parse_duration)]
     pub graceful_timeout: std::time::Duration,
@@ -595,6 +599,27 @@ pub struct ConnectArgs {
     pub retry_for: std::time::Duration,
 }
 
+/// `--reboot`: how to reboot into the BIOS job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RebootArg {
+    /// Ask the OS to shut down; force it off after --graceful-timeout; power on.
+    Graceful,
+    /// Restart at once, without asking the OS.
+    Force,
+    /// Do not reboot: the job stays scheduled for the next reboot.
+    None,
+}
+
+impl From<RebootArg> for rftune_engine::bmc::RebootPolicy {
+    fn from(arg: RebootArg) -> Self {
+        match arg {
+            RebootArg::Graceful => Self::Graceful,
+            RebootArg::Force => Self::Force,
+            RebootArg::None => Self::None,
+        }
+    }
+}
+
 /// Authentication method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuthArg {
@@ -604,33 +629,11 @@ pub enum AuthArg {
     Basic,
 }
 
-/// Parses `500ms`, `30s`, `2m` (or `2min`), `1h`: a number and a unit. A bare number is refused
+/// Parses `500ms`, `30s`, `2m` (or `2min`), `1h30m`: rftune's one duration grammar
+/// ([`rftune_engine::duration`]), the same as in experiment files. A bare number is refused
 /// rather than read as seconds: `--job-timeout 10` could as well mean minutes.
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Err("empty duration: expected e.g. 500ms, 30s, 2m".to_owned());
-    }
-    let Some(split) = s.find(|c: char| !(c.is_ascii_digit() || c == '.')) else {
-        return Err(format!(
-            "invalid duration {s:?}: give a unit, e.g. {s}s for seconds or {s}m for minutes (units: ms, s, m, h)"
-        ));
-    };
-    let (number, unit) = s.split_at(split);
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("invalid duration {s:?}: expected e.g. 500ms, 30s, 2m"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" => value,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        _ => return Err(format!("invalid duration unit in {s:?}: use ms, s, m or h")),
-    };
-    if !seconds.is_finite() || seconds < 0.0 {
-        return Err(format!("invalid duration {s:?}"));
-    }
-    Ok(std::time::Duration::from_secs_f64(seconds))
+    rftune_engine::duration::parse(s)
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 //! threads = 16
 //! ```
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -226,7 +226,7 @@ impl Timeouts {
     /// The durations, or an error naming the field that does not parse.
     pub fn waits(&self) -> Result<Waits> {
         let d = |field: &str, text: &str| {
-            humantime::parse_duration(text)
+            crate::duration::parse(text)
                 .with_context(|| format!("timeouts.{field} = {text:?} is not a duration (e.g. \"90s\", \"10m\")"))
         };
         Ok(Waits {
@@ -431,7 +431,7 @@ impl Spec {
 
     /// Parses and validates experiment text (TOML errors carry line and column).
     pub fn parse(text: &str) -> Result<Self> {
-        let spec: Self = toml::from_str(text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let spec: Self = toml::from_str(text).map_err(|e| crate::Error::invalid(e.to_string()))?;
         spec.validate()?;
         Ok(spec)
     }
@@ -495,7 +495,7 @@ impl Spec {
         if let Some(s) = &self.benchmarks.storage {
             for (field, v) in [("runtime", &s.runtime), ("ramp", &s.ramp)] {
                 if let Some(v) = v
-                    && humantime::parse_duration(v).is_err()
+                    && crate::duration::parse(v).is_err()
                 {
                     problems.push(format!("benchmarks.storage.{field} = {v:?} is not a duration"));
                 }
@@ -510,7 +510,7 @@ impl Spec {
             }
         }
         if let Err(e) = self.timeouts.waits() {
-            problems.push(format!("{e:#}"));
+            problems.push(crate::error::report(&e));
         }
         if !problems.is_empty() {
             bail!("{}", problems.join("\n  "));
@@ -634,10 +634,10 @@ array_mib = 64
     #[test]
     fn typos_fail_with_line_and_column() {
         let text = GOOD.replace("repeats = 2", "repeat = 2");
-        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        let err = crate::error::report(&Spec::parse(&text).unwrap_err());
         assert!(err.contains("repeat") && err.contains("line 3"), "{err}");
         let text = GOOD.replace("transport = \"local\"", "transport = \"telnet\"");
-        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        let err = crate::error::report(&Spec::parse(&text).unwrap_err());
         assert!(err.contains("telnet") && err.contains("line 16"), "{err}");
         let text = GOOD.replace(
             "os = { transport = \"local\" }",
@@ -655,7 +655,7 @@ array_mib = 64
             .replace("name = \"b\"", "name = \"a\"")
             .replace("target = \"bench@127.0.0.1\"", "target = \"-oProxyCommand=x\"")
             .replace("size = \"1G\"", "size = \"64Q\"");
-        let err = format!("{:#}", Spec::parse(&text).unwrap_err());
+        let err = crate::error::report(&Spec::parse(&text).unwrap_err());
         for needle in [
             "two profiles",
             "repeats",
@@ -680,7 +680,7 @@ os = { transport = "local" }
 [timeouts]
 os = "soon"
 "#;
-        let err = format!("{:#}", Spec::parse(text).unwrap_err());
+        let err = crate::error::report(&Spec::parse(text).unwrap_err());
         for needle in [
             "listed twice",
             "at least one benchmark",

@@ -2,8 +2,8 @@
 //! server's snapshot, and `rftune restore` derives one in memory and applies it through the
 //! same plan/apply path (with validation) as any profile.
 
+use crate::error::{Result, bail};
 use crate::snapshot::Snapshot;
-use anyhow::{Result, bail};
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;

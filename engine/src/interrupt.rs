@@ -1,6 +1,7 @@
-//! Ctrl-C and SIGTERM for commands that change hosts (`apply`, `restore`, `power on|off|cycle`).
+//! Stopping work that changes hosts (`apply`, `restore`, `power on|off|cycle`) when asked:
+//! the command line turns SIGINT and SIGTERM into [`request`]; a library caller may call it too.
 //!
-//! The first signal stops new work: hosts not started stay untouched, a host stops at its next
+//! The first request stops new work: hosts not started stay untouched, a host stops at its next
 //! step boundary (before a snapshot, a PATCH or a reboot), and waits for a job or a boot end
 //! with the job left to run on the BMC. A reboot in progress is finished, so no host that
 //! rftune powered off is left off. Every host still logs out, gets its audit record and a line
@@ -31,56 +32,30 @@ pub struct Interrupted {
     pub during: String,
 }
 
-fn signal_name(signal: i32) -> &'static str {
+/// Asks running work to stop, as a signal numbered `signal` would (2 SIGINT, 15 SIGTERM): no
+/// new host starts, each host stops at its next step boundary. Returns whether a stop had been
+/// requested before (a caller may then stop at once, naming [`powered_off_hosts`]).
+pub fn request(signal: i32) -> bool {
+    let before = SIGNAL.swap(signal, Ordering::SeqCst) != 0;
+    notify().notify_waiters();
+    before
+}
+
+/// The hosts rftune powered off during a reboot and has not powered on yet.
+pub fn powered_off_hosts() -> Vec<String> {
+    POWERED_OFF
+        .lock()
+        .map(|s| s.iter().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The name of a signal number, for messages.
+pub fn signal_name(signal: i32) -> &'static str {
     match signal {
         2 => "SIGINT",
         15 => "SIGTERM",
         _ => "a signal",
     }
-}
-
-/// Starts listening for SIGINT and SIGTERM (inside the runtime; later calls do nothing).
-pub fn install() -> anyhow::Result<()> {
-    static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if INSTALLED.swap(true, Ordering::SeqCst) {
-        return Ok(());
-    }
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut int = signal(SignalKind::interrupt())?;
-        let mut term = signal(SignalKind::terminate())?;
-        tokio::spawn(async move {
-            loop {
-                let number = tokio::select! {
-                    _ = int.recv() => 2,
-                    _ = term.recv() => 15,
-                };
-                if SIGNAL.swap(number, Ordering::SeqCst) != 0 {
-                    stop_now(number);
-                }
-                eprintln!(
-                    "rftune: {} received: starting no new work; finishing reboots in progress so no host is left powered off (signal again to stop at once)",
-                    signal_name(number)
-                );
-                notify().notify_waiters();
-            }
-        });
-    }
-    Ok(())
-}
-
-fn stop_now(number: i32) -> ! {
-    let off = POWERED_OFF.lock().map(|s| s.clone()).unwrap_or_default();
-    if off.is_empty() {
-        eprintln!("rftune: stopping now");
-    } else {
-        eprintln!(
-            "rftune: stopping now. THESE HOSTS MAY BE LEFT POWERED OFF by rftune: {}. Power them on with `rftune power on --bmc URL`, or rerun the apply, which powers them on",
-            off.into_iter().collect::<Vec<_>>().join(", ")
-        );
-    }
-    std::process::exit(128 + number);
 }
 
 /// The signal received, if any.

@@ -1,7 +1,7 @@
 //! Trust on first use: a known_hosts file mapping `host:port` to the SHA-256 fingerprint of the
 //! BMC's certificate, consulted like ssh's. One line per host: `host:port sha256:HEX`.
 
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 use redfish_client::Fingerprint;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ impl KnownHosts {
             }
             let mut fields = line.split_whitespace();
             let (Some(h), Some(fp)) = (fields.next(), fields.next()) else {
-                anyhow::bail!("{}:{}: expected `host:port sha256:HEX`", self.path.display(), n + 1);
+                crate::error::bail!("{}:{}: expected `host:port sha256:HEX`", self.path.display(), n + 1);
             };
             if h == host {
                 let fp = fp

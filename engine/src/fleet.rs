@@ -1,8 +1,8 @@
-//! Many BMCs: the inventory file of product.md, target selection (`--bmc` or `--inventory`
-//! with `--tag`), and running one operation per host with bounded concurrency, where one host's
-//! failure never stops the others.
+//! Many BMCs: the inventory file (`[[bmc]]` entries with `name`, `url`, `fingerprint`,
+//! `credentials`, `tags`; see the README), selection by tag, and running one operation per host
+//! with bounded concurrency, where one host's failure never stops the others.
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -43,7 +43,7 @@ impl BmcEntry {
         let parsed = Url::parse(url)
             .with_context(|| format!("--bmc {url:?} is not a URL (expected e.g. https://idrac.example)"))?;
         Ok(Self {
-            name: crate::target::host_key(&parsed),
+            name: host_key(&parsed),
             url: url.to_owned(),
             fingerprint: None,
             credentials: None,
@@ -52,12 +52,21 @@ impl BmcEntry {
     }
 }
 
+/// `host:port` of a URL, the key of known_hosts.
+pub fn host_key(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port_or_known_default() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_owned(),
+    }
+}
+
 /// Reads an inventory file: names default to `host:port` and must be unique; credentials paths
 /// are resolved against the file's directory.
 pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
     let text = crate::state::read_capped(path, crate::state::MAX_INVENTORY_BYTES, "inventory")?;
     let file: InventoryFile =
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("inventory {}: {e}", path.display()))?;
+        toml::from_str(&text).map_err(|e| crate::Error::invalid(format!("inventory {}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut seen = BTreeSet::new();
     let mut out = Vec::with_capacity(file.bmc.len());
@@ -78,7 +87,7 @@ pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
             );
         }
         if entry.name.is_empty() {
-            entry.name = crate::target::host_key(&url);
+            entry.name = host_key(&url);
         }
         if !seen.insert(entry.name.clone()) {
             bail!(
@@ -110,25 +119,26 @@ pub fn filter_tags(entries: Vec<BmcEntry>, tags: &[String]) -> Vec<BmcEntry> {
 
 /// The outcome of one host's operation.
 #[derive(Debug)]
-pub struct HostResult<T> {
+pub struct HostResult<T, E = crate::Error> {
     /// The entry it ran for.
     pub entry: BmcEntry,
     /// What it produced.
-    pub result: Result<T>,
+    pub result: Result<T, E>,
 }
 
 /// Runs `op` for every entry, at most `concurrency` at a time, returning results in inventory
 /// order. `on_done` is called as each host finishes (for progress).
-pub async fn run_all<T, F, Fut>(
+pub async fn run_all<T, E, F, Fut>(
     entries: Vec<BmcEntry>,
     concurrency: usize,
     op: F,
     on_done: impl Fn(&BmcEntry, bool),
-) -> Vec<HostResult<T>>
+) -> Vec<HostResult<T, E>>
 where
     T: Send + 'static,
+    E: From<crate::Error> + Send + 'static,
     F: Fn(BmcEntry) -> Fut,
-    Fut: Future<Output = Result<T>> + Send + 'static,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
     let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     let mut set = tokio::task::JoinSet::new();
@@ -145,12 +155,12 @@ where
                     signal,
                     during: "before it started; nothing was sent to it".into(),
                 };
-                return (i, Err(e.into()));
+                return (i, Err(E::from(crate::Error::from(e))));
             }
             (i, fut.await)
         });
     }
-    let mut results: Vec<Option<Result<T>>> = entries.iter().map(|_| None).collect();
+    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
     while let Some(joined) = set.join_next().await {
         match joined {
             Ok((i, r)) => {
@@ -164,7 +174,12 @@ where
         .into_iter()
         .zip(results)
         .map(|(entry, r)| HostResult {
-            result: r.unwrap_or_else(|| Err(anyhow::anyhow!("{}: the task was lost", entry.name))),
+            result: r.unwrap_or_else(|| {
+                Err(E::from(crate::Error::invalid(format!(
+                    "{}: the task was lost",
+                    entry.name
+                ))))
+            }),
             entry,
         })
         .collect()
@@ -235,7 +250,7 @@ url = "https://127.0.0.1:9002"
             2,
             |e| async move {
                 if e.name.ends_with("9002") {
-                    anyhow::bail!("boom")
+                    crate::error::bail!("boom")
                 } else {
                     Ok(e.name.clone())
                 }

@@ -6,8 +6,8 @@
 
 use super::spec::StorageBench;
 use super::transport::Transport;
-use crate::commands::power::Meter;
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
+use crate::power::Meter;
 use host_bench::fio::{self, IoEngine};
 use host_bench::host::HostInfo;
 use host_bench::report::{self, BenchReport, RunReport, Storage, TestReport};
@@ -30,7 +30,7 @@ pub async fn available(transport: &Transport, program: &str) -> bool {
 
 fn seconds(text: Option<&str>, default: u64) -> Result<u64> {
     match text {
-        Some(t) => Ok(humantime::parse_duration(t.trim())
+        Some(t) => Ok(crate::duration::parse(t.trim())
             .with_context(|| format!("duration {t:?}"))?
             .as_secs()),
         None => Ok(default),
@@ -209,7 +209,7 @@ async fn measure(
     if let Some(dir) = local.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::snapshot::write_private(local, serde_json::to_string_pretty(&doc)?.as_bytes())
+    crate::state::write_private(local, serde_json::to_string_pretty(&doc)?.as_bytes())
 }
 
 /// Makes the target ready on the host as `host_bench::target::prepare` does locally: a new

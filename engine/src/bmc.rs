@@ -4,9 +4,9 @@
 //! to come back.
 
 use crate::cache::{HostRegistryInfo, RegistryCache, RegistrySource};
-use crate::render::Progress;
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::observe::{Event, Observer, Phase};
 use crate::target::Target;
-use anyhow::{Result, anyhow, bail};
 use redfish_client::ODataId;
 use redfish_client::oem::dell::{self, AttributeGroup, DellJob, JobOutcome};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
@@ -79,8 +79,13 @@ impl HostState {
 
 /// The message for a host in System Lockdown: nothing can be changed until it is turned off.
 pub fn lockdown_message(host: &str) -> String {
+    format!("{host}: {}", lockdown_reason())
+}
+
+/// Why nothing can be changed on a host in System Lockdown, and how to end it.
+pub fn lockdown_reason() -> String {
     format!(
-        "{host}: System Lockdown is on (iDRAC attribute {}): the iDRAC refuses every BIOS and iDRAC change until an administrator turns it off (e.g. `racadm set iDRAC.Lockdown.SystemLockdown Disabled`, or in the iDRAC web interface)",
+        "System Lockdown is on (iDRAC attribute {}): the iDRAC refuses every BIOS and iDRAC change until an administrator turns it off (e.g. `racadm set iDRAC.Lockdown.SystemLockdown Disabled`, or in the iDRAC web interface)",
         dell::SYSTEM_LOCKDOWN
     )
 }
@@ -113,7 +118,7 @@ pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, job
                 .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {g}")))?;
             out.insert(*g, attrs.attributes);
         }
-        Ok::<_, anyhow::Error>(out)
+        Ok::<_, crate::Error>(out)
     };
     let read_jobs = async {
         if jobs {
@@ -146,11 +151,15 @@ pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, job
     );
     let bios = bios.map_err(|e| {
         if e.status() == Some(404) {
-            anyhow!(
-                "{}: no BIOS resource at {}: rftune's profiles need a Dell iDRAC (iDRAC9 or later)",
-                target.name,
-                dell::BIOS
+            HostError::new(
+                &target.name,
+                HostErrorKind::Unsupported,
+                format!(
+                    "no BIOS resource at {}: rftune's profiles need a Dell iDRAC (iDRAC9 or later)",
+                    dell::BIOS
+                ),
             )
+            .into()
         } else {
             target.explain(e, "reading BIOS values")
         }
@@ -217,7 +226,7 @@ pub async fn with_registry(target: &Target, cache: &RegistryCache, values: HostV
 }
 
 /// How to get the host through the reboot that runs the BIOS job.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RebootPolicy {
     /// Ask the OS to shut down; force it off after --graceful-timeout; power on.
     Graceful,
@@ -233,7 +242,7 @@ pub async fn reboot(
     target: &Target,
     policy: RebootPolicy,
     graceful_timeout: Duration,
-    progress: &Progress,
+    observer: &dyn Observer,
     lost: &(dyn Fn(ResetType, bool) + Sync),
 ) -> Result<bool> {
     let client = &target.client;
@@ -263,7 +272,7 @@ pub async fn reboot(
     match policy {
         RebootPolicy::None => return Ok(false),
         RebootPolicy::Force => {
-            progress.message(format!("{}: restarting (ForceRestart)", target.name));
+            observer.event(&Event::phase(&target.name, Phase::Resetting("ForceRestart".into())));
             let kind = if system.power_state == Some(PowerState::Off) {
                 ResetType::On
             } else {
@@ -280,7 +289,7 @@ pub async fn reboot(
         }
         RebootPolicy::Graceful => {
             if system.power_state != Some(PowerState::Off) {
-                progress.message(format!("{}: asking the OS to shut down", target.name));
+                observer.event(&Event::phase(&target.name, Phase::ShuttingDown));
                 crate::interrupt::powered_off(&target.name, true);
                 reset(ResetType::GracefulShutdown).await?;
                 let deadline = Instant::now() + graceful_timeout;
@@ -298,7 +307,7 @@ pub async fn reboot(
                         target.name,
                         graceful_timeout
                     );
-                    progress.message(format!("{}: forcing power off", target.name));
+                    observer.event(&Event::phase(&target.name, Phase::ForcingOff));
                     if !reset(ResetType::ForceOff).await?
                         && !until(Duration::from_secs(10), || async {
                             power().await == Some(PowerState::Off)
@@ -309,7 +318,7 @@ pub async fn reboot(
                     }
                 }
             }
-            progress.message(format!("{}: powering on", target.name));
+            observer.event(&Event::phase(&target.name, Phase::PoweringOn));
             if !reset(ResetType::On).await?
                 && !until(Duration::from_secs(20), || async {
                     power().await == Some(PowerState::On)
@@ -405,22 +414,33 @@ fn poll_interval(scale: Duration) -> Duration {
 }
 
 /// Waits for a job to end; a failed or stuck (PR30) job, or the timeout, is an error.
-pub async fn wait_for_job(target: &Target, job_id: &str, timeout: Duration, progress: &Progress) -> Result<DellJob> {
+pub async fn wait_for_job(
+    target: &Target,
+    job_id: &str,
+    timeout: Duration,
+    observer: &dyn Observer,
+) -> Result<DellJob> {
     let deadline = Instant::now() + timeout;
     let mut last_error = None;
     loop {
         match target.client.dell().job(job_id).await {
             Ok(job) => {
-                progress.message(format!(
-                    "{}: job {} {} {}%",
-                    target.name,
-                    job.id,
-                    job.job_state,
-                    job.percent_complete.unwrap_or(0)
+                observer.event(&Event::phase(
+                    &target.name,
+                    Phase::Job {
+                        id: job.id.clone(),
+                        state: job.job_state.to_string(),
+                        percent: u32::from(job.percent_complete.unwrap_or(0)),
+                    },
                 ));
                 if let Some(err) = job.failure() {
-                    return Err(anyhow::Error::new(err)
-                        .context(format!("{}: the BIOS job did not apply the settings", target.name)));
+                    return Err(crate::Error::from(HostError {
+                        host: target.name.clone(),
+                        kind: HostErrorKind::JobFailed,
+                        message: "the BIOS job did not apply the settings".into(),
+                        hint: None,
+                        source: Some(err),
+                    }));
                 }
                 if matches!(job.outcome(), JobOutcome::Succeeded | JobOutcome::SucceededWithErrors) {
                     return Ok(job);
@@ -431,18 +451,23 @@ pub async fn wait_for_job(target: &Target, job_id: &str, timeout: Duration, prog
         }
         if Instant::now() >= deadline {
             let why = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
-            bail!("{}: job {job_id} did not finish within {:?}{why}", target.name, timeout);
+            return Err(HostError::new(
+                &target.name,
+                HostErrorKind::Timeout,
+                format!("job {job_id} did not finish within {timeout:?}{why}"),
+            )
+            .into());
         }
         tokio::time::sleep(poll_interval(timeout).min(Duration::from_secs(2))).await;
     }
 }
 
 /// Waits until the host is powered on, out of POST, and its BIOS values are readable.
-pub async fn wait_until_back(target: &Target, timeout: Duration, progress: &Progress) -> Result<()> {
+pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn Observer) -> Result<()> {
     let deadline = Instant::now() + timeout;
     let system_id = ODataId::new(dell::SYSTEM);
     loop {
-        progress.message(format!("{}: waiting for the host to come back", target.name));
+        observer.event(&Event::phase(&target.name, Phase::WaitingForHost));
         let on = matches!(target.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
         let out_of_post = match target.client.dell().lc_status().await {
             Ok(lc) => lc.server_status.as_deref() != Some("InPOST"),
@@ -452,11 +477,14 @@ pub async fn wait_until_back(target: &Target, timeout: Duration, progress: &Prog
             return Ok(());
         }
         if Instant::now() >= deadline {
-            bail!(
-                "{}: the host did not come back within {:?} after the reboot (still powered off or in POST)",
-                target.name,
-                timeout
-            );
+            return Err(HostError::new(
+                &target.name,
+                HostErrorKind::Timeout,
+                format!(
+                    "the host did not come back within {timeout:?} after the reboot (still powered off or in POST)"
+                ),
+            )
+            .into());
         }
         tokio::time::sleep(poll_interval(timeout).min(Duration::from_secs(2))).await;
     }

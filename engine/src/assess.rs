@@ -3,8 +3,8 @@
 
 use crate::bmc::{self, HostState};
 use crate::cache::RegistryCache;
+use crate::error::{Context, Result};
 use crate::target::Target;
-use anyhow::{Context, Result};
 use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::computer_system::Memory;
@@ -31,7 +31,7 @@ impl Chosen {
                 None => {
                     // Let the library phrase the error (with suggestions).
                     library.resolve(name_or_path, &HostFacts::default())?;
-                    anyhow::bail!("no profile named {name_or_path}");
+                    crate::error::bail!("no profile named {name_or_path}");
                 }
             }
         };

@@ -1,8 +1,8 @@
 //! Where rftune keeps things between runs: snapshots, the audit log and known_hosts under the
-//! state directory, the registry cache under the cache directory (product.md, "State
-//! directories"). `--state-dir` puts both under one directory.
+//! state directory (`$XDG_STATE_HOME/rftune`), the registry cache under the cache directory
+//! (`$XDG_CACHE_HOME/rftune`). `--state-dir` puts both under one directory.
 
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The resolved directories for this run.
@@ -43,11 +43,6 @@ impl StateDirs {
             cache: xdg("XDG_CACHE_HOME", ".cache")?,
             refresh_registry: false,
         })
-    }
-
-    /// The registry cache for this run (honouring `--refresh-registry`).
-    pub fn registry_cache(&self) -> crate::cache::RegistryCache {
-        crate::cache::RegistryCache::new(&self.cache, self.refresh_registry)
     }
 
     /// The known_hosts file of certificate fingerprints.
@@ -91,7 +86,7 @@ pub fn read_capped(path: &Path, limit: u64, what: &str) -> Result<String> {
         .with_context(|| format!("reading {what} {}", path.display()))?
         .len();
     if size > limit {
-        anyhow::bail!(
+        crate::error::bail!(
             "{what} {} is {size} bytes; the limit is {limit} bytes (is this the right file?)",
             path.display()
         );
@@ -142,6 +137,28 @@ pub fn open_private_append(path: &Path) -> Result<std::fs::File> {
         }
     }
     Ok(file)
+}
+
+/// Writes a file readable only by the user, atomically (temp file + rename).
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    // A unique temporary name: concurrent writers of the same file must not share one.
+    static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = path.with_extension(format!("tmp.{}.{n}", std::process::id()));
+    {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp).with_context(|| format!("writing {}", tmp.display()))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

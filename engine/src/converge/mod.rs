@@ -8,19 +8,22 @@
 //! the host is already in POST — so a run killed at any point converges without a second
 //! reboot where none is needed.
 
+pub mod decide;
+
 use crate::assess::{self, Chosen};
 use crate::audit::AuditLog;
 use crate::bmc::{self, RebootPolicy};
 use crate::cache::RegistryCache;
+use crate::error::{Context, HostError, HostErrorKind, Result};
 use crate::interrupt;
-use crate::render::Progress;
-use crate::snapshot::{self, Snapshot};
+use crate::observe::{Event, Observer, Phase};
+use crate::snapshot::Snapshot;
 use crate::target::Target;
-use anyhow::{Context, Result, bail};
 use bios_profiles::{Plan, StatusCounts};
+use decide::{PendingAction, RebootStep};
 use redfish_client::ODataId;
 use redfish_client::oem::dell::{self, AttributeGroup, JobOutcome};
-use redfish_client::resources::bios::{ApplyTime, Attributes, SettingsApplyTime};
+use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -47,6 +50,23 @@ pub struct ApplyOptions {
     pub strict: bool,
     /// When the BIOS values apply.
     pub apply_time: SettingsApplyTime,
+}
+
+impl Default for ApplyOptions {
+    /// A graceful reboot (10 min for the OS, then forced), 30 min for the BIOS job, 20 min for
+    /// the host to come back, values applied at that reboot; pending work refused.
+    fn default() -> Self {
+        Self {
+            reboot: RebootPolicy::Graceful,
+            graceful_timeout: Duration::from_secs(600),
+            job_timeout: Duration::from_secs(1800),
+            boot_timeout: Duration::from_secs(1200),
+            replace_pending: false,
+            dry_run: false,
+            strict: false,
+            apply_time: SettingsApplyTime::on_reset(),
+        }
+    }
 }
 
 /// What happened on one host.
@@ -118,6 +138,26 @@ pub struct Run {
     pub reboots: Arc<tokio::sync::Semaphore>,
 }
 
+impl Run {
+    /// A run of `chosen` with the state directories of `dirs` (registry cache, audit log,
+    /// snapshots and markers), letting at most `max_rebooting` hosts reboot at once.
+    pub fn new(
+        chosen: Chosen,
+        dirs: &crate::state::StateDirs,
+        options: ApplyOptions,
+        max_rebooting: usize,
+    ) -> Result<Self> {
+        Ok(Self {
+            chosen,
+            cache: dirs.registry_cache(),
+            audit: AuditLog::open(&dirs.state)?,
+            state_dir: dirs.state.clone(),
+            options,
+            reboots: Arc::new(tokio::sync::Semaphore::new(max_rebooting.max(1))),
+        })
+    }
+}
+
 /// rftune's record of values it staged, for adoption by a later run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Marker {
@@ -185,7 +225,7 @@ fn set_rebooting(path: &Path, rebooting: bool) {
     {
         m.rebooting = rebooting;
         if let Err(e) = write_marker(path, &m) {
-            tracing::warn!("could not update {}: {e:#}", path.display());
+            tracing::warn!("could not update {}: {}", path.display(), crate::error::report(&e));
         }
     }
 }
@@ -194,11 +234,11 @@ fn write_marker(path: &Path, marker: &Marker) -> Result<()> {
     if let Some(dir) = path.parent() {
         crate::state::ensure_private_dir(dir)?;
     }
-    snapshot::write_private(path, &serde_json::to_vec_pretty(marker)?)
+    crate::state::write_private(path, &serde_json::to_vec_pretty(marker)?)
 }
 
 /// Applies the profile to one connected host.
-pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Result<HostApply> {
+pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> Result<HostApply> {
     let opts = &ctx.options;
     let host = target.name.as_str();
     let audit = |step: &str, request: Value, outcome: &str, detail: Value| {
@@ -211,9 +251,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         if markers_for(&ctx.state_dir, host).iter().any(|(_, m)| m.rebooting)
             && bmc::power_state(target).await == Some(redfish_client::resources::computer_system::PowerState::Off)
         {
-            progress.message(format!(
-                "{host}: an earlier run left the host powered off; powering it on"
-            ));
+            observer.event(&Event::phase(host, Phase::RecoveringPower));
             let on = bmc::power_on(target).await;
             audit(
                 "power-on",
@@ -222,33 +260,36 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 json!(
                     on.as_ref()
                         .err()
-                        .map(|e| format!("{e:#}"))
+                        .map(|e| crate::error::report(e))
                         .unwrap_or_else(|| "powered on after an interrupted reboot".into())
                 ),
             )?;
             on?;
         }
-        progress.message(format!(
-            "{host}: an earlier run was interrupted; waiting for the host to settle"
-        ));
-        bmc::wait_until_back(target, opts.boot_timeout, progress).await?;
+        observer.event(&Event::phase(host, Phase::Settling));
+        bmc::wait_until_back(target, opts.boot_timeout, observer).await?;
     }
-    progress.message(format!("{host}: reading"));
+    observer.event(&Event::phase(host, Phase::Reading));
     let a = assess::assess(target, &ctx.chosen, &ctx.cache, true, opts.strict).await?;
     // Under System Lockdown the iDRAC refuses every write, and its registry calls everything
     // read-only: say so once, before any snapshot or write.
     if a.state.in_lockdown() {
         audit("lockdown", Value::Null, "refused", json!(bmc::lockdown_message(host)))?;
-        bail!("{}", bmc::lockdown_message(host));
+        return Err(HostError::new(host, HostErrorKind::Lockdown, bmc::lockdown_reason()).into());
     }
     let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
     if !errors.is_empty() {
         audit("validate", Value::Null, "error", json!(errors))?;
-        bail!(
-            "{host}: profile {} cannot be applied as written:\n  {}",
-            ctx.chosen.name(),
-            errors.join("\n  ")
-        );
+        return Err(HostError::new(
+            host,
+            HostErrorKind::ProfileNotApplicable,
+            format!(
+                "profile {} cannot be applied as written:\n  {}",
+                ctx.chosen.name(),
+                errors.join("\n  ")
+            ),
+        )
+        .into());
     }
     let plan = bios_profiles::plan(&a.profile, &a.state.registry, &a.state.bios, &a.state.idrac)
         .with_context(|| format!("{host}: planning"))?;
@@ -282,16 +323,34 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
 
     // Pending work: adopt our own, replace on request, refuse otherwise.
     let open_jobs: Vec<_> = a.state.open_bios_jobs().cloned().collect();
+    let described = bmc::describe_pending(&a.state);
+    let staged = decide::Staged {
+        values: &a.state.pending,
+        any: described.is_some(),
+        open_job: open_jobs.first().map(|j| j.id.as_str()),
+        stuck: open_jobs.iter().any(|j| j.outcome() == JobOutcome::Stuck),
+    };
+    let marker = read_marker(&marker_file);
+    let decision = decide::decide(
+        &staged,
+        &plan.bios,
+        plan.is_empty(),
+        marker.as_ref(),
+        ctx.chosen.name(),
+        opts.replace_pending,
+    );
+    let desc = described.unwrap_or_default();
     let mut adopted_job = None;
-    if let Some(desc) = bmc::describe_pending(&a.state) {
-        let marker = read_marker(&marker_file);
-        let ours = marker
-            .as_ref()
-            .is_some_and(|m| m.bios == a.state.pending && m.profile == ctx.chosen.name());
-        let stuck = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Stuck);
-        if ours && !stuck && plan.bios == a.state.pending && !opts.replace_pending {
-            adopted_job = match open_jobs.first() {
-                Some(j) => Some(j.id.clone()),
+    match decision.pending {
+        PendingAction::None => {
+            // Nothing pending: an earlier run's job has run (or was deleted); its marker is stale.
+            if marker_file.exists() {
+                let _ = std::fs::remove_file(&marker_file);
+            }
+        }
+        PendingAction::Adopt { job } => {
+            adopted_job = match job {
+                Some(j) => Some(j),
                 // Our values are staged but their job was never created (an earlier run lost the
                 // answer to its PATCH): create the one job now.
                 None if opts.dry_run => None,
@@ -313,33 +372,29 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 "ok",
                 json!({"pending": a.state.pending, "job": adopted_job}),
             )?;
-        } else if opts.replace_pending {
-            if opts.dry_run {
-                result.replaced = Some(desc.clone());
-            } else {
-                replace_pending(target, &a.state, &open_jobs, &audit).await?;
-                result.replaced = Some(desc);
-            }
-        } else {
-            audit("pending", Value::Null, "refused", json!(desc))?;
-            let why = if ours && stuck {
-                " (it is rftune's own, but its job is stuck and will never run)"
-            } else if ours {
-                " (it is rftune's own, but differs from this plan)"
-            } else {
-                ""
-            };
-            bail!(
-                "{host}: {desc} already staged{why}; rftune does not stack changes on pending work. Inspect it with `rftune jobs list --bmc {url}`, then rerun this apply with --replace-pending to delete it",
-                url = target_url(target)
-            );
         }
-    } else if marker_file.exists() {
-        // Nothing pending: an earlier run's job has run (or was deleted); its marker is stale.
-        let _ = std::fs::remove_file(&marker_file);
+        PendingAction::Replace => {
+            if !opts.dry_run {
+                replace_pending(target, &a.state, &open_jobs, &audit, observer).await?;
+            }
+            result.replaced = Some(desc);
+        }
+        PendingAction::Refuse(refusal) => {
+            audit("pending", Value::Null, "refused", json!(desc))?;
+            return Err(HostError::new(
+                host,
+                HostErrorKind::PendingWork,
+                format!(
+                    "{desc} already staged{}; rftune does not stack changes on pending work. Inspect it with `rftune jobs list --bmc {url}`, then rerun this apply with --replace-pending to delete it",
+                    refusal.why(),
+                    url = target_url(target)
+                ),
+            )
+            .into());
+        }
     }
 
-    if plan.is_empty() && !result.adopted {
+    if decision.in_sync {
         result.outcome = Outcome::InSync;
         result.summary = "nothing to change, no reboot".into();
         if result.replaced.is_some() {
@@ -364,13 +419,13 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
     // iDRAC attributes apply immediately.
     for (group, attrs) in plan.idrac.iter().filter(|(_, a)| !a.is_empty()) {
         interrupt::check(host, &format!("setting iDRAC attributes {group}"))?;
-        progress.message(format!("{host}: setting iDRAC {group}"));
+        observer.event(&Event::phase(host, Phase::SettingIdrac(*group)));
         let body = json!({"Attributes": attrs});
         match target.client.dell().set_attributes(*group, attrs).await {
             Ok(_) => audit("idrac", body, "ok", json!(group.to_string()))?,
             Err(e) => {
                 let e = target.explain(e, &format!("setting iDRAC attributes {group}"));
-                audit("idrac", body, "error", json!(format!("{e:#}")))?;
+                audit("idrac", body, "error", json!(crate::error::report(&e)))?;
                 return Err(e);
             }
         }
@@ -393,7 +448,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         // At most two PATCHes, and the second only once a read-back proved the first staged
         // nothing: never a duplicate.
         for attempt in 1..=2 {
-            progress.message(format!("{host}: staging {} BIOS value(s)", plan.bios.len()));
+            observer.event(&Event::phase(host, Phase::Staging(plan.bios.len())));
             audit(
                 "stage",
                 body.clone(),
@@ -422,15 +477,13 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 // The iDRAC answered no (or nothing reached it): nothing is staged.
                 let _ = std::fs::remove_file(&marker_file);
                 let e = target.explain(err, "staging BIOS values");
-                audit("stage", Value::Null, "error", json!(format!("{e:#}")))?;
+                audit("stage", Value::Null, "error", json!(crate::error::report(&e)))?;
                 return Err(e);
             }
             // The PATCH may have been applied, but its answer was lost: keep the marker and look.
             let err = target.explain(err, "staging BIOS values");
-            audit("stage", Value::Null, "unknown", json!(format!("{err:#}")))?;
-            progress.message(format!(
-                "{host}: the answer to the PATCH was lost; reading back what is staged"
-            ));
+            audit("stage", Value::Null, "unknown", json!(crate::error::report(&err)))?;
+            observer.event(&Event::phase(host, Phase::ReadingBack));
             match staged_state(target, &plan.bios).await {
                 Ok(Staged::Ours(j)) => {
                     job = j;
@@ -454,14 +507,20 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 Ok(Staged::Other(desc)) => {
                     let _ = std::fs::remove_file(&marker_file);
                     audit("stage", Value::Null, "error", json!(format!("read back: {desc}")))?;
-                    bail!(
-                        "{host}: after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
-                        target_url(target)
-                    );
+                    return Err(HostError::new(
+                        host,
+                        HostErrorKind::OutcomeUnknown,
+                        format!(
+                            "after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
+                            target_url(target)
+                        ),
+                    )
+                    .into());
                 }
                 Err(read) => {
                     return Err(err.context(format!(
-                        "the iDRAC may have staged the values, and reading back failed too ({read:#}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise"
+                        "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
+                        crate::error::report(&read)
                     )));
                 }
             }
@@ -471,18 +530,15 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
 
     if bios_work {
         let job_label = job.clone().unwrap_or_else(|| "(no job id)".into());
-        if opts.apply_time.apply_time != ApplyTime::OnReset || opts.reboot == RebootPolicy::None {
+        let may_reboot = opts.reboot != RebootPolicy::None;
+        let left_for = match decide::reboot_step(opts.apply_time.apply_time, may_reboot, false, false) {
+            RebootStep::LeaveForWindow => Some("runs in the maintenance window"),
+            RebootStep::LeaveForNextReboot => Some("is scheduled and applies at the next reboot"),
+            RebootStep::AlreadyRebooting | RebootStep::Reboot => None,
+        };
+        if let Some(when) = left_for {
             result.outcome = Outcome::NotConverged;
-            result.summary = format!(
-                "{}; job {job_label} is scheduled and applies at the next reboot",
-                plan_sentence(&plan, result.adopted)
-            );
-            if opts.apply_time.apply_time != ApplyTime::OnReset {
-                result.summary = format!(
-                    "{}; job {job_label} runs in the maintenance window",
-                    plan_sentence(&plan, result.adopted)
-                );
-            }
+            result.summary = format!("{}; job {job_label} {when}", plan_sentence(&plan, result.adopted));
             audit("reboot", Value::Null, "skipped", json!(result.summary))?;
             return Ok(result);
         }
@@ -506,7 +562,13 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             .await
             .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
         let running = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Running);
-        if result.adopted && (in_post || running) {
+        let step = decide::reboot_step(
+            opts.apply_time.apply_time,
+            may_reboot,
+            result.adopted,
+            in_post || running,
+        );
+        if step == RebootStep::AlreadyRebooting {
             audit(
                 "reboot",
                 Value::Null,
@@ -528,10 +590,10 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             };
             set_rebooting(&marker_file, true);
             // Not interruptible: a reboot rftune started is finished, so the host is not left off.
-            bmc::reboot(target, opts.reboot, opts.graceful_timeout, progress, &lost)
+            bmc::reboot(target, opts.reboot, opts.graceful_timeout, observer, &lost)
                 .await
                 .inspect_err(|e| {
-                    let _ = audit("reboot", Value::Null, "error", json!(format!("{e:#}")));
+                    let _ = audit("reboot", Value::Null, "error", json!(crate::error::report(e)));
                 })?;
             set_rebooting(&marker_file, false);
             result.rebooted = true;
@@ -549,7 +611,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
         };
         if let Some(j) = &job {
             let done = tokio::select! {
-                done = bmc::wait_for_job(target, j, opts.job_timeout, progress) => done,
+                done = bmc::wait_for_job(target, j, opts.job_timeout, observer) => done,
                 _ = interrupt::wait() => {
                     let e = waiting(format!("while waiting for job {j}"));
                     audit("job", Value::Null, "unknown", json!(e.to_string()))?;
@@ -557,7 +619,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
                 }
             }
             .inspect_err(|e| {
-                let _ = audit("job", Value::Null, "error", json!(format!("{e:#}")));
+                let _ = audit("job", Value::Null, "error", json!(crate::error::report(e)));
             })?;
             audit(
                 "job",
@@ -567,7 +629,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             )?;
         }
         tokio::select! {
-            back = bmc::wait_until_back(target, opts.boot_timeout, progress) => back,
+            back = bmc::wait_until_back(target, opts.boot_timeout, observer) => back,
             _ = interrupt::wait() => {
                 let e = waiting("while waiting for the host to come back".into());
                 audit("boot", Value::Null, "unknown", json!(e.to_string()))?;
@@ -575,14 +637,14 @@ pub async fn apply_host(ctx: &Run, target: &Target, progress: &Progress) -> Resu
             }
         }
         .inspect_err(|e| {
-            let _ = audit("boot", Value::Null, "error", json!(format!("{e:#}")));
+            let _ = audit("boot", Value::Null, "error", json!(crate::error::report(e)));
         })?;
         audit("boot", Value::Null, "ok", Value::Null)?;
     }
     let _ = std::fs::remove_file(&marker_file);
 
     // Verify: read back and diff.
-    progress.message(format!("{host}: verifying"));
+    observer.event(&Event::phase(host, Phase::Verifying));
     let after = assess::assess(target, &ctx.chosen, &ctx.cache, false, opts.strict).await?;
     result.in_force = profile_values(&after.profile, &after.state.bios);
     let counts = after.diff.counts();
@@ -695,14 +757,19 @@ async fn replace_pending(
     state: &bmc::HostState,
     open_jobs: &[redfish_client::oem::dell::DellJob],
     audit: &impl Fn(&str, Value, &str, Value) -> Result<()>,
+    observer: &dyn Observer,
 ) -> Result<()> {
     for j in open_jobs {
         if j.outcome() == JobOutcome::Running {
-            bail!(
-                "{}: BIOS job {} is running; wait for it to finish before replacing it",
-                target.name,
-                j.id
-            );
+            return Err(HostError::new(
+                &target.name,
+                HostErrorKind::PendingWork,
+                format!(
+                    "BIOS job {} is running; wait for it to finish before replacing it",
+                    j.id
+                ),
+            )
+            .into());
         }
         let idrac = target.client.dell();
         let deleted = match idrac.delete_job(&j.id).await {
@@ -722,13 +789,15 @@ async fn replace_pending(
             )));
         }
         audit("replace", json!({"delete_job": j.id}), "ok", Value::Null)?;
-        eprintln!(
-            "rftune: {}: deleted BIOS job {} ({}{}) and its pending values (--replace-pending)",
-            target.name,
-            j.id,
-            j.job_state,
-            j.message_code().map(|c| format!(", {c}")).unwrap_or_default()
-        );
+        observer.event(&Event::notice(
+            &target.name,
+            format!(
+                "deleted BIOS job {} ({}{}) and its pending values (--replace-pending)",
+                j.id,
+                j.job_state,
+                j.message_code().map(|c| format!(", {c}")).unwrap_or_default()
+            ),
+        ));
     }
     if open_jobs.is_empty() && !state.pending.is_empty() {
         target
@@ -738,11 +807,13 @@ async fn replace_pending(
             .await
             .map_err(|e| target.explain(e, "clearing pending BIOS values"))?;
         audit("replace", json!({"clear_pending": state.pending}), "ok", Value::Null)?;
-        eprintln!(
-            "rftune: {}: cleared {} pending BIOS value(s) (--replace-pending)",
-            target.name,
-            state.pending.len()
-        );
+        observer.event(&Event::notice(
+            &target.name,
+            format!(
+                "cleared {} pending BIOS value(s) (--replace-pending)",
+                state.pending.len()
+            ),
+        ));
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! a result file back, what the OS shows about SMT, NUMA and idle states, and which BIOS values
 //! that contradicts.
 
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -146,7 +146,12 @@ impl Transport {
         let child = cmd.spawn().with_context(|| format!("starting {what}"))?;
         let out = tokio::time::timeout(timeout, child.wait_with_output())
             .await
-            .map_err(|_| anyhow::anyhow!("{what} did not finish within {}", humantime::format_duration(timeout)))?
+            .map_err(|_| {
+                crate::Error::invalid(format!(
+                    "{what} did not finish within {}",
+                    humantime::format_duration(timeout)
+                ))
+            })?
             .with_context(|| format!("running {what}"))?;
         Ok(Output {
             code: out.status.code(),
@@ -194,7 +199,7 @@ impl Transport {
             let last = match self.run(&["true".to_owned()], attempt).await {
                 Ok(o) if o.success() => return Ok(start.elapsed()),
                 Ok(o) => o.stderr.trim().to_owned(),
-                Err(e) => format!("{e:#}"),
+                Err(e) => crate::error::report(&e),
             };
             if start.elapsed() + interval > timeout {
                 bail!(
@@ -221,7 +226,7 @@ impl Transport {
         if let Some(dir) = local.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
-        crate::snapshot::write_private(local, &bytes)?;
+        crate::state::write_private(local, &bytes)?;
         Ok(bytes.len() as u64)
     }
 

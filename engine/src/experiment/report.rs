@@ -6,8 +6,8 @@
 use super::spec::Spec;
 use super::state::{Failure, State, StepOutcome};
 use super::stats::{self, Comparison, Direction, Method, Observation, Verdict};
-use crate::render::Table;
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
+use crate::table::Table;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt::Write;
@@ -171,8 +171,8 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
             for rel in &rec.results {
                 let path = dir.join(rel);
                 let doc = std::fs::read(&path)
-                    .map_err(anyhow::Error::from)
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(anyhow::Error::from));
+                    .map_err(crate::Error::from)
+                    .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(crate::Error::from));
                 match doc {
                     Ok(doc) => all.extend(observations(&doc, host, &rec.profile)),
                     Err(e) => problems.push(format!("{}: {e}", path.display())),

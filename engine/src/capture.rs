@@ -8,8 +8,8 @@
 //! The walk is breadth-first and one request at a time, in link order: the same service gives
 //! the same tree, so a capture of `rftune sim --fixture DIR` reproduces `DIR`.
 
+use crate::error::{Context, Result, bail};
 use crate::sanitize::Sanitizer;
-use anyhow::{Context, Result, bail};
 use redfish_client::Client;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};

@@ -11,16 +11,15 @@ use super::spec::{BenchKind, OsAccess, Spec, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::stats::Method;
 use super::transport::{Transport, contradictions};
-use crate::Outcome;
-use crate::args::{ConnectArgs, OutputFormat};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
-use crate::commands::power::Meter;
 use crate::converge::{self, ApplyOptions, Run};
+use crate::error::{Context, Result};
 use crate::fleet::BmcEntry;
-use crate::render::{self, Progress};
+use crate::observe::{Event, Observer, Phase};
+use crate::power::Meter;
 use crate::state::StateDirs;
-use anyhow::{Context, Result};
+use crate::target::ConnectConfig;
 use redfish_client::resources::bios::SettingsApplyTime;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -29,14 +28,28 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Mutex;
 
+/// What a run of an experiment left: its report, the files written, and the hosts that
+/// stopped early.
+#[derive(Debug)]
+pub struct Finished {
+    /// The report over every result so far.
+    pub report: report::ExperimentReport,
+    /// The report files written into the experiment's directory.
+    pub files: Vec<PathBuf>,
+    /// Hosts that stopped before their last step, with why (`resume` continues them).
+    pub stopped_early: Vec<String>,
+    /// Every step of every host finished and none failed.
+    pub complete: bool,
+}
+
 /// Runs (or resumes) the experiment whose state lives in `dir`, then writes its report.
 pub async fn run(
     state: State,
     dir: &Path,
-    connect: &ConnectArgs,
+    connect: &ConnectConfig,
     dirs: &StateDirs,
-    output: OutputFormat,
-) -> Result<Outcome> {
+    observer: Arc<dyn Observer>,
+) -> Result<Finished> {
     crate::state::ensure_private_dir(dir)?;
     state.save(dir)?;
     let spec = state.spec.clone();
@@ -47,7 +60,7 @@ pub async fn run(
         dirs: dirs.clone(),
         connect: connect.clone(),
         audit: AuditLog::open(&dirs.state)?,
-        output,
+        observer,
     });
     let mut tasks = tokio::task::JoinSet::new();
     for host in spec.hosts.iter().cloned() {
@@ -62,7 +75,7 @@ pub async fn run(
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok((_, Ok(()))) => {}
-            Ok((name, Err(e))) => host_errors.push(format!("{name}: {e:#}")),
+            Ok((name, Err(e))) => host_errors.push(format!("{name}: {}", crate::error::report(&e))),
             Err(e) => host_errors.push(format!("a host task ended abnormally: {e}")),
         }
     }
@@ -73,29 +86,11 @@ pub async fn run(
     };
     let report = report::from_state(&state, dir, method);
     let files = report::write(dir, &report)?;
-    match output {
-        OutputFormat::Json => render::json(&report)?,
-        _ => {
-            render::text(&report::text(&report))?;
-            for f in &files {
-                render::text(&format!("wrote {}\n", f.display()))?;
-            }
-        }
-    }
-    for e in &host_errors {
-        eprintln!("rftune: {e}");
-    }
-    if !host_errors.is_empty() {
-        anyhow::bail!(
-            "{} host(s) stopped early; `rftune experiment resume {}` continues after the last finished step",
-            host_errors.len(),
-            dir.display()
-        );
-    }
-    Ok(if state.failures.is_empty() && state.complete(&plan) {
-        Outcome::Success
-    } else {
-        Outcome::Drift
+    Ok(Finished {
+        complete: state.failures.is_empty() && state.complete(&plan),
+        report,
+        files,
+        stopped_early: host_errors,
     })
 }
 
@@ -103,9 +98,9 @@ struct Shared {
     state: Mutex<State>,
     dir: PathBuf,
     dirs: StateDirs,
-    connect: ConnectArgs,
+    connect: ConnectConfig,
     audit: AuditLog,
-    output: OutputFormat,
+    observer: Arc<dyn Observer>,
 }
 
 async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, steps: &[Step]) -> Result<()> {
@@ -121,7 +116,8 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
         credentials: host.credentials.clone(),
         tags: Vec::new(),
     };
-    let target = crate::target::connect(&entry, &shared.connect, &shared.dirs).await?;
+    let observer = &*shared.observer;
+    let target = crate::target::connect(&entry, &shared.connect, &shared.dirs, observer).await?;
     target.login().await?;
     let transport = Transport::from(&host.os);
     let program = match &host.os {
@@ -131,7 +127,6 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
             .unwrap_or_else(|| "rftune".into()),
         OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
     };
-    let progress = Progress::spinner(shared.output);
     let experiment = spec.name.clone().unwrap_or_else(|| "experiment".into());
     for step in remaining {
         let profile = spec.profiles.get(step.profile).cloned().unwrap_or_default();
@@ -144,13 +139,13 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
                 detail,
             )
         };
-        let record = match run_step(shared, spec, &target, &transport, &program, &step, &waits, &progress).await {
+        let record = match run_step(shared, spec, &target, &transport, &program, &step, &waits).await {
             Ok(done) => {
                 audit("step", "ok", json!({"results": done.results}))?;
                 done
             }
             Err(e) => {
-                let reason = format!("{e:#}");
+                let reason = crate::error::report(&e);
                 audit("step", "skipped", json!(reason))?;
                 StepRecord {
                     step,
@@ -169,7 +164,6 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
         state.record(&host.name, record)?;
         state.save(&shared.dir)?;
     }
-    progress.finish();
     target.close().await;
     Ok(())
 }
@@ -183,20 +177,18 @@ async fn run_step(
     program: &str,
     step: &Step,
     waits: &super::spec::Waits,
-    progress: &Progress,
 ) -> Result<StepRecord> {
+    let observer = &*shared.observer;
     let profile = spec
         .profiles
         .get(step.profile)
         .cloned()
         .context("a step names a profile the experiment lacks")?;
     let chosen = Chosen::load(&profile)?;
-    let run = Run {
+    let run = Run::new(
         chosen,
-        cache: shared.dirs.registry_cache(),
-        audit: AuditLog::open(&shared.dirs.state)?,
-        state_dir: shared.dirs.state.clone(),
-        options: ApplyOptions {
+        &shared.dirs,
+        ApplyOptions {
             reboot: spec.reboot.policy(),
             graceful_timeout: waits.graceful,
             job_timeout: waits.job,
@@ -206,19 +198,25 @@ async fn run_step(
             strict: false,
             apply_time: SettingsApplyTime::on_reset(),
         },
-        reboots: Arc::new(tokio::sync::Semaphore::new(1)),
-    };
-    progress.message(format!("{}: step {} applies {profile}", target.name, step.index));
-    let applied = converge::apply_host(&run, target, progress)
+        1,
+    )?;
+    observer.event(&Event::phase(
+        &target.name,
+        Phase::ExperimentStep {
+            index: step.index,
+            profile: profile.clone(),
+        },
+    ));
+    let applied = converge::apply_host(&run, target, observer)
         .await
         .context("applying the profile")?;
     if !matches!(
         applied.outcome,
         converge::Outcome::Converged | converge::Outcome::InSync
     ) {
-        anyhow::bail!("the profile did not converge: {}", applied.summary);
+        crate::error::bail!("the profile did not converge: {}", applied.summary);
     }
-    progress.message(format!("{}: waiting for the OS", target.name));
+    observer.event(&Event::phase(&target.name, Phase::WaitingForOs));
     transport
         .wait_ready(waits.os, Duration::from_secs(1))
         .await
@@ -253,26 +251,32 @@ async fn run_step(
         if !has_rftune {
             match (kind, &spec.benchmarks.storage) {
                 (BenchKind::Storage, Some(storage)) if super::fio_direct::available(transport, "fio").await => {
-                    progress.message(format!(
-                        "{}: step {} runs fio directly (no {program} on the host)",
-                        target.name, step.index
+                    observer.event(&Event::phase(
+                        &target.name,
+                        Phase::Benchmark {
+                            index: step.index,
+                            kind: kind.as_str().to_owned(),
+                            how: Some(format!("fio directly (no {program} on the host)")),
+                        },
                     ));
                     super::fio_direct::run(transport, storage, &profile, &remote, &meter, waits.bench, &local).await?;
                     results.push(local);
                     continue;
                 }
-                _ => anyhow::bail!(
+                _ => crate::error::bail!(
                     "{program} is not installed on the host (and the {} benchmark needs it{})",
                     kind.as_str(),
                     if kind == BenchKind::Storage { ", or fio" } else { "" }
                 ),
             }
         }
-        progress.message(format!(
-            "{}: step {} runs the {} benchmark",
-            target.name,
-            step.index,
-            kind.as_str()
+        observer.event(&Event::phase(
+            &target.name,
+            Phase::Benchmark {
+                index: step.index,
+                kind: kind.as_str().to_owned(),
+                how: None,
+            },
         ));
         let argv = bench_argv(program, kind, &args, &profile, &remote);
         let (ran, samples) = meter
@@ -289,9 +293,10 @@ async fn run_step(
         match samples {
             Ok(samples) => add_power(&local, &samples)?,
             Err(e) => tracing::warn!(
-                "{}: no power readings during the {} benchmark: {e:#}",
+                "{}: no power readings during the {} benchmark: {}",
                 target.name,
-                kind.as_str()
+                kind.as_str(),
+                crate::error::report(&e)
             ),
         }
         results.push(local);
@@ -348,5 +353,5 @@ fn add_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
          per-test figures use that run average. BMC readings, not a calibrated meter.",
         stats.n, stats.duration_s, stats.energy_j
     ));
-    crate::snapshot::write_private(file, serde_json::to_string_pretty(&doc)?.as_bytes())
+    crate::state::write_private(file, serde_json::to_string_pretty(&doc)?.as_bytes())
 }

@@ -3,7 +3,7 @@
 //! interrupted run can be understood afterwards. Lines are written whole with `O_APPEND`, so
 //! concurrent hosts and concurrent rftune processes do not interleave within a line.
 
-use anyhow::{Context, Result};
+use crate::error::{Context, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::io::Write;

@@ -6,7 +6,7 @@
 
 use super::schedule::Step;
 use super::spec::Spec;
-use anyhow::{Context, Result, bail};
+use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -148,7 +148,7 @@ impl State {
     pub fn save(&self, dir: &Path) -> Result<()> {
         crate::state::ensure_private_dir(dir)?;
         let bytes = serde_json::to_vec_pretty(self)?;
-        crate::snapshot::write_private(&Self::path(dir), &bytes)
+        crate::state::write_private(&Self::path(dir), &bytes)
     }
 
     /// The index of the next step `host` has to run (0 for an unknown host).
@@ -302,7 +302,7 @@ os = { transport = "ssh", target = "u@h" }
         let mut v = serde_json::to_value(&st).unwrap();
         v["schema"] = "rftune.experiment-state/v9".into();
         std::fs::write(State::path(&dir), serde_json::to_vec(&v).unwrap()).unwrap();
-        assert!(format!("{:#}", State::load(&dir).unwrap_err()).contains("v9"));
+        assert!(crate::error::report(&State::load(&dir).unwrap_err()).contains("v9"));
         std::fs::remove_dir_all(dir).ok();
     }
 

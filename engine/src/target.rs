@@ -1,19 +1,63 @@
-//! Turning `--bmc` and friends into a connected [`Target`]: credentials, certificate trust
-//! (CA, pin, known_hosts, trust on first use, or an explicit --insecure), and error messages
-//! that say what to do next.
+//! Turning an inventory entry and a [`ConnectConfig`] into a connected [`Target`]:
+//! credentials, certificate trust (CA, pin, known_hosts, trust on first use, or an explicit
+//! insecure mode), and error messages that say what to do next.
 
-use crate::args::{AuthArg, ConnectArgs};
 use crate::credentials;
-use crate::fleet::BmcEntry;
+use crate::error::{Context, HostError, HostErrorKind, Result};
+use crate::fleet::{BmcEntry, host_key};
+use crate::observe::{Event, Observer};
 use crate::state::StateDirs;
 use crate::trust::KnownHosts;
-use anyhow::{Context, Result};
 use redfish_client::error::TransportKind;
 use redfish_client::resources::service_root::ServiceRoot;
-use redfish_client::{AuthMethod, Client, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification};
+use redfish_client::{
+    AuthMethod, Client, Credentials, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification,
+};
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::Duration;
 use url::Url;
+
+/// How to connect to BMCs: plain values, credentials already resolved.
+#[derive(Debug, Clone)]
+pub struct ConnectConfig {
+    /// Credentials for hosts whose inventory entry names no credentials file.
+    pub credentials: Option<Credentials>,
+    /// A user name that overrides the one in credentials files.
+    pub username: Option<String>,
+    /// Redfish sessions (the default) or Basic authentication on every request.
+    pub auth: AuthMethod,
+    /// Trust certificates signed by this CA (PEM).
+    pub ca_cert: Option<PathBuf>,
+    /// Pin this certificate fingerprint (`sha256:HEX`) for every host without its own.
+    pub fingerprint: Option<String>,
+    /// Record the certificate of a host seen for the first time in known_hosts.
+    pub trust_on_first_use: bool,
+    /// Verify no certificate at all (warned about, once per host).
+    pub insecure: bool,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// How long to keep retrying a request that failed in a retryable way (0: no retries).
+    pub retry_for: Duration,
+}
+
+impl ConnectConfig {
+    /// Sessions, verified TLS, 60 s timeouts and retries, with these credentials.
+    pub fn new(credentials: Credentials) -> Self {
+        Self {
+            credentials: Some(credentials),
+            username: None,
+            auth: AuthMethod::Session,
+            ca_cert: None,
+            fingerprint: None,
+            trust_on_first_use: false,
+            insecure: false,
+            timeout: Duration::from_secs(60),
+            retry_for: Duration::from_secs(60),
+        }
+    }
+}
 
 /// A BMC this run talks to.
 #[derive(Debug, Clone)]
@@ -39,19 +83,16 @@ enum Trust {
     Insecure,
 }
 
-/// `host:port` of a URL, the key of known_hosts.
-pub fn host_key(url: &Url) -> String {
-    let host = url.host_str().unwrap_or_default();
-    match url.port_or_known_default() {
-        Some(p) => format!("{host}:{p}"),
-        None => host.to_owned(),
-    }
-}
-
-/// Connects to the BMC of `entry`. With `--trust-on-first-use` and an unknown host, this makes
-/// the first request (the service root, anonymously) and records the certificate it presented,
-/// which every later connection of the run must present too.
-pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> Result<Target> {
+/// Connects to the BMC of `entry`. With trust on first use and an unknown host, this makes the
+/// first request (the service root, anonymously) and records the certificate it presented,
+/// which every later connection of the run must present too (and tells `observer`).
+pub async fn connect(
+    entry: &BmcEntry,
+    config: &ConnectConfig,
+    dirs: &StateDirs,
+    observer: &dyn Observer,
+) -> Result<Target> {
+    let args = config;
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
     let name = entry.name.clone();
@@ -62,9 +103,14 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
     };
     if url.scheme() == "http" {
         if let Some((_, source)) = pinned {
-            anyhow::bail!(
-                "{name}: {source} pins a certificate, but {url} is plain HTTP, which has none: use https:// (an iDRAC serves it by default), or drop the fingerprint"
-            );
+            return Err(HostError::new(
+                &name,
+                HostErrorKind::Connection,
+                format!(
+                    "{source} pins a certificate, but {url} is plain HTTP, which has none: use https:// (an iDRAC serves it by default), or drop the fingerprint"
+                ),
+            )
+            .into());
         }
         warn_once("http", &key, || {
             format!(
@@ -72,7 +118,24 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
             )
         });
     }
-    let creds = credentials::resolve(args, entry.credentials.as_deref(), &entry.url)?;
+    let creds = match (&entry.credentials, &config.credentials) {
+        (Some(path), _) => {
+            let creds = credentials::read_file(path, config.username.as_deref())?;
+            credentials::non_empty(creds, &format!("credentials file {}", path.display()), &entry.url)?
+        }
+        (None, Some(creds)) => creds.clone(),
+        (None, None) => {
+            return Err(HostError::new(
+                &name,
+                HostErrorKind::Connection,
+                format!(
+                    "no password for {}: its inventory entry names no credentials file and none were given",
+                    entry.url
+                ),
+            )
+            .into());
+        }
+    };
     let known_hosts = KnownHosts::new(dirs.known_hosts());
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
@@ -100,10 +163,7 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
     };
     let client = Client::builder(url.as_str())
         .credentials(creds)
-        .auth_method(match args.auth {
-            AuthArg::Session => AuthMethod::Session,
-            AuthArg::Basic => AuthMethod::Basic,
-        })
+        .auth_method(args.auth)
         .tls(tls)
         .timeout(args.timeout)
         .retry(RetryPolicy {
@@ -132,18 +192,20 @@ pub async fn connect(entry: &BmcEntry, args: &ConnectArgs, dirs: &StateDirs) -> 
             .map_err(|e| target.explain(e, "reading the service root"))?;
         if let Some(fp) = target.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
-            eprintln!(
-                "rftune: {}: trusting its certificate {fp} from now on (recorded in {})",
-                target.name,
-                known_hosts.path().display()
-            );
+            observer.event(&Event::notice(
+                &target.name,
+                format!(
+                    "trusting its certificate {fp} from now on (recorded in {})",
+                    known_hosts.path().display()
+                ),
+            ));
         }
         target.root = Some(root);
     }
     Ok(target)
 }
 
-/// Logs a [`crate::logging::SECURITY`] warning the first time `kind` applies to `host` in this
+/// Logs a [`crate::SECURITY_LOG_TARGET`] warning the first time `kind` applies to `host` in this
 /// process: a fleet, or a command that reconnects, says it once per host.
 fn warn_once(kind: &str, host: &str, message: impl FnOnce() -> String) {
     static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
@@ -152,7 +214,7 @@ fn warn_once(kind: &str, host: &str, message: impl FnOnce() -> String) {
         .map(|mut warned| warned.insert(format!("{kind} {host}")))
         .unwrap_or(true);
     if first {
-        tracing::warn!(target: crate::logging::SECURITY, "{}", message());
+        tracing::warn!(target: crate::SECURITY_LOG_TARGET, "{}", message());
     }
 }
 
@@ -189,9 +251,13 @@ impl Target {
             .systems()
             .await
             .map_err(|e| self.explain(e, "listing systems"))?;
-        let first = systems
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("{}: the BMC lists no systems (it may still be starting)", self.name))?;
+        let first = systems.first().ok_or_else(|| {
+            HostError::new(
+                &self.name,
+                HostErrorKind::Unsupported,
+                "the BMC lists no systems (it may still be starting)",
+            )
+        })?;
         self.client
             .system(first)
             .await
@@ -200,7 +266,7 @@ impl Target {
 
     /// Logs in (a no-op with Basic authentication), so a credential problem is reported as such.
     pub async fn login(&self) -> Result<()> {
-        let who = self.client.username().unwrap_or(crate::credentials::DEFAULT_USERNAME);
+        let who = self.client.username().unwrap_or(credentials::DEFAULT_USERNAME);
         self.client
             .login()
             .await
@@ -208,13 +274,15 @@ impl Target {
     }
 
     /// Wraps a client error with the host, what was attempted, and a hint where one helps.
-    pub fn explain(&self, err: RedfishError, attempted: &str) -> anyhow::Error {
-        anyhow::Error::new(HostError {
+    pub fn explain(&self, err: RedfishError, attempted: &str) -> crate::Error {
+        HostError {
             host: self.name.clone(),
-            attempted: attempted.to_owned(),
+            kind: HostErrorKind::Redfish,
+            message: attempted.to_owned(),
             hint: self.hint(&err),
-            source: err,
-        })
+            source: Some(err),
+        }
+        .into()
     }
 
     fn hint(&self, err: &RedfishError) -> Option<String> {
@@ -278,20 +346,4 @@ impl Target {
             tracing::warn!("{}: logout failed: {e}", self.name);
         }
     }
-}
-
-/// A failed BMC operation: which host, what was attempted, and what to do about it. `main`
-/// prints the hint on its own line after the error chain.
-#[derive(Debug, thiserror::Error)]
-#[error("{host}: {attempted}")]
-pub struct HostError {
-    /// The target's name.
-    pub host: String,
-    /// What rftune was doing.
-    pub attempted: String,
-    /// A suggestion, where one helps.
-    pub hint: Option<String>,
-    /// The client's error (method, URL, status, MessageIds).
-    #[source]
-    pub source: RedfishError,
 }

@@ -17,7 +17,7 @@
 //!   another host's plan;
 //! - `--refresh-registry` ignores the disk copy and replaces it.
 
-use anyhow::Result;
+use crate::error::Result;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
 use std::collections::HashMap;
@@ -133,7 +133,7 @@ impl RegistryCache {
                     Ok(()) => {
                         let r = statics(r);
                         self.write(info.model, info.bios_version, &r);
-                        Ok::<_, anyhow::Error>(Arc::new(r))
+                        Ok::<_, crate::Error>(Arc::new(r))
                     }
                     Err(why) => {
                         // The host's own registry disagrees with its own values: use it for this
@@ -144,7 +144,7 @@ impl RegistryCache {
                             info.bios_version
                         );
                         own = Some(r);
-                        anyhow::bail!(NotShared)
+                        Err(crate::Error::Other(Box::new(NotShared)))
                     }
                 }
             })
@@ -197,7 +197,7 @@ impl RegistryCache {
     pub fn write(&self, model: &str, bios_version: &str, registry: &AttributeRegistry) {
         let result = crate::state::ensure_private_dir(&self.dir)
             .and_then(|()| Ok(serde_json::to_vec(registry)?))
-            .and_then(|bytes| crate::snapshot::write_private(&self.path(model, bios_version), &bytes));
+            .and_then(|bytes| crate::state::write_private(&self.path(model, bios_version), &bytes));
         if let Err(e) = result {
             tracing::warn!("could not cache the registry for {model} {bios_version}: {e:#}");
         }
@@ -251,6 +251,13 @@ fn statics(mut registry: AttributeRegistry) -> AttributeRegistry {
         system.system_id = None;
     }
     registry
+}
+
+impl crate::state::StateDirs {
+    /// The registry cache for this run (honouring `--refresh-registry`).
+    pub fn registry_cache(&self) -> RegistryCache {
+        RegistryCache::new(&self.cache, self.refresh_registry)
+    }
 }
 
 /// The marker error of a registry that serves only the host that sent it.

@@ -1,0 +1,223 @@
+//! The decisions of an apply, as pure functions of what was read: what to do about work
+//! already staged on the host ([`decide`]), and how the reboot goes ([`reboot_step`]). No IO
+//! here, so every case has a row in a table test.
+
+use super::Marker;
+use redfish_client::resources::bios::{ApplyTime, Attributes};
+
+/// What the host has staged already, as read before the apply.
+#[derive(Debug, Clone, Copy)]
+pub struct Staged<'a> {
+    /// Pending BIOS values (`Bios/Settings`).
+    pub values: &'a Attributes,
+    /// Whether any pending work exists: values, or an open BIOS job.
+    pub any: bool,
+    /// The open BIOS job, if any.
+    pub open_job: Option<&'a str>,
+    /// Whether an open BIOS job is stuck and will never run (PR30).
+    pub stuck: bool,
+}
+
+/// What to do about pending work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingAction {
+    /// Nothing is pending.
+    None,
+    /// rftune's own values from an earlier run, exactly as planned now: adopt them and their
+    /// job (`None`: the job was never created and must be).
+    Adopt {
+        /// The open job.
+        job: Option<String>,
+    },
+    /// Delete the pending work (`--replace-pending`), then go on with the plan.
+    Replace,
+    /// Refuse to stack changes on it.
+    Refuse(Refusal),
+}
+
+/// Why pending work is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Someone else staged it.
+    NotOurs,
+    /// rftune staged it, but its job is stuck and will never run.
+    OursButStuck,
+    /// rftune staged it, but for other values or another profile than this plan.
+    OursButDifferent,
+}
+
+impl Refusal {
+    /// The words that follow "already staged" in the refusal.
+    pub fn why(self) -> &'static str {
+        match self {
+            Self::NotOurs => "",
+            Self::OursButStuck => " (it is rftune's own, but its job is stuck and will never run)",
+            Self::OursButDifferent => " (it is rftune's own, but differs from this plan)",
+        }
+    }
+}
+
+/// The decision about one host before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// What to do about pending work.
+    pub pending: PendingAction,
+    /// Nothing is left to write once the pending work is dealt with: no snapshot, no reboot.
+    pub in_sync: bool,
+}
+
+/// Decides what to do about pending work and whether anything is left to do.
+///
+/// `planned` is the BIOS part of the plan (what differs from the current values) and
+/// `plan_empty` whether the whole plan (BIOS and iDRAC) is empty; `marker` is rftune's record
+/// of what an earlier run of `profile` staged on this host.
+pub fn decide(
+    staged: &Staged<'_>,
+    planned: &Attributes,
+    plan_empty: bool,
+    marker: Option<&Marker>,
+    profile: &str,
+    replace_pending: bool,
+) -> Decision {
+    let pending = if staged.any {
+        let ours = marker.is_some_and(|m| m.bios == *staged.values && m.profile == profile);
+        if ours && !staged.stuck && planned == staged.values && !replace_pending {
+            PendingAction::Adopt {
+                job: staged.open_job.map(str::to_owned),
+            }
+        } else if replace_pending {
+            PendingAction::Replace
+        } else if ours && staged.stuck {
+            PendingAction::Refuse(Refusal::OursButStuck)
+        } else if ours {
+            PendingAction::Refuse(Refusal::OursButDifferent)
+        } else {
+            PendingAction::Refuse(Refusal::NotOurs)
+        }
+    } else {
+        PendingAction::None
+    };
+    let in_sync = plan_empty && !matches!(pending, PendingAction::Adopt { .. });
+    Decision { pending, in_sync }
+}
+
+/// How the BIOS job gets to run once values are staged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RebootStep {
+    /// Leave it: the job runs in the maintenance window.
+    LeaveForWindow,
+    /// Leave it: the job runs at the host's next reboot (`--reboot none`).
+    LeaveForNextReboot,
+    /// The host is already rebooting into the adopted job: do not reset it again.
+    AlreadyRebooting,
+    /// Reboot the host now.
+    Reboot,
+}
+
+/// Decides the reboot: `apply_time` of the staged values, whether rftune may reboot, and, for
+/// adopted values, whether the host is already in POST or the job already running.
+pub fn reboot_step(apply_time: ApplyTime, may_reboot: bool, adopted: bool, in_post_or_running: bool) -> RebootStep {
+    if apply_time != ApplyTime::OnReset {
+        RebootStep::LeaveForWindow
+    } else if !may_reboot {
+        RebootStep::LeaveForNextReboot
+    } else if adopted && in_post_or_running {
+        RebootStep::AlreadyRebooting
+    } else {
+        RebootStep::Reboot
+    }
+}
+
+#[cfg(test)]
+#[rustfmt::skip]
+mod tests {
+    use super::*;
+    use redfish_client::resources::bios::AttributeValue;
+
+    fn attrs(pairs: &[(&str, &str)]) -> Attributes {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), AttributeValue::from(*v)))
+            .collect()
+    }
+
+    fn marker(profile: &str, bios: &Attributes) -> Marker {
+        Marker {
+            profile: profile.into(),
+            run: "run-1".into(),
+            bios: bios.clone(),
+            job: Some("JID_1".into()),
+            rebooting: false,
+        }
+    }
+
+    #[test]
+    fn pending_work_is_adopted_replaced_or_refused() {
+        let ours = attrs(&[("SysProfile", "PerfOptimized")]);
+        let other = attrs(&[("SysProfile", "Custom")]);
+        let none = Attributes::new();
+        let mine = marker("performance", &ours);
+        let staged = |values, job, stuck| Staged {
+            values,
+            any: true,
+            open_job: job,
+            stuck,
+        };
+        let nothing = Staged {
+            values: &none,
+            any: false,
+            open_job: None,
+            stuck: false,
+        };
+        // (case, what is staged, planned, plan empty, marker, replace) -> (pending, in sync)
+        let adopt = |job: Option<&str>| PendingAction::Adopt {
+            job: job.map(str::to_owned),
+        };
+        let check = |case: &str, staged: Staged<'_>, planned: &Attributes, empty: bool, marker: Option<&Marker>, replace: bool, want: PendingAction, in_sync: bool| {
+            let d = decide(&staged, planned, empty, marker, "performance", replace);
+            assert_eq!((d.pending, d.in_sync), (want, in_sync), "{case}");
+        };
+        let (replace, keep) = (true, false);
+        check("clean host, nothing to do", nothing, &none, true, None, keep, PendingAction::None, true);
+        check("clean host, values to write", nothing, &ours, false, None, keep, PendingAction::None, false);
+        check("a stale marker changes nothing", nothing, &ours, false, Some(&mine), keep, PendingAction::None, false);
+        check("our values with their job", staged(&ours, Some("JID_1"), false), &ours, false, Some(&mine), keep, adopt(Some("JID_1")), false);
+        check("our values, job never created", staged(&ours, None, false), &ours, false, Some(&mine), keep, adopt(None), false);
+        check("our values, job stuck", staged(&ours, Some("JID_1"), true), &ours, false, Some(&mine), keep, PendingAction::Refuse(Refusal::OursButStuck), false);
+        check("our values, plan changed", staged(&ours, Some("JID_1"), false), &other, false, Some(&mine), keep, PendingAction::Refuse(Refusal::OursButDifferent), false);
+        check("someone else's values", staged(&other, Some("JID_9"), false), &ours, false, None, keep, PendingAction::Refuse(Refusal::NotOurs), false);
+        check("someone else's, replaced", staged(&other, Some("JID_9"), false), &ours, false, None, replace, PendingAction::Replace, false);
+        check("replaced, nothing left to write", staged(&other, None, false), &none, true, None, replace, PendingAction::Replace, true);
+        check("ours, but replace asked", staged(&ours, Some("JID_1"), false), &ours, false, Some(&mine), replace, PendingAction::Replace, false);
+        // A marker of another profile is not ours.
+        let theirs = marker("hpc", &ours);
+        let d = decide(
+            &staged(&ours, Some("JID_1"), false),
+            &ours,
+            false,
+            Some(&theirs),
+            "performance",
+            false,
+        );
+        assert_eq!(d.pending, PendingAction::Refuse(Refusal::NotOurs));
+    }
+
+    #[test]
+    fn the_reboot_is_left_skipped_or_done() {
+        use ApplyTime::{AtMaintenanceWindowStart, OnReset};
+        let rows = [
+            (AtMaintenanceWindowStart, true, false, false, RebootStep::LeaveForWindow),
+            (OnReset, false, false, false, RebootStep::LeaveForNextReboot),
+            (OnReset, true, true, true, RebootStep::AlreadyRebooting),
+            (OnReset, true, true, false, RebootStep::Reboot),
+            (OnReset, true, false, true, RebootStep::Reboot),
+        ];
+        for (time, may, adopted, busy, want) in rows {
+            assert_eq!(
+                reboot_step(time, may, adopted, busy),
+                want,
+                "{time:?} {may} {adopted} {busy}"
+            );
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Power readings from a BMC: the chassis's `EnvironmentMetrics` where the BMC has it (iDRAC
+//! 7.x), else `Power.PowerControl`, sampled on a schedule or while work runs.
+
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::observe::{Event, Observer, Phase};
+use crate::target::Target;
+use host_bench::power::{Sample, Sensor};
+use redfish_client::ODataId;
+use redfish_client::oem::dell;
+use std::time::{Duration, Instant};
+
+/// Reads power from one BMC through the source chosen at start.
+#[derive(Debug)]
+pub struct Meter<'a> {
+    target: &'a Target,
+    chassis: ODataId,
+    /// The source in use.
+    pub sensor: Sensor,
+}
+
+impl<'a> Meter<'a> {
+    /// Picks the chassis and the best source that gives a reading.
+    pub async fn new(target: &'a mut Target) -> Result<Meter<'a>> {
+        let root = target.service_root().await?;
+        let target = &*target;
+        let chassis =
+            if root.is_dell() {
+                ODataId::new(dell::CHASSIS)
+            } else {
+                let links: Vec<redfish_client::odata::Link> = target
+                    .client
+                    .members("/redfish/v1/Chassis")
+                    .await
+                    .map_err(|e| target.explain(e, "listing chassis"))?;
+                links.into_iter().next().map(|l| l.odata_id).ok_or_else(|| {
+                    HostError::new(&target.name, HostErrorKind::Unsupported, "the BMC lists no chassis")
+                })?
+            };
+        let env = target.client.environment_metrics(&chassis).await;
+        let sensor = match env.ok().and_then(|e| e.power_watts?.reading) {
+            Some(_) => Sensor::EnvironmentMetrics,
+            None => {
+                let power = target
+                    .client
+                    .power(&chassis)
+                    .await
+                    .map_err(|e| target.explain(e, "reading power"))?;
+                power.consumed_watts().ok_or_else(|| {
+                    HostError::new(
+                        &target.name,
+                        HostErrorKind::Unsupported,
+                        "the BMC reports no power reading",
+                    )
+                })?;
+                Sensor::PowerControl
+            }
+        };
+        Ok(Meter {
+            target,
+            chassis,
+            sensor,
+        })
+    }
+
+    /// One reading, watts.
+    pub async fn read(&self) -> Result<f64> {
+        let t = self.target;
+        let watts = match self.sensor {
+            Sensor::EnvironmentMetrics => t
+                .client
+                .environment_metrics(&self.chassis)
+                .await
+                .map_err(|e| t.explain(e, "reading EnvironmentMetrics"))?
+                .power_watts
+                .and_then(|p| p.reading),
+            Sensor::PowerControl => t
+                .client
+                .power(&self.chassis)
+                .await
+                .map_err(|e| t.explain(e, "reading Power"))?
+                .consumed_watts(),
+        };
+        watts.ok_or_else(|| HostError::new(&t.name, HostErrorKind::Unsupported, "the power reading disappeared").into())
+    }
+
+    /// One timestamped reading: seconds since `origin` at the midpoint of the round trip.
+    pub async fn sample(&self, origin: Instant) -> Result<Sample> {
+        let sent = Instant::now();
+        let watts = self.read().await?;
+        let mid = sent + (Instant::now() - sent) / 2;
+        Ok(Sample {
+            t_s: (mid - origin).as_secs_f64(),
+            watts,
+        })
+    }
+
+    /// Runs `work` while taking readings every `interval` (timed from `origin`), stopping
+    /// with one reading after `work` ends. Returns the work's output and the readings.
+    pub async fn sample_while<F: std::future::Future>(
+        &self,
+        interval: Duration,
+        origin: Instant,
+        work: F,
+    ) -> (F::Output, Result<Vec<Sample>>) {
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        let work = async {
+            let out = work.await;
+            let _ = stop.send(());
+            out
+        };
+        tokio::join!(work, self.sample_until(interval, origin, stopped))
+    }
+
+    /// Readings every `interval` from now until `stop` fires, plus one after it, so the
+    /// trapezoid covers the whole window.
+    pub async fn sample_until(
+        &self,
+        interval: Duration,
+        origin: Instant,
+        mut stop: tokio::sync::oneshot::Receiver<()>,
+    ) -> Result<Vec<Sample>> {
+        let mut ticks = tokio::time::interval(interval.max(Duration::from_millis(10)));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut out = Vec::new();
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                _ = ticks.tick() => out.push(self.sample(origin).await?),
+            }
+        }
+        out.push(self.sample(origin).await?);
+        Ok(out)
+    }
+
+    /// Readings at 0, interval, ... ≤ duration.
+    pub async fn sample_for(
+        &self,
+        interval: Duration,
+        duration: Duration,
+        observer: &dyn Observer,
+    ) -> Result<Vec<Sample>> {
+        let origin = Instant::now();
+        let interval = interval.max(Duration::from_millis(10));
+        let n = (duration.as_secs_f64() / interval.as_secs_f64()).floor() as u32 + 1;
+        let mut out = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            tokio::time::sleep_until((origin + interval * i).into()).await;
+            out.push(self.sample(origin).await?);
+            observer.event(&Event::phase(
+                &self.target.name,
+                Phase::SamplingPower { done: i + 1, total: n },
+            ));
+        }
+        Ok(out)
+    }
+}
