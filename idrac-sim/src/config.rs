@@ -63,7 +63,8 @@ pub struct SimConfig {
     pub session_limit: usize,
     /// Whether the "operating system" honours GracefulShutdown/GracefulRestart.
     pub graceful_os: bool,
-    /// Print one line per request on stderr.
+    /// Log one event per request (service tag, method, URI, status) on the `tracing` target
+    /// [`REQUEST_LOG`](crate::server::REQUEST_LOG), at `WARN`; the emulator prints nothing.
     pub log_requests: bool,
     /// Every host starts with System Lockdown on (`Lockdown.1.SystemLockdown = Enabled`).
     pub lockdown: bool,

@@ -23,6 +23,15 @@ const LC_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCS
 const LEGACY_DELL: &str = "/redfish/v1/Dell/Managers/iDRAC.Embedded.1";
 const BIOS_SERVICE: &str = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellBIOSService";
 
+/// The `tracing` target of the request log that [`SimConfig::log_requests`] turns on: one
+/// event per request with the fields `host` (service tag), `method`, `uri` and `status`. The
+/// emulator is a library and prints nothing itself; the application's subscriber shows them.
+/// They are warnings so that a subscriber at its usual default level (`warn`, as `rftune`'s)
+/// shows what the caller asked for; an application can still filter the target.
+///
+/// [`SimConfig::log_requests`]: crate::SimConfig::log_requests
+pub const REQUEST_LOG: &str = "rftune_sim::requests";
+
 /// The router of one host.
 pub fn router(host: Arc<Host>) -> axum::Router {
     axum::Router::new()
@@ -129,7 +138,7 @@ async fn handle(
         },
     };
     if host.config.log_requests {
-        eprintln!("rftune-sim: {} {method} {} -> {}", host.service_tag, uri, reply.status);
+        tracing::warn!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),

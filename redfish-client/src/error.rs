@@ -216,6 +216,37 @@ impl Error {
         }
     }
 
+    /// The absolute URL (scheme, host and path) of the request that failed, for every error
+    /// that concerns a request; `None` for [`Error::JobFailed`] and [`Error::Config`].
+    pub fn url(&self) -> Option<&str> {
+        match self {
+            #[cfg(feature = "client")]
+            Self::Transport { url, .. } => Some(url),
+            Self::PinMismatch { url, .. }
+            | Self::Status { url, .. }
+            | Self::Decode { url, .. }
+            | Self::Redirect { url, .. }
+            | Self::BodyTooLarge { url, .. }
+            | Self::RetriesExhausted { url, .. }
+            | Self::SessionExpired { url, .. }
+            | Self::Protocol { url, .. } => Some(url),
+            Self::JobFailed { .. } | Self::Config { .. } => None,
+        }
+    }
+
+    /// Whether the request's timeout elapsed before the answer was in (`Error::Transport`
+    /// of kind `Timeout`, also inside [`Error::RetriesExhausted`] and
+    /// [`Error::SessionExpired`]). A job that stopped making progress is
+    /// [`Error::JobFailed`], not a timeout.
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            #[cfg(feature = "client")]
+            Self::Transport { kind, .. } => *kind == TransportKind::Timeout,
+            Self::RetriesExhausted { last, .. } | Self::SessionExpired { last, .. } => last.is_timeout(),
+            _ => false,
+        }
+    }
+
     /// Whether the response body was cut short (JSON that ends too early): worth reading
     /// again. A body that is not JSON at all (an HTML error page behind a 200) or JSON of the
     /// wrong shape would read the same again, so it fails at once.
@@ -370,6 +401,161 @@ mod tests {
             "PATCH https://bmc/x: HTTP 400: [SYS426] The value Fast for ProcCStates is not in the list. Resolution: Enter a value from the list.; [PropertyValueNotInList] The value Fast is not in the list of acceptable values."
         );
         assert_eq!(err.status(), Some(400));
+    }
+
+    const URL: &str = "https://bmc.example/redfish/v1/Systems/System.Embedded.1/Bios";
+
+    /// A transport failure of `kind`; its source is a real `reqwest::Error` (a request that
+    /// could not be built), made without IO.
+    #[cfg(feature = "client")]
+    fn transport(kind: TransportKind) -> Error {
+        let tls = crate::tls::client_config(
+            &crate::TlsVerification::Insecure,
+            Default::default(),
+            Default::default(),
+        )
+        .unwrap();
+        let http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .build()
+            .unwrap();
+        Error::Transport {
+            method: "GET".into(),
+            url: URL.into(),
+            kind,
+            source: http.get("not a url").build().unwrap_err(),
+        }
+    }
+
+    fn retries_exhausted(last: Error) -> Error {
+        Error::RetriesExhausted {
+            method: "GET".into(),
+            url: URL.into(),
+            attempts: 6,
+            elapsed: Duration::from_secs(60),
+            last: Box::new(last),
+        }
+    }
+
+    fn session_expired(last: Error) -> Error {
+        Error::SessionExpired {
+            method: "GET".into(),
+            url: URL.into(),
+            relogin_refused: false,
+            last: Box::new(last),
+        }
+    }
+
+    /// Every variant (and each wrapper around a status and a timeout) with what `status()`,
+    /// `is_timeout()` and `url()` must say of it.
+    fn every_variant() -> Vec<(Error, Option<u16>, bool, Option<&'static str>)> {
+        let status = |code| Error::Status {
+            method: "GET".into(),
+            url: URL.into(),
+            status: code,
+            body: None,
+        };
+        let mut cases = vec![
+            (
+                Error::PinMismatch {
+                    url: URL.into(),
+                    expected: "sha256:aa".into(),
+                    found: "sha256:bb".into(),
+                },
+                None,
+                false,
+                Some(URL),
+            ),
+            (status(503), Some(503), false, Some(URL)),
+            (
+                decode_json::<Bios>("GET", URL, b"[]").unwrap_err(),
+                None,
+                false,
+                Some(URL),
+            ),
+            (
+                Error::Redirect {
+                    method: "GET".into(),
+                    url: URL.into(),
+                    status: 307,
+                    location: Some("https://elsewhere.example/".into()),
+                },
+                Some(307),
+                false,
+                Some(URL),
+            ),
+            (
+                Error::BodyTooLarge {
+                    method: "GET".into(),
+                    url: URL.into(),
+                    limit: 1,
+                },
+                None,
+                false,
+                Some(URL),
+            ),
+            (retries_exhausted(status(503)), Some(503), false, Some(URL)),
+            (session_expired(status(401)), Some(401), false, Some(URL)),
+            (
+                Error::Protocol {
+                    method: "POST".into(),
+                    url: URL.into(),
+                    what: "no token".into(),
+                },
+                None,
+                false,
+                Some(URL),
+            ),
+            (
+                Error::JobFailed {
+                    job_id: "JID_1".into(),
+                    state: "Failed".into(),
+                    message_id: None,
+                    message: None,
+                },
+                None,
+                false,
+                None,
+            ),
+            (
+                Error::Config {
+                    what: "bad URL".into(),
+                    source: None,
+                },
+                None,
+                false,
+                None,
+            ),
+        ];
+        #[cfg(feature = "client")]
+        cases.extend([
+            (transport(TransportKind::Timeout), None, true, Some(URL)),
+            (transport(TransportKind::Connect), None, false, Some(URL)),
+            (transport(TransportKind::Interrupted), None, false, Some(URL)),
+            (transport(TransportKind::Certificate), None, false, Some(URL)),
+            (
+                retries_exhausted(transport(TransportKind::Timeout)),
+                None,
+                true,
+                Some(URL),
+            ),
+            (
+                session_expired(transport(TransportKind::Timeout)),
+                None,
+                true,
+                Some(URL),
+            ),
+        ]);
+        cases
+    }
+
+    #[test]
+    fn status_timeout_and_url_are_answered_for_every_variant() {
+        for (err, status, timeout, url) in every_variant() {
+            assert_eq!(err.status(), status, "status of {err:?}");
+            assert_eq!(err.is_timeout(), timeout, "is_timeout of {err:?}");
+            assert_eq!(err.url(), url, "url of {err:?}");
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! and the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
 //! `…/Oem/Dell/Jobs`) and the DMTF `Job` (at `JobService/Jobs`), shaped as on real R750s.
 
-use super::{Host, Outage, Reply, Shutdown, State, idrac_ok};
+use super::timeline::{Outage, Shutdown, wall};
+use super::{Host, Reply, State};
 use crate::clock;
 use crate::messages::{self, base, idrac};
 use redfish_client::oem::dell::{self, JobState};
@@ -619,7 +620,7 @@ impl Host {
         job.state = JobState::RebootPending;
         job.message_id = "RED023";
         job.message = "Reboot is in progress.";
-        job.actual_start = Some(super::wall(at));
+        job.actual_start = Some(wall(at));
         let cooperates = self.config.graceful_os;
         match kind {
             RebootKind::PowerCycle => {
@@ -632,7 +633,7 @@ impl Host {
                     job.state = JobState::RebootFailed;
                     job.message_id = "RED031";
                     job.message = "The operating system did not shut down in time; the reboot was not forced.";
-                    job.actual_stop = Some(super::wall(at));
+                    job.actual_stop = Some(wall(at));
                 }
             }
             // Forced after the graceful timeout when the OS ignores the request.
@@ -657,4 +658,15 @@ struct JobCollection<'a> {
     schema: &'a str,
     name: &'a str,
     description: &'a str,
+}
+
+/// A Dell success message with the generic text.
+fn idrac_ok(code: &str) -> Value {
+    idrac(
+        code,
+        "The operation successfully completed.",
+        &[],
+        "No response action is required.",
+        None,
+    )
 }

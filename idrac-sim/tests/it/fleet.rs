@@ -243,3 +243,53 @@ async fn basic_auth_accepts_the_account_and_names_bad_credentials() {
     let none = raw().get(&url).send().await.unwrap();
     assert_eq!(none.status(), 401);
 }
+
+/// `rftune sim --log-requests` shows what a subscriber set up like `rftune`'s (level `warn`,
+/// no target, no time) prints: one line per request, and nothing without the option.
+#[tokio::test]
+async fn the_request_log_is_one_line_per_request_at_the_level_rftune_shows() {
+    let path = std::env::temp_dir().join(format!("idrac-sim-request-log-{}", std::process::id()));
+    let log = std::sync::Arc::new(std::fs::File::create(&path).unwrap());
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+        .with_writer(log)
+        .with_ansi(false)
+        .with_target(false)
+        .without_time()
+        .finish();
+    // The test's runtime has one thread, so the emulator's tasks log to this subscriber.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let quiet = start(config()).await;
+    client(&quiet, 0).service_root().await.unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "",
+        "nothing is logged unless asked"
+    );
+
+    let fleet = start(SimConfig {
+        log_requests: true,
+        ..config()
+    })
+    .await;
+    let c = client(&fleet, 0);
+    c.service_root().await.unwrap();
+    c.bios(&ODataId::new(dell::BIOS)).await.unwrap();
+    let _ = c.get_value("/redfish/v1/Nope").await;
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let tag = &fleet.hosts()[0].host.service_tag;
+    let line =
+        |method: &str, uri: &str, status: u16| format!(" WARN host={tag} method={method} uri={uri} status={status}");
+    assert_eq!(
+        lines,
+        [
+            line("GET", "/redfish/v1", 200),
+            line("POST", "/redfish/v1/SessionService/Sessions", 201),
+            line("GET", dell::BIOS, 200),
+            line("GET", "/redfish/v1/Nope", 404),
+        ],
+        "{text}"
+    );
+}

@@ -189,6 +189,28 @@ async fn lifecycle_controller_readiness() {
 }
 
 #[tokio::test]
+async fn answers_that_break_the_protocol_name_the_absolute_url() {
+    const LC_STATUS: &str =
+        "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCService/Actions/DellLCService.GetRemoteServicesAPIStatus";
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("POST"))
+        .and(path(JOBS))
+        .respond_with(ResponseTemplate::new(200))
+        .mount(&bmc.server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(LC_STATUS))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"LCStatus": 5})))
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let err = c.dell().create_bios_job().await.unwrap_err();
+    assert_eq!(err.url(), Some(format!("{}{JOBS}", bmc.url()).as_str()), "{err}");
+    let err = c.dell().lc_status().await.unwrap_err();
+    assert_eq!(err.url(), Some(format!("{}{LC_STATUS}", bmc.url()).as_str()), "{err}");
+}
+
+#[tokio::test]
 async fn bios_registry_at_its_idrac_location() {
     let bmc = MockBmc::start("c6615").await;
     let c = client(&bmc.url(), AuthMethod::Basic);

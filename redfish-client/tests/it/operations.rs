@@ -82,6 +82,48 @@ async fn members_follow_next_links_across_pages() {
 }
 
 #[tokio::test]
+async fn answers_that_break_the_protocol_name_the_absolute_url() {
+    let bmc = MockBmc::start("r7625").await;
+    let base = bmc.url();
+    let c = client(&base, AuthMethod::Basic);
+    let system = c.system(&ODataId::new(SYSTEM)).await.unwrap();
+    let mut bios = c.bios(&system.bios_link()).await.unwrap();
+    let name = bios.attribute_registry.clone().unwrap();
+
+    // A member link that is not a link.
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1/Odd"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"Members": [{"@odata.id": 5}]})))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let err = c
+        .expanded_members::<serde_json::Value>("/redfish/v1/Odd")
+        .await
+        .unwrap_err();
+    assert_eq!(err.url(), Some(format!("{base}/redfish/v1/Odd").as_str()), "{err}");
+
+    // A registry pointer without a location.
+    Mock::given(method("GET"))
+        .and(path(format!("/redfish/v1/Registries/{name}")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({"Location": []})))
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let err = c.attribute_registry(&bios).await.unwrap_err();
+    assert_eq!(
+        err.url(),
+        Some(format!("{base}/redfish/v1/Registries/{name}").as_str()),
+        "{err}"
+    );
+
+    // A Bios that names no registry.
+    bios.attribute_registry = None;
+    let err = c.attribute_registry(&bios).await.unwrap_err();
+    assert_eq!(err.url(), Some(format!("{base}{SYSTEM}/Bios").as_str()), "{err}");
+}
+
+#[tokio::test]
 async fn staging_with_apply_time_returns_the_job_link() {
     let bmc = MockBmc::start("r7625").await;
     Mock::given(method("PATCH"))

@@ -5,7 +5,7 @@ use super::{
     LC_STATUS, LcStatus, OEM_JOBS, SYSTEM_LOCKDOWN, job_body,
 };
 use crate::client::{Client, Written};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::odata::ODataId;
 use crate::resources::attribute_registry::AttributeRegistry;
 use crate::resources::bios::Attributes;
@@ -45,10 +45,12 @@ impl Dell<'_> {
     /// (`POST Jobs {"TargetSettingsURI": ".../Bios/Settings"}`); returns the job link.
     pub async fn create_bios_job(&self) -> Result<ODataId> {
         let written = self.client.post(JOBS, &job_body(BIOS_SETTINGS)).await?;
-        written.location.ok_or_else(|| Error::Protocol {
-            method: "POST".into(),
-            url: JOBS.into(),
-            what: format!("job created (HTTP {}) without a Location header", written.status),
+        written.location.ok_or_else(|| {
+            self.client.protocol_error(
+                "POST",
+                JOBS,
+                format!("job created (HTTP {}) without a Location header", written.status),
+            )
         })
     }
 
@@ -131,10 +133,12 @@ impl Dell<'_> {
     /// Lifecycle Controller readiness.
     pub async fn lc_status(&self) -> Result<LcStatus> {
         let written = self.client.post(LC_STATUS, &json!({})).await?;
-        serde_json::from_value(written.body).map_err(|e| Error::Protocol {
-            method: "POST".into(),
-            url: LC_STATUS.into(),
-            what: format!("unexpected GetRemoteServicesAPIStatus answer: {e}"),
+        serde_json::from_value(written.body).map_err(|e| {
+            self.client.protocol_error(
+                "POST",
+                LC_STATUS,
+                format!("unexpected GetRemoteServicesAPIStatus answer: {e}"),
+            )
         })
     }
 }

@@ -1,0 +1,150 @@
+//! The recorded documents with this host's live values: service tag, power state, boot
+//! override and progress, the iDRAC's clock, BIOS values (visible ones only) and pending values,
+//! iDRAC attributes.
+
+use super::{Host, State};
+use crate::clock;
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::Attributes;
+use serde_json::{Value, json};
+use std::time::SystemTime;
+
+impl Host {
+    /// The service root, with this host's service tag.
+    pub fn service_root(&self, doc: &Value) -> Value {
+        let mut doc = doc.clone();
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!(self.service_tag));
+        doc
+    }
+
+    /// The system, with live power state and boot override. It answers during POST, as a real
+    /// iDRAC's does (`PowerState` On); POST shows in `GetRemoteServicesAPIStatus`.
+    pub fn system(&self, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
+        if let Some(v) = s.bios.get("SystemBiosVersion") {
+            set(&mut doc, &["BiosVersion"], v.to_json());
+        }
+        for (k, v) in &s.boot_override {
+            set(&mut doc, &["Boot", k], v.clone());
+        }
+        if doc.get("BootProgress").is_some() {
+            let progress = match (s.on, s.boot) {
+                (false, _) => "None",
+                (true, Some(b)) if !b.job_done => "MemoryInitializationStarted",
+                (true, Some(_)) => "SystemHardwareInitializationComplete",
+                (true, None) => "OSRunning",
+            };
+            set(&mut doc, &["BootProgress", "LastState"], json!(progress));
+        }
+        doc
+    }
+
+    /// The chassis, with live power state.
+    pub fn chassis(&self, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
+        set(&mut doc, &["SKU"], json!(self.service_tag));
+        doc
+    }
+
+    /// A document that carries the iDRAC's clock (`Manager`, `JobService`): `DateTime` is now.
+    pub fn with_clock(&self, doc: &Value) -> Value {
+        let mut doc = doc.clone();
+        if doc.get("DateTime").is_some() {
+            set(&mut doc, &["DateTime"], json!(clock::with_offset(SystemTime::now())));
+        }
+        doc
+    }
+
+    /// `Bios` with the current values of the attributes those values leave visible: like a real
+    /// iDRAC, hidden attributes are not listed.
+    pub fn bios(&self, doc: &Value) -> Value {
+        let mut s = self.now();
+        self.view(&mut s);
+        let State {
+            bios,
+            view,
+            reset_bios_pending,
+            ..
+        } = &*s;
+        let visible: Attributes = bios
+            .iter()
+            .filter(|(k, _)| view.as_ref().is_none_or(|v| !v.hidden.contains(*k)))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let mut doc = doc.clone();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&visible).unwrap_or_default(),
+        );
+        if doc.get("ResetBiosToDefaultsPending").is_some() {
+            set(&mut doc, &["ResetBiosToDefaultsPending"], json!(reset_bios_pending));
+        }
+        doc
+    }
+
+    /// `Bios/Settings` with pending values.
+    pub fn bios_settings(&self, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        set(
+            &mut doc,
+            &["Attributes"],
+            serde_json::to_value(&s.pending).unwrap_or_default(),
+        );
+        doc
+    }
+
+    /// A `DellAttributes` resource with live values.
+    pub fn dell_attributes(&self, group: AttributeGroup, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        let values = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        set(&mut doc, &["Attributes"], values);
+        doc
+    }
+}
+
+/// Sets `value` at `path` in a recorded document, creating objects for missing or null steps.
+/// A step that is some other JSON (a tree of an unexpected shape) leaves the document as it is:
+/// data from a file must never panic the emulator.
+pub(super) fn set(doc: &mut Value, path: &[&str], value: Value) {
+    let Some((last, steps)) = path.split_last() else { return };
+    let mut at = doc;
+    for step in steps {
+        if at.is_null() {
+            *at = Value::Object(serde_json::Map::new());
+        }
+        let Some(next) = at.as_object_mut().map(|o| o.entry(*step).or_insert(Value::Null)) else {
+            return;
+        };
+        at = next;
+    }
+    if at.is_null() {
+        *at = Value::Object(serde_json::Map::new());
+    }
+    if let Some(o) = at.as_object_mut() {
+        o.insert((*last).to_owned(), value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_of_an_unexpected_shape_are_left_alone_not_panicked_on() {
+        let mut doc = json!({"PowerWatts": "n/a", "Oem": null});
+        set(&mut doc, &["PowerWatts", "Reading"], json!(5));
+        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!("T"));
+        assert_eq!(doc, json!({"PowerWatts": "n/a", "Oem": {"Dell": {"ServiceTag": "T"}}}));
+        let mut list = json!([1, 2]);
+        set(&mut list, &["Attributes"], json!({}));
+        assert_eq!(list, json!([1, 2]));
+    }
+}

@@ -1,0 +1,96 @@
+//! Power readings and the energy counter: the power model (`crate::power`) applied to the
+//! host's phase, load, BIOS values and power cap, with noise on each reading.
+
+use super::documents::set;
+use super::{Host, State};
+use crate::power::{self, Phase};
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::Attributes;
+use serde_json::{Value, json};
+use std::time::Instant;
+
+impl Host {
+    /// Sets the simulated load (0..=1).
+    pub fn set_load(&self, utilization: f64) {
+        self.now().utilization = utilization.clamp(0.0, 1.0);
+    }
+
+    fn phase(s: &State) -> Phase {
+        match (s.on, s.boot.is_some()) {
+            (false, _) => Phase::Off,
+            (true, true) => Phase::Booting,
+            (true, false) => Phase::On,
+        }
+    }
+
+    fn model_watts(&self, s: &State) -> f64 {
+        let empty = Attributes::new();
+        let system = s.dell.get(&AttributeGroup::System).unwrap_or(&empty);
+        power::watts(self.platform, Self::phase(s), s.utilization, &s.bios, system)
+    }
+
+    pub(super) fn account_energy(&self, s: &mut State, now: Instant) {
+        let dt = now.saturating_duration_since(s.energy_at).as_secs_f64();
+        s.energy_joules += self.model_watts(s) * dt;
+        s.energy_at = s.energy_at.max(now);
+    }
+
+    /// One noisy reading of the instantaneous draw, whole watts.
+    pub fn reading(&self) -> f64 {
+        let mut s = self.now();
+        let w = self.model_watts(&s);
+        let sample = s.rng.f64();
+        power::with_noise(w, sample)
+    }
+
+    /// `Chassis/System.Embedded.1/Power` with live readings.
+    pub fn power(&self, doc: &Value) -> Value {
+        let watts = self.reading();
+        let model = self.model_watts(&self.lock());
+        let mut doc = doc.clone();
+        if let Some(control) = doc.get_mut("PowerControl").and_then(|c| c.get_mut(0)) {
+            set(control, &["PowerConsumedWatts"], json!(watts));
+            set(control, &["PowerMetrics", "AverageConsumedWatts"], json!(model.round()));
+            set(
+                control,
+                &["PowerMetrics", "MinConsumedWatts"],
+                json!((model * 0.97).round()),
+            );
+            set(
+                control,
+                &["PowerMetrics", "MaxConsumedWatts"],
+                json!((model * 1.03).round()),
+            );
+            let s = self.lock();
+            if let Some(cap) = s
+                .dell
+                .get(&AttributeGroup::System)
+                .and_then(|a| a.get("ServerPwr.1.PowerCapValue"))
+            {
+                set(control, &["PowerLimit", "LimitInWatts"], cap.to_json());
+            }
+        }
+        doc
+    }
+
+    /// `Chassis/System.Embedded.1/EnvironmentMetrics` with live readings.
+    pub fn environment_metrics(&self, doc: &Value) -> Value {
+        let watts = self.reading();
+        let kwh = self.lock().energy_joules / 3.6e6;
+        let mut doc = doc.clone();
+        set(&mut doc, &["PowerWatts", "Reading"], json!(watts));
+        set(
+            &mut doc,
+            &["EnergykWh", "Reading"],
+            json!((kwh * 1000.0).round() / 1000.0),
+        );
+        doc
+    }
+
+    /// A sensor resource whose reading is the system input power.
+    pub fn power_sensor(&self, doc: &Value) -> Value {
+        let mut doc = doc.clone();
+        set(&mut doc, &["Reading"], json!(self.reading()));
+        doc
+    }
+}

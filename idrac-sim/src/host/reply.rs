@@ -1,0 +1,54 @@
+//! [`Reply`]: what an operation answers, before HTTP.
+
+use crate::messages;
+use axum::body::Bytes;
+use serde_json::Value;
+
+/// An HTTP-agnostic answer: status, extra headers, JSON body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// HTTP status.
+    pub status: u16,
+    /// Extra headers (`Location`, `Retry-After`, `X-Auth-Token`).
+    pub headers: Vec<(&'static str, String)>,
+    /// Body; `None` for an empty body (or when `rendered` carries it).
+    pub body: Option<Value>,
+    /// A body already serialized (the cached BIOS registry); served instead of `body`.
+    pub rendered: Option<Bytes>,
+}
+
+impl Reply {
+    /// 200 with a body.
+    pub fn ok(body: Value) -> Self {
+        Self::with_body(200, Some(body))
+    }
+
+    /// 200 with a JSON body serialized earlier.
+    pub fn ok_rendered(body: Bytes) -> Self {
+        Self {
+            rendered: Some(body),
+            ..Self::with_body(200, None)
+        }
+    }
+
+    /// A status with a body, or none.
+    pub fn with_body(status: u16, body: Option<Value>) -> Self {
+        Self {
+            status,
+            headers: Vec::new(),
+            body,
+            rendered: None,
+        }
+    }
+
+    /// A status with an `{"error": ...}` body.
+    pub fn error(status: u16, messages: Vec<Value>) -> Self {
+        Self::with_body(status, Some(messages::error_body(messages)))
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+}

@@ -1,0 +1,384 @@
+//! The host's clock. Every scheduled change (a graceful shutdown ending, POST's phases and the
+//! BIOS job POST runs, a maintenance window opening or closing, a reboot job's start time, the
+//! end of an iDRAC or Lifecycle Controller restart) happens at its own instant. Each operation
+//! first replays, in order, every change whose instant has passed, each at that instant (a
+//! power-on that follows a shutdown starts when the shutdown ended, not when the next request
+//! arrives), so no task runs per host and nothing a client sees depends on when it asks.
+//! Readiness (`availability`, `GetRemoteServicesAPIStatus`) is read off the same state.
+
+use super::jobs::{Job, JobKind};
+use super::{Host, State};
+use crate::messages::idrac;
+use redfish_client::oem::dell::{AttributeGroup, JobState};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant, SystemTime};
+
+/// POST in progress: when it started and how far the BIOS job it runs has got.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Boot {
+    started: Instant,
+    job_started: bool,
+    pub(super) job_done: bool,
+}
+
+/// A graceful shutdown in progress: when the host goes off, and whether it then starts again.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Shutdown {
+    pub(super) at: Instant,
+    pub(super) then_boot: bool,
+}
+
+/// The iDRAC's own services are unavailable: after `Manager.Reset` (the iDRAC reboots: no
+/// connection at first, then SWC0700 on the configuration paths) or after `JID_CLEARALL_FORCE`
+/// (the Lifecycle Controller restarts: SWC0700, and the Systems collection lists no member).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Outage {
+    /// Connections are dropped until then (an iDRAC reset only).
+    down_until: Option<Instant>,
+    /// Configuration services answer again from then on.
+    ready_at: Instant,
+}
+
+impl Outage {
+    /// An iDRAC reboot: unreachable for half a POST, then not ready for a POST.
+    pub(super) fn idrac_reset(now: Instant, boot_time: Duration) -> Self {
+        let down_until = now + boot_time / 2;
+        Self {
+            down_until: Some(down_until),
+            ready_at: down_until + boot_time,
+        }
+    }
+
+    /// A Lifecycle Controller restart: not ready for a POST's length.
+    pub(super) fn lc_restart(now: Instant, boot_time: Duration) -> Self {
+        Self {
+            down_until: None,
+            ready_at: now + boot_time,
+        }
+    }
+}
+
+/// What a request to the Systems tree or the iDRAC attributes meets while the iDRAC or its
+/// Lifecycle Controller restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Availability {
+    /// Served normally.
+    Ready,
+    /// The iDRAC is rebooting: the connection is dropped.
+    Unreachable,
+    /// Configuration services are restarting after an iDRAC reset: 400 SWC0700 everywhere on
+    /// those paths, the Systems collection included.
+    IdracStarting,
+    /// The Lifecycle Controller is restarting: the Systems collection lists no member and its
+    /// resources answer 400 SWC0700.
+    LcRestarting,
+}
+
+/// Something scheduled that happens at its own instant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Event {
+    OutageEnds,
+    ShutdownEnds,
+    BiosJobStarts,
+    BiosJobEnds,
+    PostEnds,
+    WindowOpens(String),
+    WindowCloses(String),
+    RebootJobRuns(String),
+}
+
+/// The wall-clock time of `at`.
+pub(super) fn wall(at: Instant) -> SystemTime {
+    let now = Instant::now();
+    let wall_now = SystemTime::now();
+    if at <= now {
+        wall_now.checked_sub(now - at).unwrap_or(wall_now)
+    } else {
+        wall_now.checked_add(at - now).unwrap_or(wall_now)
+    }
+}
+
+impl Host {
+    /// Replays every scheduled change up to `now`, each at its own instant.
+    pub(super) fn advance(&self, s: &mut State, now: Instant) {
+        while let Some((at, event)) = self.next_event(s).filter(|(at, _)| *at <= now) {
+            self.account_energy(s, at);
+            self.fire(s, at, event);
+        }
+        self.account_energy(s, now);
+        if let Some(boot) = s.boot
+            && let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running)
+        {
+            let total = self.config.boot_time;
+            let elapsed = now.saturating_duration_since(boot.started);
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let pct = (elapsed.as_secs_f64() / total.as_secs_f64().max(1e-3) * 100.0).clamp(10.0, 99.0) as u8;
+            job.percent = pct;
+        }
+    }
+
+    /// The earliest scheduled change, if any.
+    fn next_event(&self, s: &State) -> Option<(Instant, Event)> {
+        let mut candidates: Vec<(Instant, Event)> = Vec::new();
+        if let Some(o) = s.outage {
+            candidates.push((o.ready_at, Event::OutageEnds));
+        }
+        if let Some(sd) = s.shutdown {
+            candidates.push((sd.at, Event::ShutdownEnds));
+        }
+        if let Some(b) = s.boot {
+            let total = self.config.boot_time;
+            if !b.job_started {
+                candidates.push((b.started + total.mul_f64(0.1), Event::BiosJobStarts));
+            } else if self.faults.no_return {
+                // POST never ends: nothing more happens in it.
+            } else if !b.job_done {
+                candidates.push((b.started + total.mul_f64(0.6), Event::BiosJobEnds));
+            } else {
+                candidates.push((b.started + total, Event::PostEnds));
+            }
+        }
+        for job in s.jobs.values() {
+            if job.state == JobState::Scheduled {
+                if let Some(w) = job.window {
+                    if w.reboots && !w.triggered {
+                        candidates.push((w.start, Event::WindowOpens(job.id.clone())));
+                    }
+                    if let Some(end) = w.end {
+                        candidates.push((end, Event::WindowCloses(job.id.clone())));
+                    }
+                }
+                if let Some(at) = job.run_at {
+                    candidates.push((at, Event::RebootJobRuns(job.id.clone())));
+                }
+            }
+        }
+        candidates.into_iter().min_by_key(|(at, _)| *at)
+    }
+
+    fn fire(&self, s: &mut State, at: Instant, event: Event) {
+        match event {
+            Event::OutageEnds => s.outage = None,
+            Event::ShutdownEnds => {
+                let then_boot = s.shutdown.is_some_and(|sd| sd.then_boot);
+                s.shutdown = None;
+                s.on = false;
+                // A host shut down in POST does not finish that POST.
+                s.boot = None;
+                if then_boot {
+                    self.start_boot(s, at);
+                }
+            }
+            Event::BiosJobStarts => {
+                if let Some(b) = s.boot.as_mut() {
+                    b.job_started = true;
+                }
+                self.start_bios_job(s, at);
+            }
+            Event::BiosJobEnds => {
+                if let Some(b) = s.boot.as_mut() {
+                    b.job_done = true;
+                }
+                self.finish_bios_job(s, at);
+            }
+            Event::PostEnds => {
+                s.boot = None;
+                s.on = true;
+                // A one-time boot override is used up by the boot it applied to.
+                if s.boot_override.get("BootSourceOverrideEnabled").and_then(Value::as_str) == Some("Once") {
+                    s.boot_override
+                        .insert("BootSourceOverrideEnabled".into(), "Disabled".into());
+                    s.boot_override.insert("BootSourceOverrideTarget".into(), "None".into());
+                }
+            }
+            Event::WindowOpens(id) => {
+                if let Some(w) = s.jobs.get_mut(&id).and_then(|j| j.window.as_mut()) {
+                    w.triggered = true;
+                }
+                // AtMaintenanceWindowStart: the iDRAC restarts the host itself.
+                s.shutdown = None;
+                self.start_boot(s, at);
+            }
+            Event::WindowCloses(id) => {
+                if let Some(job) = s.jobs.get_mut(&id)
+                    && job.state == JobState::Scheduled
+                {
+                    job.state = JobState::Failed;
+                    job.message_id = "SYS051";
+                    job.message = "The maintenance window ended before the job could run.";
+                    job.actual_stop = Some(wall(at));
+                    s.pending.clear();
+                    s.password_pending.clear();
+                }
+            }
+            Event::RebootJobRuns(id) => self.run_reboot_job(s, &id, at),
+        }
+    }
+
+    pub(super) fn start_boot(&self, s: &mut State, at: Instant) {
+        // A reboot job is done once the host restarts.
+        for job in s.jobs.values_mut() {
+            if job.state == JobState::RebootPending {
+                job.state = JobState::RebootCompleted;
+                job.message_id = "RED030";
+                job.message = "Reboot is complete.";
+                job.percent = 100;
+                job.actual_stop = Some(wall(at));
+            }
+        }
+        s.on = true;
+        s.boot = Some(Boot {
+            started: at,
+            job_started: false,
+            job_done: false,
+        });
+    }
+
+    /// Early in POST the scheduled BIOS job starts, if this boot may run it (no window, or a
+    /// boot inside its window).
+    fn start_bios_job(&self, s: &mut State, at: Instant) {
+        let Some(boot) = s.boot else { return };
+        let stuck = self.faults.stuck_job;
+        let eligible = |j: &Job| {
+            j.kind == JobKind::Bios
+                && j.state == JobState::Scheduled
+                && j.message_id != "PR30"
+                && j.window
+                    .is_none_or(|w| boot.started >= w.start && w.end.is_none_or(|e| boot.started <= e))
+        };
+        if let Some(job) = s.jobs.values_mut().find(|j| eligible(j)) {
+            if stuck {
+                job.message_id = "PR30";
+                job.message = "Job processing initialization failure.";
+            } else {
+                job.state = JobState::Running;
+                job.message_id = "PR20";
+                job.message = "Job in progress.";
+                job.percent = 10;
+                job.actual_start = Some(wall(at));
+            }
+        }
+    }
+
+    /// Later in POST: a requested BIOS reset restores the defaults, then the running BIOS job
+    /// applies the pending values (with every value the registry's presets force) and password
+    /// changes, or fails.
+    fn finish_bios_job(&self, s: &mut State, at: Instant) {
+        if s.reset_bios_pending {
+            s.reset_bios_pending = false;
+            s.bios = Self::default_bios(&self.fixture, &self.service_tag);
+            s.inferred = self.fixture.hidden_bios.keys().cloned().collect();
+            s.passwords.clear();
+            s.view = None;
+            self.set_rtd_flag(s, false);
+        }
+        let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) else {
+            return;
+        };
+        job.actual_stop = Some(wall(at));
+        job.percent = 100;
+        if self.faults.job_fails {
+            job.state = JobState::Failed;
+            job.message_id = "SYS051";
+            job.message = "Unable to apply the BIOS configuration changes.";
+            s.pending.clear();
+            s.password_pending.clear();
+            return;
+        }
+        job.state = JobState::Completed;
+        job.message_id = "PR19";
+        job.message = "Job completed successfully.";
+        let mut candidate = Self::known(s);
+        candidate.extend(std::mem::take(&mut s.pending));
+        let evaluation = self.evaluate(&candidate);
+        for (name, value) in evaluation.values() {
+            s.inferred.remove(name);
+            s.bios.insert(name.clone(), value.clone());
+        }
+        let passwords = std::mem::take(&mut s.password_pending);
+        for (name, new) in passwords {
+            if new.is_empty() {
+                s.passwords.remove(&name);
+            } else {
+                s.passwords.insert(name, new);
+            }
+        }
+        s.view = None;
+    }
+
+    /// `LCAttributes.1.BIOSRTDRequested`, where the tree has it: whether a BIOS reset to
+    /// defaults waits for the next POST.
+    pub(super) fn set_rtd_flag(&self, s: &mut State, requested: bool) {
+        const RTD: &str = "LCAttributes.1.BIOSRTDRequested";
+        if let Some(lc) = s.dell.get_mut(&AttributeGroup::LifecycleController)
+            && lc.contains_key(RTD)
+        {
+            lc.insert(RTD.to_owned(), if requested { "True" } else { "False" }.into());
+        }
+    }
+
+    /// What a request to the Systems tree or the iDRAC attributes meets right now.
+    pub fn availability(&self) -> Availability {
+        let s = self.now();
+        match s.outage {
+            None => Availability::Ready,
+            Some(o) if o.down_until.is_some_and(|d| Instant::now() < d) => Availability::Unreachable,
+            Some(o) if o.down_until.is_some() => Availability::IdracStarting,
+            Some(_) => Availability::LcRestarting,
+        }
+    }
+
+    /// Whether the iDRAC accepts connections (it does not while it reboots).
+    pub fn reachable(&self) -> bool {
+        self.availability() != Availability::Unreachable
+    }
+
+    /// `DellLCService.GetRemoteServicesAPIStatus`: how Dell's guidance says to tell POST
+    /// (`ServerStatus` InPOST, `Status` NotReady) and a restarting Lifecycle Controller
+    /// (`LCStatus` NotReady) apart from a ready host.
+    pub fn lc_status(&self) -> Value {
+        let s = self.now();
+        let lc_ready = s.outage.is_none();
+        let (server, host_ready) = match (s.on, s.boot.is_some()) {
+            (false, _) => ("PoweredOff", true),
+            (true, true) => ("InPOST", false),
+            (true, false) => ("OutOfPOST", true),
+        };
+        let word = |ready: bool| if ready { "Ready" } else { "NotReady" };
+        json!({
+            "LCStatus": word(lc_ready && host_ready),
+            "Status": word(lc_ready && host_ready),
+            "ServerStatus": server,
+            "RTStatus": "Ready",
+            "TelemetryStatus": word(lc_ready),
+            "@Message.ExtendedInfo": [idrac(
+                "LC061",
+                if lc_ready && host_ready { "Lifecycle Controller Remote Services is ready." } else { "Lifecycle Controller Remote Services is not ready." },
+                &[],
+                "No response action is required.",
+                None,
+            )],
+        })
+    }
+
+    /// Time until POST ends, if booting.
+    pub fn boot_remaining(&self) -> Option<Duration> {
+        let s = self.now();
+        s.boot
+            .map(|b| self.config.boot_time.saturating_sub(b.started.elapsed()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_instant_maps_to_the_wall_clock_either_side_of_now() {
+        let now = Instant::now();
+        let earlier = wall(now - Duration::from_secs(60));
+        let later = wall(now + Duration::from_secs(60));
+        let span = later.duration_since(earlier).unwrap();
+        assert!((span.as_secs_f64() - 120.0).abs() < 1.0, "{span:?}");
+    }
+}
