@@ -25,9 +25,8 @@ const BIOS_SERVICE: &str = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellB
 
 /// The `tracing` target of the request log that [`SimConfig::log_requests`] turns on: one
 /// event per request with the fields `host` (service tag), `method`, `uri` and `status`. The
-/// emulator is a library and prints nothing itself; the application's subscriber shows them.
-/// They are warnings so that a subscriber at its usual default level (`warn`, as `rftune`'s)
-/// shows what the caller asked for; an application can still filter the target.
+/// emulator is a library and prints nothing itself; the application's subscriber shows them
+/// at level `info` (`rftune` enables this target whatever its verbosity).
 ///
 /// [`SimConfig::log_requests`]: crate::SimConfig::log_requests
 pub const REQUEST_LOG: &str = "rftune_sim::requests";
@@ -138,7 +137,7 @@ async fn handle(
         },
     };
     if host.config.log_requests {
-        tracing::warn!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
+        tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),

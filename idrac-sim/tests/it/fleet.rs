@@ -244,14 +244,18 @@ async fn basic_auth_accepts_the_account_and_names_bad_credentials() {
     assert_eq!(none.status(), 401);
 }
 
-/// `rftune sim --log-requests` shows what a subscriber set up like `rftune`'s (level `warn`,
-/// no target, no time) prints: one line per request, and nothing without the option.
+/// `rftune sim --log-requests` shows what a subscriber set up like `rftune`'s (level `warn` with
+/// the request target at `info`, no target, no time) prints: one line per request, and nothing
+/// without the option.
 #[tokio::test]
 async fn the_request_log_is_one_line_per_request_at_the_level_rftune_shows() {
     let path = std::env::temp_dir().join(format!("idrac-sim-request-log-{}", std::process::id()));
     let log = std::sync::Arc::new(std::fs::File::create(&path).unwrap());
     let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("warn"))
+        .with_env_filter(tracing_subscriber::EnvFilter::new(format!(
+            "warn,{}=info",
+            idrac_sim::server::REQUEST_LOG
+        )))
         .with_writer(log)
         .with_ansi(false)
         .with_target(false)
@@ -281,7 +285,7 @@ async fn the_request_log_is_one_line_per_request_at_the_level_rftune_shows() {
     let lines: Vec<&str> = text.lines().collect();
     let tag = &fleet.hosts()[0].host.service_tag;
     let line =
-        |method: &str, uri: &str, status: u16| format!(" WARN host={tag} method={method} uri={uri} status={status}");
+        |method: &str, uri: &str, status: u16| format!(" INFO host={tag} method={method} uri={uri} status={status}");
     assert_eq!(
         lines,
         [
