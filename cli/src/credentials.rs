@@ -34,7 +34,13 @@ pub fn connect_config(args: &ConnectArgs, entries: &[BmcEntry]) -> Result<Connec
             AuthArg::Basic => AuthMethod::Basic,
         },
         ca_cert: args.ca_cert.clone(),
-        fingerprint: args.fingerprint.clone(),
+        fingerprint: args.fingerprint.clone().or_else(|| {
+            // An exported fingerprint never fights an explicit --insecure or --ca-cert.
+            let env = std::env::var("RFTUNE_FINGERPRINT")
+                .ok()
+                .filter(|f| !f.trim().is_empty());
+            env.filter(|_| !args.insecure && args.ca_cert.is_none())
+        }),
         trust_on_first_use: args.trust_on_first_use,
         insecure: args.insecure,
         timeout: args.timeout,

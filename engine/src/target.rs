@@ -168,11 +168,8 @@ pub async fn connect(
         .timeout(args.timeout)
         .retry(RetryPolicy {
             max_elapsed: args.retry_for,
-            max_attempts: if args.retry_for.is_zero() {
-                1
-            } else {
-                RetryPolicy::default().max_attempts
-            },
+            // The budget is time, as the option promises: as many attempts as fit in it.
+            max_attempts: if args.retry_for.is_zero() { 1 } else { u32::MAX },
             ..RetryPolicy::default()
         })
         .build()
@@ -321,6 +318,13 @@ impl Target {
                 kind: TransportKind::Connect,
                 ..
             } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            RedfishError::Transport {
+                kind: TransportKind::PlainHttp,
+                ..
+            } => Some(format!(
+                "this port answers in plain HTTP: if that is really the BMC (an emulator, a lab setup), use {} — rftune then warns that the password crosses the network unencrypted",
+                self.client.base_url().as_str().replacen("https://", "http://", 1)
+            )),
             RedfishError::SessionExpired {
                 relogin_refused: true,
                 ..

@@ -171,6 +171,8 @@ pub enum TransportKind {
     Interrupted,
     /// The server's certificate was not trusted (unknown issuer, self-signed, wrong name, expired).
     Certificate,
+    /// An `https://` request reached a server that answered in plain HTTP.
+    PlainHttp,
 }
 
 #[cfg(feature = "client")]
@@ -181,6 +183,7 @@ impl fmt::Display for TransportKind {
             Self::Timeout => "timed out",
             Self::Interrupted => "connection interrupted",
             Self::Certificate => "the server's TLS certificate is not trusted",
+            Self::PlainHttp => "the server speaks plain HTTP, not HTTPS, on this port",
         })
     }
 }

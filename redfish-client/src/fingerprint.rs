@@ -46,6 +46,12 @@ impl FromStr for Fingerprint {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let bad = || FingerprintParseError(s.to_owned());
         let trimmed = s.trim();
+        // `openssl x509 -noout -fingerprint -sha256` prints `SHA256 Fingerprint=AB:CD:...`
+        // (`sha256 Fingerprint=` in OpenSSL 3): take what follows the `=`.
+        let trimmed = match trimmed.split_once('=') {
+            Some((label, rest)) if label.trim().to_ascii_lowercase().starts_with("sha256") => rest.trim(),
+            _ => trimmed,
+        };
         let hex_part = match trimmed.split_once(':') {
             Some((prefix, rest)) if prefix.eq_ignore_ascii_case("sha256") => rest,
             _ => trimmed,
@@ -81,6 +87,14 @@ mod tests {
             .collect::<Vec<_>>()
             .join(":");
         assert_eq!(format!("SHA256:{colons}").parse::<Fingerprint>().unwrap(), fp);
+        // What `openssl x509 -noout -fingerprint -sha256` prints, in OpenSSL 1.1 and 3.
+        for openssl in [
+            format!("SHA256 Fingerprint={colons}"),
+            format!("sha256 Fingerprint={colons}\n"),
+        ] {
+            assert_eq!(openssl.parse::<Fingerprint>().unwrap(), fp, "{openssl}");
+        }
+        assert!(format!("SHA1 Fingerprint={colons}").parse::<Fingerprint>().is_err());
         assert_eq!(HEX.parse::<Fingerprint>().unwrap(), fp);
     }
 

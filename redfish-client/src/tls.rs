@@ -293,6 +293,17 @@ pub(crate) fn is_certificate_error(err: &(dyn std::error::Error + 'static)) -> b
     matches!(rustls_error(err), Some(rustls::Error::InvalidCertificate(_)))
 }
 
+/// Whether the TLS handshake failed because the server answered in plain HTTP (rustls reads
+/// an HTTP response where a TLS record belongs: `InvalidContentType`).
+pub(crate) fn is_plain_http_answer(err: &(dyn std::error::Error + 'static)) -> bool {
+    matches!(
+        rustls_error(err),
+        Some(rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType
+        ))
+    )
+}
+
 /// Finds a pin mismatch anywhere in an error's source chain.
 pub(crate) fn find_pin_mismatch(err: &(dyn std::error::Error + 'static)) -> Option<(Fingerprint, Fingerprint)> {
     match rustls_error(err) {

@@ -536,14 +536,10 @@ pub struct BmcArgs {
 /// One BMC (`--bmc`) or a fleet (`--inventory`, optionally narrowed with `--tag`).
 #[derive(Debug, Clone, ClapArgs)]
 pub struct TargetArgs {
-    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "RFTUNE_BMC",
-        required_unless_present = "inventory",
-        conflicts_with = "inventory"
-    )]
+    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001. Without --bmc
+    /// and --inventory, the RFTUNE_BMC environment variable names it (an exported RFTUNE_BMC never
+    /// conflicts with an explicit --inventory).
+    #[arg(long, value_name = "URL", conflicts_with = "inventory")]
     pub bmc: Option<String>,
     /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags).
     #[arg(long, value_name = "FILE")]
@@ -574,8 +570,10 @@ pub struct ConnectArgs {
     /// Trust only certificates issued by the CA in this PEM file.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fingerprint", "insecure"])]
     pub ca_cert: Option<PathBuf>,
-    /// Trust exactly the certificate with this SHA-256 fingerprint (sha256:HEX; colons allowed).
-    /// The usual choice for an iDRAC's self-signed factory certificate.
+    /// Trust exactly the certificate with this SHA-256 fingerprint: sha256:HEX (colons allowed),
+    /// or the line `openssl x509 -noout -fingerprint -sha256` prints.
+    /// The usual choice for an iDRAC's self-signed factory certificate. Without it (and without
+    /// --insecure or --ca-cert), the RFTUNE_FINGERPRINT environment variable is used.
     #[arg(long, value_name = "sha256:HEX", conflicts_with = "insecure")]
     pub fingerprint: Option<String>,
     /// Record an unknown BMC's certificate fingerprint in known_hosts on first contact, and

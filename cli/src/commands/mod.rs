@@ -37,7 +37,12 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fle
             }
             Ok((chosen, false))
         }
-        (None, None) => anyhow::bail!("give --bmc URL or --inventory FILE"),
+        (None, None) => match std::env::var("RFTUNE_BMC") {
+            Ok(url) if !url.trim().is_empty() => {
+                Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url.trim())?], true))
+            }
+            _ => anyhow::bail!("give --bmc URL or --inventory FILE (or set RFTUNE_BMC)"),
+        },
     }
 }
 

@@ -179,6 +179,8 @@ impl Client {
         }
         let kind = if tls::is_certificate_error(&e) {
             TransportKind::Certificate
+        } else if tls::is_plain_http_answer(&e) {
+            TransportKind::PlainHttp
         } else if e.is_timeout() {
             TransportKind::Timeout
         } else if e.is_connect() {
@@ -244,7 +246,7 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 fn transport_retryable(e: &Error, method: &Method, replay: Replay) -> bool {
     match e {
         Error::Transport {
-            kind: TransportKind::Certificate,
+            kind: TransportKind::Certificate | TransportKind::PlainHttp,
             ..
         } => false,
         Error::Transport { kind, .. } => {

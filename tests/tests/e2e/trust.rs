@@ -200,3 +200,57 @@ async fn trust_on_first_use_refuses_a_certificate_that_changes_later_in_the_same
     let known = std::fs::read_to_string(state.0.join("known_hosts")).unwrap();
     assert_eq!(known, format!("{} {first}\n", bmc.url.trim_start_matches("https://")));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn https_to_a_plain_http_port_says_so_at_once_without_retrying() {
+    let fleet = Fleet::start(SimConfig {
+        tls: false,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let https = fleet.hosts()[0].url.replacen("http://", "https://", 1);
+    let out = Run::new(&["inventory", "--bmc", &https, "--insecure"]).output().await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("speaks plain HTTP, not HTTPS"), "{err}");
+    assert!(err.contains("hint: this port answers in plain HTTP"), "{err}");
+    assert!(!err.contains("is the BMC up"), "{err}");
+    assert!(!err.contains("gave up after"), "asking again cannot help, so it is not retried: {err}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openssl_fingerprint_lines_pin_and_exported_settings_never_fight_explicit_flags() {
+    let fleet = tls_fleet().await;
+    let host = &fleet.hosts()[0];
+    let fp = fleet.fingerprint().unwrap().to_string();
+    let hex = fp.trim_start_matches("sha256:").to_uppercase();
+    let colons: Vec<String> = hex
+        .as_bytes()
+        .chunks(2)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect();
+    // What `openssl x509 -noout -fingerprint -sha256` prints, given through the environment.
+    let openssl = format!("sha256 Fingerprint={}", colons.join(":"));
+    let out = Run::new(&["inventory", "--bmc", &host.url])
+        .env("RFTUNE_FINGERPRINT", &openssl)
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // An exported RFTUNE_BMC does not conflict with an explicit --inventory.
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let out = Run::new(&["inventory", "--inventory", inventory.to_str().unwrap()])
+        .env("RFTUNE_BMC", "https://127.0.0.1:9")
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // And alone, RFTUNE_BMC names the host.
+    let out = Run::new(&["inventory", "--fingerprint", &openssl])
+        .env("RFTUNE_BMC", &host.url)
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("PowerEdge"), "{}", stdout(&out));
+}
