@@ -8,16 +8,46 @@ use tracing_subscriber::EnvFilter;
 /// shown at every verbosity, `-q` and `RFTUNE_LOG` included: quiet must not mean unaware.
 pub const SECURITY: &str = rftune_engine::SECURITY_LOG_TARGET;
 
+/// The `tracing` target of the per-host progress lines in `--log-format json` (fields `host`,
+/// `phase`).
+pub const PROGRESS: &str = "rftune::progress";
+
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static JSON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `-q` was given: no progress lines.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether log lines are JSON (`--log-format json`).
+pub fn json() -> bool {
+    JSON.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// rftune's own crates: `-v` shows their debug lines, not those of the HTTP stack.
+const OURS: [&str; 6] = [
+    "rftune",
+    "rftune_engine",
+    "redfish_client",
+    "bios_profiles",
+    "host_bench",
+    "idrac_sim",
+];
+
 /// Installs the global subscriber. `RFTUNE_LOG` (an `EnvFilter` directive such as
 /// `redfish_client=trace`) overrides the flags, except for [`SECURITY`] warnings.
 pub fn init(args: &GlobalArgs) {
+    QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
+    JSON.store(args.log_format == LogFormat::Json, std::sync::atomic::Ordering::Relaxed);
+    let ours = |level: &str| OURS.map(|c| format!(",{c}={level}")).concat();
     let level = if args.quiet {
-        "error"
+        "error".to_owned()
     } else {
         match args.verbose {
-            0 => "warn",
-            1 => "debug",
-            _ => "trace",
+            0 => format!("warn,{PROGRESS}=info"),
+            1 => format!("warn{}", ours("debug")),
+            _ => format!("info{}", ours("trace")),
         }
     };
     let mut filter = EnvFilter::try_from_env("RFTUNE_LOG").unwrap_or_else(|_| EnvFilter::new(level));

@@ -41,6 +41,14 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 pub struct Progress {
     bar: Option<indicatif::ProgressBar>,
     failed: std::sync::atomic::AtomicUsize,
+    /// Without a terminal (cron, CI, `| tee`): one line per host per phase instead of a bar,
+    /// each host's last line remembered so that a job polled every second prints once per state.
+    lines: Option<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+}
+
+/// Lines instead of a bar when stderr is not a terminal, unless `-q`.
+fn lines() -> Option<std::sync::Mutex<std::collections::HashMap<String, String>>> {
+    (!std::io::IsTerminal::is_terminal(&std::io::stderr()) && !crate::logging::quiet()).then(Default::default)
 }
 
 impl Progress {
@@ -62,6 +70,7 @@ impl Progress {
         Self {
             bar,
             failed: std::sync::atomic::AtomicUsize::new(0),
+            lines: lines(),
         }
     }
 
@@ -76,6 +85,7 @@ impl Progress {
         Self {
             bar,
             failed: std::sync::atomic::AtomicUsize::new(0),
+            lines: lines(),
         }
     }
 
@@ -110,7 +120,23 @@ impl rftune_engine::observe::Observer for Progress {
     fn event(&self, event: &rftune_engine::observe::Event) {
         use rftune_engine::observe::Event;
         match event {
-            Event::Phase { .. } => self.message(event.to_string()),
+            Event::Phase { host, phase } => match (&self.bar, &self.lines) {
+                (Some(bar), _) => bar.set_message(event.to_string()),
+                (None, Some(last)) => {
+                    let text = phase.to_string();
+                    let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    if last.get(host) == Some(&text) {
+                        return;
+                    }
+                    last.insert(host.clone(), text);
+                    if crate::logging::json() {
+                        tracing::info!(target: crate::logging::PROGRESS, host = %host, phase = phase.name(), "{phase}");
+                    } else {
+                        eprintln!("rftune: {event}");
+                    }
+                }
+                (None, None) => {}
+            },
             Event::Notice { .. } => {
                 let line = format!("rftune: {event}");
                 match &self.bar {

@@ -138,6 +138,31 @@ pub enum Phase {
     },
 }
 
+impl Phase {
+    /// A stable name for logs and scripts (`staging`, `job`, `verifying`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::RecoveringPower => "recovering_power",
+            Self::Settling => "settling",
+            Self::Reading => "reading",
+            Self::SettingIdrac(_) => "setting_idrac",
+            Self::Staging(_) => "staging",
+            Self::ReadingBack => "reading_back",
+            Self::Resetting(_) => "resetting",
+            Self::ShuttingDown => "shutting_down",
+            Self::ForcingOff => "forcing_off",
+            Self::PoweringOn => "powering_on",
+            Self::Job { .. } => "job",
+            Self::WaitingForHost => "waiting_for_host",
+            Self::Verifying => "verifying",
+            Self::SamplingPower { .. } => "sampling_power",
+            Self::ExperimentStep { .. } => "experiment_step",
+            Self::WaitingForOs => "waiting_for_os",
+            Self::Benchmark { .. } => "benchmark",
+        }
+    }
+}
+
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

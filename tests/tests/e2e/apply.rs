@@ -669,3 +669,66 @@ async fn nps_4_needs_every_memory_channel_populated_alike_so_the_dimms_are_read_
     assert!(out.status.code().is_some_and(|c| c <= 2), "{}", stderr(&out));
     assert_eq!(memory_reads(&balanced), 1, "performance needs no DIMM read");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_terminal_each_host_reports_each_phase_on_one_line() {
+    let fleet = sim("r7625", 2, |_| {}).await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let out = Run::new(&["apply", "--inventory", inventory.to_str().unwrap(), "-p", "hpc"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    for host in fleet.hosts() {
+        let name = &host.name;
+        for phase in [
+            "reading",
+            "staging 7 BIOS value(s)",
+            "asking the OS to shut down",
+            "verifying",
+        ] {
+            assert!(
+                err.contains(&format!("rftune: {name}: {phase}\n")),
+                "{name} {phase}: {err}"
+            );
+        }
+        // A job polled many times prints once per state.
+        let job_lines: Vec<&str> = err
+            .lines()
+            .filter(|l| l.starts_with(&format!("rftune: {name}: job ")))
+            .collect();
+        let mut distinct = job_lines.clone();
+        distinct.dedup();
+        assert_eq!(job_lines, distinct, "{err}");
+    }
+    // As JSON log lines, with the host and a stable phase name, and no ANSI colour.
+    let out = Run::new(&[
+        "--log-format",
+        "json",
+        "apply",
+        "--bmc",
+        &fleet.hosts()[0].url,
+        "-p",
+        "performance",
+    ])
+    .state_dir(&dir.0)
+    .output()
+    .await;
+    let err = stderr(&out);
+    assert!(!err.contains('\u{1b}'), "{err}");
+    let phases: Vec<Value> = err
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|l| l["fields"]["phase"].is_string())
+        .collect();
+    assert!(
+        phases.iter().any(
+            |l| l["fields"]["host"] == fleet.hosts()[0].url.trim_start_matches("http://")
+                && l["fields"]["phase"] == "reading"
+        ),
+        "{err}"
+    );
+}

@@ -216,7 +216,10 @@ async fn https_to_a_plain_http_port_says_so_at_once_without_retrying() {
     assert!(err.contains("speaks plain HTTP, not HTTPS"), "{err}");
     assert!(err.contains("hint: this port answers in plain HTTP"), "{err}");
     assert!(!err.contains("is the BMC up"), "{err}");
-    assert!(!err.contains("gave up after"), "asking again cannot help, so it is not retried: {err}");
+    assert!(
+        !err.contains("gave up after"),
+        "asking again cannot help, so it is not retried: {err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
