@@ -122,6 +122,9 @@ pub enum HostErrorKind {
     OutcomeUnknown,
     /// The BMC answered with something rftune cannot use (no systems, no power reading).
     Unsupported,
+    /// The host was left untouched: the run stopped starting hosts (a canary failed, or too
+    /// many hosts had failed).
+    NotStarted,
 }
 
 impl HostError {

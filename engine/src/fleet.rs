@@ -140,14 +140,44 @@ where
     F: Fn(BmcEntry) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
+    run_all_limited(entries, concurrency, None, op, on_done).await
+}
+
+/// Like [`run_all`], but once `max_failures` hosts have failed, hosts not started yet are left
+/// untouched and reported as [`crate::HostErrorKind::NotStarted`].
+pub async fn run_all_limited<T, E, F, Fut>(
+    entries: Vec<BmcEntry>,
+    concurrency: usize,
+    max_failures: Option<usize>,
+    op: F,
+    on_done: impl Fn(&BmcEntry, bool),
+) -> Vec<HostResult<T, E>>
+where
+    T: Send + 'static,
+    E: From<crate::Error> + Send + 'static,
+    F: Fn(BmcEntry) -> Fut,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+{
     let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
     for (i, entry) in entries.iter().enumerate() {
         let fut = op(entry.clone());
-        let limit = limit.clone();
+        let (limit, failed) = (limit.clone(), failed.clone());
         let name = entry.name.clone();
         set.spawn(async move {
             let _permit = limit.acquire_owned().await;
+            let failures = failed.load(std::sync::atomic::Ordering::SeqCst);
+            if let Some(max) = max_failures
+                && failures >= max
+            {
+                let e = crate::HostError::new(
+                    name,
+                    crate::HostErrorKind::NotStarted,
+                    format!("not started: {failures} host(s) had failed (at most {max} may)"),
+                );
+                return (i, Err(E::from(crate::Error::from(e))));
+            }
             // After Ctrl-C or SIGTERM, hosts not started yet stay untouched.
             if let Some(signal) = crate::interrupt::received() {
                 let e = crate::interrupt::Interrupted {
@@ -157,7 +187,11 @@ where
                 };
                 return (i, Err(E::from(crate::Error::from(e))));
             }
-            (i, fut.await)
+            let result = fut.await;
+            if result.is_err() {
+                failed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            (i, result)
         });
     }
     let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
@@ -238,6 +272,31 @@ url = "https://127.0.0.1:9002"
         assert!(err.contains("fingerprnt") && err.contains("line 3"), "{err}");
         let (_, p) = write("");
         assert!(read_inventory(&p).unwrap_err().to_string().contains("no [[bmc]]"));
+    }
+
+    #[tokio::test]
+    async fn after_max_failures_no_further_host_starts() {
+        let entries: Vec<BmcEntry> = (0..6)
+            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
+            .collect();
+        // One at a time, every host fails: after two, the rest stay untouched.
+        let results = run_all_limited(
+            entries,
+            1,
+            Some(2),
+            |_| async { Err::<(), _>(crate::Error::invalid("boom")) },
+            |_, _| {},
+        )
+        .await;
+        let kinds: Vec<Option<crate::HostErrorKind>> = results
+            .iter()
+            .map(|r| r.result.as_ref().err().and_then(crate::Error::kind))
+            .collect();
+        assert_eq!(kinds[..2], [None, None], "the first two ran and failed");
+        assert!(
+            kinds[2..].iter().all(|k| *k == Some(crate::HostErrorKind::NotStarted)),
+            "{kinds:?}"
+        );
     }
 
     #[tokio::test]

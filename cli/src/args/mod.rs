@@ -319,9 +319,17 @@ pub struct ApplyFlags {
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
     #[arg(long)]
     pub strict: bool,
-    /// Hosts that may be rebooting at the same time.
+    /// Hosts that may be rebooting at the same time. A host is staged only once its reboot slot
+    /// is granted, so stopping a run leaves the hosts still waiting untouched.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub max_unavailable: usize,
+    /// Converge the first N hosts of the inventory first; if any of them fails, touch no other.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub canary: usize,
+    /// Start no further host once N hosts have failed (the hosts left are reported as not
+    /// started, and untouched).
+    #[arg(long, value_name = "N")]
+    pub max_failures: Option<usize>,
     /// When staged BIOS values apply: at the reboot rftune performs, or in a maintenance window
     /// (then rftune does not reboot; the job waits for the window).
     #[arg(long, value_enum, default_value_t = ApplyTimeArg::OnReset)]

@@ -116,50 +116,71 @@ pub async fn run_with(
         Progress::hosts("apply", entries.len(), output)
     });
     let bar = progress.clone();
-    let results = fleet::run_all(
-        entries,
-        concurrency,
-        |entry| {
-            let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
-            async move {
-                // Every host gets a record, also when it fails before any BIOS step.
-                let record = |step: &str, error: Option<&rftune_engine::Error>| {
-                    let (outcome, detail) = match error {
-                        None => ("ok", Value::Null),
-                        Some(e) => ("error", Value::String(rftune_engine::error::report(e))),
-                    };
-                    ctx.audit.record(&entry.name, step, Value::Null, outcome, detail)
+    let converge_one = |entry: rftune_engine::fleet::BmcEntry| {
+        let (ctx, connect, dirs, progress) = (ctx.clone(), connect.clone(), dirs_owned.clone(), progress.clone());
+        async move {
+            // Every host gets a record, also when it fails before any BIOS step.
+            let record = |step: &str, error: Option<&rftune_engine::Error>| {
+                let (outcome, detail) = match error {
+                    None => ("ok", Value::Null),
+                    Some(e) => ("error", Value::String(rftune_engine::error::report(e))),
                 };
-                let target = match target::connect(&entry, &connect, &dirs, &crate::render::Notices).await {
-                    Ok(t) => t,
-                    Err(e) => {
-                        record("connect", Some(&e))?;
-                        return Err(e);
-                    }
-                };
-                if let Err(e) = target.login().await {
-                    record("login", Some(&e))?;
-                    target.close().await;
+                ctx.audit.record(&entry.name, step, Value::Null, outcome, detail)
+            };
+            let target = match target::connect(&entry, &connect, &dirs, &crate::render::Notices).await {
+                Ok(t) => t,
+                Err(e) => {
+                    record("connect", Some(&e))?;
                     return Err(e);
                 }
-                record("login", None)?;
-                let result = converge::apply_host(&ctx, &target, &*progress).await;
-                if let Err(e) = &result {
-                    let _ = ctx.audit.record(
-                        &entry.name,
-                        "done",
-                        Value::Null,
-                        "error",
-                        Value::String(rftune_engine::error::report(e)),
-                    );
-                }
+            };
+            if let Err(e) = target.login().await {
+                record("login", Some(&e))?;
                 target.close().await;
-                result
+                return Err(e);
             }
-        },
-        move |_, ok| bar.host_done(ok),
-    )
-    .await;
+            record("login", None)?;
+            let result = converge::apply_host(&ctx, &target, &*progress).await;
+            if let Err(e) = &result {
+                let _ = ctx.audit.record(
+                    &entry.name,
+                    "done",
+                    Value::Null,
+                    "error",
+                    Value::String(rftune_engine::error::report(e)),
+                );
+            }
+            target.close().await;
+            result
+        }
+    };
+    // Canaries first: if one fails, no other host is touched.
+    let canaries = args.canary.min(entries.len());
+    let mut rest = entries;
+    let first: Vec<_> = rest.drain(..canaries).collect();
+    let mut results = fleet::run_all_limited(first, concurrency, None, &converge_one, |_, ok| bar.host_done(ok)).await;
+    let canary_failed = results.iter().find(|r| r.result.is_err()).map(|r| r.entry.name.clone());
+    if let Some(canary) = canary_failed {
+        for entry in rest {
+            let e = rftune_engine::HostError::new(
+                entry.name.clone(),
+                rftune_engine::HostErrorKind::NotStarted,
+                format!("not started: the canary {canary} failed"),
+            );
+            results.push(HostResult {
+                entry,
+                result: Err(e.into()),
+            });
+        }
+    } else {
+        let max_failures = args.max_failures;
+        results.extend(
+            fleet::run_all_limited(rest, concurrency, max_failures, &converge_one, |_, ok| {
+                bar.host_done(ok)
+            })
+            .await,
+        );
+    }
     progress.finish();
     if single
         && output != OutputFormat::Json

@@ -408,6 +408,31 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         return Ok(result);
     }
 
+    // A host that will reboot waits for its reboot slot before anything is written, so a
+    // fleet stages only as many hosts as may reboot at once, and a run stopped while waiting
+    // leaves the hosts not yet granted a slot untouched.
+    let will_reboot = (!plan.bios.is_empty() || result.adopted)
+        && decide::reboot_step(
+            opts.apply_time.apply_time,
+            opts.reboot != RebootPolicy::None,
+            false,
+            false,
+        ) == RebootStep::Reboot;
+    let slot = if will_reboot {
+        tokio::select! {
+            permit = ctx.reboots.clone().acquire_owned() => Some(permit.context("the reboot limiter closed")?),
+            _ = interrupt::wait() => {
+                return Err(interrupt::Interrupted {
+                    host: host.to_owned(),
+                    signal: interrupt::received().unwrap_or(0),
+                    during: "while waiting for a reboot slot; nothing was sent".into(),
+                }
+                .into());
+            }
+        }
+    } else {
+        None
+    };
     interrupt::check(host, "the snapshot")?;
     // Snapshot before any change.
     let url = target.client.base_url().as_str().trim_end_matches('/');
@@ -551,10 +576,8 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
             ),
         };
         interrupt::check(host, "rebooting").map_err(|_| left("before rebooting"))?;
-        let _permit = tokio::select! {
-            permit = ctx.reboots.clone().acquire_owned() => permit.context("the reboot limiter closed")?,
-            _ = interrupt::wait() => return Err(left("while waiting for a reboot slot").into()),
-        };
+        // Held (from before staging) until the host is back.
+        let _slot = slot;
         let in_post = target
             .client
             .dell()

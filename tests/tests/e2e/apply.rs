@@ -732,3 +732,81 @@ async fn without_a_terminal_each_host_reports_each_phase_on_one_line() {
         "{err}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_canary_leaves_the_fleet_untouched_and_max_failures_stops_new_hosts() {
+    // The first host's BIOS job fails: as a canary it stops the rollout before any other host.
+    let fleet = sim("r7625", 4, |c| c.faults = vec!["job-fails@0".parse().unwrap()]).await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let apply = |extra: &[&str]| {
+        let mut args = vec![
+            "apply",
+            "--inventory",
+            inventory.to_str().unwrap(),
+            "-p",
+            "performance",
+            "-o",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        Run::new(&args).state_dir(&dir.0)
+    };
+    let out = apply(&["--canary", "1"]).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hosts = doc["hosts"].as_array().unwrap();
+    assert_eq!(hosts[0]["outcome"], "error");
+    for (i, h) in hosts.iter().enumerate().skip(1) {
+        let why = h["error"].as_str().unwrap();
+        assert!(why.contains("not started: the canary r7625-0001 failed"), "{h}");
+        assert!(
+            stats(&fleet, i)["requests"]["by_method"].get("PATCH").is_none(),
+            "host {i} touched"
+        );
+    }
+    // Without a canary, one at a time, --max-failures 1: the first failure stops the rest.
+    let fleet = sim("r7625", 3, |c| c.faults = vec!["job-fails@0".parse().unwrap()]).await;
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let out = apply(&["--max-failures", "1", "--concurrency", "1"]).output().await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let outcomes: Vec<&str> = doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["error"].as_str().unwrap_or("ok"))
+        .collect();
+    assert!(
+        outcomes[1..]
+            .iter()
+            .all(|e| e.contains("not started: 1 host(s) had failed")),
+        "{outcomes:?}"
+    );
+    assert!(stats(&fleet, 2)["requests"]["by_method"].get("PATCH").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_stages_a_host_only_once_its_reboot_slot_is_granted() {
+    // Three hosts, one reboot at a time, each POST slow: while the first reboots, the others
+    // have nothing staged yet.
+    let fleet = sim("r7625", 3, |c| c.boot_time = std::time::Duration::from_secs(3)).await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let run = Run::new(&["apply", "--inventory", inventory.to_str().unwrap(), "-p", "performance"])
+        .state_dir(&dir.0)
+        .output();
+    let watch = async {
+        let mut most_staged = 0;
+        for _ in 0..60 {
+            let staged = fleet.hosts().iter().filter(|h| !h.host.snapshot().1.is_empty()).count();
+            most_staged = most_staged.max(staged);
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+        most_staged
+    };
+    let (out, most_staged) = tokio::join!(run, watch);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(most_staged, 1, "at most one host had values staged at a time");
+}
