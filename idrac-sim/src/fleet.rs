@@ -112,6 +112,10 @@ impl Fleet {
                     })
                 }
                 None => {
+                    // No Nagle (as the TLS listener): replies are small and latency-bound.
+                    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                        let _ = tcp.set_nodelay(true);
+                    });
                     let gated = Gated::new(listener, reachable);
                     tokio::spawn(async move {
                         let _ = axum::serve(gated, app).await;

@@ -93,6 +93,9 @@ impl TlsListener {
                 if tx.is_closed() {
                     return;
                 }
+                // No Nagle: a small response on a kept-alive connection must not wait ~40 ms
+                // for the client's delayed ACK.
+                let _ = sock.set_nodelay(true);
                 let acceptor = acceptor.clone();
                 let tx = tx.clone();
                 tokio::spawn(async move {

@@ -244,7 +244,9 @@ pub struct DiffArgs {
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
     #[arg(long)]
     pub strict: bool,
-    /// Show in-sync attributes too, not only differences.
+    /// Show in-sync attributes too, not only differences, and (for a fleet) the hosts in sync.
+    /// A fleet's table otherwise lists only the hosts that differ or failed, then a summary;
+    /// -v does the same as --all, and -o json always has every host.
     #[arg(long)]
     pub all: bool,
     /// The BMC(s) to compare.
@@ -297,7 +299,8 @@ pub struct SnapshotArgs {
 /// How `apply` and `restore` change a host.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct ApplyFlags {
-    /// Print the plan; change nothing.
+    /// Print the plan, and whether it would reboot; change nothing. Exits 2 when changes are
+    /// planned (as diff does on drift), 0 when the host is in sync.
     #[arg(long)]
     pub dry_run: bool,
     /// How to reboot into the BIOS job: graceful (then forced after --graceful-timeout),

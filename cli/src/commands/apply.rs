@@ -208,7 +208,8 @@ pub async fn run_with(
             report.audit_log
         );
     }
-    Ok(if s.not_converged > 0 {
+    // A dry run that plans changes found drift: exit 2, as diff does.
+    Ok(if s.not_converged > 0 || s.planned > 0 {
         Outcome::Drift
     } else {
         Outcome::Success

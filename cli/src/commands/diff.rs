@@ -223,7 +223,18 @@ fn value(v: Option<&redfish_client::resources::bios::AttributeValue>) -> String 
 /// validation findings; then a fleet summary when there is more than one host.
 pub fn table(report: &DiffReport, all: bool) -> String {
     let mut out = String::new();
+    let fleet = report.hosts.len() > 1;
+    let mut hidden = 0;
     for h in &report.hosts {
+        // A fleet shows the hosts that need attention; the rest are counted in the summary.
+        let clean = h.error.is_none()
+            && !h.lockdown
+            && h.violations.iter().all(|v| v.starts_with("warning:"))
+            && h.changes.iter().all(|c| c.status.is_clean());
+        if fleet && clean && !all {
+            hidden += 1;
+            continue;
+        }
         let identity: Vec<&str> = [h.service_tag.as_deref(), h.model.as_deref()]
             .into_iter()
             .flatten()
@@ -285,6 +296,12 @@ pub fn table(report: &DiffReport, all: bool) -> String {
             "\n{} hosts: {} in sync, {} drift, {} error",
             s.hosts, s.in_sync, s.drift, s.error
         );
+        if hidden > 0 {
+            let _ = writeln!(
+                out,
+                "({hidden} host(s) in sync not listed; --all or -v lists them, -o json has every host)"
+            );
+        }
     }
     out
 }

@@ -75,7 +75,10 @@ pub async fn run(args: Args) -> Result<Outcome> {
         Command::Restore(a) => snapshot::restore(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,
         Command::Demo(a) => demo::run(&a, &dirs, state_dir_given).await,
-        Command::Diff(a) => diff::run(&a, &dirs, output).await,
+        Command::Diff(mut a) => {
+            a.all |= args.global.verbose > 0;
+            diff::run(&a, &dirs, output).await
+        }
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -404,7 +404,21 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         return Ok(result);
     }
     if opts.dry_run {
-        result.summary = plan_sentence(&plan, result.adopted);
+        let bios_work = !plan.bios.is_empty() || result.adopted;
+        let reboot = match decide::reboot_step(
+            opts.apply_time.apply_time,
+            opts.reboot != RebootPolicy::None,
+            false,
+            false,
+        ) {
+            _ if !bios_work => "no reboot (iDRAC values apply at once)".to_owned(),
+            RebootStep::Reboot => format!("would reboot the host once ({:?})", opts.reboot).to_lowercase(),
+            RebootStep::LeaveForWindow => "no reboot: the job would run in the maintenance window".to_owned(),
+            RebootStep::LeaveForNextReboot | RebootStep::AlreadyRebooting => {
+                "no reboot: the job would wait for the host's next reboot".to_owned()
+            }
+        };
+        result.summary = format!("{}; {reboot}", plan_sentence(&plan, result.adopted));
         return Ok(result);
     }
 

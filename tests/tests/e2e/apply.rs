@@ -91,12 +91,13 @@ async fn apply_converges_with_one_reboot_and_a_second_apply_does_nothing() {
 async fn dry_run_prints_the_plan_and_changes_nothing() {
     let fleet = sim("r7625", 1, |_| {}).await;
     let out = Run::new(&apply(&fleet.hosts()[0].url, &["--dry-run"])).output().await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "changes planned, as diff: {}", stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains("planned:") && text.contains("SysProfile") && text.contains("Custom"),
         "{text}"
     );
+    assert!(text.contains("would reboot the host once (graceful)"), "{text}");
     assert!(stats(&fleet, 0)["requests"]["by_method"].get("PATCH").is_none());
 }
 
@@ -545,7 +546,7 @@ async fn dry_run_and_diff_say_which_choice_was_made_for_this_host_and_why() {
     let out = Run::new(&["apply", "--bmc", url, "--profile", "hpc", "--dry-run"])
         .output()
         .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains(
@@ -661,7 +662,7 @@ async fn nps_4_needs_every_memory_channel_populated_alike_so_the_dimms_are_read_
     let out = Run::new(&["apply", "--bmc", url, "-p", "hpc", "--dry-run", "-o", "json"])
         .output()
         .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["hosts"][0]["choices"]["NumaNodesPerSocket"]["chosen"], "4", "{doc}");
     assert_eq!(memory_reads(&balanced), 1);

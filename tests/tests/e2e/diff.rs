@@ -205,3 +205,31 @@ async fn a_fleet_diff_summarises_and_takes_the_worst_exit_code() {
     assert!(text.contains("3 hosts: 0 in sync, 2 drift, 1 error"), "{text}");
     assert!(text.contains("r7525-0002: error:"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fleet_diff_lists_only_the_hosts_that_differ_then_a_summary() {
+    let fleet = sim("r7625", 3, |_| {}).await;
+    let hosts = fleet.hosts();
+    let out = Run::new(&["apply", "--bmc", &hosts[0].url, "-p", "hpc"]).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let dir = super::TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let diff = |extra: &[&str]| {
+        let mut args = vec!["diff", "--inventory", inventory.to_str().unwrap(), "-p", "hpc"];
+        args.extend_from_slice(extra);
+        Run::new(&args)
+    };
+    let out = diff(&[]).output().await;
+    assert_eq!(out.status.code(), Some(2));
+    let text = stdout(&out);
+    assert!(!text.contains(&hosts[0].name), "the host in sync is not listed: {text}");
+    assert!(text.contains(&hosts[1].name) && text.contains(&hosts[2].name), "{text}");
+    assert!(text.contains("3 hosts: 1 in sync, 2 drift, 0 error"), "{text}");
+    assert!(text.contains("(1 host(s) in sync not listed"), "{text}");
+    let out = diff(&["-v"]).output().await;
+    assert!(stdout(&out).contains(&hosts[0].name), "{}", stdout(&out));
+    let out = diff(&["-o", "json"]).output().await;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["hosts"].as_array().unwrap().len(), 3);
+}
