@@ -50,15 +50,8 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
             };
             let r = report::from_state(&state, dir, method);
             let files = report::write(dir, &r)?;
-            match output {
-                OutputFormat::Json => render::json(&r)?,
-                _ => {
-                    render::text(&report::text(&r))?;
-                    for f in files {
-                        render::text(&format!("wrote {}\n", f.display()))?;
-                    }
-                }
-            }
+            show(&r, &files, output)?;
+            unreadable(&r, dir)?;
             Ok(Outcome::Success)
         }
     }
@@ -83,18 +76,11 @@ fn connect_config(args: &crate::args::ConnectArgs, spec: &Spec) -> Result<rftune
 /// Prints the report of a run, names the hosts that stopped early, and maps the result to the
 /// exit code: 0 when every step finished, 2 when some failed or are left.
 fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outcome> {
-    match output {
-        OutputFormat::Json => render::json(&done.report)?,
-        _ => {
-            render::text(&report::text(&done.report))?;
-            for f in &done.files {
-                render::text(&format!("wrote {}\n", f.display()))?;
-            }
-        }
-    }
+    show(&done.report, &done.files, output)?;
     for e in &done.stopped_early {
         eprintln!("rftune: {e}");
     }
+    unreadable(&done.report, dir)?;
     if !done.stopped_early.is_empty() {
         bail!(
             "{} host(s) stopped early; `rftune experiment resume {}` continues after the last finished step",
@@ -107,4 +93,32 @@ fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outco
     } else {
         Outcome::Drift
     })
+}
+
+/// Results the report could not read are an error, never a report that says "No results."
+/// and exits 0.
+fn unreadable(report: &report::ExperimentReport, dir: &Path) -> Result<()> {
+    if report.problems.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "{} result file(s) of {} could not be read ({}); the report leaves them out",
+        report.problems.len(),
+        dir.display(),
+        report.problems.join("; ")
+    )
+}
+
+/// Prints a report (JSON, or text and the files written).
+fn show(report: &report::ExperimentReport, files: &[std::path::PathBuf], output: OutputFormat) -> Result<()> {
+    match output {
+        OutputFormat::Json => render::json(report)?,
+        _ => {
+            render::text(&report::text(report))?;
+            for f in files {
+                render::text(&format!("wrote {}\n", f.display()))?;
+            }
+        }
+    }
+    Ok(())
 }

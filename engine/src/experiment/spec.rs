@@ -399,7 +399,10 @@ impl Spec {
     pub fn load(path: &Path) -> Result<Self> {
         let text = crate::state::read_capped(path, crate::state::MAX_EXPERIMENT_BYTES, "experiment")?;
         let mut spec = Self::parse(&text).with_context(|| format!("experiment {}", path.display()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
+        // Absolute, so that the output directory and the result paths recorded under it mean
+        // the same whatever the working directory (`experiment run ab.toml` from anywhere).
+        let path = &std::path::absolute(path).with_context(|| format!("experiment {}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("/"));
         let stem = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -700,6 +703,7 @@ os = "soon"
         let s = Spec::load(&path).unwrap();
         assert_eq!(s.name(), "nps");
         assert_eq!(s.output_dir(), dir.join("nps-results"));
+        assert!(s.output_dir().is_absolute());
         assert_eq!(
             s.hosts[1].credentials.as_deref(),
             Some(dir.join("creds.toml").as_path())

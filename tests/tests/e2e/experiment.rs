@@ -26,11 +26,18 @@ async fn two_profiles_on_two_hosts_with_one_failing_apply() {
     let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@1".parse().unwrap()]).await;
     let dir = TempDir::new();
     let urls: Vec<String> = fleet.hosts().iter().map(|h| h.url.clone()).collect();
-    let file = spec(&dir.0, &urls, 1);
-    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+    spec(&dir.0, &urls, 1);
+    // Run from the file's directory with a relative path: results land once under ab-results/,
+    // and the report reads them back.
+    let out = Run::new(&["experiment", "run", "ab.toml"])
+        .current_dir(&dir.0)
         .state_dir(&dir.0.join("state"))
         .output()
         .await;
+    assert!(
+        !dir.0.join("ab-results/ab-results").exists(),
+        "the output dir is not prefixed twice"
+    );
     assert_eq!(
         out.status.code(),
         Some(2),

@@ -93,6 +93,12 @@ impl Run {
         self
     }
 
+    /// Runs in `dir` (for relative paths on the command line).
+    fn current_dir(mut self, dir: &std::path::Path) -> Self {
+        self.cmd.current_dir(dir);
+        self
+    }
+
     fn env(mut self, k: &str, v: &str) -> Self {
         self.cmd.env(k, v);
         self
