@@ -72,10 +72,7 @@ pub(crate) fn client_config(mode: &TlsVerification, observed: Observed, trusted:
         .with_safe_default_protocol_versions()
         .map_err(|e| config_err("TLS protocol versions", e))?;
     let inner: Arc<dyn ServerCertVerifier> = match mode {
-        TlsVerification::System => Arc::new(
-            rustls_platform_verifier::Verifier::new(provider.clone())
-                .map_err(|e| config_err("system trust store", e))?,
-        ),
+        TlsVerification::System => system_verifier(&provider)?,
         TlsVerification::CaFile(path) => {
             let mut roots = rustls::RootCertStore::empty();
             let certs = CertificateDer::pem_file_iter(path)
@@ -118,6 +115,20 @@ pub(crate) fn client_config(mode: &TlsVerification, observed: Observed, trusted:
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth())
+}
+
+/// The system trust store's verifier, built once per process and shared by every client:
+/// loading the store opens every file under `/etc/ssl/certs`, which a fleet of a thousand
+/// hosts must not do a thousand times.
+fn system_verifier(provider: &Arc<rustls::crypto::CryptoProvider>) -> Result<Arc<dyn ServerCertVerifier>> {
+    static SYSTEM: OnceLock<Arc<rustls_platform_verifier::Verifier>> = OnceLock::new();
+    if let Some(v) = SYSTEM.get() {
+        return Ok(v.clone());
+    }
+    let built = Arc::new(
+        rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| config_err("system trust store", e))?,
+    );
+    Ok(SYSTEM.get_or_init(|| built).clone())
 }
 
 fn config_err(what: impl Into<String>, e: impl std::error::Error + Send + Sync + 'static) -> Error {
