@@ -148,6 +148,13 @@ impl rftune_engine::observe::Observer for Progress {
     }
 }
 
+/// A benchmark's progress shows as the spinner's message.
+impl host_bench::run::Progress for Progress {
+    fn message(&self, text: &str) {
+        Progress::message(self, text);
+    }
+}
+
 /// An observer that prints only notices (on stderr) and no progress: for connecting, and for
 /// commands without a progress display.
 #[derive(Debug, Clone, Copy, Default)]

@@ -154,3 +154,22 @@ impl<'a> Meter<'a> {
         Ok(out)
     }
 }
+
+/// The meter as host-bench's power source: benchmark runs (`host_bench::run`) sample through it.
+impl host_bench::run::PowerSource for Meter<'_> {
+    fn sample_while<'a>(
+        &'a self,
+        interval: Duration,
+        origin: Instant,
+        work: host_bench::exec::BoxFuture<'a, ()>,
+    ) -> host_bench::exec::BoxFuture<'a, Result<Vec<Sample>, host_bench::run::PowerError>> {
+        Box::pin(async move {
+            let ((), samples) = Meter::sample_while(self, interval, origin, work).await;
+            samples.map_err(|e| Box::new(e) as host_bench::run::PowerError)
+        })
+    }
+
+    fn caveat(&self) -> Option<String> {
+        Some(host_bench::power::CAVEAT.to_owned())
+    }
+}

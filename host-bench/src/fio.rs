@@ -1,13 +1,13 @@
 //! The seed's seven fio tests: job arguments with the shared options of benchmarks.md, running
-//! the real `fio`, lenient parsing of its JSON (from the first `{`, unknown fields ignored,
-//! per-job errors kept), per-second IOPS logs, io_uring → libaio fallback, and preconditioning
-//! with the SNIA steady-state check.
+//! the real `fio` wherever an [`Exec`] reaches (this host or a remote one), lenient parsing of
+//! its JSON (from the first `{`, unknown fields ignored, per-job errors kept), per-second IOPS
+//! logs, io_uring → libaio fallback, and preconditioning with the SNIA steady-state check.
 
-use crate::{Error, Result, Stop, stats};
+use crate::exec::Exec;
+use crate::{Error, Result, stats};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// One test of the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -391,6 +391,7 @@ pub fn parse(text: &str) -> Result<Output> {
 /// What one fio run of a test measured (jobs summed; latency of the first job reporting it,
 /// which with `group_reporting` is the group).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Metrics {
     /// Read + write IOPS.
     pub iops: f64,
@@ -485,27 +486,25 @@ pub fn io_uring_unavailable(messages: &str) -> bool {
         .any(|s| m.contains(s))
 }
 
-/// The fio executable.
-#[derive(Debug, Clone)]
-pub struct Fio {
+/// The fio runner, on the machine `exec` names: this host ([`crate::exec::Local`]) or one reached
+/// by a remote command. The same runner serves `rftune bench storage` and experiments on hosts
+/// without rftune.
+#[derive(Clone, Copy)]
+pub struct Fio<'a> {
+    /// Where fio runs.
+    pub exec: &'a dyn Exec,
     /// Program name or path (default `fio` from PATH).
-    pub program: PathBuf,
-    /// When requested, a running fio is sent SIGINT (it stops its jobs) and no further run
-    /// starts: runs return [`Error::Interrupted`].
-    pub stop: Stop,
+    pub program: &'a str,
 }
 
-impl Default for Fio {
-    fn default() -> Self {
-        Self {
-            program: "fio".into(),
-            stop: Stop::default(),
-        }
+impl std::fmt::Debug for Fio<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fio")
+            .field("exec", &self.exec.describe())
+            .field("program", &self.program)
+            .finish()
     }
 }
-
-/// How long fio gets to stop after SIGINT before it is killed.
-const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// One fio run of a test.
 #[derive(Debug, Clone, PartialEq)]
@@ -522,100 +521,56 @@ pub struct Run {
     pub iops_trace: Vec<(f64, f64)>,
 }
 
-impl Fio {
+impl<'a> Fio<'a> {
+    /// `fio` from PATH on `exec`.
+    pub fn new(exec: &'a dyn Exec) -> Self {
+        Self { exec, program: "fio" }
+    }
+
     /// `fio --version`, e.g. `fio-3.33`.
-    pub fn version(&self) -> Result<String> {
-        let out = Command::new(&self.program)
-            .arg("--version")
-            .output()
-            .map_err(crate::io_err(format!(
-                "running {} --version (is fio installed?)",
-                self.program.display()
-            )))?;
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+    pub async fn version(&self) -> Result<String> {
+        let argv = [self.program.to_owned(), "--version".to_owned()];
+        let out = self.exec.run(&argv, Some(std::time::Duration::from_secs(60))).await?;
+        if !out.success() {
+            return Err(program_error(self.program, "--version", &out.stderr));
+        }
+        Ok(out.stdout_text().trim().to_owned())
     }
 
     /// Runs fio with `args`, returning whether it succeeded and its messages (stderr, then
-    /// stdout). Polls for [`Fio::stop`] while fio runs.
-    fn invoke(&self, args: &[String]) -> Result<(bool, String)> {
-        let name = args.first().map_or("fio", String::as_str);
-        let interrupted = || Error::Interrupted(format!("{} {name} was stopped", self.program.display()));
-        if self.stop.requested() {
-            return Err(interrupted());
-        }
-        let mut child = Command::new(&self.program)
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(crate::io_err(format!(
-                "running {} (is fio installed?)",
-                self.program.display()
-            )))?;
-        let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-        // Both pipes are drained while fio runs, so a chatty fio never blocks on a full pipe.
-        let (status, out, err) = std::thread::scope(|scope| {
-            let out = scope.spawn(move || read_all(stdout));
-            let err = scope.spawn(move || read_all(stderr));
-            let status = self.wait(&mut child);
-            (status, out.join().unwrap_or_default(), err.join().unwrap_or_default())
-        });
-        let status = status.map_err(crate::io_err(format!("waiting for {}", self.program.display())))?;
-        if self.stop.requested() {
-            return Err(interrupted());
-        }
-        let mut messages = String::from_utf8_lossy(&err).into_owned();
-        messages.push_str(&String::from_utf8_lossy(&out));
-        Ok((status.success(), messages))
-    }
-
-    /// Waits for fio; on a stop request sends it SIGINT, and kills it after [`STOP_GRACE`].
-    fn wait(&self, child: &mut std::process::Child) -> std::io::Result<std::process::ExitStatus> {
-        let mut interrupted_at: Option<std::time::Instant> = None;
-        loop {
-            if let Some(status) = child.try_wait()? {
-                return Ok(status);
-            }
-            if self.stop.requested() {
-                match interrupted_at {
-                    None => {
-                        crate::sys::interrupt(child)?;
-                        interrupted_at = Some(std::time::Instant::now());
-                    }
-                    Some(at) if at.elapsed() > STOP_GRACE => {
-                        child.kill()?;
-                        return child.wait();
-                    }
-                    Some(_) => {}
-                }
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
+    /// stdout).
+    async fn invoke(&self, args: Vec<String>) -> Result<(bool, String)> {
+        let mut argv = vec![self.program.to_owned()];
+        argv.extend(args);
+        let out = self.exec.run(&argv, None).await?;
+        let mut messages = out.stderr.clone();
+        messages.push_str(&out.stdout_text());
+        Ok((out.success(), messages))
     }
 
     /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
     /// to libaio when io_uring is unavailable.
-    pub fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
-        let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag)?;
+    pub async fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
+        let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag).await?;
         match first {
             Ok(run) => Ok(run),
             Err(messages) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) => {
                 let mut run = self
-                    .run_engine(spec, opts, IoEngine::Libaio, workdir, tag)?
-                    .map_err(|m| program_error(&self.program, spec.name, &m))?;
+                    .run_engine(spec, opts, IoEngine::Libaio, workdir, tag)
+                    .await?
+                    .map_err(|m| program_error(self.program, spec.name, &m))?;
                 run.fallback = Some(format!(
                     "io_uring unavailable ({}); ran with libaio",
                     last_line(&messages)
                 ));
                 Ok(run)
             }
-            Err(messages) => Err(program_error(&self.program, spec.name, &messages)),
+            Err(messages) => Err(program_error(self.program, spec.name, &messages)),
         }
     }
 
     /// Ok(Err(messages)) when fio ran but failed without a usable document.
-    fn run_engine(
+    async fn run_engine(
         &self,
         spec: &TestSpec,
         opts: &Options,
@@ -623,13 +578,12 @@ impl Fio {
         workdir: &Path,
         tag: &str,
     ) -> Result<std::result::Result<Run, String>> {
-        std::fs::create_dir_all(workdir).map_err(crate::io_err(format!("creating {}", workdir.display())))?;
+        self.exec.create_dir(workdir).await?;
         let output = workdir.join(format!("{}{tag}.json", spec.name));
         let prefix = workdir.join(format!("{}{tag}", spec.name));
-        let _ = std::fs::remove_file(&output);
-        remove_logs(&prefix);
-        let (ok, messages) = self.invoke(&job_args(spec, opts, engine, &output, &prefix))?;
-        let text = std::fs::read_to_string(&output).unwrap_or_default();
+        self.exec.clear_outputs(&output, &prefix).await?;
+        let (ok, messages) = self.invoke(job_args(spec, opts, engine, &output, &prefix)).await?;
+        let text = self.exec.read(&output).await.ok().flatten().unwrap_or_default();
         let parsed = match parse(&text) {
             Ok(p) if !p.jobs.is_empty() => p,
             _ => return Ok(Err(messages)),
@@ -643,7 +597,7 @@ impl Fio {
             all.push_str(&metrics.errors.join("; "));
             return Ok(Err(all));
         }
-        let logs = read_logs(&prefix);
+        let logs = self.exec.iops_logs(&prefix).await.unwrap_or_default();
         let ramp = opts.ramp_s as f64;
         Ok(Ok(Run {
             metrics,
@@ -660,53 +614,54 @@ impl Fio {
     /// Preconditions the target for sustained results: two full sequential writes (128k QD16),
     /// then rounds of 4k random writes of `round_s` seconds until the SNIA steady-state test
     /// passes or `max_rounds` have run.
-    pub fn precondition(
+    pub async fn precondition(
         &self,
         opts: &Options,
         workdir: &Path,
         round_s: u64,
         max_rounds: usize,
     ) -> Result<Precondition> {
-        std::fs::create_dir_all(workdir).map_err(crate::io_err(format!("creating {}", workdir.display())))?;
-        let mut args = vec![
-            "--name=precondition".to_owned(),
-            format!("--filename={}", fio_filename(&opts.target)),
-            "--rw=write".into(),
-            "--bs=128k".into(),
-            "--iodepth=16".into(),
-            format!("--ioengine={}", opts.ioengine.as_str()),
-            "--direct=1".into(),
-            "--loops=2".into(),
-            "--output-format=json".into(),
-            format!("--output={}", workdir.join("precondition.json").display()),
-        ];
-        if let Some(size) = opts.size {
-            args.push(format!("--size={size}"));
-        }
-        if opts.offset > 0 {
-            args.push(format!("--offset={}", opts.offset));
-        }
-        let (ok, messages) = self.invoke(&args)?;
-        if !ok {
-            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
-                let libaio = Options {
-                    ioengine: IoEngine::Libaio,
-                    ..opts.clone()
-                };
-                return self.precondition(&libaio, workdir, round_s, max_rounds);
+        self.exec.create_dir(workdir).await?;
+        let mut opts = opts.clone();
+        loop {
+            let mut args = vec![
+                "--name=precondition".to_owned(),
+                format!("--filename={}", fio_filename(&opts.target)),
+                "--rw=write".into(),
+                "--bs=128k".into(),
+                "--iodepth=16".into(),
+                format!("--ioengine={}", opts.ioengine.as_str()),
+                "--direct=1".into(),
+                "--loops=2".into(),
+                "--output-format=json".into(),
+                format!("--output={}", workdir.join("precondition.json").display()),
+            ];
+            if let Some(size) = opts.size {
+                args.push(format!("--size={size}"));
             }
-            return Err(program_error(&self.program, "precondition", &messages));
+            if opts.offset > 0 {
+                args.push(format!("--offset={}", opts.offset));
+            }
+            let (ok, messages) = self.invoke(args).await?;
+            if ok {
+                break;
+            }
+            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
+                opts.ioengine = IoEngine::Libaio;
+                continue;
+            }
+            return Err(program_error(self.program, "precondition", &messages));
         }
         let round_opts = Options {
             runtime_s: round_s,
             ramp_s: 0,
-            ..opts.clone()
+            ..opts
         };
         let randwrite = TESTS[3];
         let mut rounds = Vec::new();
         let mut verdict = None;
         for i in 0..max_rounds.max(stats::STEADY_WINDOW) {
-            let run = self.run(&randwrite, &round_opts, workdir, &format!("-ss{i}"))?;
+            let run = self.run(&randwrite, &round_opts, workdir, &format!("-ss{i}")).await?;
             rounds.push(run.metrics.iops);
             verdict = stats::steady_state(&rounds);
             if verdict.is_some_and(|v| v.reached) {
@@ -735,57 +690,16 @@ pub struct Precondition {
     pub steady_state: Option<stats::SteadyState>,
 }
 
-fn read_all(pipe: Option<impl std::io::Read>) -> Vec<u8> {
-    let mut buf = Vec::new();
-    if let Some(mut p) = pipe {
-        let _ = p.read_to_end(&mut buf);
-    }
-    buf
-}
-
 fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
 
-fn program_error(program: &Path, test: &str, messages: &str) -> Error {
+fn program_error(program: &str, test: &str, messages: &str) -> Error {
     let tail: Vec<&str> = messages.lines().filter(|l| !l.trim().is_empty()).collect();
     Error::Program {
-        program: format!("{} ({test})", program.display()),
+        program: format!("{program} ({test})"),
         detail: tail[tail.len().saturating_sub(5)..].join(" | "),
     }
-}
-
-fn log_files(prefix: &Path) -> Vec<PathBuf> {
-    let (Some(dir), Some(stem)) = (prefix.parent(), prefix.file_name()) else {
-        return Vec::new();
-    };
-    let start = format!("{}_iops.", stem.to_string_lossy());
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(&start) && n.ends_with(".log"))
-        })
-        .collect();
-    v.sort();
-    v
-}
-
-fn remove_logs(prefix: &Path) {
-    for p in log_files(prefix) {
-        let _ = std::fs::remove_file(p);
-    }
-}
-
-fn read_logs(prefix: &Path) -> Vec<String> {
-    log_files(prefix)
-        .into_iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .collect()
 }
 
 #[cfg(test)]

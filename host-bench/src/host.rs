@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// The host as the OS sees it, recorded with every benchmark result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct HostInfo {
     /// /etc/hostname.
     pub hostname: Option<String>,
@@ -150,6 +151,21 @@ pub fn llc_bytes(cpus: &[usize]) -> Option<u64> {
         }
     }
     (!caches.is_empty()).then(|| caches.values().sum())
+}
+
+/// Memory the kernel says is available for new allocations without swapping (`MemAvailable`
+/// in /proc/meminfo), bytes.
+pub fn mem_available() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kb: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
 }
 
 #[cfg(test)]

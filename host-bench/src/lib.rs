@@ -1,9 +1,11 @@
-//! On-host benchmarks and their statistics, with no network and no terminal: the seed's fio
-//! storage suite ([`fio`]), STREAM memory kernels ([`stream`]), power statistics from BMC
-//! readings ([`power`]), NVMe namespace sizing ([`nvme`]), raw-device safety checks
-//! ([`device`]), what a storage target is and whether it may be written ([`target`]), what the
-//! OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its CSV rows,
-//! HTML/SVG charts and run-to-run comparison ([`report`]).
+//! On-host benchmarks and their statistics, with no network and no terminal: the storage and
+//! memory runs end to end ([`run`]: checks, preconditioning, repeats, power around each run, the
+//! document), the seed's fio storage suite ([`fio`]) on this host or a remote one ([`exec`]),
+//! STREAM memory kernels ([`stream`]), power statistics from BMC readings ([`power`]), every
+//! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
+//! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
+//! what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
+//! CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -14,11 +16,13 @@
 //! ```
 
 pub mod device;
+pub mod exec;
 pub mod fio;
 pub mod host;
 pub mod nvme;
 pub mod power;
 pub mod report;
+pub mod run;
 pub mod stats;
 pub mod stream;
 mod sys;
@@ -62,6 +66,18 @@ pub enum Error {
     /// A [`Stop`] was requested while this was running.
     #[error("interrupted: {0}")]
     Interrupted(String),
+    /// A step failed; `what` says which, and what was done about it (a target file removed).
+    #[error("{what}")]
+    Failed {
+        /// The step, and what became of what it left.
+        what: String,
+        /// Why it failed.
+        #[source]
+        source: Box<Error>,
+    },
+    /// The power readings failed (the [`run::PowerSource`]'s own error, shown as it is).
+    #[error(transparent)]
+    Power(run::PowerError),
 }
 
 /// `Result` with this crate's [`Error`].

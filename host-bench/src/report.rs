@@ -1,13 +1,15 @@
 //! The `rftune.bench/v1` document: host and BMC context, storage or memory results with
 //! repeats (median, coefficient of variation), power and performance per watt, validity flags;
-//! its CSV rows, a self-contained HTML report with inline SVG charts, and the comparison of two
-//! runs metric by metric.
+//! its one reader ([`parse`]), power sampled from outside attached to it, its CSV rows, a
+//! self-contained HTML report with inline SVG charts, and the comparison of two runs metric by
+//! metric.
 
 use crate::fio::{self, Metrics, Precondition, TestSpec};
 use crate::host::HostInfo;
 use crate::power::{PowerStats, Sample};
 use crate::stats;
 use crate::stream::{Peak, StreamResult};
+use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -15,11 +17,15 @@ use std::fmt::Write;
 /// The `schema` of every bench document.
 pub const SCHEMA: &str = "rftune.bench/v1";
 
+/// rftune's version, which every crate of the workspace shares.
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Coefficient of variation above which repeats are flagged as noisy.
 pub const NOISY_CV: f64 = 0.10;
 
 /// A benchmark run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct BenchReport {
     /// Always [`SCHEMA`].
     pub schema: String,
@@ -49,8 +55,71 @@ pub struct BenchReport {
     pub problems: Vec<String>,
 }
 
+/// Reads a bench document: the one reader of the format, for `bench compare`, experiment reports
+/// and attaching power. Anything but an [`SCHEMA`] document is refused. Lenient like every
+/// reader of data another rftune may have written (on the host, older or newer): unknown fields
+/// are ignored and missing ones take their defaults (empty, zero, absent), so the figures a
+/// document does carry are read.
+pub fn parse(text: &str) -> Result<BenchReport> {
+    let parse_error = |detail: String| Error::Parse {
+        what: "bench document".into(),
+        detail,
+    };
+    let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| parse_error(format!("not JSON: {e}")))?;
+    if doc.get("schema").and_then(serde_json::Value::as_str) != Some(SCHEMA) {
+        return Err(parse_error(format!("not an {SCHEMA} document")));
+    }
+    serde_json::from_value(doc).map_err(|e| parse_error(e.to_string()))
+}
+
+impl BenchReport {
+    /// An empty, valid document of `kind` (`storage`, `memory`) started at `started_at`.
+    pub fn new(kind: &str, label: Option<String>, started_at: String, host: HostInfo) -> Self {
+        Self {
+            schema: SCHEMA.into(),
+            kind: kind.into(),
+            label,
+            tool_version: TOOL_VERSION.into(),
+            started_at,
+            host,
+            valid: true,
+            ..Self::default()
+        }
+    }
+
+    /// Attaches power sampled from outside over the whole run (when the host did not measure
+    /// it itself): the run's average power stands for every test and for the memory run that
+    /// carry none of their own, performance per watt follows from it, and `caveat` (who
+    /// sampled, how often) heads the power caveat with the readings' count, span and energy.
+    /// Returns whether anything was attached: nothing is without a positive average.
+    pub fn attach_run_power(&mut self, samples: &[Sample], caveat: &str) -> bool {
+        let Some(stats) = crate::power::stats(samples).filter(|s| s.average_w > 0.0) else {
+            return false;
+        };
+        let watts = stats.average_w;
+        if let Some(m) = self.memory.as_mut().filter(|m| m.power_w.is_none()) {
+            m.power_w = Some(watts);
+            m.triad_gbs_per_watt = m.gbs.get("Triad").map(|t| t / watts);
+            m.power_trace = samples.to_vec();
+        }
+        if let Some(s) = &mut self.storage {
+            for t in s.tests.iter_mut().filter(|t| t.power_w.is_none()) {
+                t.power_w = Some(watts);
+                t.iops_per_watt = Some(t.iops / watts);
+                t.mbps_per_watt = Some(t.bw_bytes / 1e6 / watts);
+            }
+        }
+        self.power_caveat = Some(format!(
+            "{caveat} ({} readings, {:.0} s, {:.0} J); per-test figures use that run average. BMC readings, not a calibrated meter.",
+            stats.n, stats.duration_s, stats.energy_j
+        ));
+        true
+    }
+}
+
 /// The server as its BMC describes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct BmcInfo {
     /// The BMC's name (host:port).
     pub host: String,
@@ -71,7 +140,8 @@ pub struct BmcInfo {
 }
 
 /// Storage settings and per-test results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Storage {
     /// File or device.
     pub target: String,
@@ -96,7 +166,8 @@ pub struct Storage {
 }
 
 /// One test, over its repeats.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TestReport {
     /// Test name (`seqread`, ...).
     pub name: String,
@@ -137,7 +208,8 @@ pub struct TestReport {
 }
 
 /// One repeat of a test.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunReport {
     /// fio's figures.
     pub metrics: Metrics,
@@ -202,7 +274,8 @@ impl TestReport {
 }
 
 /// Memory results over repeats.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Memory {
     /// `standard` or `nt-stores`.
     pub variant: String,
@@ -798,5 +871,71 @@ pub fn compare(a: &BenchReport, b: &BenchReport) -> Comparison {
         a: name(a),
         b: name(b),
         changes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> serde_json::Value {
+        serde_json::json!({
+            "schema": "rftune.bench/v1",
+            "kind": "storage",
+            "a_field_from_a_newer_rftune": [1, 2],
+            "storage": {"tests": [
+                {"name": "randread", "iops": 1000.0, "bw_bytes": 4.0e6},
+                {"name": "randwrite", "iops": 500.0, "bw_bytes": 2.0e6, "power_w": 300.0}
+            ]},
+            "memory": {"gbs": {"Triad": 30.0}}
+        })
+    }
+
+    #[test]
+    fn the_reader_refuses_other_documents_and_defaults_what_is_missing() {
+        let e = |text: &str| parse(text).unwrap_err().to_string();
+        assert!(e("{nope").contains("not JSON"), "{}", e("{nope"));
+        assert!(e(r#"{"schema": "rftune.power/v1"}"#).contains("not an rftune.bench/v1 document"));
+        assert!(e(r#"{"schema": "rftune.bench/v1", "valid": "yes"}"#).contains("valid"));
+        let r = parse(&doc().to_string()).unwrap();
+        assert_eq!((r.kind.as_str(), r.valid, r.host.logical_cpus), ("storage", false, 0));
+        let tests = &r.storage.as_ref().unwrap().tests;
+        assert_eq!(
+            (tests[0].iops, tests[0].power_w, tests[0].runs.len()),
+            (1000.0, None, 0)
+        );
+        assert_eq!(r.memory.as_ref().unwrap().gbs["Triad"], 30.0);
+    }
+
+    #[test]
+    fn power_sampled_outside_fills_only_what_the_host_did_not_measure() {
+        let mut r = parse(&doc().to_string()).unwrap();
+        let samples = [
+            Sample { t_s: 0.0, watts: 380.0 },
+            Sample { t_s: 1.0, watts: 420.0 },
+            Sample { t_s: 2.0, watts: 400.0 },
+        ];
+        // Trapezoid: ½(380+420) + ½(420+400) = 810 J over 2 s: 405 W.
+        assert!(r.attach_run_power(&samples, "sampled by a test every second"));
+        let tests = &r.storage.as_ref().unwrap().tests;
+        assert_eq!(tests[0].power_w, Some(405.0));
+        assert_eq!(tests[0].iops_per_watt, Some(1000.0 / 405.0));
+        assert_eq!(tests[0].mbps_per_watt, Some(4.0 / 405.0));
+        assert_eq!(tests[1].power_w, Some(300.0), "the host's own figure stays");
+        assert_eq!(tests[1].iops_per_watt, None);
+        let m = r.memory.as_ref().unwrap();
+        assert_eq!((m.power_w, m.triad_gbs_per_watt), (Some(405.0), Some(30.0 / 405.0)));
+        assert_eq!(m.power_trace.len(), 3);
+        assert_eq!(
+            r.power_caveat.as_deref(),
+            Some(
+                "sampled by a test every second (3 readings, 2 s, 810 J); per-test figures use that run average. \
+                 BMC readings, not a calibrated meter."
+            )
+        );
+        let before = r.clone();
+        assert!(!r.attach_run_power(&[], "nothing"));
+        assert!(!r.attach_run_power(&[Sample { t_s: 0.0, watts: 0.0 }], "zero"));
+        assert_eq!(r, before);
     }
 }

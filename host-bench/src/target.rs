@@ -107,8 +107,20 @@ pub enum Kind {
 /// `/tmp/../dev/x` nor a link to `/dev` slips through).
 pub fn under_dev(path: &Path) -> bool {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    let lexical = normalize(&absolute);
+    let resolved_parent = lexical.parent().and_then(|p| std::fs::canonicalize(p).ok());
+    lexical.starts_with("/dev") || resolved_parent.is_some_and(|p| p.starts_with("/dev"))
+}
+
+/// Whether `path`, with `.` and `..` resolved lexically, lies under `/dev`: [`under_dev`] for a
+/// path on another machine, whose links this one cannot resolve.
+pub fn lexically_under_dev(path: &Path) -> bool {
+    normalize(path).starts_with("/dev")
+}
+
+fn normalize(path: &Path) -> PathBuf {
     let mut lexical = PathBuf::new();
-    for c in absolute.components() {
+    for c in path.components() {
         match c {
             Component::ParentDir => {
                 lexical.pop();
@@ -117,8 +129,7 @@ pub fn under_dev(path: &Path) -> bool {
             other => lexical.push(other),
         }
     }
-    let resolved_parent = lexical.parent().and_then(|p| std::fs::canonicalize(p).ok());
-    lexical.starts_with("/dev") || resolved_parent.is_some_and(|p| p.starts_with("/dev"))
+    lexical
 }
 
 /// Decides what `path` is to the benchmark, or why it cannot be used. `in_dev` is
@@ -171,6 +182,22 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Resu
         Found::Other(kind) => Err(Error::Refused(format!(
             "--target {p} is a {kind}: the storage benchmark writes to a regular file or a block device"
         ))),
+    }
+}
+
+/// [`decide`] where only files may be benchmarked (a machine without rftune's device checks,
+/// [`crate::exec::Exec::files_only`] giving `why`): a new file or one rftune created; never a
+/// device, anything else that is not a regular file, or a file rftune did not create.
+pub fn decide_files_only(path: &Path, in_dev: bool, found: &Found, why: &str) -> Result<Kind> {
+    match found {
+        Found::RegularFile { ours: false, .. } => Err(Error::Refused(format!(
+            "{} already exists and was not created by rftune (it does not start with rftune's \
+             header), so benchmarking it would destroy its contents; give a path that does not \
+             exist (rftune creates the file), or delete the file yourself",
+            path.display()
+        ))),
+        Found::Missing { .. } | Found::RegularFile { ours: true, .. } if !in_dev => decide(path, in_dev, found, false),
+        _ => Err(Error::Refused(format!("{}: {why}", path.display()))),
     }
 }
 
@@ -301,20 +328,16 @@ fn approx(bytes: u64) -> String {
     }
 }
 
-/// [`check_space`] for a file target on the filesystem that holds (or will hold) it.
-pub fn ensure_space(path: &Path, kind: Kind, size: u64) -> Result<()> {
-    let on = if kind == Kind::NewFile {
+/// Where to measure the free space for a file target: its directory when rftune will create it,
+/// else the file itself.
+pub fn filesystem_of(path: &Path, kind: Kind) -> &Path {
+    if kind == Kind::NewFile {
         path.parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
     } else {
         path
-    };
-    let (available, total) = crate::sys::filesystem_space(on).map_err(crate::io_err(format!(
-        "reading the free space of the filesystem holding {}",
-        on.display()
-    )))?;
-    check_space(path, size, to_allocate(kind, size), available, total)
+    }
 }
 
 /// Makes a file target ready for fio at `size` bytes of data: creates it exclusively
@@ -608,5 +631,44 @@ mod tests {
             Found::Other("character device")
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn where_only_files_may_be_benchmarked_devices_and_user_files_are_refused() {
+        let why = "files only here";
+        let files_only = |path: &str, found: Found| {
+            decide_files_only(Path::new(path), lexically_under_dev(Path::new(path)), &found, why)
+        };
+        let new = Found::Missing {
+            parent: Parent::Directory,
+        };
+        assert_eq!(files_only("/var/tmp/r.fio", new.clone()).unwrap(), Kind::NewFile);
+        let own = Found::RegularFile {
+            ours: true,
+            allocated: 9,
+        };
+        assert_eq!(
+            files_only("/var/tmp/r.fio", own).unwrap(),
+            Kind::OwnFile { allocated: 9 }
+        );
+        let user = Found::RegularFile {
+            ours: false,
+            allocated: 9,
+        };
+        let e = files_only("/data/db.bin", user).unwrap_err().to_string();
+        assert!(
+            e.contains("/data/db.bin already exists and was not created by rftune") && !e.contains("--overwrite"),
+            "{e}"
+        );
+        for (path, found) in [
+            ("/dev/nvme0n1", Found::BlockDevice),
+            ("/dev/null", Found::Other("special file")),
+            ("/tmp/../dev/x", new),
+            ("/var/tmp", Found::Directory),
+        ] {
+            let e = files_only(path, found).unwrap_err().to_string();
+            assert!(e.ends_with(": files only here"), "{path}: {e}");
+        }
+        assert!(lexically_under_dev(Path::new("/dev/./sda")) && !lexically_under_dev(Path::new("dev/sda")));
     }
 }

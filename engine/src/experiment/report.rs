@@ -1,15 +1,16 @@
 //! The experiment's report: the `rftune.experiment/v1` JSON document, a self-contained HTML page
 //! (inline SVG: per metric a bar per profile with its interval as whiskers, performance per
 //! watt among them) and a text table. Results are read from the `rftune.bench/v1` documents the
-//! steps produced; documents from an older or newer rftune on the host are read leniently.
+//! steps produced, with host-bench's one reader of the format, which also reads documents an
+//! older or newer rftune on the host wrote.
 
+use super::compare::{self, Comparison, Direction, Interval, Method, Observation, Verdict};
 use super::spec::Spec;
 use super::state::{Failure, State, StepOutcome};
-use super::stats::{self, Comparison, Direction, Method, Observation, Verdict};
 use crate::error::{Context, Result};
 use crate::table::Table;
+use host_bench::report::BenchReport;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -70,65 +71,23 @@ pub struct Note {
     pub text: String,
 }
 
-/// The observations in one `rftune.bench/v1` document. Figures come from host-bench's own
-/// definition when the document decodes as this rftune's; otherwise the headline figures are
-/// read field by field. Coefficients of variation are left out: they describe a document's
-/// repeats, not the host.
-pub fn observations(doc: &Value, host: &str, profile: &str) -> Vec<Observation> {
-    let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("unknown").to_owned();
-    let obs = |test: &str, metric: &str, unit: &str, direction: Direction, value: f64| Observation {
-        host: host.to_owned(),
-        profile: profile.to_owned(),
-        kind: kind.clone(),
-        test: test.to_owned(),
-        metric: metric.to_owned(),
-        unit: unit.to_owned(),
-        direction,
-        value,
-    };
-    if let Ok(report) = serde_json::from_value::<host_bench::report::BenchReport>(doc.clone()) {
-        return report
-            .figures()
-            .into_iter()
-            .filter(|f| !f.metric.starts_with("cv"))
-            .map(|f| {
-                obs(
-                    &f.test,
-                    &f.metric,
-                    &f.unit,
-                    Direction::from_higher_is_better(f.higher_is_better),
-                    f.value,
-                )
-            })
-            .collect();
-    }
-    let mut out = Vec::new();
-    let num = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64).filter(|x| x.is_finite());
-    let mut push = |test: &str, metric: &str, unit: &str, value: Option<f64>| {
-        if let Some(v) = value {
-            out.push(obs(test, metric, unit, Direction::of_metric(metric), v));
-        }
-    };
-    if let Some(tests) = doc.pointer("/storage/tests").and_then(Value::as_array) {
-        for t in tests {
-            let name = t.get("name").and_then(Value::as_str).unwrap_or("?");
-            push(name, "iops", "IO/s", num(t, "iops"));
-            push(name, "bandwidth", "MB/s", num(t, "bw_bytes").map(|b| b / 1e6));
-            push(name, "power", "W", num(t, "power_w"));
-            push(name, "iops_per_watt", "IO/s/W", num(t, "iops_per_watt"));
-            push(name, "mbps_per_watt", "MB/s/W", num(t, "mbps_per_watt"));
-        }
-    }
-    if let Some(m) = doc.get("memory") {
-        if let Some(gbs) = m.get("gbs").and_then(Value::as_object) {
-            for (k, v) in gbs {
-                push(k, "bandwidth", "GB/s", v.as_f64());
-            }
-        }
-        push("all", "power", "W", num(m, "power_w"));
-        push("Triad", "gbs_per_watt", "GB/s/W", num(m, "triad_gbs_per_watt"));
-    }
-    out
+/// The observations in one bench document: its figures (host-bench's definition), without the
+/// coefficients of variation, which describe a document's repeats, not the host.
+pub fn observations(doc: &BenchReport, host: &str, profile: &str) -> Vec<Observation> {
+    doc.figures()
+        .into_iter()
+        .filter(|f| !f.metric.starts_with("cv"))
+        .map(|f| Observation {
+            host: host.to_owned(),
+            profile: profile.to_owned(),
+            kind: doc.kind.clone(),
+            test: f.test,
+            metric: f.metric,
+            unit: f.unit,
+            direction: Direction::from_higher_is_better(f.higher_is_better),
+            value: f.value,
+        })
+        .collect()
 }
 
 /// Builds the report from observations (pure; [`from_state`] reads them from disk).
@@ -141,7 +100,7 @@ pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> Exper
         hosts: spec.hosts.iter().map(|h| h.name.clone()).collect(),
         method,
         method_note: METHOD_NOTE.to_owned(),
-        comparisons: stats::compare(observations, &spec.profiles, &method),
+        comparisons: compare::compare(observations, &spec.profiles, &method),
         contradictions: Vec::new(),
         failures: Vec::new(),
         problems: Vec::new(),
@@ -170,9 +129,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
             }
             for rel in &rec.results {
                 let path = dir.join(rel);
-                let doc = std::fs::read(&path)
+                let doc = std::fs::read_to_string(&path)
                     .map_err(crate::Error::from)
-                    .and_then(|b| serde_json::from_slice::<Value>(&b).map_err(crate::Error::from));
+                    .and_then(|text| host_bench::report::parse(&text).map_err(crate::Error::from));
                 match doc {
                     Ok(doc) => all.extend(observations(&doc, host, &rec.profile)),
                     Err(e) => problems.push(format!("{}: {e}", path.display())),
@@ -213,11 +172,11 @@ fn fmt_pct(v: Option<f64>) -> String {
     v.map_or("-".into(), |p| format!("{p:+.1}%"))
 }
 
-fn fmt_interval_pct(i: Option<stats::Interval>) -> String {
+fn fmt_interval_pct(i: Option<Interval>) -> String {
     i.map_or("-".into(), |i| format!("[{:+.1}%, {:+.1}%]", i.low, i.high))
 }
 
-fn fmt_interval(i: Option<stats::Interval>) -> String {
+fn fmt_interval(i: Option<Interval>) -> String {
     i.map_or("-".into(), |i| format!("[{}, {}]", fmt_num(i.low), fmt_num(i.high)))
 }
 
@@ -464,7 +423,7 @@ target = "/tmp/f"
     }
 
     /// A minimal bench document in the lenient shape (not a full host-bench report).
-    fn doc(iops: f64, watts: f64, triad: f64) -> Value {
+    fn doc(iops: f64, watts: f64, triad: f64) -> serde_json::Value {
         json!({
             "schema": "rftune.bench/v1",
             "kind": "storage",
@@ -475,9 +434,13 @@ target = "/tmp/f"
         })
     }
 
+    fn read(doc: &serde_json::Value) -> host_bench::Result<BenchReport> {
+        host_bench::report::parse(&doc.to_string())
+    }
+
     #[test]
     fn lenient_documents_give_the_headline_figures() {
-        let o = observations(&doc(1000.0, 400.0, 30.0), "h", "base");
+        let o = observations(&read(&doc(1000.0, 400.0, 30.0)).unwrap(), "h", "base");
         let find = |test: &str, metric: &str| o.iter().find(|x| x.test == test && x.metric == metric).unwrap();
         assert_eq!(find("randread", "iops").value, 1000.0);
         assert!((find("randread", "bandwidth").value - 4.096).abs() < 1e-12);
@@ -485,7 +448,9 @@ target = "/tmp/f"
         assert_eq!(find("randread", "power").direction, Direction::LowerIsBetter);
         assert_eq!(find("Triad", "bandwidth").unit, "GB/s");
         assert!(o.iter().all(|x| !x.metric.starts_with("cv")));
-        assert!(observations(&json!({"schema": "x"}), "h", "p").is_empty());
+        assert!(read(&json!({"schema": "x"})).is_err());
+        let empty = read(&json!({"schema": "rftune.bench/v1"})).unwrap();
+        assert!(observations(&empty, "h", "p").is_empty());
     }
 
     fn state_with_results(dir: &Path) -> State {

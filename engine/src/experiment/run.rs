@@ -5,12 +5,12 @@
 //! resumes after the last finished step. A host whose apply fails is skipped for that step with
 //! the reason recorded, never benchmarked under the wrong settings.
 
+use super::compare::Method;
 use super::report;
 use super::schedule::{self, Step};
-use super::spec::{BenchKind, OsAccess, Spec, bench_argv};
+use super::spec::{BenchKind, OsAccess, Spec, StorageBench, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
-use super::stats::Method;
-use super::transport::{Transport, contradictions};
+use super::transport::{OnHost, Transport, contradictions};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
 use crate::converge::{self, ApplyOptions, Run};
@@ -20,6 +20,9 @@ use crate::observe::{Event, Observer, Phase};
 use crate::power::Meter;
 use crate::state::StateDirs;
 use crate::target::ConnectConfig;
+use host_bench::fio::IoEngine;
+use host_bench::report::BenchReport;
+use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
 use redfish_client::resources::bios::SettingsApplyTime;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -230,7 +233,7 @@ async fn run_step(
         .dir
         .join("results")
         .join(crate::state::path_component(&target.name));
-    let has_rftune = super::fio_direct::available(transport, program).await;
+    let has_rftune = transport.has_program(program).await;
     // The host never gets BMC credentials: rftune samples the iDRAC here while benchmarks run.
     let mut meter_target = target.clone();
     let meter = Meter::new(&mut meter_target).await?;
@@ -250,7 +253,7 @@ async fn run_step(
         ));
         if !has_rftune {
             match (kind, &spec.benchmarks.storage) {
-                (BenchKind::Storage, Some(storage)) if super::fio_direct::available(transport, "fio").await => {
+                (BenchKind::Storage, Some(storage)) if transport.has_program("fio").await => {
                     observer.event(&Event::phase(
                         &target.name,
                         Phase::Benchmark {
@@ -259,7 +262,12 @@ async fn run_step(
                             how: Some(format!("fio directly (no {program} on the host)")),
                         },
                     ));
-                    super::fio_direct::run(transport, storage, &profile, &remote, &meter, waits.bench, &local).await?;
+                    let exec = OnHost {
+                        transport,
+                        timeout: waits.bench,
+                    };
+                    let doc = fio_directly(&exec, storage, &profile, &remote, &meter).await?;
+                    write_document(&local, &doc)?;
                     results.push(local);
                     continue;
                 }
@@ -291,7 +299,7 @@ async fn run_step(
             .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
             .await?;
         match samples {
-            Ok(samples) => add_power(&local, &samples)?,
+            Ok(samples) => attach_power(&local, &samples)?,
             Err(e) => tracing::warn!(
                 "{}: no power readings during the {} benchmark: {}",
                 target.name,
@@ -314,44 +322,86 @@ async fn run_step(
     })
 }
 
-/// Adds the iDRAC power sampled during a benchmark to its document (when the host did not
-/// measure it itself): the average over the whole run, and performance per watt from it.
-fn add_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
-    let Some(stats) = host_bench::power::stats(samples) else {
-        return Ok(());
-    };
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let mut doc: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
-    let watts = stats.average_w;
-    if watts <= 0.0 {
-        return Ok(());
-    }
-    let trace = serde_json::to_value(samples)?;
-    if let Some(memory) = doc.get_mut("memory").and_then(Value::as_object_mut)
-        && memory.get("power_w").is_none_or(Value::is_null)
-    {
-        memory.insert("power_w".into(), json!(watts));
-        let triad = memory.get("gbs").and_then(|g| g.get("Triad")).and_then(Value::as_f64);
-        memory.insert("triad_gbs_per_watt".into(), json!(triad.map(|t| t / watts)));
-        memory.insert("power_trace".into(), trace.clone());
-    }
-    if let Some(tests) = doc
-        .get_mut("storage")
-        .and_then(|s| s.get_mut("tests"))
-        .and_then(Value::as_array_mut)
-    {
-        for t in tests.iter_mut().filter(|t| t.get("power_w").is_none_or(Value::is_null)) {
-            let iops = t.get("iops").and_then(Value::as_f64);
-            let bw = t.get("bw_bytes").and_then(Value::as_f64);
-            t["power_w"] = json!(watts);
-            t["iops_per_watt"] = json!(iops.map(|i| i / watts));
-            t["mbps_per_watt"] = json!(bw.map(|b| b / 1e6 / watts));
+/// The storage benchmark without rftune on the host: host-bench's storage run with fio over the
+/// transport (files only, as rftune would lay them out: created with its header, or already
+/// carrying it; never a user's file), the iDRAC's power sampled here around each test. A target
+/// file the run created is removed again if it fails.
+async fn fio_directly(
+    exec: &OnHost<'_>,
+    storage: &StorageBench,
+    label: &str,
+    remote: &str,
+    meter: &Meter<'_>,
+) -> Result<BenchReport> {
+    let seconds = |text: Option<&str>, default: u64| -> Result<Duration> {
+        match text {
+            Some(t) => crate::duration::parse(t.trim()).with_context(|| format!("duration {t:?}")),
+            None => Ok(Duration::from_secs(default)),
         }
-    }
-    doc["power_caveat"] = json!(format!(
-        "iDRAC readings sampled by rftune experiment every second over the whole benchmark run ({} readings, {:.0} s, {:.0} J); \
-         per-test figures use that run average. BMC readings, not a calibrated meter.",
-        stats.n, stats.duration_s, stats.energy_j
+    };
+    let size = match storage.size.as_deref() {
+        Some(text) => Some(
+            host_bench::fio::parse_size(text)
+                .with_context(|| format!("benchmarks.storage.size of {}", storage.target))?,
+        ),
+        None => None,
+    };
+    let settings = StorageSettings {
+        target: PathBuf::from(&storage.target),
+        size,
+        tests: storage.tests.clone().unwrap_or_else(|| "all".into()),
+        runtime: seconds(storage.runtime.as_deref(), 60)?,
+        ramp: seconds(storage.ramp.as_deref(), 5)?,
+        numjobs: storage.numjobs.unwrap_or(1),
+        ioengine: match storage.ioengine.as_deref() {
+            Some("libaio") => IoEngine::Libaio,
+            _ => IoEngine::IoUring,
+        },
+        consent: host_bench::device::Consent {
+            destroy_data: storage.destroy_data,
+            confirm_serial: storage.confirm_serial.clone(),
+        },
+        workdir: PathBuf::from(remote),
+        common: bench_run::Common {
+            label: Some(label.to_owned()),
+            power_optional: true,
+            ..bench_run::Common::default()
+        },
+        ..StorageSettings::default()
+    };
+    let run = StorageRun::new(settings, exec).await?;
+    let mut doc = bench_run::storage(&run, None, meter, &bench_run::Silent).await?;
+    doc.power_caveat = Some(format!(
+        "fio run directly over the transport (rftune is not installed on the host); {}",
+        host_bench::power::CAVEAT
     ));
-    crate::state::write_private(file, serde_json::to_string_pretty(&doc)?.as_bytes())
+    Ok(doc)
+}
+
+fn write_document(file: &Path, doc: &BenchReport) -> Result<()> {
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    crate::state::write_private(file, serde_json::to_string_pretty(doc)?.as_bytes())
+}
+
+/// Attaches the iDRAC power sampled here during a benchmark to the document the host wrote
+/// (which has none of its own: the host never gets BMC credentials), through host-bench's
+/// reader. A document this rftune cannot read is left as it is; the report lists it.
+fn attach_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let mut doc = match host_bench::report::parse(&text) {
+        Ok(doc) => doc,
+        Err(e) => {
+            tracing::warn!("{}: power readings not attached: {e}", file.display());
+            return Ok(());
+        }
+    };
+    if doc.attach_run_power(
+        samples,
+        "iDRAC readings sampled by rftune experiment every second over the whole benchmark run",
+    ) {
+        write_document(file, &doc)?;
+    }
+    Ok(())
 }

@@ -5,7 +5,8 @@
 //! (which `resume` relies on).
 
 use super::spec::{Order, Spec};
-use super::{SplitMix64, stable_hash};
+use super::stable_hash;
+use host_bench::stats::SplitMix64;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -1,8 +1,9 @@
 //! Running commands on a host's operating system: locally (rftune runs on the host) or through
 //! the system `ssh` client with the user's own configuration, keys and agent (`BatchMode=yes`:
 //! ssh never asks for a password and fails instead). Also: waiting until the OS answers, copying
-//! a result file back, what the OS shows about SMT, NUMA and idle states, and which BIOS values
-//! that contradicts.
+//! a result file back, what the OS shows about SMT, NUMA and idle states, which BIOS values that
+//! contradicts, and the host as the place host-bench's storage run works through these commands
+//! when rftune is not installed there ([`OnHost`]).
 
 use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -32,28 +33,7 @@ pub struct SshTarget {
     pub connect_timeout: Duration,
 }
 
-/// What a command did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Output {
-    /// Exit code (`None` when killed by a signal).
-    pub code: Option<i32>,
-    /// Standard output.
-    pub stdout: Vec<u8>,
-    /// Standard error, lossily decoded.
-    pub stderr: String,
-}
-
-impl Output {
-    /// Whether it exited with 0.
-    pub fn success(&self) -> bool {
-        self.code == Some(0)
-    }
-
-    /// Standard output as text.
-    pub fn stdout_text(&self) -> String {
-        String::from_utf8_lossy(&self.stdout).into_owned()
-    }
-}
+pub use host_bench::exec::{Output, command_line, shell_quote};
 
 impl From<&super::spec::OsAccess> for Transport {
     fn from(os: &super::spec::OsAccess) -> Self {
@@ -69,25 +49,6 @@ impl From<&super::spec::OsAccess> for Transport {
             }),
         }
     }
-}
-
-/// Quotes one argument for a POSIX shell (single quotes; `'` becomes `'\''`). Plain words are
-/// left as they are, for readable logs.
-pub fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    if plain {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
-}
-
-/// A command line for a POSIX shell from an argument vector.
-pub fn command_line(argv: &[String]) -> String {
-    argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
 }
 
 /// The arguments of the system `ssh` that run `argv` on `t`: batch mode (keys or agent only,
@@ -234,6 +195,56 @@ impl Transport {
     pub async fn os_view(&self, timeout: Duration) -> Result<OsView> {
         let out = self.script(OS_VIEW_SCRIPT, timeout).await?;
         Ok(parse_os_view(&out.stdout_text()))
+    }
+}
+
+impl Transport {
+    /// Whether `program` can be run on the host.
+    pub async fn has_program(&self, program: &str) -> bool {
+        let probe = format!("command -v {} >/dev/null", shell_quote(program));
+        self.run(&["sh".to_owned(), "-c".to_owned(), probe], Duration::from_secs(30))
+            .await
+            .is_ok_and(|o| o.success())
+    }
+}
+
+/// The host's OS as the place a storage benchmark runs when rftune is not installed there:
+/// host-bench's fio runner and storage run work through the transport's commands, fio runs
+/// limited to `timeout`. Files only: the raw-device safety checks are rftune's own code.
+#[derive(Debug)]
+pub struct OnHost<'a> {
+    /// How the host is reached.
+    pub transport: &'a Transport,
+    /// The longest a benchmark program may run.
+    pub timeout: Duration,
+}
+
+impl host_bench::exec::Exec for OnHost<'_> {
+    fn describe(&self) -> String {
+        self.transport.describe()
+    }
+
+    fn files_only(&self) -> Option<String> {
+        Some(
+            "without rftune on the host, experiments run fio only on files (the raw-device safety checks are rftune's)"
+                .into(),
+        )
+    }
+
+    fn run<'a>(
+        &'a self,
+        argv: &'a [String],
+        timeout: Option<Duration>,
+    ) -> host_bench::exec::BoxFuture<'a, host_bench::Result<Output>> {
+        Box::pin(async move {
+            self.transport
+                .run(argv, timeout.unwrap_or(self.timeout))
+                .await
+                .map_err(|e| host_bench::Error::Program {
+                    program: command_line(argv),
+                    detail: crate::error::report(&e),
+                })
+        })
     }
 }
 
@@ -392,22 +403,6 @@ mod tests {
             ]
         );
         assert!(!a.iter().any(|x| x.contains("assword")));
-    }
-
-    #[test]
-    fn shell_quoting_round_trips_through_sh() {
-        let nasty = ["plain", "", "a b", "it's", "$(echo pwned)", "`x`", "a\"b", "x;y", "*"];
-        let argv: Vec<String> = std::iter::once("printf".to_owned())
-            .chain(std::iter::once("%s\\n".to_owned()))
-            .chain(nasty.iter().map(|s| (*s).to_owned()))
-            .collect();
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(command_line(&argv))
-            .output()
-            .unwrap();
-        let text = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(text.lines().collect::<Vec<_>>(), nasty);
     }
 
     #[tokio::test]

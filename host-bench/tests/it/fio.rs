@@ -1,6 +1,7 @@
 //! fio: parsing its real output, the canned sample with warnings, and short real runs.
 
 use super::TempDir;
+use host_bench::exec::Local;
 use host_bench::fio::{self, Fio, IoEngine, Options, TESTS};
 
 fn options(dir: &TempDir) -> Options {
@@ -32,15 +33,16 @@ fn canned_output_with_warnings_before_and_after_the_json_parses() {
     assert!(m.errors.is_empty());
 }
 
-#[test]
-fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
+#[tokio::test]
+async fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
     if !rftune_tests::fio_available() {
         return;
     }
     let dir = TempDir::new("fio");
-    let fio = Fio::default();
-    assert!(fio.version().unwrap().starts_with("fio-"));
-    let run = fio.run(&TESTS[5], &options(&dir), &dir.0, "").unwrap();
+    let local = Local::default();
+    let fio = Fio::new(&local);
+    assert!(fio.version().await.unwrap().starts_with("fio-"));
+    let run = fio.run(&TESTS[5], &options(&dir), &dir.0, "").await.unwrap();
     let m = &run.metrics;
     assert!(m.read_iops > 0.0 && m.write_iops > 0.0, "{m:?}");
     assert!(m.bw_bytes > 0.0 && m.read_lat.is_some() && m.write_lat.is_some());
@@ -51,8 +53,8 @@ fn real_fio_output_parses_and_mixed_tests_report_both_directions() {
     assert_eq!(fio::parse(&text).unwrap().jobs.len(), 1);
 }
 
-#[test]
-fn a_failing_fio_is_an_error_naming_the_test() {
+#[tokio::test]
+async fn a_failing_fio_is_an_error_naming_the_test() {
     if !rftune_tests::fio_available() {
         return;
     }
@@ -62,37 +64,44 @@ fn a_failing_fio_is_an_error_naming_the_test() {
         size: None,
         ..options(&dir)
     };
-    let err = Fio::default()
+    let err = Fio::new(&Local::default())
         .run(&TESTS[0], &opts, &dir.0, "")
+        .await
         .unwrap_err()
         .to_string();
     assert!(err.contains("seqread"), "{err}");
 }
 
-#[test]
-fn a_missing_fio_binary_is_reported() {
+#[tokio::test]
+async fn a_missing_fio_binary_is_reported() {
     let dir = TempDir::new("fio-none");
+    let program = dir.0.join("no-such-fio").display().to_string();
+    let local = Local::default();
     let fio = Fio {
-        program: dir.0.join("no-such-fio"),
-        ..Fio::default()
+        program: &program,
+        ..Fio::new(&local)
     };
-    assert!(fio.run(&TESTS[0], &options(&dir), &dir.0, "").is_err());
+    assert!(fio.run(&TESTS[0], &options(&dir), &dir.0, "").await.is_err());
+    assert!(fio.version().await.is_err());
 }
 
-#[test]
-fn preconditioning_writes_twice_and_checks_steady_state() {
+#[tokio::test]
+async fn preconditioning_writes_twice_and_checks_steady_state() {
     if !rftune_tests::fio_available() {
         return;
     }
     let dir = TempDir::new("fio-pre");
-    let p = Fio::default().precondition(&options(&dir), &dir.0, 1, 5).unwrap();
+    let p = Fio::new(&Local::default())
+        .precondition(&options(&dir), &dir.0, 1, 5)
+        .await
+        .unwrap();
     assert_eq!(p.sequential_passes, 2);
     assert_eq!(p.rounds_iops.len(), 5);
     assert!(p.steady_state.is_some());
 }
 
-#[test]
-fn fio_never_writes_over_rftunes_header() {
+#[tokio::test]
+async fn fio_never_writes_over_rftunes_header() {
     if !rftune_tests::fio_available() {
         return;
     }
@@ -111,11 +120,12 @@ fn fio_never_writes_over_rftunes_header() {
     .unwrap();
     let header = std::fs::read(&opts.target).unwrap()[..HEADER_BYTES as usize].to_vec();
     assert!(header.starts_with(MAGIC));
-    let fio = Fio::default();
+    let local = Local::default();
+    let fio = Fio::new(&local);
     for spec in TESTS.iter().filter(|t| t.writes()) {
-        fio.run(spec, &opts, &dir.0, "").unwrap();
+        fio.run(spec, &opts, &dir.0, "").await.unwrap();
     }
-    fio.precondition(&opts, &dir.0, 1, 5).unwrap();
+    fio.precondition(&opts, &dir.0, 1, 5).await.unwrap();
     let after = std::fs::read(&opts.target).unwrap();
     assert_eq!(
         after.len() as u64,
@@ -129,8 +139,8 @@ fn fio_never_writes_over_rftunes_header() {
     ));
 }
 
-#[test]
-fn a_stop_request_interrupts_a_running_fio_within_seconds() {
+#[tokio::test]
+async fn a_stop_request_interrupts_a_running_fio_within_seconds() {
     if !rftune_tests::fio_available() {
         return;
     }
@@ -139,13 +149,13 @@ fn a_stop_request_interrupts_a_running_fio_within_seconds() {
         runtime_s: 60,
         ..options(&dir)
     };
-    let fio = Fio::default();
-    let stop = fio.stop.clone();
+    let local = Local::default();
+    let stop = local.stop.clone();
     let started = std::time::Instant::now();
-    let running = std::thread::spawn(move || fio.run(&TESTS[2], &opts, &dir.0, ""));
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    let running = tokio::spawn(async move { Fio::new(&local).run(&TESTS[2], &opts, &dir.0, "").await });
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     stop.request();
-    let err = running.join().unwrap().unwrap_err();
+    let err = running.await.unwrap().unwrap_err();
     assert!(matches!(err, host_bench::Error::Interrupted(_)), "{err}");
     assert!(
         started.elapsed() < std::time::Duration::from_secs(20),

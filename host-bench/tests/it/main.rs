@@ -5,6 +5,7 @@
 mod fio;
 mod nvme;
 mod report;
+mod run;
 
 use std::path::PathBuf;
 

@@ -1,11 +1,12 @@
 //! Reports: a real two-test run summarised, rendered to CSV and HTML, and compared.
 
 use super::TempDir;
+use host_bench::exec::Local;
 use host_bench::fio::{Fio, IoEngine, Options, TESTS};
 use host_bench::power::Sample;
 use host_bench::report::{self, BenchReport, RunReport, Storage, TestReport};
 
-fn storage_report(label: &str, scale: f64) -> BenchReport {
+async fn storage_report(label: &str, scale: f64) -> BenchReport {
     let dir = TempDir::new("report");
     let opts = Options {
         target: dir.0.join("t.dat"),
@@ -16,7 +17,10 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
         numjobs: 1,
         ioengine: IoEngine::IoUring,
     };
-    let run = Fio::default().run(&TESTS[2], &opts, &dir.0, "").unwrap();
+    let run = Fio::new(&Local::default())
+        .run(&TESTS[2], &opts, &dir.0, "")
+        .await
+        .unwrap();
     let trace = vec![Sample { t_s: 0.0, watts: 400.0 }, Sample { t_s: 1.0, watts: 420.0 }];
     let mut metrics = run.metrics.clone();
     metrics.iops *= scale;
@@ -54,12 +58,12 @@ fn storage_report(label: &str, scale: f64) -> BenchReport {
     }
 }
 
-#[test]
-fn report_renders_csv_html_and_round_trips() {
+#[tokio::test]
+async fn report_renders_csv_html_and_round_trips() {
     if !rftune_tests::fio_available() {
         return;
     }
-    let r = storage_report("baseline", 1.0);
+    let r = storage_report("baseline", 1.0).await;
     let t = &r.storage.as_ref().unwrap().tests[0];
     assert!(t.valid, "{:?}", t.problems);
     assert_eq!(t.power_w, Some(410.0));
@@ -77,12 +81,12 @@ fn report_renders_csv_html_and_round_trips() {
     assert!(!html.contains("src=") && !html.contains("href="), "no external assets");
 }
 
-#[test]
-fn compare_reports_absolute_and_relative_changes() {
+#[tokio::test]
+async fn compare_reports_absolute_and_relative_changes() {
     if !rftune_tests::fio_available() {
         return;
     }
-    let a = storage_report("a", 1.0);
+    let a = storage_report("a", 1.0).await;
     let mut b = a.clone();
     b.label = Some("b".into());
     let t = &mut b.storage.as_mut().unwrap().tests[0];

@@ -1,7 +1,8 @@
 //! Comparing profiles: the median per profile, the change against the baseline in percent, and
 //! two 95% intervals of the difference — a seeded percentile bootstrap of the difference of
 //! medians (2000 resamples by default) and a Welch t interval of the difference of means
-//! (unequal variances, Welch–Satterthwaite degrees of freedom). A verdict ("better", "worse") is
+//! (unequal variances, Welch–Satterthwaite degrees of freedom), both computed by
+//! `host_bench::stats`. A verdict ("better", "worse") is
 //! given only when both intervals exclude zero on the same side; otherwise "no clear change".
 //! Requiring both is deliberate: with the few repeats an experiment affords, the bootstrap alone
 //! is overconfident (two samples of one value each give a zero-width interval), and the t
@@ -10,7 +11,8 @@
 //! Comparisons are made per host: hosts differ, and pooling them would hide a profile's effect
 //! in the spread between machines.
 
-use super::SplitMix64;
+pub use host_bench::stats::{Interval, Method};
+use host_bench::stats::{bootstrap_median, bootstrap_median_difference, median, welch_interval};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,43 +98,6 @@ impl Verdict {
     }
 }
 
-/// A confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
-    /// Lower bound.
-    pub low: f64,
-    /// Upper bound.
-    pub high: f64,
-}
-
-impl Interval {
-    /// Whether zero lies outside the interval.
-    pub fn excludes_zero(&self) -> bool {
-        self.low > 0.0 || self.high < 0.0
-    }
-}
-
-/// Settings of the comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Method {
-    /// Bootstrap resamples.
-    pub resamples: usize,
-    /// Confidence level (0.95).
-    pub level: f64,
-    /// Bootstrap seed.
-    pub seed: u64,
-}
-
-impl Default for Method {
-    fn default() -> Self {
-        Self {
-            resamples: 2000,
-            level: 0.95,
-            seed: 0,
-        }
-    }
-}
-
 /// One profile's values of one metric on one host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProfileSummary {
@@ -188,229 +153,6 @@ pub struct Comparison {
     pub profiles: Vec<ProfileSummary>,
     /// Each non-baseline profile against the baseline.
     pub changes: Vec<Change>,
-}
-
-/// The median of the finite values (`None` when there are none).
-pub fn median(xs: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = xs.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        0.5 * (v[n / 2 - 1] + v[n / 2])
-    })
-}
-
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len() as f64
-}
-
-/// Sample variance (n − 1 in the denominator).
-fn variance(xs: &[f64]) -> f64 {
-    let m = mean(xs);
-    xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (xs.len() as f64 - 1.0)
-}
-
-/// The `q` quantile of sorted values, interpolating linearly (R's type 7).
-fn quantile_sorted(v: &[f64], q: f64) -> f64 {
-    let h = (v.len() - 1) as f64 * q.clamp(0.0, 1.0);
-    let lo = h.floor() as usize;
-    let hi = h.ceil() as usize;
-    v[lo] + (h - lo as f64) * (v[hi] - v[lo])
-}
-
-fn resample_median(xs: &[f64], rng: &mut SplitMix64, buf: &mut Vec<f64>) -> f64 {
-    buf.clear();
-    buf.extend((0..xs.len()).map(|_| xs[rng.below(xs.len())]));
-    buf.sort_by(f64::total_cmp);
-    let n = buf.len();
-    if n % 2 == 1 {
-        buf[n / 2]
-    } else {
-        0.5 * (buf[n / 2 - 1] + buf[n / 2])
-    }
-}
-
-fn percentile_interval(mut stats: Vec<f64>, level: f64) -> Option<Interval> {
-    if stats.is_empty() {
-        return None;
-    }
-    stats.sort_by(f64::total_cmp);
-    let alpha = (1.0 - level) / 2.0;
-    Some(Interval {
-        low: quantile_sorted(&stats, alpha),
-        high: quantile_sorted(&stats, 1.0 - alpha),
-    })
-}
-
-/// Percentile bootstrap interval of median(`other`) − median(`base`): both samples are resampled
-/// with replacement `method.resamples` times from a generator seeded with `method.seed`. `None`
-/// when either sample has fewer than two values.
-pub fn bootstrap_median_difference(base: &[f64], other: &[f64], method: &Method) -> Option<Interval> {
-    if base.len() < 2 || other.len() < 2 || method.resamples == 0 {
-        return None;
-    }
-    let mut rng = SplitMix64::new(method.seed);
-    let mut buf = Vec::with_capacity(base.len().max(other.len()));
-    let diffs: Vec<f64> = (0..method.resamples)
-        .map(|_| {
-            let b = resample_median(base, &mut rng, &mut buf);
-            let o = resample_median(other, &mut rng, &mut buf);
-            o - b
-        })
-        .collect();
-    percentile_interval(diffs, method.level)
-}
-
-/// Percentile bootstrap interval of the median of one sample (for error bars).
-pub fn bootstrap_median(xs: &[f64], method: &Method) -> Option<Interval> {
-    if xs.len() < 2 || method.resamples == 0 {
-        return None;
-    }
-    let mut rng = SplitMix64::new(method.seed);
-    let mut buf = Vec::with_capacity(xs.len());
-    let meds: Vec<f64> = (0..method.resamples)
-        .map(|_| resample_median(xs, &mut rng, &mut buf))
-        .collect();
-    percentile_interval(meds, method.level)
-}
-
-/// Welch's t interval of mean(`other`) − mean(`base`) at `level`. `None` below two values per
-/// sample; a zero-width interval when neither sample varies.
-pub fn welch_interval(base: &[f64], other: &[f64], level: f64) -> Option<Interval> {
-    let (na, nb) = (base.len() as f64, other.len() as f64);
-    if base.len() < 2 || other.len() < 2 {
-        return None;
-    }
-    let d = mean(other) - mean(base);
-    let (qa, qb) = (variance(base) / na, variance(other) / nb);
-    let se2 = qa + qb;
-    if !se2.is_finite() {
-        return None;
-    }
-    if se2 == 0.0 {
-        return Some(Interval { low: d, high: d });
-    }
-    let df = se2 * se2 / (qa * qa / (na - 1.0) + qb * qb / (nb - 1.0));
-    let t = student_t_quantile(0.5 + level / 2.0, df)?;
-    let half = t * se2.sqrt();
-    Some(Interval {
-        low: d - half,
-        high: d + half,
-    })
-}
-
-/// ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms; about 15 significant digits).
-fn ln_gamma(x: f64) -> f64 {
-    const G: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        // Reflection: Γ(x)Γ(1−x) = π / sin(πx).
-        return (std::f64::consts::PI / (std::f64::consts::PI * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = G[0];
-    let t = x + 7.5;
-    for (i, g) in G.iter().enumerate().skip(1) {
-        a += g / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// The continued fraction of the incomplete beta function (modified Lentz).
-fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
-    let mut h = d;
-    for m in 1..300 {
-        let m = f64::from(m);
-        let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        let del = d * c;
-        h *= del;
-        if (del - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
-}
-
-/// The regularised incomplete beta function I_x(a, b).
-fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    let front = (ln_gamma(a + b) - ln_gamma(a) - ln_gamma(b) + a * x.ln() + b * (1.0 - x).ln()).exp();
-    if x < (a + 1.0) / (a + b + 2.0) {
-        front * beta_cf(a, b, x) / a
-    } else {
-        1.0 - front * beta_cf(b, a, 1.0 - x) / b
-    }
-}
-
-/// P(T ≤ t) for Student's t with `df` (possibly fractional) degrees of freedom.
-fn student_t_cdf(t: f64, df: f64) -> f64 {
-    let tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
-    if t >= 0.0 { 1.0 - tail } else { tail }
-}
-
-/// The `p` quantile (0.5 < p < 1) of Student's t with `df` > 0 degrees of freedom, by bisection
-/// on the distribution function to 1e-12.
-fn student_t_quantile(p: f64, df: f64) -> Option<f64> {
-    if !(0.5..1.0).contains(&p) || !df.is_finite() || df <= 0.0 {
-        return None;
-    }
-    let mut hi = 1.0;
-    while student_t_cdf(hi, df) < p {
-        hi *= 2.0;
-        if hi > 1e12 {
-            return None;
-        }
-    }
-    let mut lo = 0.0;
-    while hi - lo > 1e-12 * hi.max(1.0) {
-        let mid = 0.5 * (lo + hi);
-        if student_t_cdf(mid, df) < p {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    Some(0.5 * (lo + hi))
 }
 
 /// The verdict from both intervals, read in the metric's direction.
@@ -537,57 +279,6 @@ mod tests {
     }
 
     #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[f64::NAN, 5.0]), Some(5.0));
-        assert_eq!(median(&[]), None);
-    }
-
-    #[test]
-    fn t_quantiles_match_tables() {
-        // Two-sided 95% critical values.
-        for (df, t) in [
-            (1.0, 12.706_204_736),
-            (4.0, 2.776_445_105),
-            (5.0, 2.570_581_836),
-            (8.0, 2.306_004_135),
-            (30.0, 2.042_272_456),
-        ] {
-            let q = student_t_quantile(0.975, df).unwrap();
-            assert!((q - t).abs() < 1e-6, "df {df}: {q} vs {t}");
-        }
-        // Fractional df lies between its neighbours, and the distribution function inverts.
-        let q = student_t_quantile(0.975, 5.5).unwrap();
-        assert!(q < 2.570_581_836 && q > 2.446_911_851);
-        assert!((student_t_cdf(q, 5.5) - 0.975).abs() < 1e-10);
-        assert!((student_t_cdf(0.0, 3.0) - 0.5).abs() < 1e-15);
-        assert_eq!(student_t_quantile(1.0, 3.0), None);
-        assert_eq!(student_t_quantile(0.975, 0.0), None);
-    }
-
-    #[test]
-    fn welch_interval_by_hand() {
-        // Means 3 and 5, variances 2.5 and 2.5, n = 5: se = 1, df = 8, t(0.975, 8) = 2.306004135.
-        let w = welch_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], &[3.0, 4.0, 5.0, 6.0, 7.0], 0.95).unwrap();
-        assert!((w.low - (2.0 - 2.306_004_135)).abs() < 1e-6, "{w:?}");
-        assert!((w.high - (2.0 + 2.306_004_135)).abs() < 1e-6, "{w:?}");
-        assert!(!w.excludes_zero());
-        // Unequal variances: a = 1..5 (var 2.5), b = 2,4,..,10 (var 10): se² = 0.5 + 2 = 2.5,
-        // df = 6.25 / (0.25/4 + 4/4) = 5.882352941.
-        let w = welch_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 6.0, 8.0, 10.0], 0.95).unwrap();
-        let t = student_t_quantile(0.975, 6.25 / 1.0625).unwrap();
-        assert!((w.high - (3.0 + t * 2.5f64.sqrt())).abs() < 1e-9);
-        assert!(t > 2.446_911_851 && t < 2.570_581_836);
-        // Means 11 and 21, variances 1: se = √(2/3), df = 4, t = 2.776445105.
-        let w = welch_interval(&[10.0, 11.0, 12.0], &[20.0, 21.0, 22.0], 0.95).unwrap();
-        let half = 2.776_445_105 * (2.0f64 / 3.0).sqrt();
-        assert!((w.low - (10.0 - half)).abs() < 1e-6 && (w.high - (10.0 + half)).abs() < 1e-6);
-        assert!(w.excludes_zero());
-        assert_eq!(welch_interval(&[1.0], &[2.0, 3.0], 0.95), None);
-    }
-
-    #[test]
     fn identical_samples_give_no_verdict() {
         let xs = [100.0, 102.0, 98.0, 101.0, 99.0];
         let mut o = obs("base", "iops", &xs);
@@ -639,18 +330,6 @@ mod tests {
         assert_eq!(ch.difference, 100.0);
         assert_eq!((ch.bootstrap, ch.welch), (None, None));
         assert_eq!(ch.verdict, Verdict::NoClearChange);
-    }
-
-    #[test]
-    fn bootstrap_is_reproducible_and_seeded() {
-        let a = [1.0, 5.0, 2.0, 8.0, 3.0, 9.0];
-        let b = [2.0, 6.0, 4.0, 9.0, 5.0, 7.0];
-        let m = Method::default();
-        let x = bootstrap_median_difference(&a, &b, &m).unwrap();
-        assert_eq!(x, bootstrap_median_difference(&a, &b, &m).unwrap());
-        let y = bootstrap_median_difference(&a, &b, &Method { seed: 99, ..m }).unwrap();
-        assert_ne!(x, y);
-        assert!(x.low <= x.high);
     }
 
     #[test]
