@@ -1,5 +1,4 @@
 //! End-to-end tests: the real `rftune` binary against mock BMCs serving the fixtures.
-//! Build it first: `cargo test --workspace` does.
 #![allow(clippy::unwrap_used)]
 
 mod apply;
@@ -22,25 +21,9 @@ mod trust;
 use std::path::PathBuf;
 use std::process::Output;
 
-/// The `rftune` binary next to this test executable (target/<profile>/rftune), built once per
-/// test run: cargo builds a package's binaries only for that package's own tests.
+/// The `rftune` binary cargo built for this test run.
 fn binary() -> PathBuf {
-    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let exe = std::env::current_exe().unwrap();
-            let dir = exe.parent().and_then(|d| d.parent()).unwrap();
-            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-            let mut build = std::process::Command::new(cargo);
-            build.args(["build", "--quiet", "-p", "rftune", "--bin", "rftune"]);
-            if dir.file_name().is_some_and(|p| p == "release") {
-                build.arg("--release");
-            }
-            let status = build.status().unwrap();
-            assert!(status.success(), "building the rftune binary failed");
-            dir.join(format!("rftune{}", std::env::consts::EXE_SUFFIX))
-        })
-        .clone()
+    PathBuf::from(env!("CARGO_BIN_EXE_rftune"))
 }
 
 /// A run of the binary with a hermetic environment: no inherited RFTUNE_*, colour or width
