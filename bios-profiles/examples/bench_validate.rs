@@ -2,7 +2,7 @@
 //!
 //! `cargo run -p bios-profiles --release --example bench_validate [ITERATIONS]`
 
-use bios_profiles::{HostFacts, Library, ValidateOptions, diff, plan, validate, validate_idrac};
+use bios_profiles::{HostFacts, HostState, Library, ValidateOptions, diff, plan, validate, validate_idrac};
 use redfish_client::oem::dell::{AttributeGroup, DellAttributes};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{Bios, BiosSettings};
@@ -61,15 +61,18 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let (name, settings) = largest.ok_or("no shipped profile targets the fixture")?;
     let options = ValidateOptions::default();
+    let state = HostState::new(&registry, &current)
+        .with_pending(&pending)
+        .with_idrac(&idrac);
 
     let mut samples = Vec::with_capacity(iterations);
     for i in 0..iterations + iterations / 10 {
         let start = Instant::now();
         let resolved = library.resolve(&name, &host)?;
-        let violations = validate(&resolved, &registry, &current, &options);
-        let idrac_violations = validate_idrac(&resolved, &manager_registry, &idrac, &options);
-        let d = diff(&resolved, &registry, &current, &pending, &idrac);
-        let p = plan(&resolved, &registry, &current, &idrac)?;
+        let violations = validate(&resolved, &state, &options);
+        let idrac_violations = validate_idrac(&resolved, &state, &manager_registry, &options);
+        let d = diff(&resolved, &state);
+        let p = plan(&resolved, &state)?;
         black_box((violations, idrac_violations, d, p));
         // The first tenth warms caches and is not counted.
         if i >= iterations / 10 {

@@ -7,7 +7,7 @@
 //! `Enabled`/`Disabled` switch seen with one of them); otherwise they `accept` candidate tokens
 //! and the host's registry picks one.
 
-use crate::error::{Error, Position, Result};
+use crate::error::{Error, Result};
 use crate::host::Generation;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -76,11 +76,7 @@ pub struct Catalog {
 impl Catalog {
     /// Parses a catalog file: a list of `[[setting]]` tables.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
-        toml::from_str(text).map_err(|e| Error::Format {
-            file: file.to_owned(),
-            position: e.span().map(|s| Position::of(text, s.start)),
-            message: crate::profile::one_line(e.message()),
-        })
+        toml::from_str(text).map_err(|e| Error::toml(file, text, &e))
     }
 
     /// The entry for an attribute name (exact, then case-insensitive).

@@ -1,14 +1,14 @@
 //! Desired vs current vs pending, per attribute, with a status: the report `rftune diff` prints.
 
 use crate::choose::Choice;
-use crate::engine::Verdict;
+use crate::host::HostState;
 use crate::library::ResolvedProfile;
-use crate::profile::{Confidence, Setting, Target};
-use crate::validate::{ValidateOptions, check_bios, render_conditions};
+use crate::profile::{Confidence, Setting};
+use crate::validate::{ValidateOptions, check_bios};
+use crate::verdict::{Target, Verdict, render_conditions};
 use redfish_client::dependencies::Flag;
 use redfish_client::oem::dell::AttributeGroup;
-use redfish_client::resources::attribute_registry::AttributeRegistry;
-use redfish_client::resources::bios::{AttributeValue, Attributes};
+use redfish_client::resources::bios::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -170,19 +170,14 @@ impl Diff {
     }
 }
 
-/// Compares the host with `profile`.
+/// Compares the `host` with `profile`: its BIOS's current and pending (`Bios/Settings`)
+/// values, and its `DellAttributes` by group.
 ///
-/// `current` and `pending` are the BIOS's current and pending (`Bios/Settings`) attributes;
-/// `idrac_current` the `DellAttributes` by group. "Forced" is judged on the planned state, as
-/// for [`crate::plan::plan`]: current values overlaid with the profile's values and unlocks.
-pub fn diff(
-    profile: &ResolvedProfile,
-    registry: &AttributeRegistry,
-    current: &Attributes,
-    pending: &Attributes,
-    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
-) -> Diff {
-    let checked = check_bios(profile, registry, current, &ValidateOptions::default());
+/// "Forced" is judged on the planned state, as for [`crate::plan::plan`]: current values
+/// overlaid with the profile's values and unlocks.
+pub fn diff(profile: &ResolvedProfile, host: &HostState<'_>) -> Diff {
+    let (current, pending, idrac_current) = (host.bios, host.pending, host.idrac);
+    let checked = check_bios(profile, host, &ValidateOptions::default());
     let problems: BTreeMap<&str, String> = checked
         .violations
         .iter()

@@ -13,42 +13,11 @@
 //! attribute the profile does not set frees it (`SysProfile = Custom`), that value becomes an
 //! unlock and the analysis starts over; otherwise the block stays, for validation to report.
 
-use crate::plan::Unlock;
-use crate::validate::{Condition, Fix, ValueOrigin};
+use crate::verdict::{Condition, Fix, Unlock, ValueOrigin, Verdict, render_conditions};
 use redfish_client::dependencies::{DependencyEvaluator, Evaluation, Flag};
 use redfish_client::resources::attribute_registry::{AttributeProperty, AttributeType, MapDependency};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The outcome for one desired attribute.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Verdict {
-    /// The host already has the value and nothing in the planned state moves it.
-    InSync,
-    /// The host differs, and a rule in the planned state forces the desired value: no write.
-    Forced { because: Vec<Condition> },
-    /// The host differs and the attribute is writable in the planned state: write it.
-    Write,
-    /// `Value` rules in the planned state allow only other values.
-    Restricted {
-        allowed: Vec<String>,
-        because: Vec<Condition>,
-        fixes: Vec<Fix>,
-    },
-    /// A rule in the planned state forces another value.
-    Conflict {
-        forced: AttributeValue,
-        because: Vec<Condition>,
-        fixes: Vec<Fix>,
-    },
-    /// The host differs, but the attribute is read-only or hidden in the planned state.
-    /// `because` is empty when no rule is responsible (a static flag).
-    Locked {
-        flag: Flag,
-        because: Vec<Condition>,
-        fixes: Vec<Fix>,
-    },
-}
 
 /// The analysis of one set of desired values.
 pub(crate) struct Analysis {
@@ -311,7 +280,7 @@ fn describe_block(
     value: &AttributeValue,
 ) -> String {
     let rules = blocking_rules(evaluation, name);
-    let because = crate::validate::render_conditions(&conditions(evaluation, &rules, name, desired, unlocks));
+    let because = render_conditions(&conditions(evaluation, &rules, name, desired, unlocks));
     match block(evaluation, current, name, value) {
         Some(Block::Forced(_, forced)) => format!("{because} forces {name} = {forced}"),
         Some(Block::Restricted(_, allowed)) => {

@@ -1,6 +1,6 @@
 //! The crate's one error type: reading, parsing and resolving profiles, and refusing to plan.
 
-use crate::validate::{Severity, Violation};
+use crate::verdict::{Severity, Violation};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -125,6 +125,27 @@ pub enum Error {
         /// Every problem found (errors and warnings).
         violations: Vec<Violation>,
     },
+}
+
+impl Error {
+    /// A [`Error::Format`] for a TOML file that does not parse or does not follow its format.
+    pub(crate) fn toml(file: &str, text: &str, e: &toml::de::Error) -> Self {
+        Self::Format {
+            file: file.to_owned(),
+            position: e.span().map(|s| Position::of(text, s.start)),
+            message: one_line(e.message()),
+        }
+    }
+}
+
+/// Collapses a multi-line parser message into one line.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `Result` with this crate's [`Error`].

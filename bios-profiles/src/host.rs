@@ -1,6 +1,10 @@
 //! What a profile needs to know about a host: its AMD EPYC generation, CPU model, sockets and
-//! cores, its PowerEdge model and, when a profile asks, how its memory channels are populated.
+//! cores, its PowerEdge model and, when a profile asks, how its memory channels are populated
+//! ([`HostFacts`]); and what the host shows, which a resolved profile is judged against
+//! ([`HostState`]).
 
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use redfish_client::resources::computer_system::Memory;
 use serde::{Deserialize, Serialize};
@@ -327,6 +331,54 @@ impl fmt::Display for HostFacts {
             (None, Some(cpu)) => write!(f, " ({cpu})"),
             (None, None) => f.write_str(" (unknown CPU generation)"),
         }
+    }
+}
+
+/// What a host shows, borrowed from whoever read it: the state that validation, diff, plan and
+/// simulation judge a resolved profile against.
+///
+/// [`HostState::new`] starts from a registry and current BIOS values, with nothing pending and
+/// no iDRAC attributes; a caller that read more adds it (`.with_pending(..)`,
+/// `.with_idrac(..)`), or replaces a part with struct update syntax
+/// (`HostState { bios: &after, ..host }`).
+#[derive(Debug, Clone, Copy)]
+pub struct HostState<'a> {
+    /// The BIOS attribute registry.
+    pub registry: &'a AttributeRegistry,
+    /// The BIOS's current values (`GET …/Bios`, which on an iDRAC lists only visible
+    /// attributes).
+    pub bios: &'a Attributes,
+    /// The BIOS values pending for the next reboot (`…/Bios/Settings`).
+    pub pending: &'a Attributes,
+    /// The iDRAC's `DellAttributes`, by group.
+    pub idrac: &'a BTreeMap<AttributeGroup, Attributes>,
+}
+
+static NO_ATTRIBUTES: Attributes = Attributes::new();
+static NO_GROUPS: BTreeMap<AttributeGroup, Attributes> = BTreeMap::new();
+
+impl<'a> HostState<'a> {
+    /// A host with this BIOS `registry` and current `bios` values, nothing pending and no iDRAC
+    /// attributes.
+    pub fn new(registry: &'a AttributeRegistry, bios: &'a Attributes) -> Self {
+        Self {
+            registry,
+            bios,
+            pending: &NO_ATTRIBUTES,
+            idrac: &NO_GROUPS,
+        }
+    }
+
+    /// The same host with `pending` BIOS values.
+    #[must_use]
+    pub fn with_pending(self, pending: &'a Attributes) -> Self {
+        Self { pending, ..self }
+    }
+
+    /// The same host with these iDRAC attribute groups.
+    #[must_use]
+    pub fn with_idrac(self, idrac: &'a BTreeMap<AttributeGroup, Attributes>) -> Self {
+        Self { idrac, ..self }
     }
 }
 

@@ -12,6 +12,9 @@
 //! - [`choose`](mod@choose): values the host decides — ordered preferences, accepted tokens,
 //!   integers derived from the registry's bounds — picked from the host's registry, with the
 //!   reason; a setting the host offers nothing for is unavailable, never guessed.
+//! - [`HostState`]: what a host shows — its BIOS registry, current and pending values, and
+//!   iDRAC attribute groups — borrowed from whoever read it; validation, diff, plan and
+//!   simulation judge a resolved profile against it.
 //! - [`validate`](mod@validate): every problem of a resolved profile on a host at once —
 //!   unknown attributes (with the closest names), wrong types, values not allowed, attributes
 //!   read-only or hidden *in the planned state* (the registry's dependencies re-evaluated with
@@ -22,6 +25,9 @@
 //! - [`plan`](mod@plan): the minimal BIOS and iDRAC writes, including automatic unlocks such
 //!   as `SysProfile = Custom`, after which the diff is clean; [`simulate`] shows what the BIOS
 //!   reports after the job.
+//! - [`verdict`]: the words those judgements share, below all of them — [`Target`],
+//!   [`Violation`] and its [`Severity`], the [`Condition`]s and [`Fix`]es behind a block, and
+//!   the plan's [`Unlock`]s.
 //! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
 //!   tokens seen on real hosts.
 //!
@@ -29,10 +35,9 @@
 //! evaluator without the HTTP client.
 //!
 //! ```
-//! use bios_profiles::{HostFacts, Library, ValidateOptions, diff, plan, simulate, validate};
+//! use bios_profiles::{HostFacts, HostState, Library, ValidateOptions, diff, plan, simulate, validate};
 //! use redfish_client::resources::attribute_registry::AttributeRegistry;
 //! use redfish_client::resources::bios::Attributes;
-//! use std::collections::BTreeMap;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // A tiny registry: ProcCStates is read-only unless SysProfile is Custom.
@@ -60,13 +65,14 @@
 //! "#, "idle-friendly.toml")?;
 //! let profile = library.resolve("idle-friendly", &HostFacts::from_bios(&current))?;
 //!
-//! assert!(validate(&profile, &registry, &current, &ValidateOptions::default()).is_empty());
-//! let plan = plan(&profile, &registry, &current, &BTreeMap::new())?;
+//! let host = HostState::new(&registry, &current);
+//! assert!(validate(&profile, &host, &ValidateOptions::default()).is_empty());
+//! let plan = plan(&profile, &host)?;
 //! // ProcCStates is locked by SysProfile, which the profile leaves alone: the plan unlocks it.
 //! assert_eq!(plan.bios["SysProfile"], "Custom".into());
 //! assert_eq!(plan.unlocks[0].attribute, "SysProfile");
-//! let after = simulate(&current, &plan, &registry);
-//! assert!(diff(&profile, &registry, &after, &Attributes::new(), &BTreeMap::new()).is_clean());
+//! let after = simulate(&host, &plan);
+//! assert!(diff(&profile, &HostState { bios: &after, ..host }).is_clean());
 //! # Ok(()) }
 //! ```
 
@@ -82,19 +88,19 @@ pub mod profile;
 pub mod sources;
 pub mod suggest;
 pub mod validate;
+pub mod verdict;
 
 pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
-pub use host::{Generation, HostFacts, MemoryPopulation};
+pub use host::{Generation, HostFacts, HostState, MemoryPopulation};
 pub use library::{Library, ResolvedProfile, Skipped};
-pub use plan::{Plan, Unlock, plan, simulate, simulate_idrac};
+pub use plan::{Plan, plan, simulate, simulate_idrac};
 pub use profile::{
     Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,
-    Target, Unsupported, Wanted, When,
+    Unsupported, Wanted, When,
 };
 pub use sources::{Source, Sources};
-pub use validate::{
-    Condition, Fix, Severity, ValidateOptions, ValueOrigin, Violation, ViolationKind, validate, validate_idrac,
-};
+pub use validate::{ValidateOptions, validate, validate_idrac};
+pub use verdict::{Condition, Fix, Severity, Target, Unlock, ValueOrigin, Violation, ViolationKind};

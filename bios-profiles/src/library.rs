@@ -2,9 +2,10 @@
 
 use crate::error::{Error, Result};
 use crate::host::{self, HostFacts};
-use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Target, Unsupported};
+use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Unsupported};
 use crate::sources::Sources;
 use crate::suggest;
+use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
 use serde::{Serialize, Serializer};

@@ -4,30 +4,17 @@
 //! the job.
 
 use crate::choose::Choice;
-use crate::engine::{Verdict, overlaid};
+use crate::engine::overlaid;
 use crate::error::{Error, Result};
+use crate::host::HostState;
 use crate::library::ResolvedProfile;
-use crate::validate::{Severity, ValidateOptions, check_bios};
+use crate::validate::{ValidateOptions, check_bios};
+use crate::verdict::{Severity, Unlock, Verdict};
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::AttributeGroup;
-use redfish_client::resources::attribute_registry::AttributeRegistry;
-use redfish_client::resources::bios::{AttributeValue, Attributes};
+use redfish_client::resources::bios::Attributes;
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// An attribute the profile does not set that the plan changes so that others become
-/// writable (`SysProfile = Custom` to change `ProcCStates`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Unlock {
-    /// The attribute changed.
-    pub attribute: String,
-    /// Its new value.
-    pub value: AttributeValue,
-    /// The profile's attributes it frees.
-    pub frees: Vec<String>,
-    /// Why: `ProcCStates is read-only while SysProfile = PerfOptimized (current value)`.
-    pub reason: String,
-}
 
 /// What to write: BIOS attributes (one PATCH of `Bios/Settings`, then a job and a reboot)
 /// and iDRAC attributes (one PATCH per `DellAttributes` group, applied at once).
@@ -57,7 +44,7 @@ impl Plan {
     }
 }
 
-/// Plans the writes that bring the host to `profile`.
+/// Plans the writes that bring the `host` to `profile`.
 ///
 /// BIOS: an attribute is written when its current value differs from the value the profile
 /// wants on this host (as written, or chosen from the registry — see [`crate::choose`]) and
@@ -67,13 +54,8 @@ impl Plan {
 /// diff is clean. iDRAC: attributes whose current value differs; attributes the host lacks
 /// are left out. Fails with [`Error::Invalid`] when validation finds errors (warnings, such as
 /// attributes absent on this host, do not block).
-pub fn plan(
-    profile: &ResolvedProfile,
-    registry: &AttributeRegistry,
-    current: &Attributes,
-    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
-) -> Result<Plan> {
-    let checked = check_bios(profile, registry, current, &ValidateOptions::default());
+pub fn plan(profile: &ResolvedProfile, host: &HostState<'_>) -> Result<Plan> {
+    let checked = check_bios(profile, host, &ValidateOptions::default());
     if checked.violations.iter().any(|v| v.severity == Severity::Error) {
         return Err(Error::Invalid {
             profile: profile.name.clone(),
@@ -96,7 +78,7 @@ pub fn plan(
     }
     let mut idrac: BTreeMap<AttributeGroup, Attributes> = BTreeMap::new();
     for ((group, name), s) in &profile.idrac {
-        let now = idrac_current.get(group).and_then(|a| a.get(name));
+        let now = host.idrac.get(group).and_then(|a| a.get(name));
         if let Some(value) = s.value()
             && now.is_some_and(|v| v != value)
         {
@@ -111,12 +93,14 @@ pub fn plan(
     })
 }
 
-/// What the BIOS shows after the plan's job: `current` overlaid with the plan's BIOS values,
-/// then every `CurrentValue` dependency applied. Entries the registry does not define, or that
+/// What the BIOS shows after the plan's job: the `host`'s current values overlaid with the
+/// plan's BIOS values, then every `CurrentValue` dependency of its registry applied (pending
+/// values play no part: the plan's job replaces them). Entries the registry does not define, or that
 /// are read-only or hidden in that state, are dropped first, as firmware that refuses or
 /// ignores writes to locked attributes would. Attributes hidden afterwards are left out, as a
 /// real iDRAC's `GET …/Bios` leaves them out.
-pub fn simulate(current: &Attributes, plan: &Plan, registry: &AttributeRegistry) -> Attributes {
+pub fn simulate(host: &HostState<'_>, plan: &Plan) -> Attributes {
+    let (registry, current) = (host.registry, host.bios);
     let mut evaluator = DependencyEvaluator::new(registry);
     if !current.is_empty() {
         evaluator = evaluator.with_listing(current.keys());
@@ -143,12 +127,10 @@ pub fn simulate(current: &Attributes, plan: &Plan, registry: &AttributeRegistry)
         .collect()
 }
 
-/// What the `DellAttributes` show after the plan's iDRAC PATCHes (applied immediately).
-pub fn simulate_idrac(
-    idrac_current: &BTreeMap<AttributeGroup, Attributes>,
-    plan: &Plan,
-) -> BTreeMap<AttributeGroup, Attributes> {
-    let mut out = idrac_current.clone();
+/// What the `host`'s `DellAttributes` show after the plan's iDRAC PATCHes (applied
+/// immediately).
+pub fn simulate_idrac(host: &HostState<'_>, plan: &Plan) -> BTreeMap<AttributeGroup, Attributes> {
+    let mut out = host.idrac.clone();
     for (group, values) in &plan.idrac {
         let attributes = out.entry(*group).or_default();
         for (k, v) in values {

@@ -91,28 +91,6 @@ impl fmt::Display for Confidence {
     }
 }
 
-/// Where an attribute lives: the BIOS, or one of the iDRAC's `DellAttributes` resources.
-///
-/// Serialises (flattened into its parent) as `"target": "bios"` or
-/// `"target": "idrac", "group": "System"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(tag = "target", content = "group", rename_all = "snake_case")]
-pub enum Target {
-    /// `Systems/System.Embedded.1/Bios`.
-    Bios,
-    /// `Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/<group>`.
-    Idrac(AttributeGroup),
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Bios => f.write_str("BIOS"),
-            Self::Idrac(group) => write!(f, "iDRAC {group}"),
-        }
-    }
-}
-
 /// Which end of an integer attribute's range a derived value takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -555,11 +533,7 @@ impl ConfidenceCounts {
 impl Profile {
     /// Parses one profile file. `file` names it in errors; every `source` must be in `sources`.
     pub fn from_toml(text: &str, file: &str, sources: &Sources) -> Result<Self> {
-        let raw: RawProfile = toml::from_str(text).map_err(|e| Error::Format {
-            file: file.to_owned(),
-            position: e.span().map(|s| Position::of(text, s.start)),
-            message: one_line(e.message()),
-        })?;
+        let raw: RawProfile = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
         Parser { text, file, sources }.profile(raw)
     }
 
@@ -610,16 +584,6 @@ impl Profile {
         }
         out
     }
-}
-
-/// Collapses a multi-line parser message into one line.
-pub(crate) fn one_line(message: &str) -> String {
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 #[derive(Deserialize)]

@@ -1,6 +1,6 @@
 //! The documents profile settings cite, by id (`profiles/dell/sources.toml`).
 
-use crate::error::{Error, Position, Result};
+use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -32,11 +32,7 @@ pub struct Sources {
 impl Sources {
     /// Parses a sources file: one table per id, with `title`, `publisher` and an optional `note`.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
-        let mut by_id: BTreeMap<String, Source> = toml::from_str(text).map_err(|e| Error::Format {
-            file: file.to_owned(),
-            position: e.span().map(|s| Position::of(text, s.start)),
-            message: crate::profile::one_line(e.message()),
-        })?;
+        let mut by_id: BTreeMap<String, Source> = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
         for (id, source) in &mut by_id {
             source.id.clone_from(id);
         }

@@ -148,8 +148,8 @@ pub async fn assess(
         }
     }
     let options = ValidateOptions { strict };
-    let violations = bios_profiles::validate(&profile, &state.registry, &state.bios, &options);
-    let diff = bios_profiles::diff(&profile, &state.registry, &state.bios, &state.pending, &state.idrac);
+    let violations = bios_profiles::validate(&profile, &state.view(), &options);
+    let diff = bios_profiles::diff(&profile, &state.view());
     Ok(Assessment {
         state,
         profile,

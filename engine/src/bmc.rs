@@ -65,6 +65,16 @@ impl HostValues {
 }
 
 impl HostState {
+    /// The part bios-profiles judges a profile against (validate, diff, plan), borrowed.
+    pub fn view(&self) -> bios_profiles::HostState<'_> {
+        bios_profiles::HostState {
+            registry: &self.registry,
+            bios: &self.bios,
+            pending: &self.pending,
+            idrac: &self.idrac,
+        }
+    }
+
     /// Open BIOS configuration jobs: scheduled, running, or stuck at PR30 (which blocks the
     /// queue until deleted).
     pub fn open_bios_jobs(&self) -> impl Iterator<Item = &DellJob> {

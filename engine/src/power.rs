@@ -6,7 +6,6 @@ use crate::observe::{Event, Observer, Phase};
 use crate::target::Target;
 use host_bench::power::{Sample, Sensor};
 use redfish_client::ODataId;
-use redfish_client::oem::dell;
 use std::time::{Duration, Instant};
 
 /// Reads power from one BMC through the source chosen at start.
@@ -21,21 +20,8 @@ pub struct Meter<'a> {
 impl<'a> Meter<'a> {
     /// Picks the chassis and the best source that gives a reading.
     pub async fn new(target: &'a mut Target) -> Result<Meter<'a>> {
-        let root = target.service_root().await?;
+        let chassis = target.chassis_id().await?;
         let target = &*target;
-        let chassis =
-            if root.is_dell() {
-                ODataId::new(dell::CHASSIS)
-            } else {
-                let links: Vec<redfish_client::odata::Link> = target
-                    .client
-                    .members("/redfish/v1/Chassis")
-                    .await
-                    .map_err(|e| target.explain(e, "listing chassis"))?;
-                links.into_iter().next().map(|l| l.odata_id).ok_or_else(|| {
-                    HostError::new(&target.name, HostErrorKind::Unsupported, "the BMC lists no chassis")
-                })?
-            };
         let env = target.client.environment_metrics(&chassis).await;
         let sensor = match env.ok().and_then(|e| e.power_watts?.reading) {
             Some(_) => Sensor::EnvironmentMetrics,

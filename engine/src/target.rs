@@ -1,6 +1,8 @@
 //! Turning an inventory entry and a [`ConnectConfig`] into a connected [`Target`]:
 //! credentials, certificate trust (CA, pin, known_hosts, trust on first use, or an explicit
-//! insecure mode), and error messages that say what to do next.
+//! insecure mode), and error messages that say what to do next. A target also knows, from
+//! the first read of its service root, which [`Layout`] the BMC has: an iDRAC's fixed paths or
+//! a generic service's discovery.
 
 use crate::credentials;
 use crate::error::{Context, HostError, HostErrorKind, Result};
@@ -9,9 +11,12 @@ use crate::observe::{Event, Observer};
 use crate::state::StateDirs;
 use crate::trust::KnownHosts;
 use redfish_client::error::TransportKind;
+use redfish_client::odata::Link;
+use redfish_client::oem::dell;
+use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::resources::service_root::ServiceRoot;
 use redfish_client::{
-    AuthMethod, Client, Credentials, Error as RedfishError, Fingerprint, RetryPolicy, TlsVerification,
+    AuthMethod, Client, Credentials, Error as RedfishError, Fingerprint, ODataId, RetryPolicy, TlsVerification,
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -68,8 +73,26 @@ pub struct Target {
     pub client: Client,
     /// How its certificate is trusted (for hints in errors).
     trust: Trust,
-    /// The service root, when connecting already fetched it.
-    root: Option<ServiceRoot>,
+    /// The service root and the layout it shows, once read.
+    service: Option<(ServiceRoot, Layout)>,
+}
+
+/// Where a BMC keeps what rftune reads, decided once per [`Target`] from its service root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// A Dell iDRAC (`Vendor: Dell`): the fixed paths of `redfish_client::oem::dell`, read
+    /// without discovery.
+    Dell,
+    /// Any other Redfish service: the system and chassis are the first members of their
+    /// collections, and the BIOS is where the system links.
+    Generic,
+}
+
+impl Layout {
+    /// The layout of the service whose root this is.
+    pub fn of(root: &ServiceRoot) -> Self {
+        if root.is_dell() { Self::Dell } else { Self::Generic }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -178,15 +201,11 @@ pub async fn connect(
         name,
         client,
         trust,
-        root: None,
+        service: None,
     };
     if target.trust == Trust::FirstUse {
         // Anonymous: the first handshake sets the client's pin before any credential leaves.
-        let root = target
-            .client
-            .service_root()
-            .await
-            .map_err(|e| target.explain(e, "reading the service root"))?;
+        target.service().await?;
         if let Some(fp) = target.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
             observer.event(&Event::notice(
@@ -197,7 +216,6 @@ pub async fn connect(
                 ),
             ));
         }
-        target.root = Some(root);
     }
     Ok(target)
 }
@@ -222,27 +240,65 @@ impl Target {
             name: name.into(),
             client,
             trust: Trust::Pinned,
-            root: None,
+            service: None,
         }
+    }
+
+    /// The service root and its layout, read anonymously the first time and kept.
+    async fn service(&mut self) -> Result<&(ServiceRoot, Layout)> {
+        let service = match self.service.take() {
+            Some(service) => service,
+            None => {
+                let root = self
+                    .client
+                    .service_root()
+                    .await
+                    .map_err(|e| self.explain(e, "reading the service root"))?;
+                let layout = Layout::of(&root);
+                (root, layout)
+            }
+        };
+        Ok(self.service.insert(service))
     }
 
     /// The service root (fetched once).
     pub async fn service_root(&mut self) -> Result<ServiceRoot> {
-        if let Some(root) = &self.root {
-            return Ok(root.clone());
-        }
-        let root = self
-            .client
-            .service_root()
-            .await
-            .map_err(|e| self.explain(e, "reading the service root"))?;
-        self.root = Some(root.clone());
-        Ok(root)
+        Ok(self.service().await?.0.clone())
     }
 
-    /// The first system of a non-Dell service (`Systems` → first member), for the generic
-    /// read paths; iDRACs are addressed at their fixed paths instead.
-    pub async fn first_system(&self) -> Result<redfish_client::resources::computer_system::ComputerSystem> {
+    /// The BMC's layout (from the service root, fetched once).
+    pub async fn layout(&mut self) -> Result<Layout> {
+        Ok(self.service().await?.1)
+    }
+
+    /// The BIOS resource: an iDRAC's fixed path, or where the first system links.
+    pub async fn bios_id(&mut self) -> Result<ODataId> {
+        Ok(match self.layout().await? {
+            Layout::Dell => ODataId::new(dell::BIOS),
+            Layout::Generic => self.first_system().await?.bios_link(),
+        })
+    }
+
+    /// The chassis: an iDRAC's fixed path, or the first member of `Chassis`.
+    pub async fn chassis_id(&mut self) -> Result<ODataId> {
+        if self.layout().await? == Layout::Dell {
+            return Ok(ODataId::new(dell::CHASSIS));
+        }
+        let links: Vec<Link> = self
+            .client
+            .members("/redfish/v1/Chassis")
+            .await
+            .map_err(|e| self.explain(e, "listing chassis"))?;
+        links
+            .into_iter()
+            .next()
+            .map(|l| l.odata_id)
+            .ok_or_else(|| HostError::new(&self.name, HostErrorKind::Unsupported, "the BMC lists no chassis").into())
+    }
+
+    /// The first system of a [`Layout::Generic`] service (`Systems` → first member); iDRACs
+    /// are addressed at their fixed paths instead.
+    pub async fn first_system(&self) -> Result<ComputerSystem> {
         let systems = self
             .client
             .systems()

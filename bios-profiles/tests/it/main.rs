@@ -7,7 +7,7 @@ mod shipped;
 mod snapshots;
 mod synthetic;
 
-use bios_profiles::{HostFacts, Library, ResolvedProfile};
+use bios_profiles::{HostFacts, HostState, Library, ResolvedProfile};
 use redfish_client::oem::dell::{AttributeGroup, DellAttributes};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
@@ -60,6 +60,13 @@ impl Fixture {
 
     pub(crate) fn host(&self) -> HostFacts {
         HostFacts::from_bios(&self.current)
+    }
+
+    /// Everything the fixture's host shows.
+    pub(crate) fn state(&self) -> HostState<'_> {
+        HostState::new(&self.registry, &self.current)
+            .with_pending(&self.pending)
+            .with_idrac(&self.idrac)
     }
 }
 

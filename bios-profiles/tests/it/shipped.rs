@@ -3,12 +3,11 @@
 use crate::{Fixture, MODELS};
 use bios_profiles::library::SHIPPED_PROFILES;
 use bios_profiles::{
-    Confidence, Generation, Library, Plan, ResolvedProfile, Severity, Status, ValidateOptions, ViolationKind, Wanted,
-    catalog, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
+    Confidence, Generation, HostState, Library, Plan, ResolvedProfile, Severity, Status, ValidateOptions,
+    ViolationKind, Wanted, catalog, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
 };
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::resources::bios::AttributeValue;
-use redfish_client::resources::bios::Attributes;
 use std::collections::BTreeSet;
 
 /// Every (profile, fixture) pair the profile targets, resolved for the fixture host.
@@ -138,23 +137,18 @@ fn every_shipped_profile_validates_strictly_on_every_fixture_it_targets() {
     let strict = ValidateOptions { strict: true };
     for (profile, fixture) in pairs {
         let context = format!("{} on {}", profile.name, fixture.model);
-        let lenient = validate(
-            &profile,
-            &fixture.registry,
-            &fixture.current,
-            &ValidateOptions::default(),
-        );
+        let lenient = validate(&profile, &fixture.state(), &ValidateOptions::default());
         assert!(
             lenient.iter().all(|v| v.severity == Severity::Warning),
             "{context}: {lenient:#?}"
         );
-        for v in validate(&profile, &fixture.registry, &fixture.current, &strict) {
+        for v in validate(&profile, &fixture.state(), &strict) {
             let expected = ABSENT_ON_FIXTURE
                 .iter()
                 .any(|(m, a, _)| *m == fixture.model && *a == v.attribute);
             assert!(expected && v.kind == ViolationKind::NotApplicable, "{context}: {v}");
         }
-        let idrac = validate_idrac(&profile, &fixture.manager_registry, &fixture.idrac, &strict);
+        let idrac = validate_idrac(&profile, &fixture.state(), &fixture.manager_registry, &strict);
         assert!(idrac.is_empty(), "{context}: {idrac:#?}");
     }
 }
@@ -173,9 +167,13 @@ fn locked_entries(fixture: &Fixture, plan: &Plan) -> Vec<String> {
 }
 
 fn clean_after(profile: &ResolvedProfile, fixture: &Fixture, plan: &Plan) -> bool {
-    let after = simulate(&fixture.current, plan, &fixture.registry);
-    let idrac_after = simulate_idrac(&fixture.idrac, plan);
-    diff(profile, &fixture.registry, &after, &Attributes::new(), &idrac_after).is_clean()
+    let after = simulate(&fixture.state(), plan);
+    let idrac_after = simulate_idrac(&fixture.state(), plan);
+    diff(
+        profile,
+        &HostState::new(&fixture.registry, &after).with_idrac(&idrac_after),
+    )
+    .is_clean()
 }
 
 #[test]
@@ -183,7 +181,7 @@ fn plans_of_shipped_profiles_lead_to_clean_diffs_and_are_minimal() {
     let mut planned_writes = 0;
     for (profile, fixture) in targeted() {
         let context = format!("{} on {}", profile.name, fixture.model);
-        let plan = plan(&profile, &fixture.registry, &fixture.current, &fixture.idrac).unwrap();
+        let plan = plan(&profile, &fixture.state()).unwrap();
         assert!(locked_entries(fixture, &plan).is_empty(), "{context}: {plan:#?}");
         assert!(clean_after(&profile, fixture, &plan), "{context}: {plan:#?}");
 
@@ -209,13 +207,7 @@ fn plans_of_shipped_profiles_lead_to_clean_diffs_and_are_minimal() {
         }
 
         // The plan writes exactly the drifted attributes (plus unlocks); forced ones are left to the BIOS.
-        let before = diff(
-            &profile,
-            &fixture.registry,
-            &fixture.current,
-            &fixture.pending,
-            &fixture.idrac,
-        );
+        let before = diff(&profile, &fixture.state());
         let drifted: BTreeSet<&str> = before
             .with_status(Status::Drift)
             .map(|c| c.attribute.as_str())
@@ -243,7 +235,7 @@ fn forced_and_skipped_settings_show_in_the_diff() {
     // r7525 is on PerfPerWattOptimizedDapc: choosing PerfOptimized forces C-states off.
     let milan = Fixture::load("r7525");
     let profile = library.resolve("performance", &milan.host()).unwrap();
-    let d = diff(&profile, &milan.registry, &milan.current, &milan.pending, &milan.idrac);
+    let d = diff(&profile, &milan.state());
     let status = |name: &str| d.changes.iter().find(|c| c.attribute == name).unwrap().status;
     assert_eq!(status("SysProfile"), Status::Drift);
     assert_eq!(status("ProcCStates"), Status::Forced);
@@ -262,7 +254,7 @@ fn forced_and_skipped_settings_show_in_the_diff() {
         Some("set by the BIOS because SysProfile = PerfOptimized")
     );
     insta::assert_json_snapshot!("diff_performance_on_r7525", d);
-    let plan = plan(&profile, &milan.registry, &milan.current, &milan.idrac).unwrap();
+    let plan = plan(&profile, &milan.state()).unwrap();
     insta::assert_json_snapshot!("plan_performance_on_r7525", plan);
 }
 
@@ -305,14 +297,8 @@ fn r7525_with_epyc_7552() -> Fixture {
 fn hpc_on(fixture: &Fixture) -> (bios_profiles::ResolvedProfile, bios_profiles::Diff, Plan) {
     let library = Library::shipped().unwrap();
     let profile = library.resolve("hpc", &fixture.host()).unwrap();
-    let d = diff(
-        &profile,
-        &fixture.registry,
-        &fixture.current,
-        &fixture.pending,
-        &fixture.idrac,
-    );
-    let p = plan(&profile, &fixture.registry, &fixture.current, &fixture.idrac).unwrap();
+    let d = diff(&profile, &fixture.state());
+    let p = plan(&profile, &fixture.state()).unwrap();
     assert!(clean_after(&profile, fixture, &p), "{}: {p:#?}", fixture.model);
     (profile, d, p)
 }
@@ -392,7 +378,7 @@ fn a_token_the_host_does_not_offer_leaves_the_setting_out_instead_of_failing_the
     }
     let library = Library::shipped().unwrap();
     let profile = library.resolve("hpc", &r7525.host()).unwrap();
-    let violations = validate(&profile, &r7525.registry, &r7525.current, &ValidateOptions::default());
+    let violations = validate(&profile, &r7525.state(), &ValidateOptions::default());
     let dlwm = violations
         .iter()
         .find(|v| v.attribute == "DynamicLinkWidthManagement")
@@ -402,18 +388,13 @@ fn a_token_the_host_does_not_offer_leaves_the_setting_out_instead_of_failing_the
         dlwm.to_string(),
         "DynamicLinkWidthManagement: unavailable on this host: none of Force, Forced (socket-to-socket links held at a fixed width) is offered by this host (it offers Unforced); left as is"
     );
-    let strict = validate(
-        &profile,
-        &r7525.registry,
-        &r7525.current,
-        &ValidateOptions { strict: true },
-    );
+    let strict = validate(&profile, &r7525.state(), &ValidateOptions { strict: true });
     assert!(
         strict
             .iter()
             .any(|v| v.attribute == "DynamicLinkWidthManagement" && v.severity == Severity::Error)
     );
-    let p = plan(&profile, &r7525.registry, &r7525.current, &r7525.idrac).unwrap();
+    let p = plan(&profile, &r7525.state()).unwrap();
     assert!(!p.bios.contains_key("DynamicLinkWidthManagement"));
     assert!(p.bios.contains_key("NumaNodesPerSocket"));
     // The width only exists while the links are forced, so it is unavailable as well.
@@ -423,7 +404,7 @@ fn a_token_the_host_does_not_offer_leaves_the_setting_out_instead_of_failing_the
         "it depends on DynamicLinkWidthManagement, which is unavailable on this host; left as is"
     );
     assert!(clean_after(&profile, &r7525, &p));
-    let d = diff(&profile, &r7525.registry, &r7525.current, &r7525.pending, &r7525.idrac);
+    let d = diff(&profile, &r7525.state());
     let c = change(&d, "DynamicLinkWidthManagement");
     assert_eq!(c.status, Status::NotApplicable);
     assert!(
@@ -451,7 +432,7 @@ fn confidential_computing_enables_snp_on_milan_and_later_only() {
     assert_eq!(cc.bios["IommuSupport"].wanted, Wanted::Value("Enabled".into()));
     let genoa = Fixture::load("r7625");
     let cc = library.resolve("confidential-computing", &genoa.host()).unwrap();
-    let plan = plan(&cc, &genoa.registry, &genoa.current, &genoa.idrac).unwrap();
+    let plan = plan(&cc, &genoa.state()).unwrap();
     // Snp, Rmp and CpuMinSevAsid are read-only on the host today (Sme is off); one job
     // sets them all because the planned state enables Sme.
     for name in ["Sme", "Snp", "Rmp", "CpuMinSevAsid"] {
@@ -661,7 +642,7 @@ fn the_new_workloads_apply_their_sourced_settings_to_the_fixture_hosts() {
         assert_eq!(value(&ai, name), Wanted::Value(want.into()), "ai-gpu {name}");
         assert_eq!(ai.bios[name].source, "amd-instinct-host", "ai-gpu {name}");
     }
-    let p = plan(&ai, &r7625.registry, &r7625.current, &r7625.idrac).unwrap();
+    let p = plan(&ai, &r7625.state()).unwrap();
     assert!(clean_after(&ai, &r7625, &p));
     assert_eq!(p.bios["SriovGlobalEnable"], "Enabled".into());
     assert_eq!(p.bios["FixedSocPstate"], "FixedSocPstate0".into());
@@ -686,7 +667,7 @@ fn the_new_workloads_apply_their_sourced_settings_to_the_fixture_hosts() {
     assert_eq!(value(&vp, "ProcPwrPerf"), Wanted::Value("OsDbpm".into()));
     assert_eq!(value(&vp, "ProcCStates"), Wanted::Value("Enabled".into()));
     assert_eq!(value(&vp, "SysProfile"), Wanted::Value("Custom".into()));
-    let p = plan(&vp, &r7625.registry, &r7625.current, &r7625.idrac).unwrap();
+    let p = plan(&vp, &r7625.state()).unwrap();
     assert_eq!(p.bios["ProcPwrPerf"], "OsDbpm".into());
 
     // Low latency trades ECC SMIs for latency and says so; everyone keeps error logging on.
@@ -709,7 +690,7 @@ fn the_minimum_sev_asid_follows_each_hosts_registry_bound() {
     let library = Library::shipped().unwrap();
     let mut genoa = Fixture::load("r7625");
     let cc = library.resolve("confidential-computing", &genoa.host()).unwrap();
-    let p = plan(&cc, &genoa.registry, &genoa.current, &genoa.idrac).unwrap();
+    let p = plan(&cc, &genoa.state()).unwrap();
     assert_eq!(p.bios["CpuMinSevAsid"], AttributeValue::Integer(509));
     // A CPU with 15 ASIDs: its registry bound is 15, and so is the value (253 would be refused).
     for a in &mut genoa.registry.registry_entries.attributes {
@@ -717,7 +698,7 @@ fn the_minimum_sev_asid_follows_each_hosts_registry_bound() {
             a.upper_bound = Some(15);
         }
     }
-    let p = plan(&cc, &genoa.registry, &genoa.current, &genoa.idrac).unwrap();
+    let p = plan(&cc, &genoa.state()).unwrap();
     assert_eq!(p.bios["CpuMinSevAsid"], AttributeValue::Integer(15));
     assert_eq!(
         p.choices["CpuMinSevAsid"].reason,

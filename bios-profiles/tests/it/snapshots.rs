@@ -1,11 +1,12 @@
 //! Snapshots of every message a user can get: validation problems and profile file errors.
 
-use crate::synthetic::{bios_current, bios_registry, idrac_current, idrac_profile, manager_registry, profile};
+use crate::synthetic::{
+    bios_current, bios_registry, idrac_current, idrac_profile, manager_registry, profile, validate_on_synthetic_host,
+};
 use crate::{library_with, resolve_toml};
 use bios_profiles::{
-    Error, Generation, HostFacts, Library, ValidateOptions, Violation, plan, validate, validate_idrac,
+    Error, Generation, HostFacts, HostState, Library, ValidateOptions, Violation, plan, validate, validate_idrac,
 };
-use std::collections::BTreeMap;
 
 fn genoa() -> HostFacts {
     HostFacts {
@@ -62,7 +63,7 @@ fn validation_messages() {
     for (text, strict) in [(&locks, false), (&values, false), (&range, false), (&locks, true)] {
         let resolved = resolve_toml(text, &genoa());
         let options = ValidateOptions { strict };
-        let violations = validate(&resolved, &bios_registry(), &bios_current(), &options);
+        let violations = validate(&resolved, &HostState::new(&bios_registry(), &bios_current()), &options);
         out.push_str(&format!(
             "## {} (strict: {strict})\n{}\n\n",
             resolved.name,
@@ -87,12 +88,7 @@ fn validation_as_json() {
         ),
         &genoa(),
     );
-    let violations = validate(
-        &resolved,
-        &bios_registry(),
-        &bios_current(),
-        &ValidateOptions::default(),
-    );
+    let violations = validate_on_synthetic_host(&resolved);
     insta::assert_json_snapshot!(violations);
 }
 
@@ -111,12 +107,9 @@ fn idrac_validation_messages() {
         ),
         &genoa(),
     );
-    let violations = validate_idrac(
-        &resolved,
-        &manager_registry(),
-        &idrac_current(),
-        &ValidateOptions::default(),
-    );
+    let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
+    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     insta::assert_snapshot!(render(&violations));
 }
 
@@ -133,7 +126,7 @@ fn plan_refusal_message() {
         ),
         &genoa(),
     );
-    let err = plan(&resolved, &bios_registry(), &bios_current(), &BTreeMap::new()).unwrap_err();
+    let err = plan(&resolved, &HostState::new(&bios_registry(), &bios_current())).unwrap_err();
     insta::assert_snapshot!(err.to_string());
 }
 

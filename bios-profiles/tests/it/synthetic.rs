@@ -2,8 +2,8 @@
 
 use crate::{attrs, enumeration, registry, resolve_toml, rule};
 use bios_profiles::{
-    Error, Generation, HostFacts, Severity, Status, ValidateOptions, ViolationKind, diff, plan, simulate, validate,
-    validate_idrac,
+    Error, Generation, HostFacts, HostState, ResolvedProfile, Severity, Status, ValidateOptions, Violation,
+    ViolationKind, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
 };
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
@@ -123,6 +123,16 @@ pub(crate) fn bios_current() -> Attributes {
     a
 }
 
+/// Validates `profile` leniently on the host of [`bios_registry`] and [`bios_current`].
+pub(crate) fn validate_on_synthetic_host(profile: &ResolvedProfile) -> Vec<Violation> {
+    let (registry, current) = (bios_registry(), bios_current());
+    validate(
+        profile,
+        &HostState::new(&registry, &current),
+        &ValidateOptions::default(),
+    )
+}
+
 /// A profile named `name` with `(attribute, value)` BIOS settings (values are TOML literals).
 pub(crate) fn profile(name: &str, settings: &[(&str, &str)]) -> String {
     let mut text = format!("name = \"{name}\"\ndescription = \"test\"\n");
@@ -141,10 +151,6 @@ fn genoa() -> HostFacts {
         cpu: None,
         ..Default::default()
     }
-}
-
-fn no_idrac() -> BTreeMap<AttributeGroup, Attributes> {
-    BTreeMap::new()
 }
 
 #[test]
@@ -167,7 +173,7 @@ fn diff_reports_each_status() {
     let resolved = resolve_toml(&text, &genoa());
     let (reg, current) = (bios_registry(), bios_current());
     let pending = attrs(&[("MemTest", "Disabled"), ("ApbDis", "Enabled")]);
-    let d = diff(&resolved, &reg, &current, &pending, &no_idrac());
+    let d = diff(&resolved, &HostState::new(&reg, &current).with_pending(&pending));
     let statuses: Vec<(&str, Status)> = d.changes.iter().map(|c| (c.attribute.as_str(), c.status)).collect();
     assert_eq!(
         statuses,
@@ -199,16 +205,16 @@ fn diff_reports_each_status() {
 
     // The plan writes SysProfile (the presets then force C-states and CPU power) and MemTest
     // (pending values are not assumed to apply). ApbDis is already right.
-    let plan = plan(&resolved, &reg, &current, &no_idrac()).unwrap();
+    let plan = plan(&resolved, &HostState::new(&reg, &current)).unwrap();
     assert_eq!(
         plan.bios,
         attrs(&[("MemTest", "Disabled"), ("SysProfile", "PerfPerWattOptimizedDapc")])
     );
     assert!(plan.unlocks.is_empty());
-    let after = simulate(&current, &plan, &reg);
+    let after = simulate(&HostState::new(&reg, &current), &plan);
     assert_eq!(after["ProcCStates"], "Enabled".into());
     assert_eq!(after["ProcPwrPerf"], "SysDbpm".into());
-    assert!(diff(&resolved, &reg, &after, &Attributes::new(), &no_idrac()).is_clean());
+    assert!(diff(&resolved, &HostState::new(&reg, &after)).is_clean());
 }
 
 #[test]
@@ -224,8 +230,8 @@ fn plan_adds_the_unlock_a_profile_leaves_out() {
     // ProcCStates is read-only and forced to Disabled by PerfOptimized; only Custom frees it
     // (the Dapc preset would force Enabled, but keeps it read-only). C2 latency is read-only
     // while C-states are disabled, so it follows.
-    assert!(validate(&resolved, &reg, &current, &ValidateOptions::default()).is_empty());
-    let p = plan(&resolved, &reg, &current, &no_idrac()).unwrap();
+    assert!(validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default()).is_empty());
+    let p = plan(&resolved, &HostState::new(&reg, &current)).unwrap();
     let mut want = attrs(&[("ProcCStates", "Enabled"), ("SysProfile", "Custom")]);
     want.insert("CpuAcpiCstC2Latency".into(), 18.into());
     assert_eq!(p.bios, want);
@@ -240,12 +246,12 @@ fn plan_adds_the_unlock_a_profile_leaves_out() {
         unlock.reason,
         "SysProfile = PerfOptimized (current value) forces ProcCStates = Disabled"
     );
-    let after = simulate(&current, &p, &reg);
-    assert!(diff(&resolved, &reg, &after, &Attributes::new(), &no_idrac()).is_clean());
+    let after = simulate(&HostState::new(&reg, &current), &p);
+    assert!(diff(&resolved, &HostState::new(&reg, &after)).is_clean());
     // Without the unlock, the firmware would refuse ProcCStates and the host would stay put.
     let mut without = p.clone();
     without.bios.remove("SysProfile");
-    let stuck = simulate(&current, &without, &reg);
+    let stuck = simulate(&HostState::new(&reg, &current), &without);
     assert_eq!(stuck["ProcCStates"], "Disabled".into());
     assert_eq!(stuck["CpuAcpiCstC2Latency"], 800.into());
 }
@@ -262,7 +268,7 @@ fn a_preset_in_the_same_profile_that_forces_another_value_is_an_error() {
     let (reg, mut current) = (bios_registry(), bios_current());
     current.insert("SysProfile".into(), "Custom".into());
     current.insert("ProcCStates".into(), "Enabled".into());
-    let violations = validate(&resolved, &reg, &current, &ValidateOptions::default());
+    let violations = validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default());
     assert_eq!(violations.len(), 1);
     let v = &violations[0];
     assert_eq!((v.attribute.as_str(), v.severity), ("ProcCStates", Severity::Error));
@@ -271,10 +277,10 @@ fn a_preset_in_the_same_profile_that_forces_another_value_is_an_error() {
         v.to_string(),
         "ProcCStates: SysProfile = PerfOptimized forces ProcCStates = Disabled, but the profile asks for Enabled; set SysProfile = Custom in the profile"
     );
-    let err = plan(&resolved, &reg, &current, &no_idrac()).unwrap_err();
+    let err = plan(&resolved, &HostState::new(&reg, &current)).unwrap_err();
     assert!(matches!(err, Error::Invalid { ref violations, .. } if violations.len() == 1));
     // The host is in sync on ProcCStates today, but the planned state would move it.
-    let d = diff(&resolved, &reg, &current, &Attributes::new(), &no_idrac());
+    let d = diff(&resolved, &HostState::new(&reg, &current));
     assert_eq!(d.changes[0].attribute, "ProcCStates");
     assert_eq!(d.changes[0].status, Status::InSync);
     assert_eq!(d.changes[1].status, Status::Drift);
@@ -289,12 +295,7 @@ fn a_lock_the_profile_itself_sets_is_explained() {
         ),
         &genoa(),
     );
-    let violations = validate(
-        &resolved,
-        &bios_registry(),
-        &bios_current(),
-        &ValidateOptions::default(),
-    );
+    let violations = validate_on_synthetic_host(&resolved);
     let messages: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert_eq!(
         messages,
@@ -308,8 +309,8 @@ fn a_lock_the_profile_itself_sets_is_explained() {
         ),
         &genoa(),
     );
-    assert!(validate(&same, &bios_registry(), &bios_current(), &ValidateOptions::default()).is_empty());
-    let p = plan(&same, &bios_registry(), &bios_current(), &no_idrac()).unwrap();
+    assert!(validate_on_synthetic_host(&same).is_empty());
+    let p = plan(&same, &HostState::new(&bios_registry(), &bios_current())).unwrap();
     assert!(p.is_empty());
 }
 
@@ -325,7 +326,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    let messages: Vec<String> = validate(&hidden, &reg, &current, &options)
+    let messages: Vec<String> = validate(&hidden, &HostState::new(&reg, &current), &options)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -338,7 +339,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         &profile("unlocked", &[("FixedSocPstate", "\"FixedSocPstate1\"")]),
         &genoa(),
     );
-    let p = plan(&unlocked, &reg, &current, &no_idrac()).unwrap();
+    let p = plan(&unlocked, &HostState::new(&reg, &current)).unwrap();
     assert_eq!(
         p.bios,
         attrs(&[("ApbDis", "Enabled"), ("FixedSocPstate", "FixedSocPstate1")])
@@ -355,7 +356,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    let p = plan(&both, &reg, &current, &no_idrac()).unwrap();
+    let p = plan(&both, &HostState::new(&reg, &current)).unwrap();
     assert_eq!(p.bios.len(), 2);
     assert!(p.unlocks.is_empty());
     // The hidden value already matches: nothing to do, nothing wrong.
@@ -366,8 +367,8 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    assert!(validate(&matching, &reg, &current, &options).is_empty());
-    assert!(plan(&matching, &reg, &current, &no_idrac()).unwrap().is_empty());
+    assert!(validate(&matching, &HostState::new(&reg, &current), &options).is_empty());
+    assert!(plan(&matching, &HostState::new(&reg, &current)).unwrap().is_empty());
 }
 
 #[test]
@@ -378,7 +379,7 @@ fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
     );
     let resolved = resolve_toml(&text, &genoa());
     let (reg, current) = (bios_registry(), bios_current());
-    let lenient = validate(&resolved, &reg, &current, &ValidateOptions::default());
+    let lenient = validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default());
     let summary: Vec<(&str, Severity)> = lenient.iter().map(|v| (v.attribute.as_str(), v.severity)).collect();
     assert_eq!(
         summary,
@@ -400,14 +401,18 @@ fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
         panic!("{:?}", lenient[2])
     };
     assert_eq!(suggestions, &["ProcCStates"]);
-    let strict = validate(&resolved, &reg, &current, &ValidateOptions { strict: true });
+    let strict = validate(
+        &resolved,
+        &HostState::new(&reg, &current),
+        &ValidateOptions { strict: true },
+    );
     assert_eq!(strict[0].severity, Severity::Error);
     // A warning does not block the plan; the absent setting is simply left out.
     let na = resolve_toml(
         &profile("na", &[("DfCState", "\"Disabled\""), ("MemTest", "\"Disabled\"")]),
         &genoa(),
     );
-    let p = plan(&na, &reg, &current, &no_idrac()).unwrap();
+    let p = plan(&na, &HostState::new(&reg, &current)).unwrap();
     assert_eq!(p.bios, attrs(&[("MemTest", "Disabled")]));
 }
 
@@ -427,12 +432,7 @@ fn values_are_checked_against_type_list_bounds_step_and_length() {
         ),
         &genoa(),
     );
-    let violations = validate(
-        &resolved,
-        &bios_registry(),
-        &bios_current(),
-        &ValidateOptions::default(),
-    );
+    let violations = validate_on_synthetic_host(&resolved);
     let kinds: Vec<(String, String)> = violations
         .iter()
         .map(|v| {
@@ -453,12 +453,7 @@ fn values_are_checked_against_type_list_bounds_step_and_length() {
     ];
     assert_eq!(kinds, want.map(|(a, k)| (a.to_owned(), k.to_owned())));
     let out_of_range = resolve_toml(&profile("range", &[("CpuAcpiCstC2Latency", "2000")]), &genoa());
-    let v = validate(
-        &out_of_range,
-        &bios_registry(),
-        &bios_current(),
-        &ValidateOptions::default(),
-    );
+    let v = validate_on_synthetic_host(&out_of_range);
     assert!(matches!(
         v[0].kind,
         ViolationKind::OutOfRange {
@@ -469,7 +464,7 @@ fn values_are_checked_against_type_list_bounds_step_and_length() {
     ));
     // A static read-only attribute at the value it already has is only a check.
     let agesa = resolve_toml(&profile("agesa", &[("AgesaVersion", "\"1.0.0.B\"")]), &genoa());
-    assert!(validate(&agesa, &bios_registry(), &bios_current(), &ValidateOptions::default()).is_empty());
+    assert!(validate_on_synthetic_host(&agesa).is_empty());
 }
 
 /// A manager registry with the fixture's one dependency: the cap value is read-only while
@@ -534,12 +529,9 @@ fn idrac_settings_are_validated_diffed_and_planned() {
         ),
         &genoa(),
     );
-    let violations = validate_idrac(
-        &resolved,
-        &manager_registry(),
-        &idrac_current(),
-        &ValidateOptions::default(),
-    );
+    let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
+    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     let summary: Vec<(&str, Severity)> = violations.iter().map(|v| (v.attribute.as_str(), v.severity)).collect();
     assert_eq!(
         summary,
@@ -555,13 +547,7 @@ fn idrac_settings_are_validated_diffed_and_planned() {
             actual: AttributeGroup::Idrac
         }
     ));
-    let d = diff(
-        &resolved,
-        &bios_registry(),
-        &bios_current(),
-        &Attributes::new(),
-        &idrac_current(),
-    );
+    let d = diff(&resolved, &host);
     let statuses: Vec<(&str, Status)> = d.changes.iter().map(|c| (c.attribute.as_str(), c.status)).collect();
     assert_eq!(
         statuses,
@@ -572,7 +558,7 @@ fn idrac_settings_are_validated_diffed_and_planned() {
             ("ThermalSettings.1.FanSpeedOffset", Status::NotApplicable),
         ]
     );
-    let p = plan(&resolved, &bios_registry(), &bios_current(), &idrac_current()).unwrap();
+    let p = plan(&resolved, &host).unwrap();
     assert!(p.bios.is_empty());
     assert_eq!(
         p.idrac,
@@ -581,8 +567,8 @@ fn idrac_settings_are_validated_diffed_and_planned() {
             attrs(&[("ThermalSettings.1.ThermalProfile", "Maximum Performance")])
         )])
     );
-    let after = bios_profiles::simulate_idrac(&idrac_current(), &p);
-    assert!(diff(&resolved, &bios_registry(), &bios_current(), &Attributes::new(), &after).is_clean());
+    let after = simulate_idrac(&host, &p);
+    assert!(diff(&resolved, &HostState { idrac: &after, ..host }).is_clean());
 }
 
 #[test]
@@ -592,12 +578,9 @@ fn idrac_locks_are_reported_not_unlocked() {
         &idrac_profile("cap", &[("System", "ServerPwr.1.PowerCapValue", "900")]),
         &genoa(),
     );
-    let violations = validate_idrac(
-        &resolved,
-        &manager_registry(),
-        &idrac_current(),
-        &ValidateOptions::default(),
-    );
+    let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
+    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     let messages: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert_eq!(
         messages,
@@ -615,15 +598,7 @@ fn idrac_locks_are_reported_not_unlocked() {
         ),
         &genoa(),
     );
-    assert!(
-        validate_idrac(
-            &both,
-            &manager_registry(),
-            &idrac_current(),
-            &ValidateOptions::default()
-        )
-        .is_empty()
-    );
+    assert!(validate_idrac(&both, &host, &manager_registry(), &ValidateOptions::default()).is_empty());
 }
 
 #[test]
@@ -633,12 +608,7 @@ fn a_rejected_value_is_never_replaced_by_an_unlock() {
         &profile("typo", &[("SysProfile", "\"Custm\""), ("ProcCStates", "\"Enabled\"")]),
         &genoa(),
     );
-    let violations = validate(
-        &resolved,
-        &bios_registry(),
-        &bios_current(),
-        &ValidateOptions::default(),
-    );
+    let violations = validate_on_synthetic_host(&resolved);
     let messages: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert_eq!(
         messages,

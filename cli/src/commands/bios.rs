@@ -4,11 +4,9 @@ use crate::Outcome;
 use crate::args::{BiosGetArgs, OutputFormat};
 use crate::render::{self, Table};
 use anyhow::{Result, bail};
-use redfish_client::ODataId;
-use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, Bios};
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::Target;
+use rftune_engine::target::{Layout, Target};
 use serde::Serialize;
 
 /// The `rftune.bios/v1` document.
@@ -54,15 +52,10 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
 }
 
 async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attributes>)> {
-    let root = target.service_root().await?;
+    let layout = target.layout().await?;
     target.login().await?;
+    let bios_id = target.bios_id().await?;
     let t = &*target;
-    let bios_id = if root.is_dell() {
-        ODataId::new(dell::BIOS)
-    } else {
-        let system = t.first_system().await?;
-        system.bios_link()
-    };
     let bios = t
         .client
         .bios(&bios_id)
@@ -74,12 +67,11 @@ async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attrib
             .pending_bios(&bios)
             .await
             .map_err(|e| t.explain(e, "reading pending BIOS values"))?;
-        Some(if root.is_dell() {
+        Some(match layout {
             // iDRAC lists only what is staged; a staged value equal to the current one still
             // rides on the pending job.
-            settings.attributes
-        } else {
-            pending_changes(&bios.attributes, settings.attributes)
+            Layout::Dell => settings.attributes,
+            Layout::Generic => pending_changes(&bios.attributes, settings.attributes),
         })
     } else {
         None

@@ -12,7 +12,7 @@ use redfish_client::resources::computer_system::{ComputerSystem, Memory};
 use redfish_client::resources::manager::Manager;
 use rftune_engine::fleet;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::{self, Target};
+use rftune_engine::target::{self, Layout, Target};
 use serde::Serialize;
 use std::fmt::Write;
 use std::sync::Arc;
@@ -228,56 +228,60 @@ fn fleet_table(results: &[fleet::HostResult<Inventory, anyhow::Error>]) -> Strin
 /// values and jobs are shown when the BMC serves them, and listed as unread when it does not.
 pub async fn collect(target: &mut Target) -> Result<Inventory> {
     let root = target.service_root().await?;
+    let layout = target.layout().await?;
     target.login().await?;
     let t = &*target;
     let client = &t.client;
     let mut partial = Partial::default();
-    let mut inventory = if root.is_dell() {
-        let system_id = ODataId::new(dell::SYSTEM);
-        let memory_id = system_id.join("Memory");
-        let idrac = client.dell();
-        let (system, memory, manager, pending, jobs) = tokio::join!(
-            client.system(&system_id),
-            client.expanded_members::<Memory>(memory_id.path()),
-            client.get::<Manager>(dell::MANAGER),
-            client.get::<BiosSettings>(dell::BIOS_SETTINGS),
-            idrac.jobs(),
-        );
-        let system = system.map_err(|e| t.explain(e, "reading the system"))?;
-        assemble(
-            t,
-            root.vendor.clone(),
-            dell::service_tag(&root).map(str::to_owned),
-            system,
-            partial.keep("DIMM inventory", memory).unwrap_or_default(),
-            partial.keep("iDRAC", manager),
-            partial
-                .keep("pending BIOS values", pending)
-                .map(|p| p.attributes)
-                .unwrap_or_default(),
-            partial.keep("job queue", jobs).unwrap_or_default(),
-        )
-    } else {
-        let system = t.first_system().await?;
-        let memory = partial.keep("DIMM inventory", client.memory(&system).await);
-        let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
-        let pending = match &bios {
-            Some(b) => partial
-                .keep("pending BIOS values", client.pending_bios(b).await)
-                .map(|p| super::bios::pending_changes(&b.attributes, p.attributes)),
-            None => None,
-        };
-        let tag = system.sku.clone();
-        assemble(
-            t,
-            root.vendor.clone(),
-            tag,
-            system,
-            memory.unwrap_or_default(),
-            None,
-            pending.unwrap_or_default(),
-            Vec::new(),
-        )
+    let mut inventory = match layout {
+        Layout::Dell => {
+            let system_id = ODataId::new(dell::SYSTEM);
+            let memory_id = system_id.join("Memory");
+            let idrac = client.dell();
+            let (system, memory, manager, pending, jobs) = tokio::join!(
+                client.system(&system_id),
+                client.expanded_members::<Memory>(memory_id.path()),
+                client.get::<Manager>(dell::MANAGER),
+                client.get::<BiosSettings>(dell::BIOS_SETTINGS),
+                idrac.jobs(),
+            );
+            let system = system.map_err(|e| t.explain(e, "reading the system"))?;
+            assemble(
+                t,
+                root.vendor.clone(),
+                dell::service_tag(&root).map(str::to_owned),
+                system,
+                partial.keep("DIMM inventory", memory).unwrap_or_default(),
+                partial.keep("iDRAC", manager),
+                partial
+                    .keep("pending BIOS values", pending)
+                    .map(|p| p.attributes)
+                    .unwrap_or_default(),
+                partial.keep("job queue", jobs).unwrap_or_default(),
+            )
+        }
+        Layout::Generic => {
+            let system = t.first_system().await?;
+            let memory = partial.keep("DIMM inventory", client.memory(&system).await);
+            let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
+            let pending = match &bios {
+                Some(b) => partial
+                    .keep("pending BIOS values", client.pending_bios(b).await)
+                    .map(|p| super::bios::pending_changes(&b.attributes, p.attributes)),
+                None => None,
+            };
+            let tag = system.sku.clone();
+            assemble(
+                t,
+                root.vendor.clone(),
+                tag,
+                system,
+                memory.unwrap_or_default(),
+                None,
+                pending.unwrap_or_default(),
+                Vec::new(),
+            )
+        }
     };
     for u in &partial.unread {
         tracing::warn!("{}: could not read the {}: {}", t.name, u.what, u.error);

@@ -4,7 +4,9 @@ use crate::Outcome;
 use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
-use bios_profiles::{Generation, HostFacts, Library, ResolvedProfile, Setting, Severity, Sources, ValidateOptions};
+use bios_profiles::{
+    Generation, HostFacts, HostState, Library, ResolvedProfile, Setting, Severity, Sources, ValidateOptions,
+};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
 use rftune_engine::assess::Chosen;
@@ -271,7 +273,11 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
     host.generation = given.generation.or(host.generation);
     let resolved = chosen.resolve(&host)?;
     let violations = match &registry {
-        Some(r) => bios_profiles::validate(&resolved, r, &current, &ValidateOptions { strict: args.strict }),
+        Some(r) => bios_profiles::validate(
+            &resolved,
+            &HostState::new(r, &current),
+            &ValidateOptions { strict: args.strict },
+        ),
         None => Vec::new(),
     };
     let errors = violations.iter().filter(|v| v.severity == Severity::Error).count();

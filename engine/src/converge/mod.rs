@@ -291,8 +291,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         )
         .into());
     }
-    let plan = bios_profiles::plan(&a.profile, &a.state.registry, &a.state.bios, &a.state.idrac)
-        .with_context(|| format!("{host}: planning"))?;
+    let plan = bios_profiles::plan(&a.profile, &a.state.view()).with_context(|| format!("{host}: planning"))?;
     audit(
         "plan",
         json!({"profile": ctx.chosen.name(), "bios": plan.bios, "idrac": plan.idrac}),

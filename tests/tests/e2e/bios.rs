@@ -152,3 +152,66 @@ async fn a_job_queue_without_members_is_an_error_not_no_jobs() {
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     assert!(stderr(&out).contains("missing field `Members`"), "{}", stderr(&out));
 }
+
+/// The service root decides once whether the BIOS is at an iDRAC's fixed path or found through
+/// `Systems`, and reading it costs the same requests as before the layout was kept on the target.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_service_root_decides_between_fixed_paths_and_discovery_once() {
+    let bios = "/redfish/v1/Systems/System.Embedded.1/Bios";
+    let settings = "/redfish/v1/Systems/System.Embedded.1/Bios/Settings";
+    let dell = MockBmc::start("r7625").await;
+    let out = Run::new(&["bios", "get", "--bmc", &dell.url(), "--pending", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        dell.requests().await,
+        [
+            "GET /redfish/v1".to_owned(),
+            "POST /redfish/v1/SessionService/Sessions".to_owned(),
+            format!("GET {bios}"),
+            format!("GET {settings}"),
+            "DELETE /redfish/v1/SessionService/Sessions/1".to_owned(),
+        ]
+    );
+
+    // Another vendor: the same tree, found through Systems; its settings object mirrors every
+    // attribute, and only the one that differs is pending.
+    let generic = MockBmc::start("r7625").await;
+    let root_file = rftune_tests::fixtures_dir().join("r7625/redfish/v1/index.json");
+    let mut root: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root_file).unwrap()).unwrap();
+    root["Vendor"] = json!("Contoso");
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(root))
+        .with_priority(1)
+        .mount(&generic.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(settings))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "@odata.id": settings,
+            "Attributes": {"SysProfile": "Custom", "NumaNodesPerSocket": "1"}
+        })))
+        .with_priority(1)
+        .mount(&generic.server)
+        .await;
+    let out = Run::new(&["bios", "get", "--bmc", &generic.url(), "--pending", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["pending"], json!({"SysProfile": "Custom"}));
+    assert_eq!(
+        generic.requests().await,
+        [
+            "GET /redfish/v1".to_owned(),
+            "POST /redfish/v1/SessionService/Sessions".to_owned(),
+            "GET /redfish/v1/Systems".to_owned(),
+            "GET /redfish/v1/Systems/System.Embedded.1".to_owned(),
+            format!("GET {bios}"),
+            format!("GET {settings}"),
+            "DELETE /redfish/v1/SessionService/Sessions/1".to_owned(),
+        ]
+    );
+}
