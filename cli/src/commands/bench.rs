@@ -61,9 +61,10 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
 /// Model, service tag, firmware, BIOS attributes in force, DIMMs and the idle baseline.
 async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
     let root = target.service_root().await?;
+    let dell = target.layout().await? == rftune_engine::target::Layout::Dell;
     let t = &*target;
     let c = &t.client;
-    let system = if root.is_dell() {
+    let system = if dell {
         c.system(&ODataId::new(dell::SYSTEM))
             .await
             .map_err(|e| t.explain(e, "reading the system"))?
@@ -74,7 +75,7 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
     let (bios, memory) = tokio::join!(c.bios(&bios_link), c.memory(&system));
     let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
     let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
-    let idrac_firmware = if root.is_dell() {
+    let idrac_firmware = if dell {
         c.get::<redfish_client::resources::manager::Manager>(dell::MANAGER)
             .await
             .map_err(|e| t.explain(e, "reading the iDRAC"))?
@@ -96,7 +97,7 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
     let mut info = BmcInfo {
         host: t.name.clone(),
         model: system.model.clone(),
-        service_tag: if root.is_dell() {
+        service_tag: if dell {
             dell::service_tag(&root).map(str::to_owned)
         } else {
             system.sku.clone()
