@@ -161,12 +161,29 @@ where
     let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
+    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
+    let mut record = |joined: Result<(usize, Result<T, E>), tokio::task::JoinError>| match joined {
+        Ok((i, r)) => {
+            on_done(&entries[i], r.is_ok());
+            results[i] = Some(r);
+        }
+        Err(e) => tracing::error!("a host task ended abnormally: {e}"),
+    };
+    // Hosts start in inventory order: each waits for a slot here, not in its own task, where
+    // the scheduler could let a later host overtake it (a canary or --max-failures depends on
+    // the order). Finished hosts are recorded while waiting, so progress keeps moving.
     for (i, entry) in entries.iter().enumerate() {
+        let permit = loop {
+            tokio::select! {
+                permit = limit.clone().acquire_owned() => break permit,
+                Some(joined) = set.join_next() => record(joined),
+            }
+        };
         let fut = op(entry.clone());
-        let (limit, failed) = (limit.clone(), failed.clone());
+        let failed = failed.clone();
         let name = entry.name.clone();
         set.spawn(async move {
-            let _permit = limit.acquire_owned().await;
+            let _permit = permit;
             let failures = failed.load(std::sync::atomic::Ordering::SeqCst);
             if let Some(max) = max_failures
                 && failures >= max
@@ -194,15 +211,8 @@ where
             (i, result)
         });
     }
-    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
     while let Some(joined) = set.join_next().await {
-        match joined {
-            Ok((i, r)) => {
-                on_done(&entries[i], r.is_ok());
-                results[i] = Some(r);
-            }
-            Err(e) => tracing::error!("a host task ended abnormally: {e}"),
-        }
+        record(joined);
     }
     entries
         .into_iter()
@@ -272,6 +282,34 @@ url = "https://127.0.0.1:9002"
         assert!(err.contains("fingerprnt") && err.contains("line 3"), "{err}");
         let (_, p) = write("");
         assert!(read_inventory(&p).unwrap_err().to_string().contains("no [[bmc]]"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn hosts_start_in_inventory_order() {
+        let entries: Vec<BmcEntry> = (0..40)
+            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
+            .collect();
+        let started = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let order = started.clone();
+        // One at a time: each host is admitted only after the one before it.
+        run_all_limited(
+            entries,
+            1,
+            None,
+            move |e| {
+                let order = order.clone();
+                async move {
+                    order.lock().unwrap().push(e.name.clone());
+                    tokio::task::yield_now().await;
+                    Ok::<_, crate::Error>(())
+                }
+            },
+            |_, _| {},
+        )
+        .await;
+        let started = started.lock().unwrap().clone();
+        let expected: Vec<String> = (0..40).map(|i| format!("127.0.0.1:{}", 9000 + i)).collect();
+        assert_eq!(started, expected);
     }
 
     #[tokio::test]
