@@ -19,8 +19,9 @@ pub struct PowerArgs {
     /// How to connect.
     #[command(flatten)]
     pub connect: crate::args::ConnectArgs,
-    /// Time between readings when sampling (the iDRAC sensor itself refreshes about every 5 s).
-    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
+    /// Time between readings when sampling, at least 100ms (the iDRAC sensor itself refreshes
+    /// about every 5 s; polling faster only loads the BMC).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
     pub interval: Duration,
     /// Sample for this long (readings at 0, interval, 2×interval, ... up to it); without it, take
     /// one reading.
@@ -88,4 +89,28 @@ pub enum PowerFormat {
     Csv,
     /// Prometheus text exposition format.
     Prometheus,
+}
+
+/// `--interval`: a duration of at least 100 ms.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d < Duration::from_millis(100) {
+        return Err(format!(
+            "--interval {text} polls the BMC too often: give at least 100ms (its power sensor refreshes about every 5 s)"
+        ));
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sampling_interval_has_a_floor() {
+        assert!(parse_interval("0s").unwrap_err().contains("at least 100ms"));
+        assert!(parse_interval("50ms").is_err());
+        assert_eq!(parse_interval("100ms"), Ok(Duration::from_millis(100)));
+        assert_eq!(parse_interval("5s"), Ok(Duration::from_secs(5)));
+    }
 }

@@ -124,14 +124,13 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     ))?;
     target.close().await;
     let mut end = String::new();
-    let _ = write!(
-        end,
-        "\nDone in {:.1} s. Snapshot and audit log: {}",
-        started.elapsed().as_secs_f64(),
-        dirs.state.display()
-    );
+    let _ = write!(end, "\nDone in {:.1} s.", started.elapsed().as_secs_f64(),);
     if scratch.is_some() {
-        end.push_str(" (a scratch directory; pass --state-dir to keep them)");
+        end.push_str(
+            " The snapshot and audit log went to a scratch directory, removed now; pass --state-dir DIR to keep them.",
+        );
+    } else {
+        let _ = write!(end, " Snapshot and audit log: {}", dirs.state.display());
     }
     say(&end)?;
     if let Some(d) = scratch {

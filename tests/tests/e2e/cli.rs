@@ -39,8 +39,10 @@ async fn usage_errors_exit_1_not_the_drift_code() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn demo_tells_the_whole_story_offline() {
+    // Without a state directory the demo uses a scratch one and removes it.
     let out = Run::new(&["demo", "--boot-time", "1s"])
         .env_remove("RFTUNE_PASSWORD")
+        .env_remove("RFTUNE_STATE_DIR")
         .output()
         .await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
@@ -55,4 +57,24 @@ async fn demo_tells_the_whole_story_offline() {
     ] {
         assert!(text.contains(step), "{step} missing:\n{text}");
     }
+    // The scratch state directory is gone at the end: the last line does not point into it.
+    assert!(text.contains("scratch directory, removed now"), "{text}");
+    assert!(!text.contains("Snapshot and audit log: /"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_power_sampling_interval_below_100ms_is_refused_before_connecting() {
+    let out = Run::new(&[
+        "power",
+        "--bmc",
+        "http://127.0.0.1:9",
+        "--interval",
+        "0s",
+        "--duration",
+        "1s",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("at least 100ms"), "{}", stderr(&out));
 }
