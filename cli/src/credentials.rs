@@ -59,12 +59,7 @@ pub async fn connect_one(args: &ConnectArgs, entry: &BmcEntry, dirs: &StateDirs)
 /// where it came from.
 fn resolve(args: &ConnectArgs, whom: &str) -> Result<Credentials> {
     if let Some(path) = &args.credentials {
-        let creds = credentials::read_file(path, args.username.as_deref())?;
-        return Ok(credentials::non_empty(
-            creds,
-            &format!("credentials file {}", path.display()),
-            whom,
-        )?);
+        return Ok(credentials::from_file(path, args.username.as_deref(), whom)?);
     }
     let username = args
         .username

@@ -41,11 +41,14 @@ pub fn init(args: &GlobalArgs) {
     QUIET.store(args.quiet, std::sync::atomic::Ordering::Relaxed);
     JSON.store(args.log_format == LogFormat::Json, std::sync::atomic::Ordering::Relaxed);
     let ours = |level: &str| OURS.map(|c| format!(",{c}={level}")).concat();
+    // The platform verifier logs every rejected certificate at `error`; rftune reports the
+    // same failure once, with the fingerprint to pin. Shown from -v on.
+    const VERIFIER: &str = "rustls_platform_verifier=off";
     let level = if args.quiet {
-        "error".to_owned()
+        format!("error,{VERIFIER}")
     } else {
         match args.verbose {
-            0 => format!("warn,{PROGRESS}=info"),
+            0 => format!("warn,{PROGRESS}=info,{VERIFIER}"),
             1 => format!("warn{}", ours("debug")),
             _ => format!("info{}", ours("trace")),
         }

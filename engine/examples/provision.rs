@@ -13,7 +13,6 @@ use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::{Client, Credentials, ODataId};
 use rftune_engine::assess::{self, Chosen};
-use rftune_engine::audit::AuditLog;
 use rftune_engine::converge::{self, ApplyOptions, Outcome, Run};
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::observe::{Event, Observer};
@@ -108,44 +107,50 @@ async fn provision() -> Result<()> {
     let converge_all = |replace_pending: bool, plans: Vec<(BmcEntry, &'static str)>| {
         let (config, dirs, reboots) = (config.clone(), dirs.clone(), reboots.clone());
         async move {
-            let profiles: std::collections::BTreeMap<String, &str> =
-                plans.iter().map(|(e, p)| (e.name.clone(), *p)).collect();
-            let entries = plans.into_iter().map(|(e, _)| e).collect();
-            fleet::run_all(
-                entries,
-                3,
-                |entry| {
-                    let (config, dirs, reboots) = (config.clone(), dirs.clone(), reboots.clone());
-                    let profile = profiles[&entry.name];
-                    async move {
-                        let run = Run {
-                            chosen: Chosen::load(profile)?,
-                            cache: dirs.registry_cache(),
-                            audit: AuditLog::open(&dirs.state)?,
-                            state_dir: dirs.state.clone(),
-                            options: ApplyOptions {
-                                graceful_timeout: Duration::from_secs(30),
-                                job_timeout: Duration::from_secs(60),
-                                boot_timeout: Duration::from_secs(60),
-                                replace_pending,
-                                ..ApplyOptions::default()
-                            },
-                            reboots,
-                        };
-                        let host = target::connect(&entry, &config, &dirs, &Log).await?;
-                        host.login().await?;
-                        let result = converge::apply_host(&run, &host, &Log).await;
-                        host.close().await;
-                        result
-                    }
-                },
-                |_, _| {},
+            // One run per profile: one audit run id and one registry cache for the fleet, and
+            // one reboot limiter shared by every profile's hosts.
+            let mut runs = std::collections::BTreeMap::new();
+            for (_, profile) in &plans {
+                if !runs.contains_key(profile) {
+                    let options = ApplyOptions {
+                        graceful_timeout: Duration::from_secs(30),
+                        job_timeout: Duration::from_secs(60),
+                        boot_timeout: Duration::from_secs(60),
+                        replace_pending,
+                        ..ApplyOptions::default()
+                    };
+                    let mut run = Run::new(Chosen::load(profile)?, &dirs, options, 1)?;
+                    run.reboots = reboots.clone();
+                    runs.insert(*profile, Arc::new(run));
+                }
+            }
+            let work: Vec<(BmcEntry, Arc<Run>)> = plans.into_iter().map(|(e, p)| (e, runs[p].clone())).collect();
+            let runs_by_host: std::collections::BTreeMap<String, Arc<Run>> =
+                work.iter().map(|(e, r)| (e.name.clone(), r.clone())).collect();
+            let entries = work.into_iter().map(|(e, _)| e).collect();
+            Ok::<_, rftune_engine::Error>(
+                fleet::run_all(
+                    entries,
+                    3,
+                    |entry| {
+                        let (config, dirs) = (config.clone(), dirs.clone());
+                        let run = runs_by_host[&entry.name].clone();
+                        async move {
+                            let host = target::connect(&entry, &config, &dirs, &Log).await?;
+                            host.login().await?;
+                            let result = converge::apply_host(&run, &host, &Log).await;
+                            host.close().await;
+                            result
+                        }
+                    },
+                    |_, _| {},
+                )
+                .await,
             )
-            .await
         }
     };
     let mut retry = Vec::new();
-    for r in converge_all(false, plans.clone()).await {
+    for r in converge_all(false, plans.clone()).await? {
         match &r.result {
             Ok(done) => println!("{}: {:?}: {}", r.entry.name, done.outcome, done.summary),
             // A typed outcome to act on: someone else's work is pending on this host.
@@ -160,7 +165,7 @@ async fn provision() -> Result<()> {
             Err(e) => return Err(rftune_engine::Error::invalid(rftune_engine::error::report(e))),
         }
     }
-    for r in converge_all(true, retry).await {
+    for r in converge_all(true, retry).await? {
         let done = r.result?;
         println!("{}: {:?}: {}", r.entry.name, done.outcome, done.summary);
         if !matches!(done.outcome, Outcome::Converged | Outcome::InSync) {

@@ -16,6 +16,10 @@ use std::path::Path;
 pub struct Chosen {
     library: Library,
     profile: Profile,
+    /// The `DellAttributes` groups the profile may touch, known once it is loaded.
+    groups: BTreeSet<AttributeGroup>,
+    /// Whether its choice depends on the host's memory population.
+    needs_memory: bool,
 }
 
 impl Chosen {
@@ -48,8 +52,15 @@ impl Chosen {
     /// Reports what is wrong with the profile whatever the host (`extends` cycles, unknown
     /// parents) once, before any host is contacted.
     fn checked(library: Library, profile: Profile) -> Result<Self> {
-        library.resolve_profile(&profile, &HostFacts::default())?;
-        Ok(Self { library, profile })
+        let resolved = library.resolve_profile(&profile, &HostFacts::default())?;
+        let groups = resolved.idrac.keys().map(|(g, _)| *g).collect();
+        let needs_memory = library.needs_memory(&profile);
+        Ok(Self {
+            library,
+            profile,
+            groups,
+            needs_memory,
+        })
     }
 
     /// The library the profile was loaded with (its sources, the profiles it may extend).
@@ -63,17 +74,14 @@ impl Chosen {
     }
 
     /// The `DellAttributes` groups the profile may touch (read with the host's state).
-    pub fn groups(&self) -> BTreeSet<AttributeGroup> {
-        self.library
-            .resolve_profile(&self.profile, &HostFacts::default())
-            .map(|r| r.idrac.keys().map(|(g, _)| *g).collect())
-            .unwrap_or_default()
+    pub fn groups(&self) -> &BTreeSet<AttributeGroup> {
+        &self.groups
     }
 
     /// Whether the profile's choice depends on the host's memory population (so the DIMMs
     /// are read: one more request, only for such profiles).
     pub fn needs_memory(&self) -> bool {
-        self.library.needs_memory(&self.profile)
+        self.needs_memory
     }
 
     /// The profile resolved for a host.
@@ -125,7 +133,7 @@ pub async fn assess(
             Err(e) => Err(target.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
         }
     };
-    let (values, dimms) = tokio::join!(bmc::read_values(target, &groups, jobs), read_dimms);
+    let (values, dimms) = tokio::join!(bmc::read_values(target, groups, jobs), read_dimms);
     let values = values?;
     let mut facts = HostFacts::from_bios(&values.bios);
     if let Some(dimms) = dimms? {

@@ -87,11 +87,6 @@ impl HostState {
     }
 }
 
-/// The message for a host in System Lockdown: nothing can be changed until it is turned off.
-pub fn lockdown_message(host: &str) -> String {
-    format!("{host}: {}", lockdown_reason())
-}
-
 /// Why nothing can be changed on a host in System Lockdown, and how to end it.
 pub fn lockdown_reason() -> String {
     format!(
@@ -119,17 +114,14 @@ pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, job
     let client = &target.client;
     let bios_id = ODataId::new(dell::BIOS);
     let idrac = client.dell();
-    let read_groups = async {
-        let mut out = BTreeMap::new();
-        for g in groups {
-            let attrs = idrac
-                .attributes(*g)
-                .await
-                .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {g}")))?;
-            out.insert(*g, attrs.attributes);
-        }
-        Ok::<_, crate::Error>(out)
-    };
+    // Every group at once, like the other reads.
+    let read_groups = futures_util::future::try_join_all(groups.iter().map(|g| async move {
+        let attrs = idrac
+            .attributes(*g)
+            .await
+            .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {g}")))?;
+        Ok::<_, crate::Error>((*g, attrs.attributes))
+    }));
     let read_jobs = async {
         if jobs {
             idrac
@@ -175,7 +167,7 @@ pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, job
         }
     })?;
     let pending = pending.map_err(|e| target.explain(e, "reading pending BIOS values"))?;
-    let idrac = groups?;
+    let idrac: BTreeMap<_, _> = groups?.into_iter().collect();
     let lockdown = match lockdown? {
         Some(v) => Some(v),
         None => idrac

@@ -28,6 +28,13 @@ pub fn non_empty(creds: Credentials, source: &str, url: &str) -> Result<Credenti
     Ok(creds)
 }
 
+/// The credentials in the file at `path` for the BMC(s) `whom` names: private, valid, and with
+/// a password that is not empty (the error names the file).
+pub fn from_file(path: &Path, username_override: Option<&str>, whom: &str) -> Result<Credentials> {
+    let creds = read_file(path, username_override)?;
+    non_empty(creds, &format!("credentials file {}", path.display()), whom)
+}
+
 /// Reads a TOML credentials file, refusing one that others can read.
 pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credentials> {
     check_private(path)?;

@@ -42,11 +42,6 @@ pub fn parse(text: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-/// A duration as the grammar writes it, for messages: `90s` → `1m 30s`.
-pub fn format(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

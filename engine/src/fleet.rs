@@ -140,15 +140,41 @@ where
     F: Fn(BmcEntry) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
-    run_all_limited(entries, concurrency, None, op, on_done).await
+    let limits = Limits {
+        concurrency,
+        ..Limits::default()
+    };
+    run_all_limited(entries, &limits, op, on_done).await
 }
 
-/// Like [`run_all`], but once `max_failures` hosts have failed, hosts not started yet are left
-/// untouched and reported as [`crate::HostErrorKind::NotStarted`].
+/// How a rollout proceeds over a fleet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Hosts worked on at the same time.
+    pub concurrency: usize,
+    /// Once this many hosts have failed, start no further host.
+    pub max_failures: Option<usize>,
+    /// The first this many hosts go first; if one of them fails, no other host starts.
+    pub canaries: usize,
+}
+
+impl Default for Limits {
+    /// 128 at a time, no failure limit, no canaries.
+    fn default() -> Self {
+        Self {
+            concurrency: 128,
+            max_failures: None,
+            canaries: 0,
+        }
+    }
+}
+
+/// Like [`run_all`], within `limits`: the canaries finish before any other host starts, and
+/// after a failed canary or `max_failures` failed hosts, the hosts not started yet are left
+/// untouched and reported as [`crate::HostErrorKind::NotStarted`]. Hosts start in inventory order.
 pub async fn run_all_limited<T, E, F, Fut>(
     entries: Vec<BmcEntry>,
-    concurrency: usize,
-    max_failures: Option<usize>,
+    limits: &Limits,
     op: F,
     on_done: impl Fn(&BmcEntry, bool),
 ) -> Vec<HostResult<T, E>>
@@ -158,25 +184,54 @@ where
     F: Fn(BmcEntry) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
-    let limit = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+    let limit = Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1)));
+    let max_failures = limits.max_failures;
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
     let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
-    let mut record = |joined: Result<(usize, Result<T, E>), tokio::task::JoinError>| match joined {
-        Ok((i, r)) => {
-            on_done(&entries[i], r.is_ok());
-            results[i] = Some(r);
+    let record = |results: &mut Vec<Option<Result<T, E>>>,
+                  joined: Result<(usize, Result<T, E>), tokio::task::JoinError>| {
+        match joined {
+            Ok((i, r)) => {
+                on_done(&entries[i], r.is_ok());
+                results[i] = Some(r);
+            }
+            Err(e) => tracing::error!("a host task ended abnormally: {e}"),
         }
-        Err(e) => tracing::error!("a host task ended abnormally: {e}"),
     };
     // Hosts start in inventory order: each waits for a slot here, not in its own task, where
     // the scheduler could let a later host overtake it (a canary or --max-failures depends on
     // the order). Finished hosts are recorded while waiting, so progress keeps moving.
     for (i, entry) in entries.iter().enumerate() {
+        if i > 0 && i == limits.canaries {
+            // The canaries finish first; one that failed stops the rollout (unless a stop
+            // request did, which each host reports itself).
+            while let Some(joined) = set.join_next().await {
+                record(&mut results, joined);
+            }
+            let failed_canary = entries[..i]
+                .iter()
+                .zip(&results)
+                .find(|(_, r)| r.as_ref().is_some_and(Result::is_err))
+                .map(|(e, _)| e.name.clone());
+            if let Some(canary) = failed_canary
+                && crate::interrupt::received().is_none()
+            {
+                for (j, e) in entries.iter().enumerate().skip(i) {
+                    let not_started = crate::HostError::new(
+                        e.name.clone(),
+                        crate::HostErrorKind::NotStarted,
+                        format!("not started: the canary {canary} failed"),
+                    );
+                    results[j] = Some(Err(E::from(crate::Error::from(not_started))));
+                }
+                break;
+            }
+        }
         let permit = loop {
             tokio::select! {
                 permit = limit.clone().acquire_owned() => break permit,
-                Some(joined) = set.join_next() => record(joined),
+                Some(joined) = set.join_next() => record(&mut results, joined),
             }
         };
         let fut = op(entry.clone());
@@ -212,7 +267,7 @@ where
         });
     }
     while let Some(joined) = set.join_next().await {
-        record(joined);
+        record(&mut results, joined);
     }
     entries
         .into_iter()
@@ -284,6 +339,59 @@ url = "https://127.0.0.1:9002"
         assert!(read_inventory(&p).unwrap_err().to_string().contains("no [[bmc]]"));
     }
 
+    fn entries_of(n: u16) -> Vec<BmcEntry> {
+        (0..n)
+            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_failed_canary_stops_the_rollout_and_a_good_one_lets_it_go_on() {
+        let limits = Limits {
+            concurrency: 4,
+            max_failures: None,
+            canaries: 2,
+        };
+        let started = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = started.clone();
+        // The second canary fails: hosts 2.. never start.
+        let results = run_all_limited(
+            entries_of(5),
+            &limits,
+            move |e| {
+                let seen = seen.clone();
+                async move {
+                    seen.lock().unwrap().push(e.name.clone());
+                    if e.name.ends_with("9001") {
+                        Err(crate::Error::invalid("boom"))
+                    } else {
+                        Ok(())
+                    }
+                }
+            },
+            |_, _| {},
+        )
+        .await;
+        assert_eq!(started.lock().unwrap().len(), 2, "only the canaries started");
+        for r in &results[2..] {
+            let e = r.result.as_ref().unwrap_err();
+            assert_eq!(e.kind(), Some(crate::HostErrorKind::NotStarted));
+            assert!(
+                e.to_string().contains("not started: the canary 127.0.0.1:9001 failed"),
+                "{e}"
+            );
+        }
+        // Good canaries: every host runs.
+        let results = run_all_limited(
+            entries_of(5),
+            &limits,
+            |_| async { Ok::<_, crate::Error>(()) },
+            |_, _| {},
+        )
+        .await;
+        assert!(results.iter().all(|r| r.result.is_ok()));
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn hosts_start_in_inventory_order() {
         let entries: Vec<BmcEntry> = (0..40)
@@ -292,10 +400,13 @@ url = "https://127.0.0.1:9002"
         let started = Arc::new(std::sync::Mutex::new(Vec::new()));
         let order = started.clone();
         // One at a time: each host is admitted only after the one before it.
+        let limits = Limits {
+            concurrency: 1,
+            ..Limits::default()
+        };
         run_all_limited(
             entries,
-            1,
-            None,
+            &limits,
             move |e| {
                 let order = order.clone();
                 async move {
@@ -314,14 +425,15 @@ url = "https://127.0.0.1:9002"
 
     #[tokio::test]
     async fn after_max_failures_no_further_host_starts() {
-        let entries: Vec<BmcEntry> = (0..6)
-            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
-            .collect();
         // One at a time, every host fails: after two, the rest stay untouched.
+        let limits = Limits {
+            concurrency: 1,
+            max_failures: Some(2),
+            canaries: 0,
+        };
         let results = run_all_limited(
-            entries,
-            1,
-            Some(2),
+            entries_of(6),
+            &limits,
             |_| async { Err::<(), _>(crate::Error::invalid("boom")) },
             |_, _| {},
         )

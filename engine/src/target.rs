@@ -115,11 +115,10 @@ pub async fn connect(
     dirs: &StateDirs,
     observer: &dyn Observer,
 ) -> Result<Target> {
-    let args = config;
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
     let name = entry.name.clone();
-    let pinned = match (&entry.fingerprint, &args.fingerprint) {
+    let pinned = match (&entry.fingerprint, &config.fingerprint) {
         (Some(fp), _) => Some((fp, "the inventory's `fingerprint`")),
         (None, Some(fp)) => Some((fp, "--fingerprint")),
         (None, None) => None,
@@ -142,10 +141,7 @@ pub async fn connect(
         });
     }
     let creds = match (&entry.credentials, &config.credentials) {
-        (Some(path), _) => {
-            let creds = credentials::read_file(path, config.username.as_deref())?;
-            credentials::non_empty(creds, &format!("credentials file {}", path.display()), &entry.url)?
-        }
+        (Some(path), _) => credentials::from_file(path, config.username.as_deref(), &entry.url)?,
         (None, Some(creds)) => creds.clone(),
         (None, None) => {
             return Err(HostError::new(
@@ -162,14 +158,14 @@ pub async fn connect(
     let known_hosts = KnownHosts::new(dirs.known_hosts());
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
-    } else if args.insecure {
+    } else if config.insecure {
         warn_once("insecure", &key, || {
             format!(
                 "{key}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
             )
         });
         (TlsVerification::Insecure, Trust::Insecure)
-    } else if let Some(ca) = &args.ca_cert {
+    } else if let Some(ca) = &config.ca_cert {
         (TlsVerification::CaFile(ca.clone()), Trust::CaFile)
     } else if let Some((fp, source)) = pinned {
         let fp: Fingerprint = fp.parse().with_context(|| format!("{name}: {source}"))?;
@@ -179,20 +175,20 @@ pub async fn connect(
             TlsVerification::Pinned(fp),
             Trust::KnownHosts(known_hosts.path().to_owned()),
         )
-    } else if args.trust_on_first_use {
+    } else if config.trust_on_first_use {
         (TlsVerification::TrustOnFirstUse, Trust::FirstUse)
     } else {
         (TlsVerification::System, Trust::System)
     };
     let client = Client::builder(url.as_str())
         .credentials(creds)
-        .auth_method(args.auth)
+        .auth_method(config.auth)
         .tls(tls)
-        .timeout(args.timeout)
+        .timeout(config.timeout)
         .retry(RetryPolicy {
-            max_elapsed: args.retry_for,
+            max_elapsed: config.retry_for,
             // The budget is time, as the option promises: as many attempts as fit in it.
-            max_attempts: if args.retry_for.is_zero() { 1 } else { u32::MAX },
+            max_attempts: if config.retry_for.is_zero() { 1 } else { u32::MAX },
             ..RetryPolicy::default()
         })
         .build()

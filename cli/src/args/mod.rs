@@ -331,7 +331,7 @@ pub struct ApplyFlags {
     pub canary: usize,
     /// Start no further host once N hosts have failed (the hosts left are reported as not
     /// started, and untouched).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_failures: Option<usize>,
     /// When staged BIOS values apply: at the reboot rftune performs, or in a maintenance window
     /// (then rftune does not reboot; the job waits for the window).

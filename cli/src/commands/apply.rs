@@ -6,7 +6,6 @@ use crate::render::{self, Progress, Table};
 use anyhow::Result;
 use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
 use rftune_engine::assess::Chosen;
-use rftune_engine::audit::AuditLog;
 use rftune_engine::converge::{self, ApplyOptions, HostApply, Run};
 use rftune_engine::fleet::{self, HostResult};
 use rftune_engine::state::StateDirs;
@@ -48,6 +47,8 @@ pub struct ApplySummary {
     pub planned: usize,
     /// Failed.
     pub error: usize,
+    /// Left untouched: a canary failed, or `--max-failures` hosts had failed.
+    pub not_started: usize,
 }
 
 /// Runs `rftune apply`.
@@ -91,23 +92,17 @@ pub async fn run_with(
             .as_ref()
             .map(|_| args.maintenance_duration.as_secs()),
     };
-    let ctx = Arc::new(Run {
-        chosen,
-        cache: dirs.registry_cache(),
-        audit: AuditLog::open(&dirs.state)?,
-        state_dir: dirs.state.clone(),
-        options: ApplyOptions {
-            reboot: args.reboot.into(),
-            graceful_timeout: args.graceful_timeout,
-            job_timeout: args.job_timeout,
-            boot_timeout: args.boot_timeout,
-            replace_pending: args.replace_pending,
-            dry_run: args.dry_run,
-            strict: args.strict,
-            apply_time,
-        },
-        reboots: Arc::new(tokio::sync::Semaphore::new(args.max_unavailable.max(1))),
-    });
+    let options = ApplyOptions {
+        reboot: args.reboot.into(),
+        graceful_timeout: args.graceful_timeout,
+        job_timeout: args.job_timeout,
+        boot_timeout: args.boot_timeout,
+        replace_pending: args.replace_pending,
+        dry_run: args.dry_run,
+        strict: args.strict,
+        apply_time,
+    };
+    let ctx = Arc::new(Run::new(chosen, dirs, options, args.max_unavailable)?);
     let connect = Arc::new(crate::credentials::connect_config(connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
     let progress = Arc::new(if single {
@@ -127,7 +122,7 @@ pub async fn run_with(
                 };
                 ctx.audit.record(&entry.name, step, Value::Null, outcome, detail)
             };
-            let target = match target::connect(&entry, &connect, &dirs, &crate::render::Notices).await {
+            let target = match target::connect(&entry, &connect, &dirs, &*progress).await {
                 Ok(t) => t,
                 Err(e) => {
                     record("connect", Some(&e))?;
@@ -154,33 +149,13 @@ pub async fn run_with(
             result
         }
     };
-    // Canaries first: if one fails, no other host is touched.
-    let canaries = args.canary.min(entries.len());
-    let mut rest = entries;
-    let first: Vec<_> = rest.drain(..canaries).collect();
-    let mut results = fleet::run_all_limited(first, concurrency, None, &converge_one, |_, ok| bar.host_done(ok)).await;
-    let canary_failed = results.iter().find(|r| r.result.is_err()).map(|r| r.entry.name.clone());
-    if let Some(canary) = canary_failed {
-        for entry in rest {
-            let e = rftune_engine::HostError::new(
-                entry.name.clone(),
-                rftune_engine::HostErrorKind::NotStarted,
-                format!("not started: the canary {canary} failed"),
-            );
-            results.push(HostResult {
-                entry,
-                result: Err(e.into()),
-            });
-        }
-    } else {
-        let max_failures = args.max_failures;
-        results.extend(
-            fleet::run_all_limited(rest, concurrency, max_failures, &converge_one, |_, ok| {
-                bar.host_done(ok)
-            })
-            .await,
-        );
-    }
+    // Canaries first, in inventory order; the engine leaves the rest untouched if one fails.
+    let limits = fleet::Limits {
+        concurrency,
+        max_failures: args.max_failures,
+        canaries: args.canary,
+    };
+    let results = fleet::run_all_limited(entries, &limits, &converge_one, |_, ok| bar.host_done(ok)).await;
     progress.finish();
     if single
         && output != OutputFormat::Json
@@ -234,6 +209,10 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
                 let mut v = serde_json::to_value(h).unwrap_or_default();
                 v["host"] = Value::String(r.entry.name.clone());
                 v
+            }
+            Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) => {
+                summary.not_started += 1;
+                serde_json::json!({"host": r.entry.name, "outcome": "not_started", "error": format!("{e:#}")})
             }
             Err(e) => {
                 summary.error += 1;
@@ -304,6 +283,9 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
             "\n{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
             s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error
         );
+        if s.not_started > 0 {
+            let _ = writeln!(out, "{} not started (left untouched)", s.not_started);
+        }
     }
     out
 }

@@ -43,7 +43,7 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let mut target = crate::credentials::connect_one(&args.bmc.connect, &entry, dirs).await?;
     target.service_root().await?;
     target.login().await?;
-    let progress = render::Progress::hosts("capture", 1, output);
+    let progress = render::Progress::spinner(output);
     let captured = rftune_engine::capture::walk(&target.client, |n| {
         progress.message(format!("{}: {n} resources read", target.name));
     })

@@ -97,14 +97,15 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     let cache = Arc::new(dirs.registry_cache());
     let dirs_owned = Arc::new(dirs.clone());
     let strict = args.strict;
-    let progress = render::Progress::hosts("diff", entries.len(), output);
+    let progress = std::sync::Arc::new(render::Progress::hosts("diff", entries.len(), output));
     let results = fleet::run_all(
         entries,
         args.target.concurrency,
         |entry| {
             let (chosen, connect, cache, dirs) = (chosen.clone(), connect.clone(), cache.clone(), dirs_owned.clone());
+            let progress = progress.clone();
             async move {
-                let target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
+                let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
                 target.login().await?;
                 let result = assess::assess(&target, &chosen, &cache, false, strict).await;
                 target.close().await;
@@ -174,7 +175,7 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
                         .then(|| {
                             format!(
                                 "warning: {}; apply will refuse it",
-                                rftune_engine::bmc::lockdown_message("this host").trim_start_matches("this host: ")
+                                rftune_engine::bmc::lockdown_reason()
                             )
                         })
                         .into_iter()

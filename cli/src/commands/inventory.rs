@@ -136,15 +136,16 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
     let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
-    let progress = crate::render::Progress::hosts("inventory", entries.len(), output);
+    let progress = std::sync::Arc::new(crate::render::Progress::hosts("inventory", entries.len(), output));
     let results = fleet::run_all(
         entries,
         args.target.concurrency,
         |entry| {
             let connect = connect.clone();
             let dirs = dirs_owned.clone();
+            let progress = progress.clone();
             async move {
-                let mut target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
+                let mut target = target::connect(&entry, &connect, &dirs, &*progress).await?;
                 let result = collect(&mut target).await;
                 target.close().await;
                 result

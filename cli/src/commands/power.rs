@@ -100,7 +100,7 @@ pub async fn control(action: &PowerAction, dirs: &StateDirs, output: OutputForma
             let (connect, dirs, audit, progress) =
                 (connect.clone(), dirs_owned.clone(), audit.clone(), progress.clone());
             async move {
-                let target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
+                let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
                 target.login().await?;
                 let outcome = async {
                     let before = rftune_engine::bmc::power_state(&target).await;

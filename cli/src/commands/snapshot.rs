@@ -22,14 +22,15 @@ pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputForma
     let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
     let dirs_owned = Arc::new(dirs.clone());
     let cache = Arc::new(dirs.registry_cache());
-    let progress = render::Progress::hosts("snapshot", entries.len(), output);
+    let progress = std::sync::Arc::new(render::Progress::hosts("snapshot", entries.len(), output));
     let results = fleet::run_all(
         entries,
         args.target.concurrency,
         |entry| {
             let (connect, dirs, cache) = (connect.clone(), dirs_owned.clone(), cache.clone());
+            let progress = progress.clone();
             async move {
-                let target = target::connect(&entry, &connect, &dirs, &crate::render::Notices).await?;
+                let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
                 target.login().await?;
                 let groups = [AttributeGroup::System, AttributeGroup::Idrac].into_iter().collect();
                 let state = rftune_engine::bmc::read_state(&target, &cache, &groups, false).await;

@@ -1,6 +1,7 @@
 //! The decisions of an apply, as pure functions of what was read: what to do about work
-//! already staged on the host ([`decide`]), and how the reboot goes ([`reboot_step`]). No IO
-//! here, so every case has a row in a table test.
+//! already staged on the host ([`decide`]), how the BIOS job gets to run ([`reboot_step`]),
+//! and whether a reset is needed at all ([`already_rebooting`]). No IO here, so every case has
+//! a row in a table test.
 
 use super::Marker;
 use redfish_client::resources::bios::{ApplyTime, Attributes};
@@ -10,12 +11,17 @@ use redfish_client::resources::bios::{ApplyTime, Attributes};
 pub struct Staged<'a> {
     /// Pending BIOS values (`Bios/Settings`).
     pub values: &'a Attributes,
-    /// Whether any pending work exists: values, or an open BIOS job.
-    pub any: bool,
     /// The open BIOS job, if any.
     pub open_job: Option<&'a str>,
     /// Whether an open BIOS job is stuck and will never run (PR30).
     pub stuck: bool,
+}
+
+impl Staged<'_> {
+    /// Whether any pending work exists: values, or an open BIOS job.
+    pub fn any(&self) -> bool {
+        !self.values.is_empty() || self.open_job.is_some()
+    }
 }
 
 /// What to do about pending work.
@@ -79,7 +85,7 @@ pub fn decide(
     profile: &str,
     replace_pending: bool,
 ) -> Decision {
-    let pending = if staged.any {
+    let pending = if staged.any() {
         let ours = marker.is_some_and(|m| m.bios == *staged.values && m.profile == profile);
         if ours && !staged.stuck && planned == staged.values && !replace_pending {
             PendingAction::Adopt {
@@ -108,24 +114,27 @@ pub enum RebootStep {
     LeaveForWindow,
     /// Leave it: the job runs at the host's next reboot (`--reboot none`).
     LeaveForNextReboot,
-    /// The host is already rebooting into the adopted job: do not reset it again.
-    AlreadyRebooting,
-    /// Reboot the host now.
+    /// Reboot the host (unless it is [`already_rebooting`] into an adopted job).
     Reboot,
 }
 
-/// Decides the reboot: `apply_time` of the staged values, whether rftune may reboot, and, for
-/// adopted values, whether the host is already in POST or the job already running.
-pub fn reboot_step(apply_time: ApplyTime, may_reboot: bool, adopted: bool, in_post_or_running: bool) -> RebootStep {
+/// Decides how the BIOS job runs: from the `apply_time` of the staged values and whether
+/// rftune may reboot. Known before anything is read or written, so one decision serves the
+/// dry run, the reboot slot and the reboot itself.
+pub fn reboot_step(apply_time: ApplyTime, may_reboot: bool) -> RebootStep {
     if apply_time != ApplyTime::OnReset {
         RebootStep::LeaveForWindow
     } else if !may_reboot {
         RebootStep::LeaveForNextReboot
-    } else if adopted && in_post_or_running {
-        RebootStep::AlreadyRebooting
     } else {
         RebootStep::Reboot
     }
+}
+
+/// Whether the reset can be skipped: values adopted from an earlier run whose host is already
+/// in POST or running the job (that run's reset went through).
+pub fn already_rebooting(adopted: bool, in_post: bool, job_running: bool) -> bool {
+    adopted && (in_post || job_running)
 }
 
 #[cfg(test)]
@@ -159,13 +168,11 @@ mod tests {
         let mine = marker("performance", &ours);
         let staged = |values, job, stuck| Staged {
             values,
-            any: true,
             open_job: job,
             stuck,
         };
         let nothing = Staged {
             values: &none,
-            any: false,
             open_job: None,
             stuck: false,
         };
@@ -204,20 +211,28 @@ mod tests {
 
     #[test]
     fn the_reboot_is_left_skipped_or_done() {
-        use ApplyTime::{AtMaintenanceWindowStart, OnReset};
+        use ApplyTime::{AtMaintenanceWindowStart, InMaintenanceWindowOnReset, OnReset};
         let rows = [
-            (AtMaintenanceWindowStart, true, false, false, RebootStep::LeaveForWindow),
-            (OnReset, false, false, false, RebootStep::LeaveForNextReboot),
-            (OnReset, true, true, true, RebootStep::AlreadyRebooting),
-            (OnReset, true, true, false, RebootStep::Reboot),
-            (OnReset, true, false, true, RebootStep::Reboot),
+            (AtMaintenanceWindowStart, true, RebootStep::LeaveForWindow),
+            (InMaintenanceWindowOnReset, true, RebootStep::LeaveForWindow),
+            (AtMaintenanceWindowStart, false, RebootStep::LeaveForWindow),
+            (OnReset, false, RebootStep::LeaveForNextReboot),
+            (OnReset, true, RebootStep::Reboot),
         ];
-        for (time, may, adopted, busy, want) in rows {
-            assert_eq!(
-                reboot_step(time, may, adopted, busy),
-                want,
-                "{time:?} {may} {adopted} {busy}"
-            );
+        for (time, may, want) in rows {
+            assert_eq!(reboot_step(time, may), want, "{time:?} {may}");
+        }
+        // (adopted, in POST, job running) -> skip the reset
+        let rows = [
+            (true, true, false, true),
+            (true, false, true, true),
+            (true, true, true, true),
+            (true, false, false, false),
+            (false, true, true, false),
+            (false, false, false, false),
+        ];
+        for (adopted, in_post, running, want) in rows {
+            assert_eq!(already_rebooting(adopted, in_post, running), want, "{adopted} {in_post} {running}");
         }
     }
 }

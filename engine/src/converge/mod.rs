@@ -183,23 +183,8 @@ fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathB
     ))
 }
 
-/// Whether some earlier run left a staging marker for `host` (any service tag).
-fn has_marker(state_dir: &Path, host: &str) -> bool {
-    let probe = marker_path(state_dir, host, Some("x"));
-    let prefix = probe
-        .file_name()
-        .map(|n| n.to_string_lossy().trim_end_matches("x.json").to_owned())
-        .unwrap_or_default();
-    std::fs::read_dir(state_dir.join("staged"))
-        .map(|d| {
-            d.flatten()
-                .any(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        })
-        .unwrap_or(false)
-}
-
-/// Every staging marker of `host` (any service tag).
-fn markers_for(state_dir: &Path, host: &str) -> Vec<(PathBuf, Marker)> {
+/// The staging marker files earlier runs left for `host` (any service tag), readable or not.
+fn marker_files(state_dir: &Path, host: &str) -> Vec<PathBuf> {
     let probe = marker_path(state_dir, host, Some("x"));
     let prefix = probe
         .file_name()
@@ -210,7 +195,7 @@ fn markers_for(state_dir: &Path, host: &str) -> Vec<(PathBuf, Marker)> {
     };
     dir.flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
-        .filter_map(|e| Some((e.path(), read_marker(&e.path())?)))
+        .map(|e| e.path())
         .collect()
 }
 
@@ -246,9 +231,10 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
     };
     // A run interrupted after its reset may have left the host in POST, where the job queue
     // and the pending values change under our feet: wait for it before judging pending work.
-    if has_marker(&ctx.state_dir, host) {
+    let earlier = marker_files(&ctx.state_dir, host);
+    if !earlier.is_empty() {
         // An earlier run rebooting this host was stopped: if it left the host off, power it on.
-        if markers_for(&ctx.state_dir, host).iter().any(|(_, m)| m.rebooting)
+        if earlier.iter().filter_map(|f| read_marker(f)).any(|m| m.rebooting)
             && bmc::power_state(target).await == Some(redfish_client::resources::computer_system::PowerState::Off)
         {
             observer.event(&Event::phase(host, Phase::RecoveringPower));
@@ -274,7 +260,12 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
     // Under System Lockdown the iDRAC refuses every write, and its registry calls everything
     // read-only: say so once, before any snapshot or write.
     if a.state.in_lockdown() {
-        audit("lockdown", Value::Null, "refused", json!(bmc::lockdown_message(host)))?;
+        audit(
+            "lockdown",
+            Value::Null,
+            "refused",
+            json!(format!("{host}: {}", bmc::lockdown_reason())),
+        )?;
         return Err(HostError::new(host, HostErrorKind::Lockdown, bmc::lockdown_reason()).into());
     }
     let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
@@ -322,10 +313,8 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
 
     // Pending work: adopt our own, replace on request, refuse otherwise.
     let open_jobs: Vec<_> = a.state.open_bios_jobs().cloned().collect();
-    let described = bmc::describe_pending(&a.state);
     let staged = decide::Staged {
         values: &a.state.pending,
-        any: described.is_some(),
         open_job: open_jobs.first().map(|j| j.id.as_str()),
         stuck: open_jobs.iter().any(|j| j.outcome() == JobOutcome::Stuck),
     };
@@ -338,7 +327,29 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         ctx.chosen.name(),
         opts.replace_pending,
     );
-    let desc = described.unwrap_or_default();
+    let desc = bmc::describe_pending(&a.state).unwrap_or_default();
+    // How the BIOS job will run: decided once, before anything is written.
+    let bios_work = !plan.bios.is_empty() || matches!(decision.pending, PendingAction::Adopt { .. });
+    let step = decide::reboot_step(opts.apply_time.apply_time, opts.reboot != RebootPolicy::None);
+    // A host that will reboot waits for its reboot slot before anything is written (pending
+    // work replaced included), so a fleet touches only as many hosts as may reboot at once,
+    // and a run stopped while waiting leaves the hosts not yet granted a slot untouched.
+    let refused = matches!(decision.pending, PendingAction::Refuse(_));
+    let slot = if bios_work && step == RebootStep::Reboot && !opts.dry_run && !refused {
+        tokio::select! {
+            permit = ctx.reboots.clone().acquire_owned() => Some(permit.context("the reboot limiter closed")?),
+            _ = interrupt::wait() => {
+                return Err(interrupt::Interrupted {
+                    host: host.to_owned(),
+                    signal: interrupt::received().unwrap_or(0),
+                    during: "while waiting for a reboot slot; nothing was sent".into(),
+                }
+                .into());
+            }
+        }
+    } else {
+        None
+    };
     let mut adopted_job = None;
     match decision.pending {
         PendingAction::None => {
@@ -403,49 +414,16 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         return Ok(result);
     }
     if opts.dry_run {
-        let bios_work = !plan.bios.is_empty() || result.adopted;
-        let reboot = match decide::reboot_step(
-            opts.apply_time.apply_time,
-            opts.reboot != RebootPolicy::None,
-            false,
-            false,
-        ) {
+        let reboot = match step {
             _ if !bios_work => "no reboot (iDRAC values apply at once)".to_owned(),
             RebootStep::Reboot => format!("would reboot the host once ({:?})", opts.reboot).to_lowercase(),
             RebootStep::LeaveForWindow => "no reboot: the job would run in the maintenance window".to_owned(),
-            RebootStep::LeaveForNextReboot | RebootStep::AlreadyRebooting => {
-                "no reboot: the job would wait for the host's next reboot".to_owned()
-            }
+            RebootStep::LeaveForNextReboot => "no reboot: the job would wait for the host's next reboot".to_owned(),
         };
         result.summary = format!("{}; {reboot}", plan_sentence(&plan, result.adopted));
         return Ok(result);
     }
 
-    // A host that will reboot waits for its reboot slot before anything is written, so a
-    // fleet stages only as many hosts as may reboot at once, and a run stopped while waiting
-    // leaves the hosts not yet granted a slot untouched.
-    let will_reboot = (!plan.bios.is_empty() || result.adopted)
-        && decide::reboot_step(
-            opts.apply_time.apply_time,
-            opts.reboot != RebootPolicy::None,
-            false,
-            false,
-        ) == RebootStep::Reboot;
-    let slot = if will_reboot {
-        tokio::select! {
-            permit = ctx.reboots.clone().acquire_owned() => Some(permit.context("the reboot limiter closed")?),
-            _ = interrupt::wait() => {
-                return Err(interrupt::Interrupted {
-                    host: host.to_owned(),
-                    signal: interrupt::received().unwrap_or(0),
-                    during: "while waiting for a reboot slot; nothing was sent".into(),
-                }
-                .into());
-            }
-        }
-    } else {
-        None
-    };
     interrupt::check(host, "the snapshot")?;
     // Snapshot before any change.
     let url = target.client.base_url().as_str().trim_end_matches('/');
@@ -471,7 +449,6 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
 
     // One BIOS PATCH with an apply time; never a second job.
     let mut job = adopted_job;
-    let bios_work = !plan.bios.is_empty() || result.adopted;
     if !plan.bios.is_empty() && !result.adopted {
         let mut marker = Marker {
             profile: ctx.chosen.name().to_owned(),
@@ -523,7 +500,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
             audit("stage", Value::Null, "unknown", json!(crate::error::report(&err)))?;
             observer.event(&Event::phase(host, Phase::ReadingBack));
             match staged_state(target, &plan.bios).await {
-                Ok(Staged::Ours(j)) => {
+                Ok(ReadBack::Ours(j)) => {
                     job = j;
                     marker.job = job.clone();
                     write_marker(&marker_file, &marker)?;
@@ -535,14 +512,14 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
                     )?;
                     break;
                 }
-                Ok(Staged::Nothing) if attempt == 1 => {
+                Ok(ReadBack::Nothing) if attempt == 1 => {
                     audit("stage", Value::Null, "error", json!("read back: nothing was staged"))?;
                 }
-                Ok(Staged::Nothing) => {
+                Ok(ReadBack::Nothing) => {
                     let _ = std::fs::remove_file(&marker_file);
                     return Err(err.context("the read-back shows nothing staged; no further attempt"));
                 }
-                Ok(Staged::Other(desc)) => {
+                Ok(ReadBack::Other(desc)) => {
                     let _ = std::fs::remove_file(&marker_file);
                     audit("stage", Value::Null, "error", json!(format!("read back: {desc}")))?;
                     return Err(HostError::new(
@@ -568,11 +545,10 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
 
     if bios_work {
         let job_label = job.clone().unwrap_or_else(|| "(no job id)".into());
-        let may_reboot = opts.reboot != RebootPolicy::None;
-        let left_for = match decide::reboot_step(opts.apply_time.apply_time, may_reboot, false, false) {
+        let left_for = match step {
             RebootStep::LeaveForWindow => Some("runs in the maintenance window"),
             RebootStep::LeaveForNextReboot => Some("is scheduled and applies at the next reboot"),
-            RebootStep::AlreadyRebooting | RebootStep::Reboot => None,
+            RebootStep::Reboot => None,
         };
         if let Some(when) = left_for {
             result.outcome = Outcome::NotConverged;
@@ -591,20 +567,16 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         interrupt::check(host, "rebooting").map_err(|_| left("before rebooting"))?;
         // Held (from before staging) until the host is back.
         let _slot = slot;
-        let in_post = target
-            .client
-            .dell()
-            .lc_status()
-            .await
-            .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+        // Only adopted values may already be on their way in: ask the iDRAC only then.
         let running = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Running);
-        let step = decide::reboot_step(
-            opts.apply_time.apply_time,
-            may_reboot,
-            result.adopted,
-            in_post || running,
-        );
-        if step == RebootStep::AlreadyRebooting {
+        let in_post = result.adopted
+            && target
+                .client
+                .dell()
+                .lc_status()
+                .await
+                .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+        if decide::already_rebooting(result.adopted, in_post, running) {
             audit(
                 "reboot",
                 Value::Null,
@@ -734,7 +706,7 @@ async fn open_bios_job(target: &Target) -> Option<String> {
 
 /// What a read-back found after a BIOS PATCH whose answer was lost.
 #[derive(Debug)]
-enum Staged {
+enum ReadBack {
     /// Exactly rftune's values are pending, with this job (created if the PATCH did not).
     Ours(Option<String>),
     /// Nothing is pending and no BIOS job is open: the PATCH was not applied.
@@ -745,7 +717,7 @@ enum Staged {
 
 /// Reads pending BIOS values and jobs to learn whether a PATCH whose answer was lost staged
 /// `sent`.
-async fn staged_state(target: &Target, sent: &Attributes) -> Result<Staged> {
+async fn staged_state(target: &Target, sent: &Attributes) -> Result<ReadBack> {
     let pending = target
         .client
         .get::<redfish_client::resources::bios::BiosSettings>(dell::BIOS_SETTINGS)
@@ -761,15 +733,15 @@ async fn staged_state(target: &Target, sent: &Attributes) -> Result<Staged> {
     let open: Vec<&redfish_client::oem::dell::DellJob> =
         jobs.iter().filter(|j| j.is_bios_config() && j.holds_queue()).collect();
     if pending.is_empty() && open.is_empty() {
-        return Ok(Staged::Nothing);
+        return Ok(ReadBack::Nothing);
     }
     if pending != *sent {
-        return Ok(Staged::Other(format!("{} BIOS value(s)", pending.len())));
+        return Ok(ReadBack::Other(format!("{} BIOS value(s)", pending.len())));
     }
     match open.first() {
-        Some(j) => Ok(Staged::Ours(Some(j.id.clone()))),
+        Some(j) => Ok(ReadBack::Ours(Some(j.id.clone()))),
         // Staged without its job: create the one job the PATCH should have created.
-        None => Ok(Staged::Ours(Some(create_job(target).await?))),
+        None => Ok(ReadBack::Ours(Some(create_job(target).await?))),
     }
 }
 

@@ -192,7 +192,8 @@ impl Client {
             method: method.to_string(),
             url: url.to_string(),
             kind,
-            source: e,
+            // The URL is already in this error's own message.
+            source: e.without_url(),
         }
     }
 

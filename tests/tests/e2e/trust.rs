@@ -21,6 +21,9 @@ async fn untrusted_certificate_fails_fast_and_shows_the_fingerprint_to_pin() {
         "{err}"
     );
     assert!(err.contains(&format!("pass --fingerprint {fp}")), "{err}");
+    // Said once: no dependency log line repeating it, no URL repeated inside the cause.
+    assert_eq!(err.matches("CaUsedAsEndEntity").count(), 1, "{err}");
+    assert_eq!(err.matches(url.as_str()).count(), 1, "{err}");
     assert_eq!(
         fleet.hosts()[0].host.stats.total(),
         0,
