@@ -164,8 +164,8 @@ pub struct HostFacts {
 ///
 /// Real iDRACs list only the DIMMs that are present (a real R750 with 16 of its 32 slots filled
 /// lists `DIMM.Socket.A1`..`A8` and `B1`..`B8`) and give no channel number, so the population
-/// is judged per socket: balanced when every populated socket holds the same number of DIMMs,
-/// a whole multiple of its channels (1 or 2 DIMMs per channel on every channel) — Dell: "a
+/// is judged per socket: balanced when every socket holds the same number of DIMMs, a whole
+/// multiple of its channels (1 or 2 DIMMs per channel on every channel) — Dell: "a
 /// fully balanced configuration requires all DIMM channels to be populated".
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct MemoryPopulation {
@@ -177,23 +177,14 @@ pub struct MemoryPopulation {
 }
 
 impl MemoryPopulation {
-    /// Counts the enabled DIMMs of `dimms` by socket. The socket is `MemoryLocation.Socket`
-    /// when the BMC gives it, else the letter of Dell's `DIMM.Socket.A1` id (A = 1, B = 2).
-    /// DIMMs whose state is not `Enabled` (absent, disabled by the BIOS) or whose socket
-    /// cannot be told are not counted.
-    pub fn from_dimms(dimms: &[Memory], generation: Option<Generation>) -> Self {
-        let mut dimms_per_socket = BTreeMap::new();
-        for dimm in dimms {
-            let enabled = match dimm.status.as_ref().and_then(|s| s.state.as_deref()) {
-                Some(state) => state.eq_ignore_ascii_case("Enabled"),
-                None => dimm.capacity_mib.is_some_and(|c| c > 0),
-            };
-            let socket = dimm
-                .memory_location
-                .as_ref()
-                .and_then(|l| l.socket)
-                .or_else(|| dell_dimm_socket(&dimm.id));
-            if let (true, Some(socket)) = (enabled, socket) {
+    /// Counts the enabled DIMMs of `dimms` by socket ([`Memory::socket`],
+    /// [`Memory::is_enabled`]). Real iDRACs list only the DIMMs present, so the host's `sockets`
+    /// (when known) are counted from 1 with zero DIMMs: a socket left empty shows. DIMMs whose
+    /// socket cannot be told are not counted.
+    pub fn from_dimms(dimms: &[Memory], generation: Option<Generation>, sockets: Option<u32>) -> Self {
+        let mut dimms_per_socket: BTreeMap<u32, u32> = (1..=sockets.unwrap_or(0)).map(|n| (n, 0)).collect();
+        for dimm in dimms.iter().filter(|d| d.is_enabled()) {
+            if let Some(socket) = dimm.socket() {
                 *dimms_per_socket.entry(socket).or_insert(0) += 1;
             }
         }
@@ -236,15 +227,6 @@ impl fmt::Display for MemoryPopulation {
     }
 }
 
-/// The socket of a Dell DIMM id: `DIMM.Socket.B7` is on socket 2.
-fn dell_dimm_socket(id: &str) -> Option<u32> {
-    let rest = id.strip_prefix("DIMM.Socket.")?;
-    let letter = rest.chars().next()?.to_ascii_uppercase();
-    letter
-        .is_ascii_uppercase()
-        .then(|| u32::from(letter) - u32::from('A') + 1)
-}
-
 /// The highest `ProcNBrand` index looked at (Dell's AMD servers have one or two sockets).
 const MAX_SOCKETS: u32 = 8;
 
@@ -282,7 +264,7 @@ impl HostFacts {
 
     /// These facts with the memory population counted from the host's DIMMs.
     pub fn with_memory(mut self, dimms: &[Memory]) -> Self {
-        self.memory = Some(MemoryPopulation::from_dimms(dimms, self.generation));
+        self.memory = Some(MemoryPopulation::from_dimms(dimms, self.generation, self.sockets));
         self
     }
 
@@ -500,41 +482,77 @@ mod tests {
     #[test]
     fn memory_is_balanced_when_every_channel_of_every_socket_holds_the_same_dimms() {
         let genoa = Some(Generation::Genoa);
-        let full = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 12)]), genoa);
+        let full = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 12)]), genoa, Some(2));
         assert_eq!(full.dimms_per_socket, BTreeMap::from([(1, 12), (2, 12)]));
         assert_eq!(full.balanced(), Some(true));
         assert_eq!(full.to_string(), "12 + 12 DIMMs on 12 channels per socket (balanced)");
         // Two DIMMs per channel is balanced too; the real R750's 16 on 2x8 channels likewise.
-        let two_dpc = MemoryPopulation::from_dimms(&dimms(&[('A', 16), ('B', 16)]), Some(Generation::Milan));
+        let two_dpc = MemoryPopulation::from_dimms(&dimms(&[('A', 16), ('B', 16)]), Some(Generation::Milan), Some(2));
         assert_eq!(two_dpc.balanced(), Some(true));
         // One DIMM missing, or channels left empty: unbalanced. One full socket is balanced.
-        let short = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 11)]), genoa);
+        let short = MemoryPopulation::from_dimms(&dimms(&[('A', 12), ('B', 11)]), genoa, Some(2));
         assert_eq!(short.balanced(), Some(false));
         assert_eq!(
             short.to_string(),
             "12 + 11 DIMMs on 12 channels per socket (unbalanced)"
         );
-        let eight = MemoryPopulation::from_dimms(&dimms(&[('A', 8), ('B', 8)]), genoa);
+        let eight = MemoryPopulation::from_dimms(&dimms(&[('A', 8), ('B', 8)]), genoa, Some(2));
         assert_eq!(eight.balanced(), Some(false));
-        let one_socket = MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), genoa);
+        let one_socket = MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), genoa, Some(1));
         assert_eq!(one_socket.balanced(), Some(true));
         // A DIMM the BIOS disabled does not count; nor does one whose socket is unknown.
         let mut list = dimms(&[('A', 6)]);
         list[5] = dimm("DIMM.Socket.A6", Some("Disabled"));
         list.push(dimm("NVDIMM.Slot.1", Some("Enabled")));
-        let siena = MemoryPopulation::from_dimms(&list, Some(Generation::Siena));
+        let siena = MemoryPopulation::from_dimms(&list, Some(Generation::Siena), Some(1));
         assert_eq!(siena.dimms_per_socket, BTreeMap::from([(1, 5)]));
         assert_eq!(siena.balanced(), Some(false));
         // No DIMM at all is not balanced; an unknown generation is unknown.
-        assert_eq!(MemoryPopulation::from_dimms(&[], genoa).balanced(), Some(false));
+        assert_eq!(MemoryPopulation::from_dimms(&[], genoa, None).balanced(), Some(false));
         assert_eq!(
-            MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), None).balanced(),
+            MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), None, Some(1)).balanced(),
             None
         );
         assert_eq!(
             HostFacts::default().with_memory(&dimms(&[('A', 12)])).memory_balanced(),
             None
         );
+        // Real iDRACs list only present DIMMs: all 12 on socket 1 of a two-socket host leave
+        // socket 2 empty, which is not balanced.
+        let lopsided = MemoryPopulation::from_dimms(&dimms(&[('A', 12)]), genoa, Some(2));
+        assert_eq!(lopsided.dimms_per_socket, BTreeMap::from([(1, 12), (2, 0)]));
+        assert_eq!(lopsided.balanced(), Some(false));
+        let facts = HostFacts {
+            generation: genoa,
+            sockets: Some(2),
+            ..HostFacts::default()
+        };
+        assert_eq!(facts.with_memory(&dimms(&[('A', 12)])).memory_balanced(), Some(false));
+    }
+
+    #[test]
+    fn the_socket_comes_from_the_processor_link_real_idracs_give() {
+        // The shape of a real R750 DIMM: no MemoryLocation, Links.Processors to CPU.Socket.N.
+        let real: Memory = serde_json::from_value(serde_json::json!({
+            "@odata.id": "/redfish/v1/Systems/System.Embedded.1/Memory/DIMM.Socket.B3",
+            "Id": "DIMM.Socket.B3",
+            "CapacityMiB": 32768,
+            "Links": {"Processors": [{"@odata.id": "/redfish/v1/Systems/System.Embedded.1/Processors/CPU.Socket.2"}]},
+            "Status": {"Health": "OK", "State": "Enabled"},
+        }))
+        .unwrap();
+        assert_eq!(real.socket(), Some(2));
+        assert!(real.is_enabled());
+        // Without the link, Dell's id names the socket; MemoryLocation wins where given.
+        assert_eq!(dimm("DIMM.Socket.C1", Some("Enabled")).socket(), Some(3));
+        let mut located = dimm("DIMM.Socket.A1", Some("Enabled"));
+        located.memory_location = Some(redfish_client::resources::computer_system::MemoryLocation {
+            socket: Some(2),
+            ..Default::default()
+        });
+        assert_eq!(located.socket(), Some(2));
+        assert_eq!(dimm("NVDIMM.Slot.1", Some("Enabled")).socket(), None);
+        assert!(!dimm("DIMM.Socket.A2", Some("Absent")).is_enabled());
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub struct SimConfig {
     /// Whether the "operating system" honours GracefulShutdown/GracefulRestart.
     pub graceful_os: bool,
     /// Log one event per request (service tag, method, URI, status) on the `tracing` target
-    /// [`REQUEST_LOG`](crate::server::REQUEST_LOG), at `WARN`; the emulator prints nothing.
+    /// [`REQUEST_LOG`](crate::server::REQUEST_LOG), at `INFO`; the emulator prints nothing.
     pub log_requests: bool,
     /// Every host starts with System Lockdown on (`Lockdown.1.SystemLockdown = Enabled`).
     pub lockdown: bool,

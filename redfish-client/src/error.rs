@@ -329,9 +329,18 @@ fn short_type_name<T>() -> &'static str {
 /// A body that decodes is decoded once, plainly: path tracking costs about as much again (a
 /// 1.2 MB registry), so it runs only on a failure, to explain it.
 pub fn decode_json<T: serde::de::DeserializeOwned>(method: &str, url: &str, bytes: &[u8]) -> Result<T> {
-    serde_json::from_slice(bytes).or_else(|_| {
-        let de = &mut serde_json::Deserializer::from_slice(bytes);
-        serde_path_to_error::deserialize(de).map_err(|e| Error::decode::<T>(method, url, e))
+    serde_json::from_slice(bytes).or_else(|plain| {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| Error::decode::<T>(method, url, e))?;
+        // The plain decode also failed on what follows the value (trailing garbage): an error.
+        de.end().map_err(|_| Error::Decode {
+            method: method.to_owned(),
+            url: url.to_owned(),
+            target: short_type_name::<T>(),
+            path: String::new(),
+            source: plain,
+        })?;
+        Ok(value)
     })
 }
 
@@ -357,6 +366,9 @@ mod tests {
         assert!(truncated.is_garbled(), "a body cut short is worth reading again");
         let html = decode_json::<Bios>("GET", "u", b"<html><body>Service Unavailable</body></html>").unwrap_err();
         assert!(!html.is_garbled(), "an HTML page would read the same again");
+        // Trailing garbage after a value that decodes is still an error.
+        let trailing = decode_json::<Bios>("GET", "u", br#"{"@odata.id":"/b","Attributes":{}} x"#).unwrap_err();
+        assert!(matches!(trailing, Error::Decode { .. }), "{trailing}");
     }
 
     fn status(code: u16) -> Error {

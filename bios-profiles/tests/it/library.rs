@@ -346,3 +346,29 @@ fn shipped_profiles_describe_their_targets() {
     assert_eq!(library.sources().iter().count(), 15);
     assert!(library.sources().contains("snapshot"));
 }
+
+#[test]
+fn a_memory_platform_with_settings_of_its_own_needs_the_dimms_read() {
+    let mut library = Library::shipped().unwrap();
+    library
+        .add_toml(
+            r#"
+name = "half-populated"
+description = "x"
+extends = "performance"
+
+[platform.sparse]
+memory = "unbalanced"
+
+[platform.sparse.bios.NumaNodesPerSocket]
+value = "1"
+why = "One node per socket when the channels are not all populated."
+source = "dell-ddr5-bandwidth"
+confidence = "inferred"
+"#,
+            "half-populated.toml",
+        )
+        .unwrap();
+    // Without the DIMMs the platform could never match: its setting would silently never apply.
+    assert!(library.needs_memory(library.get("half-populated").unwrap()));
+}

@@ -74,7 +74,8 @@ pub(super) struct Job {
     pub(super) message_id: &'static str,
     pub(super) message: &'static str,
     pub(super) percent: u8,
-    /// `TIME_NOW`, or the start a window or a schedule sets.
+    /// When the job was created (as real BIOS jobs show), or the start a window or a
+    /// schedule sets.
     pub(super) start_time: String,
     pub(super) end_time: String,
     pub(super) created: SystemTime,
@@ -281,7 +282,8 @@ impl Host {
         let now = Instant::now();
         let wall = SystemTime::now();
         let (window, start_time, end_time) = match apply {
-            ApplyTime::OnReset => (None, "TIME_NOW".to_owned(), "TIME_NA".to_owned()),
+            // Real R750 BIOS jobs (iDRAC 6.00 and 7.10) show the creation time, not `TIME_NOW`.
+            ApplyTime::OnReset => (None, clock::local(wall), "TIME_NA".to_owned()),
             ApplyTime::Window {
                 reboots,
                 start,

@@ -19,9 +19,9 @@ use std::time::Instant;
 use url::Url;
 
 impl Client {
-    /// `GET path`, decoded as `T`; decode errors name the JSON path. A body cut short or
-    /// garbled on the way (not JSON at all) is read again within the retry policy; JSON of the
-    /// wrong shape is an error at once.
+    /// `GET path`, decoded as `T`; decode errors name the JSON path. A body cut short on the
+    /// way is read again within the retry policy; one that is not JSON at all (an HTML page)
+    /// or JSON of the wrong shape is an error at once.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
         let start = Instant::now();
         let mut attempts = 0u32;

@@ -179,7 +179,7 @@ impl Client {
         }
         let kind = if tls::is_certificate_error(&e) {
             TransportKind::Certificate
-        } else if tls::is_plain_http_answer(&e) {
+        } else if e.is_connect() && tls::is_plain_http_answer(&e) {
             TransportKind::PlainHttp
         } else if e.is_timeout() {
             TransportKind::Timeout

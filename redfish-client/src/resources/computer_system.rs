@@ -186,6 +186,57 @@ pub struct Memory {
     /// Presence and health.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<Status>,
+    /// Related resources: the processor the DIMM hangs off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<MemoryLinks>,
+}
+
+/// `Memory.Links`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct MemoryLinks {
+    /// The processor(s) this DIMM belongs to (`…/Processors/CPU.Socket.1` on iDRACs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processors: Vec<Link>,
+}
+
+impl Memory {
+    /// The CPU socket (1-based): `MemoryLocation.Socket` where the BMC gives it, else the
+    /// processor it links to (`CPU.Socket.2` → 2; what real iDRACs give), else the letter of
+    /// Dell's `DIMM.Socket.B7` id (B → 2).
+    pub fn socket(&self) -> Option<u32> {
+        let number_after = |text: &str, prefix: &str| -> Option<u32> {
+            let rest = text.rsplit('/').next()?.strip_prefix(prefix)?;
+            rest.parse().ok()
+        };
+        self.memory_location
+            .as_ref()
+            .and_then(|l| l.socket)
+            .or_else(|| {
+                let cpu = self.links.as_ref()?.processors.first()?;
+                number_after(cpu.odata_id.path(), "CPU.Socket.")
+            })
+            .or_else(|| {
+                let letter = self
+                    .id
+                    .strip_prefix("DIMM.Socket.")?
+                    .chars()
+                    .next()?
+                    .to_ascii_uppercase();
+                letter
+                    .is_ascii_uppercase()
+                    .then(|| u32::from(letter) - u32::from('A') + 1)
+            })
+    }
+
+    /// Whether the DIMM is present and in use: `Status.State` `Enabled`, or, without a state,
+    /// a capacity above zero. Absent slots and DIMMs the BIOS disabled are not.
+    pub fn is_enabled(&self) -> bool {
+        match self.status.as_ref().and_then(|s| s.state.as_deref()) {
+            Some(state) => state.eq_ignore_ascii_case("Enabled"),
+            None => self.capacity_mib.is_some_and(|c| c > 0),
+        }
+    }
 }
 
 /// `Memory.MemoryLocation`.
