@@ -3,7 +3,7 @@
 //! times use (`2024-08-06T13:48:09`), and the `YYYYMMDDHHMMSS` form of
 //! `DellJobService.SetupJobQueue`. Pure functions, no IO.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch (negative before it).
 fn epoch_seconds(t: SystemTime) -> i64 {
@@ -35,6 +35,17 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
+}
+
+/// The wall-clock time of `at`.
+pub fn wall(at: Instant) -> SystemTime {
+    let now = Instant::now();
+    let wall_now = SystemTime::now();
+    if at <= now {
+        wall_now.checked_sub(now - at).unwrap_or(wall_now)
+    } else {
+        wall_now.checked_add(at - now).unwrap_or(wall_now)
+    }
 }
 
 /// `2024-08-06T13:48:09` (UTC, no offset), as DellJob times are written.

@@ -2,8 +2,8 @@
 //! `DellOemChassis.ExtendedReset`, `Manager.Reset` (the iDRAC itself restarts),
 //! `DellBIOSService.DeviceRecovery`, and `PATCH` of the system's boot override.
 
-use super::timeline::{Outage, Shutdown};
 use super::{Host, Reply, State};
+use super::{Outage, Shutdown};
 use crate::messages::{self, idrac};
 use redfish_client::resources::computer_system::ResetType;
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! and the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
 //! `…/Oem/Dell/Jobs`) and the DMTF `Job` (at `JobService/Jobs`), shaped as on real R750s.
 
-use super::timeline::{Outage, Shutdown, wall};
 use super::{Host, Reply, State};
-use crate::clock;
+use super::{Outage, Shutdown};
+use crate::clock::{self, wall};
 use crate::messages::{self, base, idrac};
 use redfish_client::oem::dell::{self, JobState};
 use serde_json::{Value, json};

@@ -16,6 +16,7 @@ mod actions;
 mod bios;
 mod dell;
 mod documents;
+mod episodes;
 mod jobs;
 mod readings;
 mod registry;
@@ -31,6 +32,7 @@ use crate::config::{FaultKind, SimConfig};
 use crate::fixture::Fixture;
 use crate::power::Platform;
 use crate::stats::Stats;
+use episodes::{Boot, Outage, Shutdown};
 use jobs::Job;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
@@ -40,7 +42,6 @@ use sessions::Session;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use timeline::{Boot, Outage, Shutdown};
 
 /// The faults that apply to one host.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -7,56 +7,12 @@
 //! Readiness (`availability`, `GetRemoteServicesAPIStatus`) is read off the same state.
 
 use super::jobs::{Job, JobKind};
-use super::{Host, State};
+use super::{Boot, Host, State};
+use crate::clock::wall;
 use crate::messages::idrac;
 use redfish_client::oem::dell::{AttributeGroup, JobState};
 use serde_json::{Value, json};
-use std::time::{Duration, Instant, SystemTime};
-
-/// POST in progress: when it started and how far the BIOS job it runs has got.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Boot {
-    started: Instant,
-    job_started: bool,
-    pub(super) job_done: bool,
-}
-
-/// A graceful shutdown in progress: when the host goes off, and whether it then starts again.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Shutdown {
-    pub(super) at: Instant,
-    pub(super) then_boot: bool,
-}
-
-/// The iDRAC's own services are unavailable: after `Manager.Reset` (the iDRAC reboots: no
-/// connection at first, then SWC0700 on the configuration paths) or after `JID_CLEARALL_FORCE`
-/// (the Lifecycle Controller restarts: SWC0700, and the Systems collection lists no member).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Outage {
-    /// Connections are dropped until then (an iDRAC reset only).
-    down_until: Option<Instant>,
-    /// Configuration services answer again from then on.
-    ready_at: Instant,
-}
-
-impl Outage {
-    /// An iDRAC reboot: unreachable for half a POST, then not ready for a POST.
-    pub(super) fn idrac_reset(now: Instant, boot_time: Duration) -> Self {
-        let down_until = now + boot_time / 2;
-        Self {
-            down_until: Some(down_until),
-            ready_at: down_until + boot_time,
-        }
-    }
-
-    /// A Lifecycle Controller restart: not ready for a POST's length.
-    pub(super) fn lc_restart(now: Instant, boot_time: Duration) -> Self {
-        Self {
-            down_until: None,
-            ready_at: now + boot_time,
-        }
-    }
-}
+use std::time::{Duration, Instant};
 
 /// What a request to the Systems tree or the iDRAC attributes meets while the iDRAC or its
 /// Lifecycle Controller restarts.
@@ -85,17 +41,6 @@ enum Event {
     WindowOpens(String),
     WindowCloses(String),
     RebootJobRuns(String),
-}
-
-/// The wall-clock time of `at`.
-pub(super) fn wall(at: Instant) -> SystemTime {
-    let now = Instant::now();
-    let wall_now = SystemTime::now();
-    if at <= now {
-        wall_now.checked_sub(now - at).unwrap_or(wall_now)
-    } else {
-        wall_now.checked_add(at - now).unwrap_or(wall_now)
-    }
 }
 
 impl Host {
