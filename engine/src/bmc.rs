@@ -78,7 +78,7 @@ impl HostState {
     /// Open BIOS configuration jobs: scheduled, running, or stuck at PR30 (which blocks the
     /// queue until deleted).
     pub fn open_bios_jobs(&self) -> impl Iterator<Item = &DellJob> {
-        self.jobs.iter().filter(|j| j.is_bios_config() && j.holds_queue())
+        self.jobs.iter().filter(|j| j.is_open_bios_job())
     }
 
     /// Whether System Lockdown is on.
@@ -382,7 +382,7 @@ async fn restart_observed(target: &Target, timeout: Duration) -> bool {
             .dell()
             .lc_status()
             .await
-            .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+            .is_ok_and(|lc| lc.in_post());
         in_post
             || target
                 .client
@@ -472,7 +472,7 @@ pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn 
         observer.event(&Event::phase(&target.name, Phase::WaitingForHost));
         let on = matches!(target.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
         let out_of_post = match target.client.dell().lc_status().await {
-            Ok(lc) => lc.server_status.as_deref() != Some("InPOST"),
+            Ok(lc) => !lc.in_post(),
             Err(_) => false,
         };
         if on && out_of_post && target.client.bios(&ODataId::new(dell::BIOS)).await.is_ok() {

@@ -575,7 +575,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
                 .dell()
                 .lc_status()
                 .await
-                .is_ok_and(|lc| lc.server_status.as_deref() == Some("InPOST"));
+                .is_ok_and(|lc| lc.in_post());
         if decide::already_rebooting(result.adopted, in_post, running) {
             audit(
                 "reboot",
@@ -700,7 +700,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
 async fn open_bios_job(target: &Target) -> Option<String> {
     let jobs = target.client.dell().jobs().await.ok()?;
     jobs.into_iter()
-        .find(|j| j.is_bios_config() && j.holds_queue())
+        .find(|j| j.is_open_bios_job())
         .map(|j| j.id)
 }
 
@@ -731,7 +731,7 @@ async fn staged_state(target: &Target, sent: &Attributes) -> Result<ReadBack> {
         .await
         .map_err(|e| target.explain(e, "reading back the job queue"))?;
     let open: Vec<&redfish_client::oem::dell::DellJob> =
-        jobs.iter().filter(|j| j.is_bios_config() && j.holds_queue()).collect();
+        jobs.iter().filter(|j| j.is_open_bios_job()).collect();
     if pending.is_empty() && open.is_empty() {
         return Ok(ReadBack::Nothing);
     }

@@ -244,6 +244,12 @@ impl DellJob {
         self.job_type.as_deref() == Some("BIOSConfiguration")
     }
 
+    /// A BIOS configuration job that still holds the queue: scheduled, running, or stuck at
+    /// PR30 (an apply must not stack on it).
+    pub fn is_open_bios_job(&self) -> bool {
+        self.is_bios_config() && self.holds_queue()
+    }
+
     /// Converts a bad outcome into an error naming the job, its state and MessageId.
     pub fn failure(&self) -> Option<crate::Error> {
         let state = match self.outcome() {
@@ -282,6 +288,11 @@ impl LcStatus {
     /// Both `LCStatus` and `Status` are `Ready`.
     pub fn is_ready(&self) -> bool {
         self.lc_status.as_deref() == Some("Ready") && self.status.as_deref() == Some("Ready")
+    }
+
+    /// The host is in POST (`ServerStatus: InPOST`).
+    pub fn in_post(&self) -> bool {
+        self.server_status.as_deref() == Some("InPOST")
     }
 }
 
