@@ -377,12 +377,7 @@ async fn send_reset(
 async fn restart_observed(target: &Target, timeout: Duration) -> bool {
     let system_id = ODataId::new(dell::SYSTEM);
     until(timeout, || async {
-        let in_post = target
-            .client
-            .dell()
-            .lc_status()
-            .await
-            .is_ok_and(|lc| lc.in_post());
+        let in_post = target.client.dell().lc_status().await.is_ok_and(|lc| lc.in_post());
         in_post
             || target
                 .client

@@ -569,13 +569,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
         let _slot = slot;
         // Only adopted values may already be on their way in: ask the iDRAC only then.
         let running = open_jobs.iter().any(|j| j.outcome() == JobOutcome::Running);
-        let in_post = result.adopted
-            && target
-                .client
-                .dell()
-                .lc_status()
-                .await
-                .is_ok_and(|lc| lc.in_post());
+        let in_post = result.adopted && target.client.dell().lc_status().await.is_ok_and(|lc| lc.in_post());
         if decide::already_rebooting(result.adopted, in_post, running) {
             audit(
                 "reboot",
@@ -699,9 +693,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
 /// The open BIOS configuration job, if any (firmware that stages without naming the job).
 async fn open_bios_job(target: &Target) -> Option<String> {
     let jobs = target.client.dell().jobs().await.ok()?;
-    jobs.into_iter()
-        .find(|j| j.is_open_bios_job())
-        .map(|j| j.id)
+    jobs.into_iter().find(|j| j.is_open_bios_job()).map(|j| j.id)
 }
 
 /// What a read-back found after a BIOS PATCH whose answer was lost.
@@ -730,8 +722,7 @@ async fn staged_state(target: &Target, sent: &Attributes) -> Result<ReadBack> {
         .jobs()
         .await
         .map_err(|e| target.explain(e, "reading back the job queue"))?;
-    let open: Vec<&redfish_client::oem::dell::DellJob> =
-        jobs.iter().filter(|j| j.is_open_bios_job()).collect();
+    let open: Vec<&redfish_client::oem::dell::DellJob> = jobs.iter().filter(|j| j.is_open_bios_job()).collect();
     if pending.is_empty() && open.is_empty() {
         return Ok(ReadBack::Nothing);
     }
