@@ -8,18 +8,17 @@
 use super::compare::Method;
 use super::report;
 use super::schedule::{self, Step};
-use super::spec::{BenchKind, OsAccess, Spec, StorageBench, bench_argv};
+use super::spec::{BenchKind, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::transport::{OnHost, Transport, contradictions};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
 use crate::converge::{self, ApplyOptions, Run};
 use crate::error::{Context, Result};
-use crate::fleet::BmcEntry;
 use crate::observe::{Event, Observer, Phase};
 use crate::power::Meter;
 use crate::state::StateDirs;
-use crate::target::ConnectConfig;
+use crate::target::{ConnectConfig, Target};
 use host_bench::fio::IoEngine;
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
@@ -53,16 +52,22 @@ pub async fn run(
     dirs: &StateDirs,
     observer: Arc<dyn Observer>,
 ) -> Result<Finished> {
+    let spec = state.spec.clone();
+    let waits = spec.timeouts.waits()?;
+    let audit = AuditLog::open(&dirs.state)?;
+    // Every profile loads before anything is written: a typo stops the run, not every step.
+    let runs = apply_runs(&spec, &waits, dirs, &audit)?;
     crate::state::ensure_private_dir(dir)?;
     state.save(dir)?;
-    let spec = state.spec.clone();
     let plan = schedule::plan(&spec);
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
         dir: dir.to_owned(),
         dirs: dirs.clone(),
         connect: connect.clone(),
-        audit: AuditLog::open(&dirs.state)?,
+        audit,
+        runs,
+        waits,
         observer,
     });
     let mut tasks = tokio::task::JoinSet::new();
@@ -103,7 +108,75 @@ struct Shared {
     dirs: StateDirs,
     connect: ConnectConfig,
     audit: AuditLog,
+    /// The apply run of each profile, by its index in the spec.
+    runs: Vec<Run>,
+    waits: Waits,
     observer: Arc<dyn Observer>,
+}
+
+/// One apply run per profile, built once: all of them share the experiment's audit log (one run
+/// id), one registry cache, and one reboot semaphore with a permit per host (hosts never wait
+/// for each other's reboots).
+fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) -> Result<Vec<Run>> {
+    let cache = dirs.registry_cache();
+    let reboots = Arc::new(tokio::sync::Semaphore::new(spec.hosts.len().max(1)));
+    let options = ApplyOptions {
+        reboot: spec.reboot.policy(),
+        graceful_timeout: waits.graceful,
+        job_timeout: waits.job,
+        boot_timeout: waits.boot,
+        replace_pending: false,
+        dry_run: false,
+        strict: false,
+        apply_time: SettingsApplyTime::on_reset(),
+    };
+    spec.profiles
+        .iter()
+        .map(|profile| {
+            Ok(Run {
+                chosen: Chosen::load(profile)?,
+                cache: cache.clone(),
+                audit: audit.clone(),
+                state_dir: dirs.state.clone(),
+                options: options.clone(),
+                reboots: reboots.clone(),
+            })
+        })
+        .collect()
+}
+
+/// What the host's OS offers to run the benchmarks with.
+#[derive(Debug, Clone, Copy)]
+struct Tools {
+    /// rftune itself.
+    rftune: bool,
+    /// fio, looked for only without rftune and with a storage benchmark.
+    fio: bool,
+}
+
+/// One host's side of the experiment, set up once for all its steps.
+struct HostRun<'a> {
+    target: &'a Target,
+    /// The iDRAC's power, sampled here while benchmarks run (the host never gets BMC
+    /// credentials): the chassis and its sensor do not change between steps.
+    meter: Meter<'a>,
+    transport: Transport,
+    /// The rftune program on the host.
+    program: String,
+    /// Probed once, at the first step whose OS answers.
+    tools: Option<Tools>,
+}
+
+impl HostRun<'_> {
+    /// What the host offers, probed the first time only.
+    async fn tools(&mut self, storage: bool) -> Result<Tools> {
+        if let Some(tools) = self.tools {
+            return Ok(tools);
+        }
+        let rftune = self.transport.has_program(&self.program).await?;
+        let fio = !rftune && storage && self.transport.has_program("fio").await?;
+        Ok(*self.tools.insert(Tools { rftune, fio }))
+    }
 }
 
 async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, steps: &[Step]) -> Result<()> {
@@ -111,24 +184,38 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
     if remaining.is_empty() {
         return Ok(());
     }
-    let waits = spec.timeouts.waits()?;
-    let entry = BmcEntry {
-        name: host.name.clone(),
-        url: host.bmc.clone(),
-        fingerprint: host.fingerprint.clone(),
-        credentials: host.credentials.clone(),
-        tags: Vec::new(),
-    };
     let observer = &*shared.observer;
-    let target = crate::target::connect(&entry, &shared.connect, &shared.dirs, observer).await?;
+    let mut target = crate::target::connect(&host.entry(), &shared.connect, &shared.dirs, observer).await?;
     target.login().await?;
-    let transport = Transport::from(&host.os);
-    let program = match &host.os {
-        OsAccess::Local { rftune } => rftune
-            .clone()
-            .or_else(|| std::env::current_exe().ok().map(|p| p.display().to_string()))
-            .unwrap_or_else(|| "rftune".into()),
-        OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
+    let result = match target.chassis_id().await {
+        Ok(chassis) => run_steps(shared, spec, host, &target, chassis, remaining).await,
+        Err(e) => Err(e),
+    };
+    target.close().await;
+    result
+}
+
+/// The host's remaining steps, in order, each recorded (done or skipped) as it ends.
+async fn run_steps(
+    shared: &Shared,
+    spec: &Spec,
+    host: &super::spec::HostSpec,
+    target: &Target,
+    chassis: redfish_client::ODataId,
+    remaining: Vec<Step>,
+) -> Result<()> {
+    let mut on_host = HostRun {
+        target,
+        meter: Meter::of_chassis(target, chassis).await?,
+        transport: Transport::from(&host.os),
+        program: match &host.os {
+            OsAccess::Local { rftune } => rftune
+                .clone()
+                .or_else(|| std::env::current_exe().ok().map(|p| p.display().to_string()))
+                .unwrap_or_else(|| "rftune".into()),
+            OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
+        },
+        tools: None,
     };
     let experiment = spec.name.clone().unwrap_or_else(|| "experiment".into());
     for step in remaining {
@@ -142,7 +229,7 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
                 detail,
             )
         };
-        let record = match run_step(shared, spec, &target, &transport, &program, &step, &waits).await {
+        let record = match run_step(shared, spec, &mut on_host, &step).await {
             Ok(done) => {
                 audit("step", "ok", json!({"results": done.results}))?;
                 done
@@ -167,42 +254,18 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
         state.record(&host.name, record)?;
         state.save(&shared.dir)?;
     }
-    target.close().await;
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_step(
-    shared: &Shared,
-    spec: &Spec,
-    target: &crate::target::Target,
-    transport: &Transport,
-    program: &str,
-    step: &Step,
-    waits: &super::spec::Waits,
-) -> Result<StepRecord> {
+async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &Step) -> Result<StepRecord> {
     let observer = &*shared.observer;
-    let profile = spec
+    let waits = &shared.waits;
+    let (profile, run) = spec
         .profiles
         .get(step.profile)
-        .cloned()
+        .zip(shared.runs.get(step.profile))
         .context("a step names a profile the experiment lacks")?;
-    let chosen = Chosen::load(&profile)?;
-    let run = Run::new(
-        chosen,
-        &shared.dirs,
-        ApplyOptions {
-            reboot: spec.reboot.policy(),
-            graceful_timeout: waits.graceful,
-            job_timeout: waits.job,
-            boot_timeout: waits.boot,
-            replace_pending: false,
-            dry_run: false,
-            strict: false,
-            apply_time: SettingsApplyTime::on_reset(),
-        },
-        1,
-    )?;
+    let target = host.target;
     observer.event(&Event::phase(
         &target.name,
         Phase::ExperimentStep {
@@ -210,7 +273,7 @@ async fn run_step(
             profile: profile.clone(),
         },
     ));
-    let applied = converge::apply_host(&run, target, observer)
+    let applied = converge::apply_host(run, target, observer)
         .await
         .context("applying the profile")?;
     if !matches!(
@@ -220,6 +283,7 @@ async fn run_step(
         crate::error::bail!("the profile did not converge: {}", applied.summary);
     }
     observer.event(&Event::phase(&target.name, Phase::WaitingForOs));
+    let transport = &host.transport;
     transport
         .wait_ready(waits.os, Duration::from_secs(1))
         .await
@@ -233,10 +297,11 @@ async fn run_step(
         .dir
         .join("results")
         .join(crate::state::path_component(&target.name));
-    let has_rftune = transport.has_program(program).await;
-    // The host never gets BMC credentials: rftune samples the iDRAC here while benchmarks run.
-    let mut meter_target = target.clone();
-    let meter = Meter::new(&mut meter_target).await?;
+    let tools = host
+        .tools(spec.benchmarks.storage.is_some())
+        .await
+        .context("looking for rftune and fio on the host")?;
+    let (transport, meter, program) = (&host.transport, &host.meter, host.program.as_str());
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
@@ -248,12 +313,12 @@ async fn run_step(
         let local = host_dir.join(format!(
             "{:03}-{}-{}.json",
             step.index,
-            crate::state::path_component(&profile),
+            crate::state::path_component(profile),
             kind.as_str()
         ));
-        if !has_rftune {
+        if !tools.rftune {
             match (kind, &spec.benchmarks.storage) {
-                (BenchKind::Storage, Some(storage)) if transport.has_program("fio").await => {
+                (BenchKind::Storage, Some(storage)) if tools.fio => {
                     observer.event(&Event::phase(
                         &target.name,
                         Phase::Benchmark {
@@ -266,7 +331,7 @@ async fn run_step(
                         transport,
                         timeout: waits.bench,
                     };
-                    let doc = fio_directly(&exec, storage, &profile, &remote, &meter).await?;
+                    let doc = fio_directly(&exec, storage, profile, &remote, meter).await?;
                     write_document(&local, &doc)?;
                     results.push(local);
                     continue;
@@ -286,7 +351,7 @@ async fn run_step(
                 how: None,
             },
         ));
-        let argv = bench_argv(program, kind, &args, &profile, &remote);
+        let argv = bench_argv(program, kind, &args, profile, &remote);
         let (ran, samples) = meter
             .sample_while(
                 Duration::from_secs(1),
@@ -311,7 +376,7 @@ async fn run_step(
     }
     Ok(StepRecord {
         step: *step,
-        profile,
+        profile: profile.clone(),
         outcome: StepOutcome::Done,
         results,
         bios,

@@ -123,6 +123,19 @@ pub enum OsAccess {
     },
 }
 
+impl HostSpec {
+    /// The host's BMC as an inventory entry (what connecting and credentials take).
+    pub fn entry(&self) -> crate::fleet::BmcEntry {
+        crate::fleet::BmcEntry {
+            name: self.name.clone(),
+            url: self.bmc.clone(),
+            fingerprint: self.fingerprint.clone(),
+            credentials: self.credentials.clone(),
+            tags: Vec::new(),
+        }
+    }
+}
+
 fn ssh_port() -> u16 {
     22
 }

@@ -199,12 +199,23 @@ impl Transport {
 }
 
 impl Transport {
-    /// Whether `program` can be run on the host.
-    pub async fn has_program(&self, program: &str) -> bool {
+    /// Whether `program` can be run on the host; an error when the host did not answer the
+    /// question (the command did not start, was killed, or ssh itself failed with 255).
+    pub async fn has_program(&self, program: &str) -> Result<bool> {
         let probe = format!("command -v {} >/dev/null", shell_quote(program));
-        self.run(&["sh".to_owned(), "-c".to_owned(), probe], Duration::from_secs(30))
-            .await
-            .is_ok_and(|o| o.success())
+        let out = self
+            .run(&["sh".to_owned(), "-c".to_owned(), probe], Duration::from_secs(30))
+            .await?;
+        match out.code {
+            Some(0) => Ok(true),
+            Some(255) if matches!(self, Self::Ssh(_)) => bail!(
+                "looking for {program} over {} failed: {}",
+                self.describe(),
+                out.stderr.trim()
+            ),
+            Some(_) => Ok(false),
+            None => bail!("looking for {program} over {} was killed", self.describe()),
+        }
     }
 }
 
@@ -437,6 +448,13 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[tokio::test]
+    async fn programs_are_found_or_definitely_absent() {
+        let t = Transport::Local;
+        assert!(t.has_program("sh").await.unwrap());
+        assert!(!t.has_program("rftune-no-such-program").await.unwrap());
     }
 
     #[tokio::test]
