@@ -530,22 +530,30 @@ impl<'a> Fio<'a> {
     /// `fio --version`, e.g. `fio-3.33`.
     pub async fn version(&self) -> Result<String> {
         let argv = [self.program.to_owned(), "--version".to_owned()];
-        let out = self.exec.run(&argv, Some(std::time::Duration::from_secs(60))).await?;
-        if !out.success() {
-            return Err(program_error(self.program, "--version", &out.stderr));
-        }
+        let out = self
+            .exec
+            .run_ok(&argv, Some(std::time::Duration::from_secs(60)))
+            .await?;
         Ok(out.stdout_text().trim().to_owned())
     }
 
-    /// Runs fio with `args`, returning whether it succeeded and its messages (stderr, then
-    /// stdout).
-    async fn invoke(&self, args: Vec<String>) -> Result<(bool, String)> {
+    /// Runs fio with `args`, returning how it ended: its exit status and its messages (stderr,
+    /// then stdout).
+    async fn invoke(&self, args: Vec<String>) -> Result<Ended> {
         let mut argv = vec![self.program.to_owned()];
         argv.extend(args);
         let out = self.exec.run(&argv, None).await?;
         let mut messages = out.stderr.clone();
         messages.push_str(&out.stdout_text());
-        Ok((out.success(), messages))
+        Ok(Ended {
+            code: out.code,
+            messages,
+        })
+    }
+
+    /// The error of a fio run of `test` that ended without usable results.
+    fn failed(&self, test: &str, ended: &Ended) -> Error {
+        crate::exec::program_failed(format!("{} ({test})", self.program), ended.code, &ended.messages)
     }
 
     /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
@@ -554,22 +562,22 @@ impl<'a> Fio<'a> {
         let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag).await?;
         match first {
             Ok(run) => Ok(run),
-            Err(messages) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) => {
+            Err(ended) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) => {
                 let mut run = self
                     .run_engine(spec, opts, IoEngine::Libaio, workdir, tag)
                     .await?
-                    .map_err(|m| program_error(self.program, spec.name, &m))?;
+                    .map_err(|e| self.failed(spec.name, &e))?;
                 run.fallback = Some(format!(
                     "io_uring unavailable ({}); ran with libaio",
-                    last_line(&messages)
+                    last_line(&ended.messages)
                 ));
                 Ok(run)
             }
-            Err(messages) => Err(program_error(self.program, spec.name, &messages)),
+            Err(ended) => Err(self.failed(spec.name, &ended)),
         }
     }
 
-    /// Ok(Err(messages)) when fio ran but failed without a usable document.
+    /// Ok(Err(how it ended)) when fio ran but failed without a usable document.
     async fn run_engine(
         &self,
         spec: &TestSpec,
@@ -577,25 +585,24 @@ impl<'a> Fio<'a> {
         engine: IoEngine,
         workdir: &Path,
         tag: &str,
-    ) -> Result<std::result::Result<Run, String>> {
+    ) -> Result<std::result::Result<Run, Ended>> {
         self.exec.create_dir(workdir).await?;
         let output = workdir.join(format!("{}{tag}.json", spec.name));
         let prefix = workdir.join(format!("{}{tag}", spec.name));
         self.exec.clear_outputs(&output, &prefix).await?;
-        let (ok, messages) = self.invoke(job_args(spec, opts, engine, &output, &prefix)).await?;
+        let mut ended = self.invoke(job_args(spec, opts, engine, &output, &prefix)).await?;
         let text = self.exec.read(&output).await.ok().flatten().unwrap_or_default();
         let parsed = match parse(&text) {
             Ok(p) if !p.jobs.is_empty() => p,
-            _ => return Ok(Err(messages)),
+            _ => return Ok(Err(ended)),
         };
         let metrics = parsed.metrics();
-        if !ok && engine == IoEngine::IoUring && io_uring_unavailable(&messages) {
-            return Ok(Err(messages));
+        if ended.code != Some(0) && engine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) {
+            return Ok(Err(ended));
         }
         if !metrics.errors.is_empty() && metrics.iops == 0.0 {
-            let mut all = messages;
-            all.push_str(&metrics.errors.join("; "));
-            return Ok(Err(all));
+            ended.messages.push_str(&metrics.errors.join("; "));
+            return Ok(Err(ended));
         }
         let logs = self.exec.iops_logs(&prefix).await.unwrap_or_default();
         let ramp = opts.ramp_s as f64;
@@ -642,15 +649,15 @@ impl<'a> Fio<'a> {
             if opts.offset > 0 {
                 args.push(format!("--offset={}", opts.offset));
             }
-            let (ok, messages) = self.invoke(args).await?;
-            if ok {
+            let ended = self.invoke(args).await?;
+            if ended.code == Some(0) {
                 break;
             }
-            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
+            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) {
                 opts.ioengine = IoEngine::Libaio;
                 continue;
             }
-            return Err(program_error(self.program, "precondition", &messages));
+            return Err(self.failed("precondition", &ended));
         }
         let round_opts = Options {
             runtime_s: round_s,
@@ -694,12 +701,13 @@ fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
 
-fn program_error(program: &str, test: &str, messages: &str) -> Error {
-    let tail: Vec<&str> = messages.lines().filter(|l| !l.trim().is_empty()).collect();
-    Error::Program {
-        program: format!("{program} ({test})"),
-        detail: tail[tail.len().saturating_sub(5)..].join(" | "),
-    }
+/// How a fio run ended.
+#[derive(Debug)]
+struct Ended {
+    /// Exit status (`None`: ended by a signal).
+    code: Option<i32>,
+    /// stderr, then stdout (then the jobs' errors, when those are all there is).
+    messages: String,
 }
 
 #[cfg(test)]

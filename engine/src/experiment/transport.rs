@@ -33,7 +33,7 @@ pub struct SshTarget {
     pub connect_timeout: Duration,
 }
 
-pub use host_bench::exec::{Output, command_line, shell_quote};
+use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote};
 
 impl From<&super::spec::OsAccess> for Transport {
     fn from(os: &super::spec::OsAccess) -> Self {
@@ -125,30 +125,19 @@ impl Transport {
     pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let out = self.run(argv, timeout).await?;
         if !out.success() {
-            let tail: String = out
-                .stderr
-                .lines()
-                .rev()
-                .take(5)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("\n  ");
-            bail!(
-                "{} ({}) exited with {}: {tail}",
-                command_line(argv),
-                self.describe(),
-                out.code.map_or("a signal".to_owned(), |c| c.to_string())
-            );
+            return Err(program_failed(
+                format!("{} ({})", command_line(argv), self.describe()),
+                out.code,
+                &out.stderr,
+            )
+            .into());
         }
         Ok(out)
     }
 
     /// Runs a POSIX shell script on the host (`sh -c`, whatever the login shell is).
     pub async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
-        self.run_ok(&["sh".to_owned(), "-c".to_owned(), script.to_owned()], timeout)
-            .await
+        self.run_ok(&sh(script), timeout).await
     }
 
     /// Runs `true` every `interval` until it succeeds; returns how long that took.
@@ -203,9 +192,7 @@ impl Transport {
     /// question (the command did not start, was killed, or ssh itself failed with 255).
     pub async fn has_program(&self, program: &str) -> Result<bool> {
         let probe = format!("command -v {} >/dev/null", shell_quote(program));
-        let out = self
-            .run(&["sh".to_owned(), "-c".to_owned(), probe], Duration::from_secs(30))
-            .await?;
+        let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
         match out.code {
             Some(0) => Ok(true),
             Some(255) if matches!(self, Self::Ssh(_)) => bail!(
@@ -420,23 +407,17 @@ mod tests {
     async fn local_runs_commands_and_reports_failures() {
         let t = Transport::Local;
         let out = t
-            .run(
-                &["sh".into(), "-c".into(), "echo hi; echo err >&2; exit 3".into()],
-                Duration::from_secs(10),
-            )
+            .run(&sh("echo hi; echo err >&2; exit 3"), Duration::from_secs(10))
             .await
             .unwrap();
         assert_eq!(out.code, Some(3));
         assert_eq!(out.stdout_text(), "hi\n");
         assert_eq!(out.stderr, "err\n");
         let err = t
-            .run_ok(
-                &["sh".into(), "-c".into(), "echo boom >&2; exit 1".into()],
-                Duration::from_secs(10),
-            )
+            .run_ok(&sh("echo boom >&2; exit 1"), Duration::from_secs(10))
             .await
             .unwrap_err();
-        assert!(err.to_string().contains("boom"), "{err}");
+        assert!(err.to_string().contains("exited with 1: boom"), "{err}");
         let err = t
             .run(&["sleep".into(), "5".into()], Duration::from_millis(200))
             .await
