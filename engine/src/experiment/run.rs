@@ -19,7 +19,6 @@ use crate::observe::{Event, Observer, Phase};
 use crate::power::Meter;
 use crate::state::StateDirs;
 use crate::target::{ConnectConfig, Target};
-use host_bench::fio::IoEngine;
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
 use redfish_client::resources::bios::SettingsApplyTime;
@@ -398,10 +397,11 @@ async fn fio_directly(
     remote: &str,
     meter: &Meter<'_>,
 ) -> Result<BenchReport> {
-    let seconds = |text: Option<&str>, default: u64| -> Result<Duration> {
+    let defaults = StorageSettings::default();
+    let seconds = |text: Option<&str>, default: Duration| -> Result<Duration> {
         match text {
             Some(t) => crate::duration::parse(t.trim()).with_context(|| format!("duration {t:?}")),
-            None => Ok(Duration::from_secs(default)),
+            None => Ok(default),
         }
     };
     let size = match storage.size.as_deref() {
@@ -415,13 +415,10 @@ async fn fio_directly(
         target: PathBuf::from(&storage.target),
         size,
         tests: storage.tests.clone().unwrap_or_else(|| "all".into()),
-        runtime: seconds(storage.runtime.as_deref(), 60)?,
-        ramp: seconds(storage.ramp.as_deref(), 5)?,
-        numjobs: storage.numjobs.unwrap_or(1),
-        ioengine: match storage.ioengine.as_deref() {
-            Some("libaio") => IoEngine::Libaio,
-            _ => IoEngine::IoUring,
-        },
+        runtime: seconds(storage.runtime.as_deref(), defaults.runtime)?,
+        ramp: seconds(storage.ramp.as_deref(), defaults.ramp)?,
+        numjobs: storage.numjobs.unwrap_or(defaults.numjobs),
+        ioengine: storage.ioengine.unwrap_or(defaults.ioengine),
         consent: host_bench::device::Consent {
             destroy_data: storage.destroy_data,
             confirm_serial: storage.confirm_serial.clone(),
@@ -432,7 +429,7 @@ async fn fio_directly(
             power_optional: true,
             ..bench_run::Common::default()
         },
-        ..StorageSettings::default()
+        ..defaults
     };
     let run = StorageRun::new(settings, exec).await?;
     let mut doc = bench_run::storage(&run, None, meter, &bench_run::Silent).await?;
