@@ -153,10 +153,10 @@ impl host_bench::run::PowerSource for Meter<'_> {
         interval: Duration,
         origin: Instant,
         work: host_bench::exec::BoxFuture<'a, ()>,
-    ) -> host_bench::exec::BoxFuture<'a, Result<Vec<Sample>, host_bench::run::PowerError>> {
+    ) -> host_bench::exec::BoxFuture<'a, Result<Vec<Sample>, host_bench::power::PowerError>> {
         Box::pin(async move {
             let ((), samples) = Meter::sample_while(self, interval, origin, work).await;
-            samples.map_err(|e| Box::new(e) as host_bench::run::PowerError)
+            samples.map_err(|e| Box::new(e) as host_bench::power::PowerError)
         })
     }
 

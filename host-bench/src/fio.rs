@@ -5,6 +5,9 @@
 
 use crate::exec::Exec;
 use crate::{Error, Result, stats};
+
+/// Sizes are parsed in [`crate::units`]; `rftune bench`'s arguments name them here.
+pub use crate::units::parse_size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,62 +82,6 @@ pub fn select(list: &str) -> Result<Vec<TestSpec>> {
     Ok(chosen)
 }
 
-/// The suite's largest block (128k): a smaller target cannot hold one I/O.
-pub const MIN_SIZE: u64 = 128 * 1024;
-
-/// Parses a target size into bytes: a whole number of bytes, or a whole number with K, M, G, T
-/// or P (powers of 1024, as fio reads them by default) or KiB, MiB, GiB, TiB, PiB; units in any
-/// case. fio is then given the bytes, never the text: with its default `kb_base` fio reads
-/// `4GiB` as 4×10⁹ and `4GB` as 4×2³⁰, so decimal units (KB, GB, TB) are refused as ambiguous.
-/// Sizes below [`MIN_SIZE`] and beyond 2⁶⁴ bytes are refused too.
-pub fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let units =
-        "use K, M, G, T or P (powers of 1024, as fio reads them), KiB, MiB, GiB, TiB, PiB, or a number of bytes";
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    if digits.is_empty() {
-        return Err(Error::Invalid(format!(
-            "size {text:?} does not start with a whole number; {units}, e.g. 4G"
-        )));
-    }
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KIB" => 10,
-        "M" | "MIB" => 20,
-        "G" | "GIB" => 30,
-        "T" | "TIB" => 40,
-        "P" | "PIB" => 50,
-        "KB" | "MB" | "GB" | "TB" | "PB" => {
-            return Err(Error::Invalid(format!(
-                "size {text:?}: {unit:?} is ambiguous (fio reads it as a power of 1024, drives are sold in powers of 1000); {units}"
-            )));
-        }
-        _ => return Err(Error::Invalid(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
-    };
-    let too_large = || Error::Invalid(format!("size {text:?} is too large: more than 2^64 bytes"));
-    let value: u64 = digits.parse().map_err(|_| too_large())?;
-    let bytes = value.checked_mul(1u64 << shift).ok_or_else(too_large)?;
-    if bytes < MIN_SIZE {
-        return Err(Error::Invalid(format!(
-            "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
-        )));
-    }
-    Ok(bytes)
-}
-
-/// `bytes` in the largest binary unit that divides it exactly: `4 GiB`, `1536 KiB`, `1000 B`.
-pub fn format_size(bytes: u64) -> String {
-    ["PiB", "TiB", "GiB", "MiB", "KiB"]
-        .iter()
-        .zip([50, 40, 30, 20, 10])
-        .find(|&(_, shift)| bytes != 0 && bytes.trailing_zeros() >= shift)
-        .map_or_else(
-            || format!("{bytes} B"),
-            |(unit, shift)| format!("{} {unit}", bytes >> shift),
-        )
-}
-
 /// fio I/O engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -160,7 +107,7 @@ impl IoEngine {
 pub struct Options {
     /// File or block device.
     pub target: PathBuf,
-    /// Bytes to use ([`parse_size`]); required for files, optional for devices (whole device).
+    /// Bytes to use ([`crate::units::parse_size`]); required for files, optional for devices (whole device).
     pub size: Option<u64>,
     /// Where I/O starts: [`crate::target::HEADER_BYTES`] on rftune's files, whose header fio
     /// must never write; 0 on devices.
@@ -758,32 +705,6 @@ mod tests {
             assert!(a.iter().any(|x| x == want), "{want} missing from {a:?}");
         }
         assert_eq!(TESTS.iter().filter(|t| t.writes()).count(), 5);
-    }
-
-    #[test]
-    fn sizes_take_fio_units_and_refuse_unknown_units_and_overflow() {
-        assert_eq!(parse_size("4G").unwrap(), 4 << 30);
-        assert_eq!(parse_size("512m").unwrap(), 512 << 20);
-        assert_eq!(parse_size(" 2TiB ").unwrap(), 2 << 40);
-        assert_eq!(parse_size("1P").unwrap(), 1 << 50);
-        assert_eq!(parse_size("131072").unwrap(), MIN_SIZE);
-        assert_eq!(parse_size("16383P").unwrap(), 16383 << 50);
-        let err = |s: &str| parse_size(s).unwrap_err().to_string();
-        assert!(err("64Q").contains("unknown unit \"Q\""), "{}", err("64Q"));
-        assert!(err("4GB").contains("ambiguous"), "{}", err("4GB"));
-        assert!(err("16384P").contains("too large"), "{}", err("16384P"));
-        assert!(err("99999999999999999999").contains("too large"));
-        assert!(
-            err("1.5G").contains("unknown unit"),
-            "fractions are refused: {}",
-            err("1.5G")
-        );
-        assert!(err("G").contains("whole number"));
-        assert!(err("").contains("whole number"));
-        assert!(err("4K").contains("128K"));
-        assert_eq!(format_size(4 << 30), "4 GiB");
-        assert_eq!(format_size(1536 << 10), "1536 KiB");
-        assert_eq!(format_size(1000), "1000 B");
     }
 
     #[test]

@@ -406,7 +406,7 @@ async fn fio_directly(
     };
     let size = match storage.size.as_deref() {
         Some(text) => Some(
-            host_bench::fio::parse_size(text)
+            host_bench::units::parse_size(text)
                 .with_context(|| format!("benchmarks.storage.size of {}", storage.target))?,
         ),
         None => None,

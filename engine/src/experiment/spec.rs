@@ -517,7 +517,7 @@ impl Spec {
                 }
             }
             if let Some(size) = &s.size
-                && let Err(e) = host_bench::fio::parse_size(size)
+                && let Err(e) = host_bench::units::parse_size(size)
             {
                 problems.push(format!("benchmarks.storage.{e}"));
             }

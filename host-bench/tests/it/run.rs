@@ -3,10 +3,8 @@
 
 use super::TempDir;
 use host_bench::exec::{BoxFuture, Exec, Local, Output};
-use host_bench::power::Sample;
-use host_bench::run::{
-    self, Common, MemoryRun, MemorySettings, PowerError, PowerSource, Silent, StorageRun, StorageSettings,
-};
+use host_bench::power::{PowerError, Sample};
+use host_bench::run::{self, Common, MemoryRun, MemorySettings, PowerSource, Silent, StorageRun, StorageSettings};
 use host_bench::target::{Kind, MAGIC};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
