@@ -503,8 +503,8 @@ impl<'a> Fio<'a> {
         crate::exec::program_failed(format!("{} ({test})", self.program), ended.code, &ended.messages)
     }
 
-    /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
-    /// to libaio when io_uring is unavailable.
+    /// Runs one test in `workdir`, an existing directory (which receives `<test>.json` and the
+    /// IOPS logs), falling back to libaio when io_uring is unavailable.
     pub async fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
         let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag).await?;
         match first {
@@ -533,7 +533,6 @@ impl<'a> Fio<'a> {
         workdir: &Path,
         tag: &str,
     ) -> Result<std::result::Result<Run, Ended>> {
-        self.exec.create_dir(workdir).await?;
         let output = workdir.join(format!("{}{tag}.json", spec.name));
         let prefix = workdir.join(format!("{}{tag}", spec.name));
         self.exec.clear_outputs(&output, &prefix).await?;
@@ -567,7 +566,7 @@ impl<'a> Fio<'a> {
 
     /// Preconditions the target for sustained results: two full sequential writes (128k QD16),
     /// then rounds of 4k random writes of `round_s` seconds until the SNIA steady-state test
-    /// passes or `max_rounds` have run.
+    /// passes or `max_rounds` have run; fio's output goes to `workdir`, an existing directory.
     pub async fn precondition(
         &self,
         opts: &Options,
@@ -575,7 +574,6 @@ impl<'a> Fio<'a> {
         round_s: u64,
         max_rounds: usize,
     ) -> Result<Precondition> {
-        self.exec.create_dir(workdir).await?;
         let mut opts = opts.clone();
         loop {
             let mut args = vec![

@@ -283,6 +283,8 @@ impl<'a> StorageRun<'a> {
         problems: &mut Vec<String>,
     ) -> Result<(Option<Precondition>, Vec<TestReport>)> {
         let (opts, common, workdir) = (&self.opts, &self.settings.common, &self.settings.workdir);
+        // Once per run: over a remote command each creation is a round trip.
+        self.exec.create_dir(workdir).await?;
         let fio = Fio::new(self.exec);
         let precondition = match self.settings.precondition {
             Some(rounds) => {
