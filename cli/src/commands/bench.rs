@@ -456,10 +456,7 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
-    let read = |p: &Path| -> Result<BenchReport> {
-        let text = rftune_engine::state::read_capped(p, rftune_engine::state::MAX_DOCUMENT_BYTES, "bench results")?;
-        report::parse(&text).with_context(|| p.display().to_string())
-    };
+    let read = rftune_engine::experiment::report::read_bench;
     let (a, b) = (read(&args.a)?, read(&args.b)?);
     if a.kind != b.kind {
         bail!("cannot compare a {} run with a {} run", a.kind, b.kind);

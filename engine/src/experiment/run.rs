@@ -331,7 +331,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
                         timeout: waits.bench,
                     };
                     let doc = fio_directly(&exec, storage, profile, &remote, meter).await?;
-                    write_document(&local, &doc)?;
+                    write_result(&local, &serde_json::to_vec_pretty(&doc)?)?;
                     results.push(local);
                     continue;
                 }
@@ -359,18 +359,26 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
             )
             .await;
         ran.with_context(|| format!("running the {} benchmark", kind.as_str()))?;
-        transport
-            .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
+        let document = transport
+            .fetch(
+                &format!("{remote}/bench.json"),
+                crate::state::MAX_DOCUMENT_BYTES,
+                Duration::from_secs(60),
+            )
             .await?;
-        match samples {
-            Ok(samples) => attach_power(&local, &samples)?,
-            Err(e) => tracing::warn!(
-                "{}: no power readings during the {} benchmark: {}",
-                target.name,
-                kind.as_str(),
-                crate::error::report(&e)
-            ),
-        }
+        let document = match samples {
+            Ok(samples) => with_power(document, &samples, &local),
+            Err(e) => {
+                tracing::warn!(
+                    "{}: no power readings during the {} benchmark: {}",
+                    target.name,
+                    kind.as_str(),
+                    crate::error::report(&e)
+                );
+                document
+            }
+        };
+        write_result(&local, &document)?;
         results.push(local);
     }
     Ok(StepRecord {
@@ -440,30 +448,33 @@ async fn fio_directly(
     Ok(doc)
 }
 
-fn write_document(file: &Path, doc: &BenchReport) -> Result<()> {
+/// Writes a result document (privately, through a temporary file so a partial copy never looks
+/// finished).
+fn write_result(file: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::state::write_private(file, serde_json::to_string_pretty(doc)?.as_bytes())
+    crate::state::write_private(file, bytes)
 }
 
-/// Attaches the iDRAC power sampled here during a benchmark to the document the host wrote
-/// (which has none of its own: the host never gets BMC credentials), through host-bench's
-/// reader. A document this rftune cannot read is left as it is; the report lists it.
-fn attach_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let mut doc = match host_bench::report::parse(&text) {
+/// The document the host wrote (`file` is where it will be kept) with the iDRAC power sampled
+/// here during its benchmark attached (it has none of its own: the host never gets BMC
+/// credentials), through host-bench's reader. A document this rftune cannot read is kept as it
+/// is; the report lists it.
+fn with_power(document: Vec<u8>, samples: &[host_bench::power::Sample], file: &Path) -> Vec<u8> {
+    let mut doc = match host_bench::report::parse(&String::from_utf8_lossy(&document)) {
         Ok(doc) => doc,
         Err(e) => {
             tracing::warn!("{}: power readings not attached: {e}", file.display());
-            return Ok(());
+            return document;
         }
     };
-    if doc.attach_run_power(
+    let attached = doc.attach_run_power(
         samples,
         "iDRAC readings sampled by rftune experiment every second over the whole benchmark run",
-    ) {
-        write_document(file, &doc)?;
+    );
+    if !attached {
+        return document;
     }
-    Ok(())
+    serde_json::to_vec_pretty(&doc).unwrap_or(document)
 }

@@ -162,22 +162,23 @@ impl Transport {
         }
     }
 
-    /// Copies the host's file `remote` to `local` (`cat` over the transport; a plain copy
-    /// locally), through a temporary file so a partial copy never looks finished.
-    pub async fn fetch(&self, remote: &str, local: &Path, timeout: Duration) -> Result<u64> {
+    /// The host's file `remote` (read directly locally, `head -c` over ssh), refused when it is
+    /// larger than `limit` bytes.
+    pub async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
         let bytes = match self {
-            Self::Local => std::fs::read(remote).with_context(|| format!("reading {remote}"))?,
+            Self::Local => crate::state::read_capped(Path::new(remote), limit, "file")?.into_bytes(),
             Self::Ssh(_) => {
-                self.run_ok(&["cat".to_owned(), "--".to_owned(), remote.to_owned()], timeout)
-                    .await?
-                    .stdout
+                let argv = ["head", "-c", &limit.saturating_add(1).to_string(), "--", remote].map(str::to_owned);
+                self.run_ok(&argv, timeout).await?.stdout
             }
         };
-        if let Some(dir) = local.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        if bytes.len() as u64 > limit {
+            bail!(
+                "{remote} on {} is larger than {limit} bytes (is this the right file?)",
+                self.describe()
+            );
         }
-        crate::state::write_private(local, &bytes)?;
-        Ok(bytes.len() as u64)
+        Ok(bytes)
     }
 
     /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
@@ -451,14 +452,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let src = dir.join("bench.json");
         std::fs::write(&src, b"{\"schema\":\"rftune.bench/v1\"}").unwrap();
-        let dst = dir.join("copy/bench.json");
-        let n = t
-            .fetch(&src.display().to_string(), &dst, Duration::from_secs(5))
-            .await
-            .unwrap();
-        assert_eq!(n, std::fs::metadata(&src).unwrap().len());
-        assert_eq!(std::fs::read(&dst).unwrap(), std::fs::read(&src).unwrap());
-        assert!(t.fetch("/nonexistent/x", &dst, Duration::from_secs(5)).await.is_err());
+        let remote = src.display().to_string();
+        let bytes = t.fetch(&remote, 1 << 20, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(bytes, std::fs::read(&src).unwrap());
+        let e = t.fetch(&remote, 8, Duration::from_secs(5)).await.unwrap_err();
+        assert!(e.to_string().contains("limit is 8 bytes"), "{e}");
+        assert!(
+            t.fetch("/nonexistent/x", 1 << 20, Duration::from_secs(5))
+                .await
+                .is_err()
+        );
         // The real machine: Linux always has at least one CPU and one NUMA node.
         let view = t.os_view(Duration::from_secs(10)).await.unwrap();
         assert!(view.logical_cpus.unwrap_or(0) >= 1, "{view:?}");
