@@ -321,7 +321,7 @@ pub fn command_line(argv: &[String]) -> String {
 }
 
 /// Available and total bytes from `df -Pk` (POSIX format, KiB).
-pub fn parse_df(text: &str) -> Result<(u64, u64)> {
+fn parse_df(text: &str) -> Result<(u64, u64)> {
     let fields: Vec<&str> = text.lines().nth(1).unwrap_or_default().split_whitespace().collect();
     let kib = |i: usize| -> Result<u64> {
         let v: u64 = fields.get(i).and_then(|f| f.parse().ok()).ok_or_else(|| Error::Parse {
@@ -344,7 +344,7 @@ pub(crate) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T>
 
 /// This machine: programs run as child processes, files are read and laid out directly, and raw
 /// devices pass [`device`]'s checks. A [`Stop`] request sends a running program SIGINT (fio then
-/// stops its jobs) and kills it if it has not ended [`STOP_GRACE`] later; no program starts
+/// stops its jobs) and kills it if it has not ended ten seconds later; no program starts
 /// after one.
 #[derive(Debug, Clone, Default)]
 pub struct Local {
@@ -353,7 +353,7 @@ pub struct Local {
 }
 
 /// How long a program gets to stop after SIGINT before it is killed.
-pub const STOP_GRACE: Duration = Duration::from_secs(10);
+const STOP_GRACE: Duration = Duration::from_secs(10);
 
 impl Local {
     /// A machine whose programs stop when `stop` is requested.
