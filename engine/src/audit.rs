@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// One record.
 #[derive(Debug, Serialize)]
@@ -31,12 +31,13 @@ pub struct Record<'a> {
     pub detail: Value,
 }
 
-/// The audit log of this run.
-#[derive(Debug)]
+/// The audit log of this run. Clones share the file and the run id (an experiment's applies of
+/// several profiles are one run).
+#[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,
     run: String,
-    file: Mutex<std::fs::File>,
+    file: Arc<Mutex<std::fs::File>>,
 }
 
 impl AuditLog {
@@ -51,7 +52,7 @@ impl AuditLog {
         Ok(Self {
             path,
             run,
-            file: Mutex::new(file),
+            file: Arc::new(Mutex::new(file)),
         })
     }
 

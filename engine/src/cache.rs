@@ -25,12 +25,12 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The cache directory and this run's decoded registries.
-#[derive(Debug, Default)]
+/// The cache directory and this run's decoded registries, which clones share.
+#[derive(Debug, Default, Clone)]
 pub struct RegistryCache {
     dir: PathBuf,
     refresh: bool,
-    loaded: Mutex<HashMap<String, Slot>>,
+    loaded: Arc<Mutex<HashMap<String, Slot>>>,
 }
 
 type Slot = Arc<tokio::sync::OnceCell<Arc<AttributeRegistry>>>;
@@ -65,7 +65,7 @@ impl RegistryCache {
         Self {
             dir: cache_dir.join("registries"),
             refresh,
-            loaded: Mutex::default(),
+            loaded: Arc::default(),
         }
     }
 

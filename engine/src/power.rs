@@ -21,7 +21,12 @@ impl<'a> Meter<'a> {
     /// Picks the chassis and the best source that gives a reading.
     pub async fn new(target: &'a mut Target) -> Result<Meter<'a>> {
         let chassis = target.chassis_id().await?;
-        let target = &*target;
+        Self::of_chassis(target, chassis).await
+    }
+
+    /// Picks the best source of `chassis` ([`Target::chassis_id`]) that gives a reading; for a
+    /// caller that keeps using the target while the meter lives (an experiment's applies).
+    pub async fn of_chassis(target: &'a Target, chassis: ODataId) -> Result<Meter<'a>> {
         let env = target.client.environment_metrics(&chassis).await;
         let sensor = match env.ok().and_then(|e| e.power_watts?.reading) {
             Some(_) => Sensor::EnvironmentMetrics,
@@ -99,7 +104,7 @@ impl<'a> Meter<'a> {
 
     /// Readings every `interval` from now until `stop` fires, plus one after it, so the
     /// trapezoid covers the whole window.
-    pub async fn sample_until(
+    async fn sample_until(
         &self,
         interval: Duration,
         origin: Instant,
@@ -148,10 +153,10 @@ impl host_bench::run::PowerSource for Meter<'_> {
         interval: Duration,
         origin: Instant,
         work: host_bench::exec::BoxFuture<'a, ()>,
-    ) -> host_bench::exec::BoxFuture<'a, Result<Vec<Sample>, host_bench::run::PowerError>> {
+    ) -> host_bench::exec::BoxFuture<'a, Result<Vec<Sample>, host_bench::power::PowerError>> {
         Box::pin(async move {
             let ((), samples) = Meter::sample_while(self, interval, origin, work).await;
-            samples.map_err(|e| Box::new(e) as host_bench::run::PowerError)
+            samples.map_err(|e| Box::new(e) as host_bench::power::PowerError)
         })
     }
 

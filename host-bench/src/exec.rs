@@ -74,15 +74,11 @@ pub trait Exec: Send + Sync {
             if out.success() {
                 return Ok(out);
             }
-            let tail: Vec<&str> = out.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-            Err(Error::Program {
-                program: format!("{} ({})", command_line(argv), self.describe()),
-                detail: format!(
-                    "exited with {}: {}",
-                    out.code.map_or("a signal".to_owned(), |c| c.to_string()),
-                    tail[tail.len().saturating_sub(5)..].join(" | ")
-                ),
-            })
+            Err(program_failed(
+                format!("{} ({})", command_line(argv), self.describe()),
+                out.code,
+                &out.stderr,
+            ))
         })
     }
 
@@ -96,7 +92,11 @@ pub trait Exec: Send + Sync {
             match out.code {
                 Some(3) => Ok(None),
                 _ if out.success() => Ok(Some(out.stdout_text())),
-                _ => Err(program_failed(&format!("cat {}", path.display()), &out)),
+                _ => Err(program_failed(
+                    format!("cat {} ({})", path.display(), self.describe()),
+                    out.code,
+                    &out.stderr,
+                )),
             }
         })
     }
@@ -273,7 +273,7 @@ pub trait Exec: Send + Sync {
 }
 
 /// `sh -c script`: whatever the login shell is, scripts run in a POSIX shell.
-fn sh(script: &str) -> [String; 3] {
+pub fn sh(script: &str) -> [String; 3] {
     ["sh".to_owned(), "-c".to_owned(), script.to_owned()]
 }
 
@@ -285,14 +285,19 @@ fn quote_path(path: &Path) -> String {
     shell_quote(&path_arg(path))
 }
 
-fn program_failed(what: &str, out: &Output) -> Error {
+/// A program that did not succeed, worded alike wherever it ran: `program` names it (with where
+/// it ran, or the fio test), `code` is its exit status (`None`: ended by a signal), and the last
+/// five non-empty lines of its `messages` say why.
+pub fn program_failed(program: impl Into<String>, code: Option<i32>, messages: &str) -> Error {
+    let lines: Vec<&str> = messages.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let mut detail = format!("exited with {}", code.map_or("a signal".to_owned(), |c| c.to_string()));
+    if !lines.is_empty() {
+        detail.push_str(": ");
+        detail.push_str(&lines[lines.len().saturating_sub(5)..].join(" | "));
+    }
     Error::Program {
-        program: what.to_owned(),
-        detail: format!(
-            "exited with {}: {}",
-            out.code.map_or("a signal".to_owned(), |c| c.to_string()),
-            out.stderr.trim()
-        ),
+        program: program.into(),
+        detail,
     }
 }
 
@@ -316,7 +321,7 @@ pub fn command_line(argv: &[String]) -> String {
 }
 
 /// Available and total bytes from `df -Pk` (POSIX format, KiB).
-pub fn parse_df(text: &str) -> Result<(u64, u64)> {
+fn parse_df(text: &str) -> Result<(u64, u64)> {
     let fields: Vec<&str> = text.lines().nth(1).unwrap_or_default().split_whitespace().collect();
     let kib = |i: usize| -> Result<u64> {
         let v: u64 = fields.get(i).and_then(|f| f.parse().ok()).ok_or_else(|| Error::Parse {
@@ -339,7 +344,7 @@ pub(crate) async fn blocking<T: Send + 'static>(work: impl FnOnce() -> Result<T>
 
 /// This machine: programs run as child processes, files are read and laid out directly, and raw
 /// devices pass [`device`]'s checks. A [`Stop`] request sends a running program SIGINT (fio then
-/// stops its jobs) and kills it if it has not ended [`STOP_GRACE`] later; no program starts
+/// stops its jobs) and kills it if it has not ended ten seconds later; no program starts
 /// after one.
 #[derive(Debug, Clone, Default)]
 pub struct Local {
@@ -348,7 +353,7 @@ pub struct Local {
 }
 
 /// How long a program gets to stop after SIGINT before it is killed.
-pub const STOP_GRACE: Duration = Duration::from_secs(10);
+const STOP_GRACE: Duration = Duration::from_secs(10);
 
 impl Local {
     /// A machine whose programs stop when `stop` is requested.
@@ -563,6 +568,18 @@ mod tests {
                     /dev/vda         263174212 16474096 235000000       7% /\n";
         assert_eq!(parse_df(text).unwrap(), (235_000_000 * 1024, 263_174_212 * 1024));
         assert!(parse_df("df: /nope: No such file or directory\n").is_err());
+    }
+
+    #[test]
+    fn a_failed_program_is_reported_with_its_status_and_last_five_lines() {
+        let messages = "one\n\ntwo\nthree\n  four  \nfive\nsix\n";
+        let e = program_failed("fio (randread)", Some(1), messages).to_string();
+        assert_eq!(
+            e,
+            "fio (randread) failed: exited with 1: two | three | four | five | six"
+        );
+        let e = program_failed("sleep 5 (this host)", None, "").to_string();
+        assert_eq!(e, "sleep 5 (this host) failed: exited with a signal");
     }
 
     #[test]

@@ -5,6 +5,9 @@
 
 use crate::exec::Exec;
 use crate::{Error, Result, stats};
+
+/// Sizes are parsed in [`crate::units`]; `rftune bench`'s arguments name them here.
+pub use crate::units::parse_size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,62 +82,6 @@ pub fn select(list: &str) -> Result<Vec<TestSpec>> {
     Ok(chosen)
 }
 
-/// The suite's largest block (128k): a smaller target cannot hold one I/O.
-pub const MIN_SIZE: u64 = 128 * 1024;
-
-/// Parses a target size into bytes: a whole number of bytes, or a whole number with K, M, G, T
-/// or P (powers of 1024, as fio reads them by default) or KiB, MiB, GiB, TiB, PiB; units in any
-/// case. fio is then given the bytes, never the text: with its default `kb_base` fio reads
-/// `4GiB` as 4×10⁹ and `4GB` as 4×2³⁰, so decimal units (KB, GB, TB) are refused as ambiguous.
-/// Sizes below [`MIN_SIZE`] and beyond 2⁶⁴ bytes are refused too.
-pub fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let units =
-        "use K, M, G, T or P (powers of 1024, as fio reads them), KiB, MiB, GiB, TiB, PiB, or a number of bytes";
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (digits, unit) = t.split_at(split);
-    if digits.is_empty() {
-        return Err(Error::Invalid(format!(
-            "size {text:?} does not start with a whole number; {units}, e.g. 4G"
-        )));
-    }
-    let shift = match unit.trim().to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KIB" => 10,
-        "M" | "MIB" => 20,
-        "G" | "GIB" => 30,
-        "T" | "TIB" => 40,
-        "P" | "PIB" => 50,
-        "KB" | "MB" | "GB" | "TB" | "PB" => {
-            return Err(Error::Invalid(format!(
-                "size {text:?}: {unit:?} is ambiguous (fio reads it as a power of 1024, drives are sold in powers of 1000); {units}"
-            )));
-        }
-        _ => return Err(Error::Invalid(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
-    };
-    let too_large = || Error::Invalid(format!("size {text:?} is too large: more than 2^64 bytes"));
-    let value: u64 = digits.parse().map_err(|_| too_large())?;
-    let bytes = value.checked_mul(1u64 << shift).ok_or_else(too_large)?;
-    if bytes < MIN_SIZE {
-        return Err(Error::Invalid(format!(
-            "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
-        )));
-    }
-    Ok(bytes)
-}
-
-/// `bytes` in the largest binary unit that divides it exactly: `4 GiB`, `1536 KiB`, `1000 B`.
-pub fn format_size(bytes: u64) -> String {
-    ["PiB", "TiB", "GiB", "MiB", "KiB"]
-        .iter()
-        .zip([50, 40, 30, 20, 10])
-        .find(|&(_, shift)| bytes != 0 && bytes.trailing_zeros() >= shift)
-        .map_or_else(
-            || format!("{bytes} B"),
-            |(unit, shift)| format!("{} {unit}", bytes >> shift),
-        )
-}
-
 /// fio I/O engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -160,7 +107,7 @@ impl IoEngine {
 pub struct Options {
     /// File or block device.
     pub target: PathBuf,
-    /// Bytes to use ([`parse_size`]); required for files, optional for devices (whole device).
+    /// Bytes to use ([`crate::units::parse_size`]); required for files, optional for devices (whole device).
     pub size: Option<u64>,
     /// Where I/O starts: [`crate::target::HEADER_BYTES`] on rftune's files, whose header fio
     /// must never write; 0 on devices.
@@ -530,46 +477,54 @@ impl<'a> Fio<'a> {
     /// `fio --version`, e.g. `fio-3.33`.
     pub async fn version(&self) -> Result<String> {
         let argv = [self.program.to_owned(), "--version".to_owned()];
-        let out = self.exec.run(&argv, Some(std::time::Duration::from_secs(60))).await?;
-        if !out.success() {
-            return Err(program_error(self.program, "--version", &out.stderr));
-        }
+        let out = self
+            .exec
+            .run_ok(&argv, Some(std::time::Duration::from_secs(60)))
+            .await?;
         Ok(out.stdout_text().trim().to_owned())
     }
 
-    /// Runs fio with `args`, returning whether it succeeded and its messages (stderr, then
-    /// stdout).
-    async fn invoke(&self, args: Vec<String>) -> Result<(bool, String)> {
+    /// Runs fio with `args`, returning how it ended: its exit status and its messages (stderr,
+    /// then stdout).
+    async fn invoke(&self, args: Vec<String>) -> Result<Ended> {
         let mut argv = vec![self.program.to_owned()];
         argv.extend(args);
         let out = self.exec.run(&argv, None).await?;
         let mut messages = out.stderr.clone();
         messages.push_str(&out.stdout_text());
-        Ok((out.success(), messages))
+        Ok(Ended {
+            code: out.code,
+            messages,
+        })
     }
 
-    /// Runs one test in `workdir` (which receives `<test>.json` and the IOPS logs), falling back
-    /// to libaio when io_uring is unavailable.
+    /// The error of a fio run of `test` that ended without usable results.
+    fn failed(&self, test: &str, ended: &Ended) -> Error {
+        crate::exec::program_failed(format!("{} ({test})", self.program), ended.code, &ended.messages)
+    }
+
+    /// Runs one test in `workdir`, an existing directory (which receives `<test>.json` and the
+    /// IOPS logs), falling back to libaio when io_uring is unavailable.
     pub async fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
         let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag).await?;
         match first {
             Ok(run) => Ok(run),
-            Err(messages) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) => {
+            Err(ended) if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) => {
                 let mut run = self
                     .run_engine(spec, opts, IoEngine::Libaio, workdir, tag)
                     .await?
-                    .map_err(|m| program_error(self.program, spec.name, &m))?;
+                    .map_err(|e| self.failed(spec.name, &e))?;
                 run.fallback = Some(format!(
                     "io_uring unavailable ({}); ran with libaio",
-                    last_line(&messages)
+                    last_line(&ended.messages)
                 ));
                 Ok(run)
             }
-            Err(messages) => Err(program_error(self.program, spec.name, &messages)),
+            Err(ended) => Err(self.failed(spec.name, &ended)),
         }
     }
 
-    /// Ok(Err(messages)) when fio ran but failed without a usable document.
+    /// Ok(Err(how it ended)) when fio ran but failed without a usable document.
     async fn run_engine(
         &self,
         spec: &TestSpec,
@@ -577,25 +532,23 @@ impl<'a> Fio<'a> {
         engine: IoEngine,
         workdir: &Path,
         tag: &str,
-    ) -> Result<std::result::Result<Run, String>> {
-        self.exec.create_dir(workdir).await?;
+    ) -> Result<std::result::Result<Run, Ended>> {
         let output = workdir.join(format!("{}{tag}.json", spec.name));
         let prefix = workdir.join(format!("{}{tag}", spec.name));
         self.exec.clear_outputs(&output, &prefix).await?;
-        let (ok, messages) = self.invoke(job_args(spec, opts, engine, &output, &prefix)).await?;
+        let mut ended = self.invoke(job_args(spec, opts, engine, &output, &prefix)).await?;
         let text = self.exec.read(&output).await.ok().flatten().unwrap_or_default();
         let parsed = match parse(&text) {
             Ok(p) if !p.jobs.is_empty() => p,
-            _ => return Ok(Err(messages)),
+            _ => return Ok(Err(ended)),
         };
         let metrics = parsed.metrics();
-        if !ok && engine == IoEngine::IoUring && io_uring_unavailable(&messages) {
-            return Ok(Err(messages));
+        if ended.code != Some(0) && engine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) {
+            return Ok(Err(ended));
         }
         if !metrics.errors.is_empty() && metrics.iops == 0.0 {
-            let mut all = messages;
-            all.push_str(&metrics.errors.join("; "));
-            return Ok(Err(all));
+            ended.messages.push_str(&metrics.errors.join("; "));
+            return Ok(Err(ended));
         }
         let logs = self.exec.iops_logs(&prefix).await.unwrap_or_default();
         let ramp = opts.ramp_s as f64;
@@ -613,7 +566,7 @@ impl<'a> Fio<'a> {
 
     /// Preconditions the target for sustained results: two full sequential writes (128k QD16),
     /// then rounds of 4k random writes of `round_s` seconds until the SNIA steady-state test
-    /// passes or `max_rounds` have run.
+    /// passes or `max_rounds` have run; fio's output goes to `workdir`, an existing directory.
     pub async fn precondition(
         &self,
         opts: &Options,
@@ -621,7 +574,6 @@ impl<'a> Fio<'a> {
         round_s: u64,
         max_rounds: usize,
     ) -> Result<Precondition> {
-        self.exec.create_dir(workdir).await?;
         let mut opts = opts.clone();
         loop {
             let mut args = vec![
@@ -642,15 +594,15 @@ impl<'a> Fio<'a> {
             if opts.offset > 0 {
                 args.push(format!("--offset={}", opts.offset));
             }
-            let (ok, messages) = self.invoke(args).await?;
-            if ok {
+            let ended = self.invoke(args).await?;
+            if ended.code == Some(0) {
                 break;
             }
-            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&messages) {
+            if opts.ioengine == IoEngine::IoUring && io_uring_unavailable(&ended.messages) {
                 opts.ioengine = IoEngine::Libaio;
                 continue;
             }
-            return Err(program_error(self.program, "precondition", &messages));
+            return Err(self.failed("precondition", &ended));
         }
         let round_opts = Options {
             runtime_s: round_s,
@@ -694,12 +646,13 @@ fn last_line(s: &str) -> &str {
     s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
 }
 
-fn program_error(program: &str, test: &str, messages: &str) -> Error {
-    let tail: Vec<&str> = messages.lines().filter(|l| !l.trim().is_empty()).collect();
-    Error::Program {
-        program: format!("{program} ({test})"),
-        detail: tail[tail.len().saturating_sub(5)..].join(" | "),
-    }
+/// How a fio run ended.
+#[derive(Debug)]
+struct Ended {
+    /// Exit status (`None`: ended by a signal).
+    code: Option<i32>,
+    /// stderr, then stdout (then the jobs' errors, when those are all there is).
+    messages: String,
 }
 
 #[cfg(test)]
@@ -750,32 +703,6 @@ mod tests {
             assert!(a.iter().any(|x| x == want), "{want} missing from {a:?}");
         }
         assert_eq!(TESTS.iter().filter(|t| t.writes()).count(), 5);
-    }
-
-    #[test]
-    fn sizes_take_fio_units_and_refuse_unknown_units_and_overflow() {
-        assert_eq!(parse_size("4G").unwrap(), 4 << 30);
-        assert_eq!(parse_size("512m").unwrap(), 512 << 20);
-        assert_eq!(parse_size(" 2TiB ").unwrap(), 2 << 40);
-        assert_eq!(parse_size("1P").unwrap(), 1 << 50);
-        assert_eq!(parse_size("131072").unwrap(), MIN_SIZE);
-        assert_eq!(parse_size("16383P").unwrap(), 16383 << 50);
-        let err = |s: &str| parse_size(s).unwrap_err().to_string();
-        assert!(err("64Q").contains("unknown unit \"Q\""), "{}", err("64Q"));
-        assert!(err("4GB").contains("ambiguous"), "{}", err("4GB"));
-        assert!(err("16384P").contains("too large"), "{}", err("16384P"));
-        assert!(err("99999999999999999999").contains("too large"));
-        assert!(
-            err("1.5G").contains("unknown unit"),
-            "fractions are refused: {}",
-            err("1.5G")
-        );
-        assert!(err("G").contains("whole number"));
-        assert!(err("").contains("whole number"));
-        assert!(err("4K").contains("128K"));
-        assert_eq!(format_size(4 << 30), "4 GiB");
-        assert_eq!(format_size(1536 << 10), "1536 KiB");
-        assert_eq!(format_size(1000), "1000 B");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! STREAM memory kernels ([`stream`]), power statistics from BMC readings ([`power`]), every
 //! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
 //! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
-//! what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
+//! sizes ([`units`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
 //! CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
 //!
 //! ```no_run
@@ -27,6 +27,7 @@ pub mod stats;
 pub mod stream;
 mod sys;
 pub mod target;
+pub mod units;
 
 /// What can go wrong in this crate.
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +78,7 @@ pub enum Error {
     },
     /// The power readings failed (the [`run::PowerSource`]'s own error, shown as it is).
     #[error(transparent)]
-    Power(run::PowerError),
+    Power(power::PowerError),
 }
 
 /// `Result` with this crate's [`Error`].

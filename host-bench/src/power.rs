@@ -5,6 +5,10 @@ use crate::stats;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
+/// Why a power source ([`crate::run::PowerSource`]) gave no readings; shown as it is (its own
+/// message and causes).
+pub type PowerError = Box<dyn std::error::Error + Send + Sync>;
+
 /// The `schema` of [`PowerReport`].
 pub const SCHEMA: &str = "rftune.power/v1";
 

@@ -12,7 +12,7 @@
 
 use crate::exec::{BoxFuture, Exec, blocking};
 use crate::fio::{self, Fio, IoEngine, Precondition, TestSpec};
-use crate::power::{self, Sample};
+use crate::power::{self, PowerError, Sample};
 use crate::report::{BenchReport, BmcInfo, Memory, RunReport, Storage, TestReport};
 use crate::target::{self, Kind};
 use crate::{Error, Result, device, stream};
@@ -33,9 +33,6 @@ pub struct Silent;
 impl Progress for Silent {
     fn message(&self, _text: &str) {}
 }
-
-/// Why a power source gave no readings; shown as it is (its own message and causes).
-pub type PowerError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Power readings taken while benchmark work runs (the server's BMC, read from wherever rftune
 /// runs). Object safe, so runs take `&dyn PowerSource`.
@@ -286,6 +283,8 @@ impl<'a> StorageRun<'a> {
         problems: &mut Vec<String>,
     ) -> Result<(Option<Precondition>, Vec<TestReport>)> {
         let (opts, common, workdir) = (&self.opts, &self.settings.common, &self.settings.workdir);
+        // Once per run: over a remote command each creation is a round trip.
+        self.exec.create_dir(workdir).await?;
         let fio = Fio::new(self.exec);
         let precondition = match self.settings.precondition {
             Some(rounds) => {
@@ -350,7 +349,7 @@ impl<'a> StorageRun<'a> {
         r.storage = Some(Storage {
             target: opts.target.display().to_string(),
             target_kind: if self.kind == Kind::Device { "device" } else { "file" }.into(),
-            size: opts.size.map(fio::format_size),
+            size: opts.size.map(crate::units::format_size),
             runtime_s: opts.runtime_s,
             ramp_s: opts.ramp_s,
             numjobs: opts.numjobs,

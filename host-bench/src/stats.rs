@@ -370,14 +370,14 @@ fn incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
 }
 
 /// P(T ≤ t) for Student's t with `df` (possibly fractional) degrees of freedom.
-pub fn student_t_cdf(t: f64, df: f64) -> f64 {
+fn student_t_cdf(t: f64, df: f64) -> f64 {
     let tail = 0.5 * incomplete_beta(df / 2.0, 0.5, df / (df + t * t));
     if t >= 0.0 { 1.0 - tail } else { tail }
 }
 
 /// The `p` quantile (0.5 < p < 1) of Student's t with `df` > 0 degrees of freedom, by bisection
 /// on the distribution function to 1e-12; `None` outside that domain.
-pub fn student_t_quantile(p: f64, df: f64) -> Option<f64> {
+fn student_t_quantile(p: f64, df: f64) -> Option<f64> {
     if !(0.5..1.0).contains(&p) || !df.is_finite() || df <= 0.0 {
         return None;
     }

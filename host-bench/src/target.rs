@@ -305,7 +305,7 @@ pub fn check_space(path: &Path, size: u64, needed: u64, available: u64, total: u
          free), but only {} is available; choose a smaller --size, free some space, or put the \
          target on a filesystem with more room",
         path.display(),
-        crate::fio::format_size(size),
+        crate::units::format_size(size),
         approx(needed),
         approx(keep),
         approx(available)

@@ -20,6 +20,7 @@ use host_bench::run::{
 use host_bench::{Stop, device, stream};
 use redfish_client::ODataId;
 use redfish_client::oem::dell;
+use rftune_engine::observe::Silent;
 use rftune_engine::power::Meter;
 use rftune_engine::state::StateDirs;
 use rftune_engine::target::Target;
@@ -46,7 +47,7 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
     let mut target = crate::credentials::connect_one(&common.connect, &entry, dirs).await?;
     target.login().await?;
-    match describe(&mut target, common.idle).await {
+    match describe(&mut target).await {
         Ok((info, dimms)) => Ok(Some(Bmc {
             target,
             said: bench_run::Bmc { info, dimms },
@@ -58,8 +59,9 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     }
 }
 
-/// Model, service tag, firmware, BIOS attributes in force, DIMMs and the idle baseline.
-async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
+/// Model, service tag, firmware, BIOS attributes in force and DIMMs (the power sensor and the
+/// idle baseline come from the run's meter: [`idle_power`]).
+async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
     let root = target.service_root().await?;
     let dell = target.layout().await? == rftune_engine::target::Layout::Dell;
     let t = &*target;
@@ -94,7 +96,7 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
                 && m.status.as_ref().and_then(|s| s.state.as_deref()) != Some("Absent"),
         })
         .collect();
-    let mut info = BmcInfo {
+    let info = BmcInfo {
         host: t.name.clone(),
         model: system.model.clone(),
         service_tag: if dell {
@@ -112,23 +114,25 @@ async fn describe(target: &mut Target, idle: Duration) -> Result<(BmcInfo, Vec<s
             .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
             .collect(),
     };
-    let meter = Meter::new(target).await?;
-    info.power_sensor = Some(meter.sensor.as_str().to_owned());
-    if !idle.is_zero() {
-        let samples = meter
-            .sample_for(
-                Duration::from_secs(1).min(idle),
-                idle,
-                &Progress::spinner(OutputFormat::Json),
-            )
-            .await?;
-        info.idle_power = power::stats(&samples);
-    }
     Ok((info, dimms))
 }
 
-/// Connects the BMC (with `--bmc`), runs `run` with the BMC's meter as its power source and a
-/// spinner for its progress, closes the BMC's session, then writes and renders the document.
+/// Records the meter's sensor in `info` and, unless `idle` is zero, the idle baseline sampled
+/// through it for that long.
+async fn idle_power(meter: &Meter<'_>, idle: Duration, info: &mut BmcInfo) -> Result<()> {
+    info.power_sensor = Some(meter.sensor.as_str().to_owned());
+    if !idle.is_zero() {
+        let samples = meter
+            .sample_for(Duration::from_secs(1).min(idle), idle, &Silent)
+            .await?;
+        info.idle_power = power::stats(&samples);
+    }
+    Ok(())
+}
+
+/// Connects the BMC (with `--bmc`) and builds its meter once: the sensor and idle baseline for
+/// the document, then the power source of `run`, which a spinner follows. Closes the BMC's
+/// session, then writes and renders the document.
 async fn run_and_finish(
     common: &CommonArgs,
     dirs: &StateDirs,
@@ -143,19 +147,43 @@ async fn run_and_finish(
 ) -> Result<Outcome> {
     create_dir(dir)?;
     let mut bmc = connect_bmc(common, dirs).await?;
-    let progress = Progress::spinner(output);
     let report = match bmc.as_mut() {
-        Some(Bmc { target, said }) => match Meter::new(target).await {
-            Ok(meter) => run(Some(&*said), &meter, &progress).await.map_err(anyhow::Error::from),
-            Err(e) => Err(e.into()),
-        },
-        None => run(None, &NoPower, &progress).await.map_err(anyhow::Error::from),
+        Some(Bmc { target, said }) => {
+            metered(target, said, common.idle, async |meter, said| {
+                spinning(output, async |progress| run(Some(said), meter, progress).await).await
+            })
+            .await
+        }
+        None => spinning(output, async |progress| run(None, &NoPower, progress).await).await,
     };
-    progress.finish();
     if let Some(b) = &bmc {
         b.target.close().await;
     }
     finish(report?, dir, output, table)
+}
+
+/// Builds the BMC's meter, records its sensor and the idle baseline in `said`, then runs `work`
+/// with both.
+async fn metered(
+    target: &mut Target,
+    said: &mut bench_run::Bmc,
+    idle: Duration,
+    work: impl AsyncFnOnce(&Meter<'_>, &bench_run::Bmc) -> Result<BenchReport>,
+) -> Result<BenchReport> {
+    let meter = Meter::new(target).await?;
+    idle_power(&meter, idle, &mut said.info).await?;
+    work(&meter, said).await
+}
+
+/// Runs `work` with a spinner for its progress.
+async fn spinning(
+    output: OutputFormat,
+    work: impl AsyncFnOnce(&dyn bench_run::Progress) -> host_bench::Result<BenchReport>,
+) -> Result<BenchReport> {
+    let progress = Progress::spinner(output);
+    let report = work(&progress).await;
+    progress.finish();
+    Ok(report?)
 }
 
 /// The output directory: `--out`, or one named after the kind and the time.
@@ -428,10 +456,7 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
-    let read = |p: &Path| -> Result<BenchReport> {
-        let text = rftune_engine::state::read_capped(p, rftune_engine::state::MAX_DOCUMENT_BYTES, "bench results")?;
-        report::parse(&text).with_context(|| p.display().to_string())
-    };
+    let read = rftune_engine::experiment::report::read_bench;
     let (a, b) = (read(&args.a)?, read(&args.b)?);
     if a.kind != b.kind {
         bail!("cannot compare a {} run with a {} run", a.kind, b.kind);

@@ -9,7 +9,6 @@ use rftune_engine::experiment::compare::Method;
 use rftune_engine::experiment::spec::Spec;
 use rftune_engine::experiment::state::State;
 use rftune_engine::experiment::{report, run};
-use rftune_engine::fleet::BmcEntry;
 use rftune_engine::state::StateDirs;
 use std::path::Path;
 use std::sync::Arc;
@@ -27,20 +26,9 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
                     dir.display()
                 );
             }
-            let config = connect_config(connect, &spec)?;
-            let bar = Arc::new(render::Progress::spinner(output));
-            let done = run::run(State::new(spec), &dir, &config, dirs, bar.clone()).await;
-            bar.finish();
-            finish(done?, &dir, output)
+            execute(State::new(spec), &dir, connect, dirs, output).await
         }
-        ExperimentCommand::Resume { dir, connect } => {
-            let state = State::load(dir)?;
-            let config = connect_config(connect, &state.spec)?;
-            let bar = Arc::new(render::Progress::spinner(output));
-            let done = run::run(state, dir, &config, dirs, bar.clone()).await;
-            bar.finish();
-            finish(done?, dir, output)
-        }
+        ExperimentCommand::Resume { dir, connect } => execute(State::load(dir)?, dir, connect, dirs, output).await,
         ExperimentCommand::Report { dir, resamples } => {
             let state = State::load(dir)?;
             let method = Method {
@@ -57,36 +45,46 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
     }
 }
 
-/// The connection settings for the experiment's hosts, the password resolved once.
-fn connect_config(args: &crate::args::ConnectArgs, spec: &Spec) -> Result<rftune_engine::target::ConnectConfig> {
-    let entries: Vec<BmcEntry> = spec
-        .hosts
-        .iter()
-        .map(|h| BmcEntry {
-            name: h.name.clone(),
-            url: h.bmc.clone(),
-            fingerprint: h.fingerprint.clone(),
-            credentials: h.credentials.clone(),
-            tags: Vec::new(),
-        })
-        .collect();
-    crate::credentials::connect_config(args, &entries)
+/// Runs (or resumes) the experiment in `dir` with a spinner, the password resolved once, then
+/// reports.
+async fn execute(
+    state: State,
+    dir: &Path,
+    connect: &crate::args::ConnectArgs,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<Outcome> {
+    let entries: Vec<_> = state.spec.hosts.iter().map(|h| h.entry()).collect();
+    let config = crate::credentials::connect_config(connect, &entries)?;
+    let bar = Arc::new(render::Progress::spinner(output));
+    let done = run::run(state, dir, &config, dirs, bar.clone()).await;
+    bar.finish();
+    finish(done?, dir, output)
 }
 
-/// Prints the report of a run, names the hosts that stopped early, and maps the result to the
-/// exit code: 0 when every step finished, 2 when some failed or are left.
+/// Prints the report of a run, names the hosts that stopped early (with how to continue them),
+/// and maps the result to the exit code: 0 when every step finished, 2 when some failed or are
+/// left.
 fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outcome> {
     show(&done.report, &done.files, output)?;
     for e in &done.stopped_early {
         eprintln!("rftune: {e}");
     }
-    unreadable(&done.report, dir)?;
-    if !done.stopped_early.is_empty() {
-        bail!(
+    let resume = (!done.stopped_early.is_empty()).then(|| {
+        format!(
             "{} host(s) stopped early; `rftune experiment resume {}` continues after the last finished step",
             done.stopped_early.len(),
             dir.display()
-        );
+        )
+    });
+    if let Err(e) = unreadable(&done.report, dir) {
+        if let Some(resume) = &resume {
+            eprintln!("rftune: {resume}");
+        }
+        return Err(e);
+    }
+    if let Some(resume) = resume {
+        bail!("{resume}");
     }
     Ok(if done.complete {
         Outcome::Success

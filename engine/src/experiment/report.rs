@@ -71,6 +71,13 @@ pub struct Note {
     pub text: String,
 }
 
+/// Reads the `rftune.bench/v1` document at `path` with host-bench's reader, refusing a file over
+/// [`crate::state::MAX_DOCUMENT_BYTES`]; errors name the file.
+pub fn read_bench(path: &Path) -> Result<BenchReport> {
+    let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "bench results")?;
+    host_bench::report::parse(&text).with_context(|| path.display().to_string())
+}
+
 /// The observations in one bench document: its figures (host-bench's definition), without the
 /// coefficients of variation, which describe a document's repeats, not the host.
 pub fn observations(doc: &BenchReport, host: &str, profile: &str) -> Vec<Observation> {
@@ -128,13 +135,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
                 continue;
             }
             for rel in &rec.results {
-                let path = dir.join(rel);
-                let doc = std::fs::read_to_string(&path)
-                    .map_err(crate::Error::from)
-                    .and_then(|text| host_bench::report::parse(&text).map_err(crate::Error::from));
-                match doc {
+                match read_bench(&dir.join(rel)) {
                     Ok(doc) => all.extend(observations(&doc, host, &rec.profile)),
-                    Err(e) => problems.push(format!("{}: {e}", path.display())),
+                    Err(e) => problems.push(crate::error::report(&e)),
                 }
             }
         }

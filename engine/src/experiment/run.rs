@@ -8,19 +8,17 @@
 use super::compare::Method;
 use super::report;
 use super::schedule::{self, Step};
-use super::spec::{BenchKind, OsAccess, Spec, StorageBench, bench_argv};
+use super::spec::{BenchKind, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::transport::{OnHost, Transport, contradictions};
 use crate::assess::Chosen;
 use crate::audit::AuditLog;
 use crate::converge::{self, ApplyOptions, Run};
 use crate::error::{Context, Result};
-use crate::fleet::BmcEntry;
 use crate::observe::{Event, Observer, Phase};
 use crate::power::Meter;
 use crate::state::StateDirs;
-use crate::target::ConnectConfig;
-use host_bench::fio::IoEngine;
+use crate::target::{ConnectConfig, Target};
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
 use redfish_client::resources::bios::SettingsApplyTime;
@@ -53,16 +51,22 @@ pub async fn run(
     dirs: &StateDirs,
     observer: Arc<dyn Observer>,
 ) -> Result<Finished> {
+    let spec = state.spec.clone();
+    let waits = spec.timeouts.waits()?;
+    let audit = AuditLog::open(&dirs.state)?;
+    // Every profile loads before anything is written: a typo stops the run, not every step.
+    let runs = apply_runs(&spec, &waits, dirs, &audit)?;
     crate::state::ensure_private_dir(dir)?;
     state.save(dir)?;
-    let spec = state.spec.clone();
     let plan = schedule::plan(&spec);
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
         dir: dir.to_owned(),
         dirs: dirs.clone(),
         connect: connect.clone(),
-        audit: AuditLog::open(&dirs.state)?,
+        audit,
+        runs,
+        waits,
         observer,
     });
     let mut tasks = tokio::task::JoinSet::new();
@@ -103,7 +107,75 @@ struct Shared {
     dirs: StateDirs,
     connect: ConnectConfig,
     audit: AuditLog,
+    /// The apply run of each profile, by its index in the spec.
+    runs: Vec<Run>,
+    waits: Waits,
     observer: Arc<dyn Observer>,
+}
+
+/// One apply run per profile, built once: all of them share the experiment's audit log (one run
+/// id), one registry cache, and one reboot semaphore with a permit per host (hosts never wait
+/// for each other's reboots).
+fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) -> Result<Vec<Run>> {
+    let cache = dirs.registry_cache();
+    let reboots = Arc::new(tokio::sync::Semaphore::new(spec.hosts.len().max(1)));
+    let options = ApplyOptions {
+        reboot: spec.reboot.policy(),
+        graceful_timeout: waits.graceful,
+        job_timeout: waits.job,
+        boot_timeout: waits.boot,
+        replace_pending: false,
+        dry_run: false,
+        strict: false,
+        apply_time: SettingsApplyTime::on_reset(),
+    };
+    spec.profiles
+        .iter()
+        .map(|profile| {
+            Ok(Run {
+                chosen: Chosen::load(profile)?,
+                cache: cache.clone(),
+                audit: audit.clone(),
+                state_dir: dirs.state.clone(),
+                options: options.clone(),
+                reboots: reboots.clone(),
+            })
+        })
+        .collect()
+}
+
+/// What the host's OS offers to run the benchmarks with.
+#[derive(Debug, Clone, Copy)]
+struct Tools {
+    /// rftune itself.
+    rftune: bool,
+    /// fio, looked for only without rftune and with a storage benchmark.
+    fio: bool,
+}
+
+/// One host's side of the experiment, set up once for all its steps.
+struct HostRun<'a> {
+    target: &'a Target,
+    /// The iDRAC's power, sampled here while benchmarks run (the host never gets BMC
+    /// credentials): the chassis and its sensor do not change between steps.
+    meter: Meter<'a>,
+    transport: Transport,
+    /// The rftune program on the host.
+    program: String,
+    /// Probed once, at the first step whose OS answers.
+    tools: Option<Tools>,
+}
+
+impl HostRun<'_> {
+    /// What the host offers, probed the first time only.
+    async fn tools(&mut self, storage: bool) -> Result<Tools> {
+        if let Some(tools) = self.tools {
+            return Ok(tools);
+        }
+        let rftune = self.transport.has_program(&self.program).await?;
+        let fio = !rftune && storage && self.transport.has_program("fio").await?;
+        Ok(*self.tools.insert(Tools { rftune, fio }))
+    }
 }
 
 async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, steps: &[Step]) -> Result<()> {
@@ -111,24 +183,38 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
     if remaining.is_empty() {
         return Ok(());
     }
-    let waits = spec.timeouts.waits()?;
-    let entry = BmcEntry {
-        name: host.name.clone(),
-        url: host.bmc.clone(),
-        fingerprint: host.fingerprint.clone(),
-        credentials: host.credentials.clone(),
-        tags: Vec::new(),
-    };
     let observer = &*shared.observer;
-    let target = crate::target::connect(&entry, &shared.connect, &shared.dirs, observer).await?;
+    let mut target = crate::target::connect(&host.entry(), &shared.connect, &shared.dirs, observer).await?;
     target.login().await?;
-    let transport = Transport::from(&host.os);
-    let program = match &host.os {
-        OsAccess::Local { rftune } => rftune
-            .clone()
-            .or_else(|| std::env::current_exe().ok().map(|p| p.display().to_string()))
-            .unwrap_or_else(|| "rftune".into()),
-        OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
+    let result = match target.chassis_id().await {
+        Ok(chassis) => run_steps(shared, spec, host, &target, chassis, remaining).await,
+        Err(e) => Err(e),
+    };
+    target.close().await;
+    result
+}
+
+/// The host's remaining steps, in order, each recorded (done or skipped) as it ends.
+async fn run_steps(
+    shared: &Shared,
+    spec: &Spec,
+    host: &super::spec::HostSpec,
+    target: &Target,
+    chassis: redfish_client::ODataId,
+    remaining: Vec<Step>,
+) -> Result<()> {
+    let mut on_host = HostRun {
+        target,
+        meter: Meter::of_chassis(target, chassis).await?,
+        transport: Transport::from(&host.os),
+        program: match &host.os {
+            OsAccess::Local { rftune } => rftune
+                .clone()
+                .or_else(|| std::env::current_exe().ok().map(|p| p.display().to_string()))
+                .unwrap_or_else(|| "rftune".into()),
+            OsAccess::Ssh { rftune, .. } => rftune.clone().unwrap_or_else(|| "rftune".into()),
+        },
+        tools: None,
     };
     let experiment = spec.name.clone().unwrap_or_else(|| "experiment".into());
     for step in remaining {
@@ -142,7 +228,7 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
                 detail,
             )
         };
-        let record = match run_step(shared, spec, &target, &transport, &program, &step, &waits).await {
+        let record = match run_step(shared, spec, &mut on_host, &step).await {
             Ok(done) => {
                 audit("step", "ok", json!({"results": done.results}))?;
                 done
@@ -167,42 +253,18 @@ async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, st
         state.record(&host.name, record)?;
         state.save(&shared.dir)?;
     }
-    target.close().await;
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-async fn run_step(
-    shared: &Shared,
-    spec: &Spec,
-    target: &crate::target::Target,
-    transport: &Transport,
-    program: &str,
-    step: &Step,
-    waits: &super::spec::Waits,
-) -> Result<StepRecord> {
+async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &Step) -> Result<StepRecord> {
     let observer = &*shared.observer;
-    let profile = spec
+    let waits = &shared.waits;
+    let (profile, run) = spec
         .profiles
         .get(step.profile)
-        .cloned()
+        .zip(shared.runs.get(step.profile))
         .context("a step names a profile the experiment lacks")?;
-    let chosen = Chosen::load(&profile)?;
-    let run = Run::new(
-        chosen,
-        &shared.dirs,
-        ApplyOptions {
-            reboot: spec.reboot.policy(),
-            graceful_timeout: waits.graceful,
-            job_timeout: waits.job,
-            boot_timeout: waits.boot,
-            replace_pending: false,
-            dry_run: false,
-            strict: false,
-            apply_time: SettingsApplyTime::on_reset(),
-        },
-        1,
-    )?;
+    let target = host.target;
     observer.event(&Event::phase(
         &target.name,
         Phase::ExperimentStep {
@@ -210,7 +272,7 @@ async fn run_step(
             profile: profile.clone(),
         },
     ));
-    let applied = converge::apply_host(&run, target, observer)
+    let applied = converge::apply_host(run, target, observer)
         .await
         .context("applying the profile")?;
     if !matches!(
@@ -220,6 +282,7 @@ async fn run_step(
         crate::error::bail!("the profile did not converge: {}", applied.summary);
     }
     observer.event(&Event::phase(&target.name, Phase::WaitingForOs));
+    let transport = &host.transport;
     transport
         .wait_ready(waits.os, Duration::from_secs(1))
         .await
@@ -233,10 +296,11 @@ async fn run_step(
         .dir
         .join("results")
         .join(crate::state::path_component(&target.name));
-    let has_rftune = transport.has_program(program).await;
-    // The host never gets BMC credentials: rftune samples the iDRAC here while benchmarks run.
-    let mut meter_target = target.clone();
-    let meter = Meter::new(&mut meter_target).await?;
+    let tools = host
+        .tools(spec.benchmarks.storage.is_some())
+        .await
+        .context("looking for rftune and fio on the host")?;
+    let (transport, meter, program) = (&host.transport, &host.meter, host.program.as_str());
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
@@ -248,12 +312,12 @@ async fn run_step(
         let local = host_dir.join(format!(
             "{:03}-{}-{}.json",
             step.index,
-            crate::state::path_component(&profile),
+            crate::state::path_component(profile),
             kind.as_str()
         ));
-        if !has_rftune {
+        if !tools.rftune {
             match (kind, &spec.benchmarks.storage) {
-                (BenchKind::Storage, Some(storage)) if transport.has_program("fio").await => {
+                (BenchKind::Storage, Some(storage)) if tools.fio => {
                     observer.event(&Event::phase(
                         &target.name,
                         Phase::Benchmark {
@@ -266,8 +330,8 @@ async fn run_step(
                         transport,
                         timeout: waits.bench,
                     };
-                    let doc = fio_directly(&exec, storage, &profile, &remote, &meter).await?;
-                    write_document(&local, &doc)?;
+                    let doc = fio_directly(&exec, storage, profile, &remote, meter).await?;
+                    write_result(&local, &serde_json::to_vec_pretty(&doc)?)?;
                     results.push(local);
                     continue;
                 }
@@ -286,7 +350,7 @@ async fn run_step(
                 how: None,
             },
         ));
-        let argv = bench_argv(program, kind, &args, &profile, &remote);
+        let argv = bench_argv(program, kind, &args, profile, &remote);
         let (ran, samples) = meter
             .sample_while(
                 Duration::from_secs(1),
@@ -295,23 +359,31 @@ async fn run_step(
             )
             .await;
         ran.with_context(|| format!("running the {} benchmark", kind.as_str()))?;
-        transport
-            .fetch(&format!("{remote}/bench.json"), &local, Duration::from_secs(60))
+        let document = transport
+            .fetch(
+                &format!("{remote}/bench.json"),
+                crate::state::MAX_DOCUMENT_BYTES,
+                Duration::from_secs(60),
+            )
             .await?;
-        match samples {
-            Ok(samples) => attach_power(&local, &samples)?,
-            Err(e) => tracing::warn!(
-                "{}: no power readings during the {} benchmark: {}",
-                target.name,
-                kind.as_str(),
-                crate::error::report(&e)
-            ),
-        }
+        let document = match samples {
+            Ok(samples) => with_power(document, &samples, &local),
+            Err(e) => {
+                tracing::warn!(
+                    "{}: no power readings during the {} benchmark: {}",
+                    target.name,
+                    kind.as_str(),
+                    crate::error::report(&e)
+                );
+                document
+            }
+        };
+        write_result(&local, &document)?;
         results.push(local);
     }
     Ok(StepRecord {
         step: *step,
-        profile,
+        profile: profile.clone(),
         outcome: StepOutcome::Done,
         results,
         bios,
@@ -333,15 +405,16 @@ async fn fio_directly(
     remote: &str,
     meter: &Meter<'_>,
 ) -> Result<BenchReport> {
-    let seconds = |text: Option<&str>, default: u64| -> Result<Duration> {
+    let defaults = StorageSettings::default();
+    let seconds = |text: Option<&str>, default: Duration| -> Result<Duration> {
         match text {
             Some(t) => crate::duration::parse(t.trim()).with_context(|| format!("duration {t:?}")),
-            None => Ok(Duration::from_secs(default)),
+            None => Ok(default),
         }
     };
     let size = match storage.size.as_deref() {
         Some(text) => Some(
-            host_bench::fio::parse_size(text)
+            host_bench::units::parse_size(text)
                 .with_context(|| format!("benchmarks.storage.size of {}", storage.target))?,
         ),
         None => None,
@@ -350,13 +423,10 @@ async fn fio_directly(
         target: PathBuf::from(&storage.target),
         size,
         tests: storage.tests.clone().unwrap_or_else(|| "all".into()),
-        runtime: seconds(storage.runtime.as_deref(), 60)?,
-        ramp: seconds(storage.ramp.as_deref(), 5)?,
-        numjobs: storage.numjobs.unwrap_or(1),
-        ioengine: match storage.ioengine.as_deref() {
-            Some("libaio") => IoEngine::Libaio,
-            _ => IoEngine::IoUring,
-        },
+        runtime: seconds(storage.runtime.as_deref(), defaults.runtime)?,
+        ramp: seconds(storage.ramp.as_deref(), defaults.ramp)?,
+        numjobs: storage.numjobs.unwrap_or(defaults.numjobs),
+        ioengine: storage.ioengine.unwrap_or(defaults.ioengine),
         consent: host_bench::device::Consent {
             destroy_data: storage.destroy_data,
             confirm_serial: storage.confirm_serial.clone(),
@@ -367,7 +437,7 @@ async fn fio_directly(
             power_optional: true,
             ..bench_run::Common::default()
         },
-        ..StorageSettings::default()
+        ..defaults
     };
     let run = StorageRun::new(settings, exec).await?;
     let mut doc = bench_run::storage(&run, None, meter, &bench_run::Silent).await?;
@@ -378,30 +448,33 @@ async fn fio_directly(
     Ok(doc)
 }
 
-fn write_document(file: &Path, doc: &BenchReport) -> Result<()> {
+/// Writes a result document (privately, through a temporary file so a partial copy never looks
+/// finished).
+fn write_result(file: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::state::write_private(file, serde_json::to_string_pretty(doc)?.as_bytes())
+    crate::state::write_private(file, bytes)
 }
 
-/// Attaches the iDRAC power sampled here during a benchmark to the document the host wrote
-/// (which has none of its own: the host never gets BMC credentials), through host-bench's
-/// reader. A document this rftune cannot read is left as it is; the report lists it.
-fn attach_power(file: &Path, samples: &[host_bench::power::Sample]) -> Result<()> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
-    let mut doc = match host_bench::report::parse(&text) {
+/// The document the host wrote (`file` is where it will be kept) with the iDRAC power sampled
+/// here during its benchmark attached (it has none of its own: the host never gets BMC
+/// credentials), through host-bench's reader. A document this rftune cannot read is kept as it
+/// is; the report lists it.
+fn with_power(document: Vec<u8>, samples: &[host_bench::power::Sample], file: &Path) -> Vec<u8> {
+    let mut doc = match host_bench::report::parse(&String::from_utf8_lossy(&document)) {
         Ok(doc) => doc,
         Err(e) => {
             tracing::warn!("{}: power readings not attached: {e}", file.display());
-            return Ok(());
+            return document;
         }
     };
-    if doc.attach_run_power(
+    let attached = doc.attach_run_power(
         samples,
         "iDRAC readings sampled by rftune experiment every second over the whole benchmark run",
-    ) {
-        write_document(file, &doc)?;
+    );
+    if !attached {
+        return document;
     }
-    Ok(())
+    serde_json::to_vec_pretty(&doc).unwrap_or(document)
 }

@@ -123,6 +123,19 @@ pub enum OsAccess {
     },
 }
 
+impl HostSpec {
+    /// The host's BMC as an inventory entry (what connecting and credentials take).
+    pub fn entry(&self) -> crate::fleet::BmcEntry {
+        crate::fleet::BmcEntry {
+            name: self.name.clone(),
+            url: self.bmc.clone(),
+            fingerprint: self.fingerprint.clone(),
+            credentials: self.credentials.clone(),
+            tags: Vec::new(),
+        }
+    }
+}
+
 fn ssh_port() -> u16 {
     22
 }
@@ -272,9 +285,9 @@ pub struct StorageBench {
     /// fio jobs per test.
     #[serde(default)]
     pub numjobs: Option<u32>,
-    /// `io_uring` or `libaio`.
+    /// `io_uring` or `libaio`; anything else is an error naming both.
     #[serde(default)]
-    pub ioengine: Option<String>,
+    pub ioengine: Option<host_bench::fio::IoEngine>,
     /// Allow writing a raw device (the host's rftune still refuses a mounted or in-use one).
     #[serde(default)]
     pub destroy_data: bool,
@@ -316,7 +329,7 @@ impl StorageBench {
         opt("--ramp", self.ramp.clone());
         opt("--tests", self.tests.clone());
         opt("--numjobs", self.numjobs.map(|n| n.to_string()));
-        opt("--ioengine", self.ioengine.clone());
+        opt("--ioengine", self.ioengine.map(|e| e.as_str().to_owned()));
         opt("--confirm-serial", self.confirm_serial.clone());
         if self.destroy_data {
             a.push("--destroy-data".to_owned());
@@ -504,7 +517,7 @@ impl Spec {
                 }
             }
             if let Some(size) = &s.size
-                && let Err(e) = host_bench::fio::parse_size(size)
+                && let Err(e) = host_bench::units::parse_size(size)
             {
                 problems.push(format!("benchmarks.storage.{e}"));
             }
@@ -624,6 +637,25 @@ array_mib = 64
                 "--out",
                 "/tmp/out"
             ]
+        );
+    }
+
+    #[test]
+    fn the_io_engine_is_one_fio_knows() {
+        let text = GOOD.replace("tests = \"randread\"", "tests = \"randread\"\nioengine = \"libaio\"");
+        let s = Spec::parse(&text).unwrap();
+        let storage = s.benchmarks.storage.as_ref().unwrap();
+        assert_eq!(storage.ioengine, Some(host_bench::fio::IoEngine::Libaio));
+        assert!(
+            storage
+                .args()
+                .ends_with(&["--ioengine".to_owned(), "libaio".to_owned()])
+        );
+        let text = GOOD.replace("tests = \"randread\"", "tests = \"randread\"\nioengine = \"uring\"");
+        let err = crate::error::report(&Spec::parse(&text).unwrap_err());
+        assert!(
+            err.contains("uring") && err.contains("io_uring") && err.contains("libaio") && err.contains("line 23"),
+            "{err}"
         );
     }
 

@@ -33,7 +33,7 @@ pub struct SshTarget {
     pub connect_timeout: Duration,
 }
 
-pub use host_bench::exec::{Output, command_line, shell_quote};
+use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote};
 
 impl From<&super::spec::OsAccess> for Transport {
     fn from(os: &super::spec::OsAccess) -> Self {
@@ -125,30 +125,19 @@ impl Transport {
     pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let out = self.run(argv, timeout).await?;
         if !out.success() {
-            let tail: String = out
-                .stderr
-                .lines()
-                .rev()
-                .take(5)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect::<Vec<_>>()
-                .join("\n  ");
-            bail!(
-                "{} ({}) exited with {}: {tail}",
-                command_line(argv),
-                self.describe(),
-                out.code.map_or("a signal".to_owned(), |c| c.to_string())
-            );
+            return Err(program_failed(
+                format!("{} ({})", command_line(argv), self.describe()),
+                out.code,
+                &out.stderr,
+            )
+            .into());
         }
         Ok(out)
     }
 
     /// Runs a POSIX shell script on the host (`sh -c`, whatever the login shell is).
     pub async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
-        self.run_ok(&["sh".to_owned(), "-c".to_owned(), script.to_owned()], timeout)
-            .await
+        self.run_ok(&sh(script), timeout).await
     }
 
     /// Runs `true` every `interval` until it succeeds; returns how long that took.
@@ -173,22 +162,23 @@ impl Transport {
         }
     }
 
-    /// Copies the host's file `remote` to `local` (`cat` over the transport; a plain copy
-    /// locally), through a temporary file so a partial copy never looks finished.
-    pub async fn fetch(&self, remote: &str, local: &Path, timeout: Duration) -> Result<u64> {
+    /// The host's file `remote` (read directly locally, `head -c` over ssh), refused when it is
+    /// larger than `limit` bytes.
+    pub async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
         let bytes = match self {
-            Self::Local => std::fs::read(remote).with_context(|| format!("reading {remote}"))?,
+            Self::Local => crate::state::read_capped(Path::new(remote), limit, "file")?.into_bytes(),
             Self::Ssh(_) => {
-                self.run_ok(&["cat".to_owned(), "--".to_owned(), remote.to_owned()], timeout)
-                    .await?
-                    .stdout
+                let argv = ["head", "-c", &limit.saturating_add(1).to_string(), "--", remote].map(str::to_owned);
+                self.run_ok(&argv, timeout).await?.stdout
             }
         };
-        if let Some(dir) = local.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        if bytes.len() as u64 > limit {
+            bail!(
+                "{remote} on {} is larger than {limit} bytes (is this the right file?)",
+                self.describe()
+            );
         }
-        crate::state::write_private(local, &bytes)?;
-        Ok(bytes.len() as u64)
+        Ok(bytes)
     }
 
     /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
@@ -199,12 +189,21 @@ impl Transport {
 }
 
 impl Transport {
-    /// Whether `program` can be run on the host.
-    pub async fn has_program(&self, program: &str) -> bool {
+    /// Whether `program` can be run on the host; an error when the host did not answer the
+    /// question (the command did not start, was killed, or ssh itself failed with 255).
+    pub async fn has_program(&self, program: &str) -> Result<bool> {
         let probe = format!("command -v {} >/dev/null", shell_quote(program));
-        self.run(&["sh".to_owned(), "-c".to_owned(), probe], Duration::from_secs(30))
-            .await
-            .is_ok_and(|o| o.success())
+        let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
+        match out.code {
+            Some(0) => Ok(true),
+            Some(255) if matches!(self, Self::Ssh(_)) => bail!(
+                "looking for {program} over {} failed: {}",
+                self.describe(),
+                out.stderr.trim()
+            ),
+            Some(_) => Ok(false),
+            None => bail!("looking for {program} over {} was killed", self.describe()),
+        }
     }
 }
 
@@ -409,23 +408,17 @@ mod tests {
     async fn local_runs_commands_and_reports_failures() {
         let t = Transport::Local;
         let out = t
-            .run(
-                &["sh".into(), "-c".into(), "echo hi; echo err >&2; exit 3".into()],
-                Duration::from_secs(10),
-            )
+            .run(&sh("echo hi; echo err >&2; exit 3"), Duration::from_secs(10))
             .await
             .unwrap();
         assert_eq!(out.code, Some(3));
         assert_eq!(out.stdout_text(), "hi\n");
         assert_eq!(out.stderr, "err\n");
         let err = t
-            .run_ok(
-                &["sh".into(), "-c".into(), "echo boom >&2; exit 1".into()],
-                Duration::from_secs(10),
-            )
+            .run_ok(&sh("echo boom >&2; exit 1"), Duration::from_secs(10))
             .await
             .unwrap_err();
-        assert!(err.to_string().contains("boom"), "{err}");
+        assert!(err.to_string().contains("exited with 1: boom"), "{err}");
         let err = t
             .run(&["sleep".into(), "5".into()], Duration::from_millis(200))
             .await
@@ -437,6 +430,13 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[tokio::test]
+    async fn programs_are_found_or_definitely_absent() {
+        let t = Transport::Local;
+        assert!(t.has_program("sh").await.unwrap());
+        assert!(!t.has_program("rftune-no-such-program").await.unwrap());
     }
 
     #[tokio::test]
@@ -452,14 +452,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let src = dir.join("bench.json");
         std::fs::write(&src, b"{\"schema\":\"rftune.bench/v1\"}").unwrap();
-        let dst = dir.join("copy/bench.json");
-        let n = t
-            .fetch(&src.display().to_string(), &dst, Duration::from_secs(5))
-            .await
-            .unwrap();
-        assert_eq!(n, std::fs::metadata(&src).unwrap().len());
-        assert_eq!(std::fs::read(&dst).unwrap(), std::fs::read(&src).unwrap());
-        assert!(t.fetch("/nonexistent/x", &dst, Duration::from_secs(5)).await.is_err());
+        let remote = src.display().to_string();
+        let bytes = t.fetch(&remote, 1 << 20, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(bytes, std::fs::read(&src).unwrap());
+        let e = t.fetch(&remote, 8, Duration::from_secs(5)).await.unwrap_err();
+        assert!(e.to_string().contains("limit is 8 bytes"), "{e}");
+        assert!(
+            t.fetch("/nonexistent/x", 1 << 20, Duration::from_secs(5))
+                .await
+                .is_err()
+        );
         // The real machine: Linux always has at least one CPU and one NUMA node.
         let view = t.os_view(Duration::from_secs(10)).await.unwrap();
         assert!(view.logical_cpus.unwrap_or(0) >= 1, "{view:?}");

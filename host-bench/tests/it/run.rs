@@ -3,10 +3,8 @@
 
 use super::TempDir;
 use host_bench::exec::{BoxFuture, Exec, Local, Output};
-use host_bench::power::Sample;
-use host_bench::run::{
-    self, Common, MemoryRun, MemorySettings, PowerError, PowerSource, Silent, StorageRun, StorageSettings,
-};
+use host_bench::power::{PowerError, Sample};
+use host_bench::run::{self, Common, MemoryRun, MemorySettings, PowerSource, Silent, StorageRun, StorageSettings};
 use host_bench::target::{Kind, MAGIC};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -145,8 +143,13 @@ async fn a_failing_power_source_fails_the_run_and_removes_the_file_it_created_un
     assert!(r.valid && r.storage.unwrap().tests[0].power_w.is_none());
 }
 
-/// A host without rftune, reached through a shell: host-bench's POSIX implementations, run here.
-struct Shell(Local);
+/// A host without rftune, reached through a shell: host-bench's POSIX implementations, run here;
+/// the commands it ran are kept.
+#[derive(Default)]
+struct Shell {
+    local: Local,
+    ran: Mutex<Vec<Vec<String>>>,
+}
 
 impl Exec for Shell {
     fn describe(&self) -> String {
@@ -154,7 +157,8 @@ impl Exec for Shell {
     }
 
     fn run<'a>(&'a self, argv: &'a [String], timeout: Option<Duration>) -> BoxFuture<'a, host_bench::Result<Output>> {
-        self.0.run(argv, timeout)
+        self.ran.lock().unwrap().push(argv.to_vec());
+        self.local.run(argv, timeout)
     }
 }
 
@@ -164,7 +168,7 @@ async fn over_a_shell_only_files_rftune_created_are_benchmarked() {
         return;
     }
     let dir = TempDir::new("run-shell");
-    let shell = Shell(Local::default());
+    let shell = Shell::default();
     let user = dir.0.join("user.db");
     std::fs::write(&user, b"precious").unwrap();
     for (target, refusal) in [
@@ -186,13 +190,22 @@ async fn over_a_shell_only_files_rftune_created_are_benchmarked() {
     );
     assert_eq!(std::fs::read(&user).unwrap(), b"precious");
     // Two seconds: fio logs IOPS once a second, and a one-second run may end before its first.
-    let two_seconds = StorageSettings {
+    let mut two_seconds = StorageSettings {
         runtime: Duration::from_secs(2),
         ..settings(&dir, "randwrite")
     };
+    two_seconds.common.repeat = 2;
     let run = StorageRun::new(two_seconds, &shell).await.unwrap();
+    shell.ran.lock().unwrap().clear();
     let r = run::storage(&run, None, &run::NoPower, &Silent).await.unwrap();
     assert!(r.valid, "{:?}", r.problems);
+    let ran = shell.ran.lock().unwrap().clone();
+    assert_eq!(ran.iter().filter(|a| a[0] == "fio").count(), 2, "{ran:?}");
+    assert_eq!(
+        ran.iter().filter(|a| a[0] == "mkdir").count(),
+        1,
+        "the work directory is created once per run, not per fio run: {ran:?}"
+    );
     assert!(
         !r.storage.unwrap().tests[0].runs[0].iops_trace.is_empty(),
         "the IOPS logs came back"

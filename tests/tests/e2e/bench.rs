@@ -2,7 +2,7 @@
 //! fio run on a file, STREAM on small arrays with power from the emulator, refusals, and a fake
 //! nvme-cli on PATH.
 
-use super::{Run, TempDir, binary, sim, stderr, stdout};
+use super::{Run, TempDir, binary, sim, stats, stderr, stdout};
 
 /// Under target/: tmpfs (often /tmp) refuses the O_DIRECT that fio's direct=1 needs.
 fn work_dir() -> TempDir {
@@ -194,6 +194,18 @@ async fn memory_bench_reports_stream_and_peak_from_the_dimm_inventory() {
         );
     }
     assert!(dir.0.join("report.html").exists());
+    // The BMC's meter is built once per run: one EnvironmentMetrics read chooses the sensor, and
+    // every other one is a reading in the document (no idle baseline with --idle 0s).
+    let readings = m["power_trace"].as_array().unwrap().len() as u64;
+    assert!(readings >= 2, "{m}");
+    let environment_reads: u64 = stats(&fleet, 0)["requests"]["by_path"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.starts_with("GET ") && k.ends_with("/EnvironmentMetrics"))
+        .map(|(_, n)| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(environment_reads, 1 + readings, "sensor choice + readings");
 
     // --peak-gbs below the measured Triad makes the result implausible: exit 1.
     let out = Run::new(&[

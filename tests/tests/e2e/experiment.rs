@@ -1,7 +1,7 @@
 //! `rftune experiment` with the OS reached locally: two profiles on two emulated hosts, a host
 //! whose apply fails, a kill in the middle and a resume.
 
-use super::{Run, TempDir, binary, sim, stderr, stdout};
+use super::{Run, TempDir, binary, sim, stats, stderr, stdout};
 use serde_json::Value;
 
 fn spec(dir: &std::path::Path, urls: &[String], repeats: u32) -> std::path::PathBuf {
@@ -341,4 +341,71 @@ async fn without_rftune_on_the_host_an_existing_user_file_is_not_benchmarked() {
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     let state = std::fs::read_to_string(dir.0.join("user-file-results/state.json")).unwrap();
     assert!(state.contains("not created by rftune"), "{state}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_is_set_up_once_for_all_its_steps() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &[fleet.hosts()[0].url.clone()], 2);
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let state: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.0.join("ab-results/state.json")).unwrap()).unwrap();
+    let steps = state["hosts"]["host0"]["steps"].as_array().unwrap().clone();
+    assert_eq!(steps.len(), 4);
+    let mut readings = 0;
+    for s in &steps {
+        let doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(s["results"][0].as_str().unwrap()).unwrap()).unwrap();
+        readings += doc["memory"]["power_trace"].as_array().unwrap().len() as u64;
+    }
+    // The service root is read once, and one EnvironmentMetrics read chooses the power sensor
+    // for all four steps; every other read is a reading in a document.
+    let by_path = stats(&fleet, 0)["requests"]["by_path"].clone();
+    assert_eq!(by_path["GET /redfish/v1"], 1, "{by_path}");
+    assert_eq!(
+        by_path["GET /redfish/v1/Chassis/System.Embedded.1/EnvironmentMetrics"].as_u64(),
+        Some(1 + readings),
+        "{by_path}"
+    );
+    // One audit run id for the whole experiment, applies included.
+    let audit = std::fs::read_to_string(dir.0.join("state/audit.log")).unwrap();
+    let runs: std::collections::BTreeSet<String> = audit
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["run"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(runs.len(), 1, "{audit}");
+    assert!(
+        audit.contains("\"step\":\"stage\"") && audit.contains("experiment:step"),
+        "{audit}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_that_does_not_load_stops_the_run_before_anything_is_written() {
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &["http://127.0.0.1:1".to_owned()], 1);
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"low-latency\"", "\"low-latency-typo\"");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    assert!(stderr(&out).contains("low-latency-typo"), "{}", stderr(&out));
+    assert!(
+        !dir.0.join("ab-results/state.json").exists(),
+        "nothing to resume: the experiment never started"
+    );
 }
