@@ -4,12 +4,14 @@
 //! A tree is any directory in the DMTF mockup layout, `DIR/redfish/v1/<path>/index.json`: the
 //! embedded models, a tree `rftune capture` wrote, or a public Redfish mockup. Real iDRACs leave
 //! hidden attributes out of `GET …/Bios`, so a tree rarely says what a hidden attribute holds;
-//! [`inferred_value`] decides it, the same way for every tree (the fixture generator keeps its
-//! hidden values equal to it).
+//! [`unlisted_values`] decides it, the same way for every tree: from the flags the registry
+//! recorded where rules tell, else [`inferred_value`] (the fixture generator keeps its hidden
+//! values equal to it).
 
 use axum::body::Bytes;
+use redfish_client::dependencies::{DependencyEvaluator, Evaluation, Flag};
 use redfish_client::oem::dell::{self, AttributeGroup};
-use redfish_client::resources::attribute_registry::{Attribute, AttributeRegistry, AttributeType};
+use redfish_client::resources::attribute_registry::{Attribute, AttributeProperty, AttributeRegistry, AttributeType};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -91,7 +93,7 @@ pub struct Fixture {
     pub manager_registry: Option<AttributeRegistry>,
     /// BIOS values at start, as `GET …/Bios` lists them (visible attributes only on real iDRACs).
     pub bios: Attributes,
-    /// Values assumed for the registry's attributes that `Bios` does not list ([`inferred_value`]).
+    /// Values assumed for the registry's attributes that `Bios` does not list ([`unlisted_values`]).
     pub hidden_bios: Attributes,
     /// DellAttributes values at start.
     pub dell_attributes: BTreeMap<AttributeGroup, Attributes>,
@@ -134,6 +136,103 @@ pub fn inferred_value(attr: &Attribute) -> AttributeValue {
         AttributeType::Boolean => AttributeValue::Bool(false),
         AttributeType::String | AttributeType::Unknown => AttributeValue::from(""),
     }
+}
+
+/// Values for the registry's attributes that `listed` (a `GET …/Bios`) leaves out: for a
+/// hidden switch that other attributes' `ReadOnly`/`Hidden` rules test, the value under which
+/// those rules give the flags the registry recorded (real registries record the flags in force:
+/// an R750's `PxeDev5Interface` is `ReadOnly`, which only `PxeDev5EnDis = Disabled` explains,
+/// although `Enabled` is listed first); for every other attribute, [`inferred_value`].
+pub fn unlisted_values(registry: &AttributeRegistry, listed: &Attributes) -> Attributes {
+    let attributes = &registry.registry_entries.attributes;
+    let mut values: Attributes = listed.clone();
+    let mut unlisted = Attributes::new();
+    for a in attributes.iter().filter(|a| !listed.contains_key(&a.attribute_name)) {
+        let v = inferred_value(a);
+        values.insert(a.attribute_name.clone(), v.clone());
+        unlisted.insert(a.attribute_name.clone(), v);
+    }
+    // The flag rules each unlisted switch takes part in, by the attributes they flag.
+    let mut tested_by: BTreeMap<&str, Vec<(&str, Flag)>> = BTreeMap::new();
+    for rule in registry
+        .registry_entries
+        .dependencies
+        .iter()
+        .filter_map(|d| d.dependency.as_ref())
+    {
+        let flag = match rule.map_to_property {
+            AttributeProperty::ReadOnly | AttributeProperty::GrayOut => Flag::ReadOnly,
+            AttributeProperty::Hidden => Flag::Hidden,
+            _ => continue,
+        };
+        for c in &rule.map_from {
+            let name = c.map_from_attribute.as_str();
+            if c.map_from_property == AttributeProperty::CurrentValue && unlisted.contains_key(name) {
+                tested_by
+                    .entry(name)
+                    .or_default()
+                    .push((rule.map_to_attribute.as_str(), flag));
+            }
+        }
+    }
+    if tested_by.is_empty() {
+        return unlisted;
+    }
+    let evaluator = DependencyEvaluator::new(registry);
+    let index = registry.index();
+    let recorded = |name: &str, flag: Flag| {
+        index.get(name).map(|a| match flag {
+            Flag::ReadOnly => a.is_read_only(),
+            Flag::Hidden => a.is_hidden(),
+        })
+    };
+    let mismatches = |evaluation: &Evaluation<'_>, targets: &[(&str, Flag)]| {
+        targets
+            .iter()
+            .filter(|(target, flag)| {
+                let now = match flag {
+                    Flag::ReadOnly => evaluation.is_read_only(target),
+                    Flag::Hidden => evaluation.is_hidden(target),
+                };
+                recorded(target, *flag).is_some_and(|r| r != now)
+            })
+            .count()
+    };
+    // One evaluation with every guess; only a switch whose rules then disagree with the
+    // registry tries its other values.
+    let mut evaluation = evaluator.evaluate(&values);
+    for (name, targets) in &tested_by {
+        let wrong = mismatches(&evaluation, targets);
+        if wrong == 0 {
+            continue;
+        }
+        let Some(attr) = index.get(name) else { continue };
+        let candidates: Vec<AttributeValue> = match attr.kind {
+            AttributeType::Enumeration => attr.allowed_values().map(AttributeValue::from).collect(),
+            AttributeType::Boolean => vec![AttributeValue::Bool(false), AttributeValue::Bool(true)],
+            _ => continue,
+        };
+        let mut best: Option<(usize, AttributeValue, Evaluation<'_>)> = None;
+        for candidate in candidates {
+            let mut trial = values.clone();
+            trial.insert((*name).to_owned(), candidate.clone());
+            let tried = evaluator.evaluate(&trial);
+            let score = mismatches(&tried, targets);
+            if score < best.as_ref().map_or(wrong, |b| b.0) {
+                let done = score == 0;
+                best = Some((score, candidate, tried));
+                if done {
+                    break;
+                }
+            }
+        }
+        if let Some((_, value, tried)) = best {
+            values.insert((*name).to_owned(), value.clone());
+            unlisted.insert((*name).to_owned(), value);
+            evaluation = tried;
+        }
+    }
+    unlisted
 }
 
 impl Fixture {
@@ -257,13 +356,7 @@ impl Fixture {
                     .collect()
             })
             .unwrap_or_default();
-        let hidden_bios: Attributes = bios_registry
-            .registry_entries
-            .attributes
-            .iter()
-            .filter(|a| !bios.contains_key(&a.attribute_name))
-            .map(|a| (a.attribute_name.clone(), inferred_value(a)))
-            .collect();
+        let hidden_bios = unlisted_values(&bios_registry, &bios);
         let manager_path = manager_registry_path(&docs);
         let manager_registry = match manager_path.as_deref().and_then(|p| docs.get(p).map(|d| (p, d))) {
             Some((path, doc)) => Some(typed::<AttributeRegistry>(doc).map_err(|e| invalid(path, e))?),
@@ -516,5 +609,50 @@ mod tests {
         for (a, want) in cases {
             assert_eq!(inferred_value(&a), want, "{a:?}");
         }
+    }
+
+    /// Real registries record the flags in force, so a hidden switch's value shows through the
+    /// rules that test it (the R750's PXE devices 5-16: `Enabled` listed first, sub-options
+    /// recorded ReadOnly, which only `Disabled` explains).
+    #[test]
+    fn a_hidden_switch_takes_the_value_its_rules_recorded_flags_require() {
+        let registry: AttributeRegistry = serde_json::from_value(serde_json::json!({
+            "Id": "BiosAttributeRegistry.test",
+            "RegistryEntries": {
+                "Attributes": [
+                    {"AttributeName": "Dev5EnDis", "Type": "Enumeration", "Hidden": true, "ReadOnly": false,
+                     "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]},
+                    {"AttributeName": "Dev5Port", "Type": "String", "Hidden": false, "ReadOnly": true},
+                    {"AttributeName": "Dev6EnDis", "Type": "Enumeration", "Hidden": true, "ReadOnly": false,
+                     "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]},
+                    {"AttributeName": "Dev6Port", "Type": "String", "Hidden": false, "ReadOnly": false},
+                    {"AttributeName": "Unrelated", "Type": "Enumeration", "Hidden": true, "ReadOnly": false,
+                     "Value": [{"ValueName": "On"}, {"ValueName": "Off"}]}
+                ],
+                "Dependencies": [
+                    {"DependencyFor": "Dev5Port", "Type": "Map", "Dependency": {
+                        "MapFrom": [{"MapFromAttribute": "Dev5EnDis", "MapFromCondition": "EQU",
+                                     "MapFromProperty": "CurrentValue", "MapFromValue": "Disabled"}],
+                        "MapToAttribute": "Dev5Port", "MapToProperty": "ReadOnly", "MapToValue": true}},
+                    {"DependencyFor": "Dev6Port", "Type": "Map", "Dependency": {
+                        "MapFrom": [{"MapFromAttribute": "Dev6EnDis", "MapFromCondition": "EQU",
+                                     "MapFromProperty": "CurrentValue", "MapFromValue": "Disabled"}],
+                        "MapToAttribute": "Dev6Port", "MapToProperty": "ReadOnly", "MapToValue": true}}
+                ]
+            }
+        }))
+        .unwrap();
+        let listed: Attributes = [("Dev5Port", "NIC.1"), ("Dev6Port", "NIC.2")]
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), AttributeValue::from(v)))
+            .collect();
+        let hidden = unlisted_values(&registry, &listed);
+        // Dev5Port is recorded read-only: only Dev5EnDis = Disabled explains it.
+        assert_eq!(hidden["Dev5EnDis"], "Disabled".into());
+        // Dev6Port is recorded writable: the first listed value fits and stays.
+        assert_eq!(hidden["Dev6EnDis"], "Enabled".into());
+        // No rule tests it: inferred as before.
+        assert_eq!(hidden["Unrelated"], "On".into());
+        assert_eq!(hidden.len(), 3);
     }
 }
