@@ -322,11 +322,14 @@ impl Target {
             .map_err(|e| self.explain(e, &format!("logging in as {who}")))
     }
 
-    /// Wraps a client error with the host, what was attempted, and a hint where one helps.
+    /// Wraps a client error with the host, what was attempted, and a hint where one helps. A
+    /// failure to reach or trust the BMC, or credentials it rejects, is
+    /// [`HostErrorKind::Connection`]; anything else the BMC answered is
+    /// [`HostErrorKind::Redfish`].
     pub fn explain(&self, err: RedfishError, attempted: &str) -> crate::Error {
         HostError {
             host: self.name.clone(),
-            kind: HostErrorKind::Redfish,
+            kind: connection_or_redfish(&err),
             message: attempted.to_owned(),
             hint: self.hint(&err),
             source: Some(err),
@@ -401,5 +404,22 @@ impl Target {
         if let Err(e) = self.client.logout().await {
             tracing::warn!("{}: logout failed: {e}", self.name);
         }
+    }
+}
+
+/// Whether a client error means the BMC could not be reached, trusted or logged in to.
+fn connection_or_redfish(err: &RedfishError) -> HostErrorKind {
+    let err = err.last_attempt();
+    match err {
+        RedfishError::PinMismatch { .. }
+        | RedfishError::Transport {
+            kind: TransportKind::Certificate | TransportKind::Connect | TransportKind::PlainHttp,
+            ..
+        }
+        | RedfishError::SessionExpired {
+            relogin_refused: true, ..
+        } => HostErrorKind::Connection,
+        _ if err.status() == Some(401) => HostErrorKind::Connection,
+        _ => HostErrorKind::Redfish,
     }
 }
