@@ -2,6 +2,7 @@
 //! (`target`), reading a host (`bmc`) and judging it against a profile (`assess`), as a
 //! provisioning program calls them. Each test starts its own emulator, which stops when the
 //! test ends.
+#![allow(clippy::unwrap_used)]
 
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::Attributes;
