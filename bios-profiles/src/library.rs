@@ -314,8 +314,8 @@ impl Library {
     }
 
     /// Whether resolving `profile` depends on the host's memory population, so the caller
-    /// must read the DIMMs first: a platform of its chain with a `memory` condition has settings
-    /// of its own, or rules out a value some setting of the chain may write (`hpc` prefers NPS 4, which unbalanced memory
+    /// must read the DIMMs first: a setting of its chain has a `memory` condition, a platform
+    /// with one has settings of its own, or it rules out a value some setting of the chain may write (`hpc` prefers NPS 4, which unbalanced memory
     /// rules out; `performance` writes NPS 1 and needs no DIMM read).
     pub fn needs_memory(&self, profile: &Profile) -> bool {
         let Ok(chain) = self.chain(profile) else {
@@ -328,9 +328,13 @@ impl Library {
                 .flat_map(|p| p.bios.values())
                 .chain(platforms().flat_map(|pl| pl.bios.values()))
         };
-        let memory_platforms = || platforms().filter(|pl| pl.memory.is_some());
-        // A memory platform's own settings need the population to apply at all.
+        let memory_platforms = || platforms().filter(|pl| pl.when.memory.is_some());
+        // A memory platform's own settings, and a setting with a memory condition, need the
+        // population to apply at all.
         if memory_platforms().any(|pl| !pl.bios.is_empty() || !pl.idrac.is_empty()) {
+            return true;
+        }
+        if chain.iter().flat_map(|p| p.settings()).any(|s| s.when.memory.is_some()) {
             return true;
         }
         memory_platforms().flat_map(|pl| pl.unsupported.values()).any(|limit| {

@@ -36,7 +36,7 @@
 //! quote = "..."
 //!
 //! [platform.c6615]                          # applied when the host matches
-//! models = ["PowerEdge C6615"]              # and/or cpus = ["7552"], memory = "unbalanced"
+//! models = ["PowerEdge C6615"]              # and/or any other condition of `when` (cpus, sockets, memory, ...)
 //! [platform.c6615.bios.NumaNodesPerSocket]
 //! value = "1"
 //! why = "..."
@@ -208,9 +208,11 @@ impl Serialize for Wanted {
     }
 }
 
-/// Host facts a setting needs before it applies (`when = { sockets = 2 }`). Every condition
-/// given must hold; a fact the host does not report never excludes it (the registry still
-/// decides whether the attribute exists).
+/// Conditions on host facts: a setting's `when = { sockets = 2 }`, and what a platform override
+/// (`[platform.c6615]`) applies to. One language with two readings: a setting applies unless a
+/// fact the host reports contradicts it ([`When::excludes`]; the registry still decides whether
+/// the attribute exists), while an override applies only when every fact it names is known and
+/// holds ([`When::holds_for`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct When {
@@ -229,7 +231,15 @@ pub struct When {
     /// At most this many cores per processor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cores: Option<u32>,
+    /// The memory population (`"balanced"` or `"unbalanced"`). A profile that names it makes
+    /// rftune read the host's DIMMs (one more request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryCondition>,
 }
+
+/// One condition judged against a host: `Some(None)` holds, `Some(Some(why))` fails, `None`
+/// the host does not report the fact.
+type Judged = Option<Option<String>>;
 
 impl When {
     /// No condition.
@@ -237,38 +247,89 @@ impl When {
         *self == Self::default()
     }
 
+    /// Each condition given, judged against `host`.
+    fn judge(&self, host: &HostFacts) -> Vec<Judged> {
+        let check =
+            |known: bool, holds: bool, why: &dyn Fn() -> String| -> Judged { known.then(|| (!holds).then(why)) };
+        let mut out = Vec::new();
+        if let Some(want) = self.sockets {
+            let have = host.sockets;
+            out.push(check(have.is_some(), have == Some(want), &|| {
+                format!("sockets = {want}; this host has {}", have.unwrap_or_default())
+            }));
+        }
+        if !self.models.is_empty() {
+            out.push(check(
+                host.model.is_some(),
+                self.models.iter().any(|m| host.is_model(m)),
+                &|| {
+                    format!(
+                        "models {}; this host is {}",
+                        self.models.join(", "),
+                        host.model.as_deref().unwrap_or_default()
+                    )
+                },
+            ));
+        }
+        if !self.cpus.is_empty() {
+            let number = host.cpu_model_number();
+            out.push(check(
+                number.is_some(),
+                self.cpus.iter().any(|c| host.is_cpu(c)),
+                &|| {
+                    format!(
+                        "CPUs {}; this host has an EPYC {}",
+                        self.cpus.join(", "),
+                        number.unwrap_or_default()
+                    )
+                },
+            ));
+        }
+        if let Some(min) = self.min_cores {
+            let have = host.cores.unwrap_or_default();
+            out.push(check(host.cores.is_some(), have >= min, &|| {
+                format!("at least {min} cores per CPU; this host has {have}")
+            }));
+        }
+        if let Some(max) = self.max_cores {
+            let have = host.cores.unwrap_or_default();
+            out.push(check(host.cores.is_some(), have <= max, &|| {
+                format!("at most {max} cores per CPU; this host has {have}")
+            }));
+        }
+        if let Some(want) = self.memory {
+            let balanced = host.memory_balanced();
+            out.push(check(
+                balanced.is_some(),
+                balanced == Some(want == MemoryCondition::Balanced),
+                &|| format!("{} memory; this host's is not", want.as_str()),
+            ));
+        }
+        out
+    }
+
     /// Why the conditions exclude `host` (`applies when sockets = 2; this host has 1`), or
     /// `None` when they hold or the host does not report the facts they read.
     pub fn excludes(&self, host: &HostFacts) -> Option<String> {
-        let mut reasons = Vec::new();
-        if let (Some(want), Some(have)) = (self.sockets, host.sockets)
-            && want != have
-        {
-            reasons.push(format!("sockets = {want}; this host has {have}"));
-        }
-        if !self.models.is_empty()
-            && let Some(model) = &host.model
-            && !self.models.iter().any(|m| host.is_model(m))
-        {
-            reasons.push(format!("models {}; this host is {model}", self.models.join(", ")));
-        }
-        if !self.cpus.is_empty()
-            && let Some(number) = host.cpu_model_number()
-            && !self.cpus.iter().any(|c| host.is_cpu(c))
-        {
-            reasons.push(format!("CPUs {}; this host has an EPYC {number}", self.cpus.join(", ")));
-        }
-        if let (Some(min), Some(have)) = (self.min_cores, host.cores)
-            && have < min
-        {
-            reasons.push(format!("at least {min} cores per CPU; this host has {have}"));
-        }
-        if let (Some(max), Some(have)) = (self.max_cores, host.cores)
-            && have > max
-        {
-            reasons.push(format!("at most {max} cores per CPU; this host has {have}"));
-        }
+        let reasons: Vec<String> = self.judge(host).into_iter().flatten().flatten().collect();
         (!reasons.is_empty()).then(|| format!("applies when {}", reasons.join(" and ")))
+    }
+
+    /// Whether every condition given is known for `host` and holds (no condition: true).
+    pub fn holds_for(&self, host: &HostFacts) -> bool {
+        self.judge(host).into_iter().all(|j| j == Some(None))
+    }
+
+    /// What the conditions pick out, for listings: `PowerEdge C6615, EPYC 7552, unbalanced
+    /// memory`.
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.models.clone();
+        parts.extend(self.cpus.iter().map(|c| format!("EPYC {c}")));
+        parts.extend(self.sockets.map(|n| format!("{n} socket(s)")));
+        parts.extend(self.min_cores.map(|n| format!("at least {n} cores")));
+        parts.extend(self.max_cores.map(|n| format!("at most {n} cores")));
+        parts.extend(self.memory.map(|m| format!("{} memory", m.as_str())));
+        parts.join(", ")
     }
 }
 
@@ -290,6 +351,9 @@ impl fmt::Display for When {
         }
         if let Some(n) = self.max_cores {
             parts.push(format!("at most {n} cores"));
+        }
+        if let Some(m) = self.memory {
+            parts.push(format!("memory {}", m.as_str()));
         }
         f.write_str(&parts.join(", "))
     }
@@ -382,21 +446,15 @@ pub struct Unsupported {
     pub origin: String,
 }
 
-/// Settings and limits that apply only on some PowerEdge models or CPUs.
+/// Settings and limits that apply only on some PowerEdge models, CPUs or memory populations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Platform {
     /// The key in the file (`c6615`).
     pub name: String,
-    /// The models it applies to (`PowerEdge C6615`), compared case-insensitively.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub models: Vec<String>,
-    /// The CPU model numbers it applies to (`7552`), compared case-insensitively.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub cpus: Vec<String>,
-    /// The memory population it applies to. A profile with such a platform makes rftune read
-    /// the host's DIMMs (one more request).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory: Option<MemoryCondition>,
+    /// What it applies to: every condition must be known for the host and hold
+    /// ([`When::holds_for`]).
+    #[serde(flatten)]
+    pub when: When,
     /// BIOS settings, by attribute.
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
@@ -407,27 +465,19 @@ pub struct Platform {
 }
 
 impl Platform {
-    /// Whether this override applies to `host`: its model is one of `models` (when given)
-    /// and its CPU one of `cpus` (when given). Unknown facts match nothing.
+    /// Whether this override applies to `host`: every condition it names is known and holds.
+    /// Unknown facts match nothing.
     pub fn matches(&self, host: &HostFacts) -> bool {
-        let model = self.models.is_empty() || self.models.iter().any(|m| host.is_model(m));
-        let cpu = self.cpus.is_empty() || self.cpus.iter().any(|c| host.is_cpu(c));
-        let memory = self
-            .memory
-            .is_none_or(|want| host.memory_balanced() == Some(want == MemoryCondition::Balanced));
-        model && cpu && memory
+        self.when.holds_for(host)
     }
 
     /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`, `unbalanced memory`.
     pub fn describe(&self) -> String {
-        let mut parts: Vec<String> = self.models.clone();
-        parts.extend(self.cpus.iter().map(|c| format!("EPYC {c}")));
-        parts.extend(self.memory.map(|m| format!("{} memory", m.as_str())));
-        parts.join(", ")
+        self.when.describe()
     }
 }
 
-/// A platform's condition on the memory population (`memory = "unbalanced"`); see
+/// A condition on the memory population (`memory = "unbalanced"`); see
 /// [`crate::host::MemoryPopulation`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -610,10 +660,18 @@ struct RawProfile {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawPlatform {
+    // The conditions of a `When`, spelled out: serde cannot deny unknown fields through a
+    // flattened struct.
     #[serde(default)]
     models: Vec<String>,
     #[serde(default)]
     cpus: Vec<String>,
+    #[serde(default)]
+    sockets: Option<u32>,
+    #[serde(default)]
+    min_cores: Option<u32>,
+    #[serde(default)]
+    max_cores: Option<u32>,
     #[serde(default)]
     memory: Option<MemoryCondition>,
     #[serde(default)]
@@ -765,12 +823,25 @@ impl Parser<'_> {
         for (key, spanned) in raw.platform {
             let span = spanned.span();
             let p = spanned.into_inner();
-            let named = |list: &[String]| list.iter().any(|m| !m.trim().is_empty());
-            if !named(&p.models) && !named(&p.cpus) && p.memory.is_none() {
+            let named = |list: &[String]| {
+                list.iter()
+                    .filter(|m| !m.trim().is_empty())
+                    .cloned()
+                    .collect::<Vec<_>>()
+            };
+            let when = When {
+                models: named(&p.models),
+                cpus: named(&p.cpus),
+                sockets: p.sockets,
+                min_cores: p.min_cores,
+                max_cores: p.max_cores,
+                memory: p.memory,
+            };
+            if when.is_empty() {
                 return Err(self.error(
                     span.start,
                     format!(
-                        "platform `{key}` needs at least one model, CPU or memory condition (e.g. models = [\"PowerEdge C6615\"], cpus = [\"7552\"] or memory = \"unbalanced\")"
+                        "platform `{key}` needs at least one condition: models, cpus, sockets, min_cores, max_cores or memory (e.g. models = [\"PowerEdge C6615\"], cpus = [\"7552\"] or memory = \"unbalanced\")"
                     ),
                 ));
             }
@@ -808,9 +879,7 @@ impl Parser<'_> {
                 key.clone(),
                 Platform {
                     name: key,
-                    models: p.models,
-                    cpus: p.cpus,
-                    memory: p.memory,
+                    when,
                     bios: self.bios(p.bios, &origin)?,
                     idrac: self.idrac(p.idrac, &origin)?,
                     unsupported,
@@ -1104,7 +1173,7 @@ confidence = "inferred"
         let err = Profile::from_toml(&no_models, "p.toml", &sources()).unwrap_err();
         assert!(
             err.to_string()
-                .contains("platform `c` needs at least one model, CPU or memory condition"),
+                .contains("platform `c` needs at least one condition: models, cpus, sockets"),
             "{err}"
         );
     }
@@ -1274,6 +1343,37 @@ confidence = "inferred"
             when.excludes(&small).as_deref(),
             Some("applies when at least 32 cores per CPU; this host has 16")
         );
+    }
+
+    /// One condition language, two readings: a setting's `when` stands unless a known fact
+    /// contradicts it; a platform applies only when every fact it names is known and holds.
+    #[test]
+    fn a_platform_needs_every_condition_known_where_a_setting_only_needs_none_contradicted() {
+        let two_sockets_unbalanced = When {
+            sockets: Some(2),
+            memory: Some(MemoryCondition::Unbalanced),
+            ..When::default()
+        };
+        let unknown = HostFacts::default();
+        assert_eq!(two_sockets_unbalanced.excludes(&unknown), None);
+        assert!(!two_sockets_unbalanced.holds_for(&unknown));
+        let two_sockets = HostFacts {
+            sockets: Some(2),
+            ..HostFacts::default()
+        };
+        // Memory not read: a setting still applies, a platform does not.
+        assert_eq!(two_sockets_unbalanced.excludes(&two_sockets), None);
+        assert!(!two_sockets_unbalanced.holds_for(&two_sockets));
+        assert!(When::default().holds_for(&unknown));
+        assert_eq!(two_sockets_unbalanced.describe(), "2 socket(s), unbalanced memory");
+        // A platform may now name sockets or core counts, not only models, CPUs and memory.
+        let text = MINIMAL.replacen("models = [\"PowerEdge C6615\"]", "sockets = 1", 1);
+        let p = Profile::from_toml(&text, "p.toml", &sources()).unwrap();
+        assert!(p.platforms["c"].matches(&HostFacts {
+            sockets: Some(1),
+            ..HostFacts::default()
+        }));
+        assert!(!p.platforms["c"].matches(&two_sockets));
     }
 
     #[test]
