@@ -226,7 +226,11 @@ async fn a_tree_with_real_shapes_serves_visible_values_and_enforces_its_rules() 
     );
     let (held, _, _) = fleet.hosts()[0].host.snapshot();
     assert_eq!(held["SgxEpoch1"], 0.into(), "inferred: the lower bound");
-    assert_eq!(held["PxeDev5EnDis"], "Enabled".into(), "inferred: the first value");
+    assert_eq!(
+        held["PxeDev5EnDis"],
+        "Disabled".into(),
+        "deduced: Enabled is listed first, but only Disabled explains PxeDev5Protocol's recorded ReadOnly"
+    );
 
     // The Value rule, the u64 bound, a hidden attribute, and a flag whose rule reads a hidden value.
     assert_eq!(
@@ -242,7 +246,7 @@ async fn a_tree_with_real_shapes_serves_visible_values_and_enforces_its_rules() 
     assert_eq!(
         refusal(url, json!({"PxeDev5Protocol": "IPv6"})).await,
         Some("SYS427"),
-        "the rule reads a guessed value, so the recorded ReadOnly stands"
+        "the rule reads a hidden value, so the recorded ReadOnly stands"
     );
     assert_eq!(
         refusal(url, json!({"Sgx": "On", "SgxEpoch0": U64_MAX})).await,
