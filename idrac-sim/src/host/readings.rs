@@ -73,17 +73,20 @@ impl Host {
         doc
     }
 
-    /// `Chassis/System.Embedded.1/EnvironmentMetrics` with live readings.
+    /// `Chassis/System.Embedded.1/EnvironmentMetrics` with live readings: the power, and the
+    /// energy counter where the tree has one (the real R750 on iDRAC 7.10 has none).
     pub fn environment_metrics(&self, doc: &Value) -> Value {
         let watts = self.reading();
-        let kwh = self.lock().energy_joules / 3.6e6;
         let mut doc = doc.clone();
         set(&mut doc, &["PowerWatts", "Reading"], json!(watts));
-        set(
-            &mut doc,
-            &["EnergykWh", "Reading"],
-            json!((kwh * 1000.0).round() / 1000.0),
-        );
+        if doc.get("EnergykWh").is_some() {
+            let kwh = self.lock().energy_joules / 3.6e6;
+            set(
+                &mut doc,
+                &["EnergykWh", "Reading"],
+                json!((kwh * 1000.0).round() / 1000.0),
+            );
+        }
         doc
     }
 
