@@ -134,9 +134,9 @@ pub async fn connect(
             )
             .into());
         }
-        warn_once("http", &key, || {
+        warn_once("http", || {
             format!(
-                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https://"
+                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https:// (said once per run: it holds for every http:// BMC of this run)"
             )
         });
     }
@@ -159,9 +159,9 @@ pub async fn connect(
     let (tls, trust) = if url.scheme() == "http" {
         (TlsVerification::System, Trust::PlainHttp)
     } else if config.insecure {
-        warn_once("insecure", &key, || {
+        warn_once("insecure", || {
             format!(
-                "{key}: TLS certificate verification is OFF (--insecure): anyone on the network path can read the password and change what rftune sees and sends"
+                "TLS certificate verification is OFF (--insecure) for every BMC of this run, starting with {key}: anyone on the network path can read the password and change what rftune sees and sends"
             )
         });
         (TlsVerification::Insecure, Trust::Insecure)
@@ -216,14 +216,11 @@ pub async fn connect(
     Ok(target)
 }
 
-/// Logs a [`crate::SECURITY_LOG_TARGET`] warning the first time `kind` applies to `host` in this
-/// process: a fleet, or a command that reconnects, says it once per host.
-fn warn_once(kind: &str, host: &str, message: impl FnOnce() -> String) {
-    static WARNED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
-    let first = WARNED
-        .lock()
-        .map(|mut warned| warned.insert(format!("{kind} {host}")))
-        .unwrap_or(true);
+/// Logs a [`crate::SECURITY_LOG_TARGET`] warning the first time `kind` applies in this process:
+/// a fleet of 500 plain-HTTP hosts, or a command that reconnects, says it once, not per host.
+fn warn_once(kind: &'static str, message: impl FnOnce() -> String) {
+    static WARNED: Mutex<BTreeSet<&'static str>> = Mutex::new(BTreeSet::new());
+    let first = WARNED.lock().map(|mut warned| warned.insert(kind)).unwrap_or(true);
     if first {
         tracing::warn!(target: crate::SECURITY_LOG_TARGET, "{}", message());
     }
