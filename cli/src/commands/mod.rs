@@ -9,6 +9,7 @@ pub mod diff;
 pub mod experiment;
 pub mod inventory;
 pub mod jobs;
+pub mod merge;
 pub mod nvme;
 pub mod power;
 pub mod profiles;
@@ -35,6 +36,11 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fle
                     args.tags.join(", ")
                 );
             }
+            // A shard may be empty (more shards than hosts): its output then lists no host.
+            let chosen = match args.shard {
+                Some(shard) => shard.select(chosen),
+                None => chosen,
+            };
             Ok((chosen, false))
         }
         (None, None) => match std::env::var("RFTUNE_BMC") {
@@ -54,6 +60,14 @@ pub async fn run(args: Args) -> Result<Outcome> {
     let output = args.global.output;
     if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {
         anyhow::bail!("--output junit is only available for rftune diff");
+    }
+    if output == crate::args::OutputFormat::Jsonl
+        && !matches!(
+            args.command,
+            Command::Diff(_) | Command::Apply(_) | Command::Restore(_) | Command::Merge(_)
+        )
+    {
+        anyhow::bail!("--output jsonl is only available for rftune diff, apply, restore and merge");
     }
     if matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
         // Ctrl-C and SIGTERM stop new work but finish reboots in progress (power actions
@@ -80,6 +94,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
             diff::run(&a, &dirs, output).await
         }
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
+        Command::Merge(a) => merge::run(&a, output),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);
