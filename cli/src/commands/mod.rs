@@ -24,6 +24,10 @@ use rftune_engine::state::StateDirs;
 
 /// The hosts a command addresses, and whether it was a single `--bmc`.
 pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fleet::BmcEntry>, bool)> {
+    // clap's `requires` does not hold against an argument another one conflicts with.
+    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty()) {
+        anyhow::bail!("--shard and --tag choose among the hosts of an inventory: give --inventory FILE");
+    }
     match (&args.bmc, &args.inventory) {
         (Some(url), _) => Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url)?], true)),
         (None, Some(path)) => {

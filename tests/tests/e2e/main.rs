@@ -15,6 +15,7 @@ mod inventory;
 mod power;
 mod profiles;
 mod real_idrac;
+mod shard;
 mod sim;
 mod trust;
 
