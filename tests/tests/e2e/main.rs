@@ -6,6 +6,7 @@ mod bench;
 mod bios;
 mod capture;
 mod cli;
+mod contrib;
 mod diff;
 mod experiment;
 mod fixture_dir;
