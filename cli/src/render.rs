@@ -14,6 +14,34 @@ pub fn json<T: Serialize>(value: &T) -> Result<()> {
     Ok(())
 }
 
+/// `-o jsonl`: one compact JSON object per line, each flushed as it is written so a reader
+/// sees every host as it finishes. After a failed write (a closed pipe) the rest are dropped
+/// and [`JsonLines::finish`] returns the error, so a long run is never cut short by its reader.
+#[derive(Debug, Default)]
+pub struct JsonLines {
+    error: Option<anyhow::Error>,
+}
+
+impl JsonLines {
+    /// Writes one line.
+    pub fn line<T: Serialize>(&mut self, value: &T) {
+        if self.error.is_some() {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        let written = serde_json::to_writer(&mut out, value)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| Ok(out.write_all(b"\n")?))
+            .and_then(|()| Ok(out.flush()?));
+        self.error = written.err();
+    }
+
+    /// The first failed write, if any.
+    pub fn finish(self) -> Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
 /// Prints text as is.
 pub fn text(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();

@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::Url;
 
+pub mod shard;
+
+pub use shard::Shard;
+
 /// One `[[bmc]]` entry.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,20 +188,79 @@ where
     F: Fn(BmcEntry) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
+    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
+    for_each_limited(&entries, limits, op, |i, r| {
+        on_done(&r.entry, r.result.is_ok());
+        results[i] = Some(r.result);
+    })
+    .await;
+    entries
+        .into_iter()
+        .zip(results)
+        .map(|(entry, r)| HostResult {
+            result: r.unwrap_or_else(|| {
+                Err(E::from(crate::Error::invalid(format!(
+                    "{}: the task was lost",
+                    entry.name
+                ))))
+            }),
+            entry,
+        })
+        .collect()
+}
+
+/// What a host task ends with, as the `JoinSet` hands it back.
+type Joined<T, E> = Result<(tokio::task::Id, (usize, Result<T, E>)), tokio::task::JoinError>;
+
+/// Like [`run_all_limited`], but hands each host's result to `sink` as soon as the host
+/// finishes (in the order hosts finish, with the entry's position in `entries`) and keeps none
+/// of them: a caller that streams results keeps only what it chooses, e.g. counters. Every
+/// entry is handed over exactly once, also the hosts left untouched.
+pub async fn for_each_limited<T, E, F, Fut>(
+    entries: &[BmcEntry],
+    limits: &Limits,
+    op: F,
+    mut sink: impl FnMut(usize, HostResult<T, E>),
+) where
+    T: Send + 'static,
+    E: From<crate::Error> + Send + 'static,
+    F: Fn(BmcEntry) -> Fut,
+    Fut: Future<Output = Result<T, E>> + Send + 'static,
+{
     let limit = Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1)));
     let max_failures = limits.max_failures;
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
-    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
-    let record = |results: &mut Vec<Option<Result<T, E>>>,
-                  joined: Result<(usize, Result<T, E>), tokio::task::JoinError>| {
-        match joined {
-            Ok((i, r)) => {
-                on_done(&entries[i], r.is_ok());
-                results[i] = Some(r);
+    // The hosts in flight, by task (at most `concurrency`), to name a task that panicked.
+    let mut running = std::collections::HashMap::new();
+    let mut failed_canary: Option<String> = None;
+    let mut record = |running: &mut std::collections::HashMap<tokio::task::Id, usize>,
+                      failed_canary: &mut Option<String>,
+                      joined: Joined<T, E>| {
+        let (i, result) = match joined {
+            Ok((id, (i, r))) => {
+                running.remove(&id);
+                (i, r)
             }
-            Err(e) => tracing::error!("a host task ended abnormally: {e}"),
+            Err(e) => {
+                let Some(i) = running.remove(&e.id()) else {
+                    tracing::error!("a host task ended abnormally: {e}");
+                    return;
+                };
+                let lost = crate::Error::invalid(format!("{}: the task was lost: {e}", entries[i].name));
+                (i, Err(E::from(lost)))
+            }
+        };
+        if i < limits.canaries && result.is_err() && failed_canary.is_none() {
+            *failed_canary = Some(entries[i].name.clone());
         }
+        sink(
+            i,
+            HostResult {
+                entry: entries[i].clone(),
+                result,
+            },
+        );
     };
     // Hosts start in inventory order: each waits for a slot here, not in its own task, where
     // the scheduler could let a later host overtake it (a canary or --max-failures depends on
@@ -206,15 +269,10 @@ where
         if i > 0 && i == limits.canaries {
             // The canaries finish first; one that failed stops the rollout (unless a stop
             // request did, which each host reports itself).
-            while let Some(joined) = set.join_next().await {
-                record(&mut results, joined);
+            while let Some(joined) = set.join_next_with_id().await {
+                record(&mut running, &mut failed_canary, joined);
             }
-            let failed_canary = entries[..i]
-                .iter()
-                .zip(&results)
-                .find(|(_, r)| r.as_ref().is_some_and(Result::is_err))
-                .map(|(e, _)| e.name.clone());
-            if let Some(canary) = failed_canary
+            if let Some(canary) = failed_canary.clone()
                 && crate::interrupt::received().is_none()
             {
                 for (j, e) in entries.iter().enumerate().skip(i) {
@@ -223,21 +281,27 @@ where
                         crate::HostErrorKind::NotStarted,
                         format!("not started: the canary {canary} failed"),
                     );
-                    results[j] = Some(Err(E::from(crate::Error::from(not_started))));
+                    sink(
+                        j,
+                        HostResult {
+                            entry: e.clone(),
+                            result: Err(E::from(crate::Error::from(not_started))),
+                        },
+                    );
                 }
-                break;
+                return;
             }
         }
         let permit = loop {
             tokio::select! {
                 permit = limit.clone().acquire_owned() => break permit,
-                Some(joined) = set.join_next() => record(&mut results, joined),
+                Some(joined) = set.join_next_with_id() => record(&mut running, &mut failed_canary, joined),
             }
         };
         let fut = op(entry.clone());
         let failed = failed.clone();
         let name = entry.name.clone();
-        set.spawn(async move {
+        let handle = set.spawn(async move {
             let _permit = permit;
             let failures = failed.load(std::sync::atomic::Ordering::SeqCst);
             if let Some(max) = max_failures
@@ -265,23 +329,11 @@ where
             }
             (i, result)
         });
+        running.insert(handle.id(), i);
     }
-    while let Some(joined) = set.join_next().await {
-        record(&mut results, joined);
+    while let Some(joined) = set.join_next_with_id().await {
+        record(&mut running, &mut failed_canary, joined);
     }
-    entries
-        .into_iter()
-        .zip(results)
-        .map(|(entry, r)| HostResult {
-            result: r.unwrap_or_else(|| {
-                Err(E::from(crate::Error::invalid(format!(
-                    "{}: the task was lost",
-                    entry.name
-                ))))
-            }),
-            entry,
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -447,6 +499,49 @@ url = "https://127.0.0.1:9002"
             kinds[2..].iter().all(|k| *k == Some(crate::HostErrorKind::NotStarted)),
             "{kinds:?}"
         );
+    }
+
+    #[tokio::test]
+    async fn for_each_hands_over_each_host_as_it_finishes() {
+        // Host 0 finishes only after the sink has received host 1: results are streamed, not
+        // held until the last host is done.
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let rx = Arc::new(tokio::sync::Mutex::new(Some(rx)));
+        let mut tx = Some(tx);
+        let entries = entries_of(3);
+        let mut order = Vec::new();
+        for_each_limited(
+            &entries,
+            &Limits::default(),
+            move |e| {
+                let rx = rx.clone();
+                async move {
+                    if e.name.ends_with("9000") {
+                        let rx = rx.lock().await.take();
+                        if let Some(rx) = rx {
+                            rx.await.map_err(|_| crate::Error::invalid("host 1 never arrived"))?;
+                        }
+                    }
+                    if e.name.ends_with("9002") {
+                        return Err(crate::Error::invalid("boom"));
+                    }
+                    Ok(e.name.clone())
+                }
+            },
+            |i, r| {
+                if i == 1
+                    && let Some(tx) = tx.take()
+                {
+                    let _ = tx.send(());
+                }
+                order.push((i, r.entry.name.clone(), r.result.is_ok()));
+            },
+        )
+        .await;
+        assert_eq!(order.len(), 3, "every host once: {order:?}");
+        assert_eq!(order.last().map(|o| o.0), Some(0), "host 0 came last: {order:?}");
+        assert!(order.contains(&(0, "127.0.0.1:9000".into(), true)), "{order:?}");
+        assert!(order.contains(&(2, "127.0.0.1:9002".into(), false)), "{order:?}");
     }
 
     #[tokio::test]

@@ -73,6 +73,9 @@ pub enum OutputFormat {
     Json,
     /// JUnit XML, for CI systems (diff only): drift shows as failed test cases.
     Junit,
+    /// JSON lines (diff, apply, restore, merge): one object per host as each finishes, then a
+    /// summary object; each carries "schema" (rftune.<kind>.host/v1, rftune.<kind>.summary/v1).
+    Jsonl,
 }
 
 /// The commands.
@@ -97,6 +100,14 @@ pub enum Command {
     /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
     /// converged (including --reboot none), 1 on errors.
     Apply(ApplyArgs),
+    /// Combine the outputs of sharded runs (`--shard K/N`) into one result: `-o json` documents
+    /// and `-o jsonl` streams of `rftune diff`, or of `rftune apply`, for one profile.
+    ///
+    /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
+    /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
+    /// by name. Exit codes as the command's own over the whole fleet: 1 if any host failed, else
+    /// 2 if any drifted (diff) or is not converged or planned (apply), else 0.
+    Merge(MergeArgs),
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).
     Snapshot(SnapshotArgs),
@@ -252,6 +263,15 @@ pub struct DiffArgs {
     /// The BMC(s) to compare.
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// `rftune merge`.
+#[derive(Debug, ClapArgs)]
+pub struct MergeArgs {
+    /// Outputs of `rftune diff` or `rftune apply` with `-o json` or `-o jsonl` (`-` reads
+    /// standard input).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 }
 
 /// `rftune apply`.
@@ -558,12 +578,22 @@ pub struct TargetArgs {
     /// Only inventory entries carrying this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "TAG", requires = "inventory")]
     pub tags: Vec<String>,
+    /// Only the inventory entries in shard K of N (1 ≤ K ≤ N), chosen by a stable hash of each
+    /// entry's name: N processes given 1/N … N/N split the inventory between them, each host
+    /// in exactly one, whatever machine runs them. `rftune merge` combines their outputs.
+    #[arg(long, value_name = "K/N", requires = "inventory", value_parser = parse_shard)]
+    pub shard: Option<rftune_engine::fleet::Shard>,
     /// Hosts read at the same time (BMC round trips dominate, not CPU).
     #[arg(long, default_value_t = 128, value_name = "N")]
     pub concurrency: usize,
     /// How to connect.
     #[command(flatten)]
     pub connect: ConnectArgs,
+}
+
+/// Parses `--shard K/N`.
+fn parse_shard(s: &str) -> Result<rftune_engine::fleet::Shard, String> {
+    s.parse().map_err(|e: rftune_engine::Error| e.to_string())
 }
 
 /// How to authenticate to a BMC and whether to trust its certificate.

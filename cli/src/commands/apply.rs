@@ -24,12 +24,49 @@ pub struct ApplyReport {
     pub profile: String,
     /// Whether this was a dry run.
     pub dry_run: bool,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// One entry per host, in inventory order.
     pub hosts: Vec<Value>,
     /// Hosts by outcome.
     pub summary: ApplySummary,
     /// The audit log of this run.
     pub audit_log: String,
+}
+
+/// An `-o jsonl` line for one host, written as the host finishes: `rftune.apply.host/v1`, the
+/// profile and whether it is a dry run, then the fields of a `hosts` entry of `rftune.apply/v1`.
+#[derive(Debug, Serialize)]
+pub struct HostLine<'a> {
+    /// Always `rftune.apply.host/v1`.
+    pub schema: &'static str,
+    /// The profile applied.
+    pub profile: &'a str,
+    /// Whether this is a dry run.
+    pub dry_run: bool,
+    /// The host's entry (`host`, `outcome`, ...).
+    #[serde(flatten)]
+    pub host: &'a Value,
+}
+
+/// The last `-o jsonl` line: `rftune.apply.summary/v1` with the profile, dry run, shard if any,
+/// the `summary` of `rftune.apply/v1` (counting the host lines before it) and the audit log.
+#[derive(Debug, Serialize)]
+pub struct SummaryLine<'a> {
+    /// Always `rftune.apply.summary/v1`.
+    pub schema: &'static str,
+    /// The profile applied.
+    pub profile: &'a str,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Hosts by outcome.
+    pub summary: &'a ApplySummary,
+    /// The audit log of this run.
+    pub audit_log: &'a str,
 }
 
 /// Hosts by outcome.
@@ -51,35 +88,79 @@ pub struct ApplySummary {
     pub not_started: usize,
 }
 
+impl ApplySummary {
+    /// Counts one host of `outcome` (as a `hosts` entry spells it).
+    pub fn count(&mut self, outcome: &str) {
+        match outcome {
+            "in_sync" => self.in_sync += 1,
+            "converged" => self.converged += 1,
+            "not_converged" => self.not_converged += 1,
+            "planned" => self.planned += 1,
+            "not_started" => self.not_started += 1,
+            _ => self.error += 1,
+        }
+    }
+
+    /// The fleet exit rule: any failure is an error (`audit_log` names where every step is);
+    /// else hosts not converged, or changes planned by a dry run, are drift (exit 2).
+    pub fn outcome(&self, audit_log: &str) -> Result<Outcome> {
+        if self.error > 0 {
+            anyhow::bail!(
+                "{} of {} host(s) failed; every step is in {audit_log}",
+                self.error,
+                self.hosts
+            );
+        }
+        // A dry run that plans changes found drift: exit 2, as diff does.
+        Ok(if self.not_converged > 0 || self.planned > 0 {
+            Outcome::Drift
+        } else {
+            Outcome::Success
+        })
+    }
+}
+
 /// Runs `rftune apply`.
 pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let chosen = Chosen::load(&args.profile)?;
     let (entries, single) = super::targets(&args.target)?;
-    run_with(
-        chosen,
+    let fleet = Fleet {
         entries,
         single,
-        &args.flags,
-        &args.target.connect,
-        args.target.concurrency,
-        dirs,
-        output,
-    )
-    .await
+        concurrency: args.target.concurrency,
+        shard: args.target.shard,
+    };
+    run_with(chosen, fleet, &args.flags, &args.target.connect, dirs, output).await
 }
 
-/// Applies `chosen` to `entries` (shared by `apply` and `restore`).
-#[allow(clippy::too_many_arguments)]
+/// The hosts an apply or restore addresses.
+#[derive(Debug)]
+pub struct Fleet {
+    /// The hosts.
+    pub entries: Vec<rftune_engine::fleet::BmcEntry>,
+    /// Whether it was one `--bmc`.
+    pub single: bool,
+    /// Hosts worked on at the same time.
+    pub concurrency: usize,
+    /// The `--shard` they were chosen by.
+    pub shard: Option<fleet::Shard>,
+}
+
+/// Applies `chosen` to the hosts (shared by `apply` and `restore`).
 pub async fn run_with(
     chosen: Chosen,
-    entries: Vec<rftune_engine::fleet::BmcEntry>,
-    single: bool,
+    hosts: Fleet,
     args: &ApplyFlags,
     connect: &ConnectArgs,
-    concurrency: usize,
     dirs: &StateDirs,
     output: OutputFormat,
 ) -> Result<Outcome> {
+    let Fleet {
+        entries,
+        single,
+        concurrency,
+        shard,
+    } = hosts;
     let apply_time = SettingsApplyTime {
         apply_time: match args.apply_time {
             ApplyTimeArg::OnReset => ApplyTime::OnReset,
@@ -155,6 +236,39 @@ pub async fn run_with(
         max_failures: args.max_failures,
         canaries: args.canary,
     };
+    let shard = shard.map(|s| s.to_string());
+    if output == OutputFormat::Jsonl {
+        // Each host is written as it finishes and dropped; only the counters stay.
+        let profile = ctx.chosen.name();
+        let mut summary = ApplySummary {
+            hosts: entries.len(),
+            ..ApplySummary::default()
+        };
+        let mut lines = render::JsonLines::default();
+        fleet::for_each_limited(&entries, &limits, &converge_one, |_, r| {
+            bar.host_done(r.result.is_ok());
+            let host = host_entry(&r, &mut summary);
+            lines.line(&HostLine {
+                schema: "rftune.apply.host/v1",
+                profile,
+                dry_run: args.dry_run,
+                host: &host,
+            });
+        })
+        .await;
+        progress.finish();
+        let audit_log = ctx.audit.path().display().to_string();
+        lines.line(&SummaryLine {
+            schema: "rftune.apply.summary/v1",
+            profile,
+            dry_run: args.dry_run,
+            shard,
+            summary: &summary,
+            audit_log: &audit_log,
+        });
+        lines.finish()?;
+        return summary.outcome(&audit_log);
+    }
     let results = fleet::run_all_limited(entries, &limits, &converge_one, |_, ok| bar.host_done(ok)).await;
     progress.finish();
     if single
@@ -169,26 +283,13 @@ pub async fn run_with(
             _ => anyhow::anyhow!("apply failed"),
         });
     }
-    let report = report(&ctx, args.dry_run, &results);
+    let mut report = report(&ctx, args.dry_run, &results);
+    report.shard = shard;
     match output {
-        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Json | OutputFormat::Jsonl => render::json(&report)?,
         OutputFormat::Table | OutputFormat::Junit => render::text(&table(&report, &results))?,
     }
-    let s = &report.summary;
-    if s.error > 0 {
-        anyhow::bail!(
-            "{} of {} host(s) failed; every step is in {}",
-            s.error,
-            s.hosts,
-            report.audit_log
-        );
-    }
-    // A dry run that plans changes found drift: exit 2, as diff does.
-    Ok(if s.not_converged > 0 || s.planned > 0 {
-        Outcome::Drift
-    } else {
-        Outcome::Success
-    })
+    report.summary.outcome(&report.audit_log)
 }
 
 fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyReport {
@@ -196,38 +297,38 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
         hosts: results.len(),
         ..ApplySummary::default()
     };
-    let hosts = results
-        .iter()
-        .map(|r| match &r.result {
-            Ok(h) => {
-                match h.outcome {
-                    converge::Outcome::InSync => summary.in_sync += 1,
-                    converge::Outcome::Converged => summary.converged += 1,
-                    converge::Outcome::NotConverged => summary.not_converged += 1,
-                    converge::Outcome::Planned => summary.planned += 1,
-                }
-                let mut v = serde_json::to_value(h).unwrap_or_default();
-                v["host"] = Value::String(r.entry.name.clone());
-                v
-            }
-            Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) => {
-                summary.not_started += 1;
-                serde_json::json!({"host": r.entry.name, "outcome": "not_started", "error": format!("{e:#}")})
-            }
-            Err(e) => {
-                summary.error += 1;
-                serde_json::json!({"host": r.entry.name, "outcome": "error", "error": format!("{e:#}")})
-            }
-        })
-        .collect();
+    let hosts = results.iter().map(|r| host_entry(r, &mut summary)).collect();
     ApplyReport {
         schema: "rftune.apply/v1",
         profile: ctx.chosen.name().to_owned(),
         dry_run,
+        shard: None,
         hosts,
         summary,
         audit_log: ctx.audit.path().display().to_string(),
     }
+}
+
+/// One host's entry of the report, counted in `summary`.
+fn host_entry(r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
+    let (outcome, entry) = match &r.result {
+        Ok(h) => {
+            let mut v = serde_json::to_value(h).unwrap_or_default();
+            v["host"] = Value::String(r.entry.name.clone());
+            let outcome = v["outcome"].as_str().unwrap_or("error").to_owned();
+            (outcome, v)
+        }
+        Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) => (
+            "not_started".to_owned(),
+            serde_json::json!({"host": r.entry.name, "outcome": "not_started", "error": format!("{e:#}")}),
+        ),
+        Err(e) => (
+            "error".to_owned(),
+            serde_json::json!({"host": r.entry.name, "outcome": "error", "error": format!("{e:#}")}),
+        ),
+    };
+    summary.count(&outcome);
+    entry
 }
 
 fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {

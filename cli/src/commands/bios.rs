@@ -46,7 +46,9 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
     };
     match output {
         OutputFormat::Json => render::json(&report)?,
-        OutputFormat::Table | OutputFormat::Junit => render::text(&table(&report, !args.attributes.is_empty()))?,
+        OutputFormat::Table | OutputFormat::Junit | OutputFormat::Jsonl => {
+            render::text(&table(&report, !args.attributes.is_empty()))?;
+        }
     }
     Ok(Outcome::Success)
 }

@@ -71,7 +71,7 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
     };
     match output {
         OutputFormat::Json => render::json(&summary)?,
-        OutputFormat::Table | OutputFormat::Junit => {
+        OutputFormat::Table | OutputFormat::Junit | OutputFormat::Jsonl => {
             let mut text = format!(
                 "{}: {} resources written to {} (see {})\n",
                 summary.host, summary.resources, summary.out, summary.manifest

@@ -20,10 +20,41 @@ pub struct DiffReport {
     pub schema: &'static str,
     /// The profile compared against.
     pub profile: String,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// One entry per host, in inventory order.
     pub hosts: Vec<HostDiff>,
     /// Counts of hosts by status.
     pub summary: Summary,
+}
+
+/// An `-o jsonl` line for one host, written as the host finishes: `rftune.diff.host/v1`, the
+/// profile, then the fields of a `hosts` entry of `rftune.diff/v1`.
+#[derive(Debug, Serialize)]
+pub struct HostLine<'a> {
+    /// Always `rftune.diff.host/v1`.
+    pub schema: &'static str,
+    /// The profile compared against.
+    pub profile: &'a str,
+    /// The host's entry.
+    #[serde(flatten)]
+    pub host: &'a HostDiff,
+}
+
+/// The last `-o jsonl` line: `rftune.diff.summary/v1`, the profile, the shard if any, and the
+/// `summary` of `rftune.diff/v1` (which counts the host lines before it).
+#[derive(Debug, Serialize)]
+pub struct SummaryLine<'a> {
+    /// Always `rftune.diff.summary/v1`.
+    pub schema: &'static str,
+    /// The profile compared against.
+    pub profile: &'a str,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Hosts by status.
+    pub summary: &'a Summary,
 }
 
 /// One host's diff.
@@ -72,6 +103,15 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts one host of `status` (`in_sync`, `drift` or `error`).
+    pub fn count(&mut self, status: &str) {
+        match status {
+            "in_sync" => self.in_sync += 1,
+            "drift" => self.drift += 1,
+            _ => self.error += 1,
+        }
+    }
+
     /// The fleet exit rule: error beats drift beats in sync.
     pub fn outcome(&self) -> Result<Outcome> {
         if self.error > 0 {
@@ -98,22 +138,54 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     let dirs_owned = Arc::new(dirs.clone());
     let strict = args.strict;
     let progress = std::sync::Arc::new(render::Progress::hosts("diff", entries.len(), output));
-    let results = fleet::run_all(
-        entries,
-        args.target.concurrency,
-        |entry| {
-            let (chosen, connect, cache, dirs) = (chosen.clone(), connect.clone(), cache.clone(), dirs_owned.clone());
-            let progress = progress.clone();
-            async move {
-                let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
-                target.login().await?;
-                let result = assess::assess(&target, &chosen, &cache, false, strict).await;
-                target.close().await;
-                result
-            }
-        },
-        |_, ok| progress.host_done(ok),
-    )
+    let diff_one = |entry| {
+        let (chosen, connect, cache, dirs) = (chosen.clone(), connect.clone(), cache.clone(), dirs_owned.clone());
+        let progress = progress.clone();
+        async move {
+            let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
+            target.login().await?;
+            let result = assess::assess(&target, &chosen, &cache, false, strict).await;
+            target.close().await;
+            result
+        }
+    };
+    let shard = args.target.shard.map(|s| s.to_string());
+    if output == OutputFormat::Jsonl {
+        // Each host is written as it finishes and dropped; only the counters stay.
+        let profile = chosen.name();
+        let mut summary = Summary {
+            hosts: entries.len(),
+            ..Summary::default()
+        };
+        let mut lines = render::JsonLines::default();
+        let limits = fleet::Limits {
+            concurrency: args.target.concurrency,
+            ..fleet::Limits::default()
+        };
+        fleet::for_each_limited(&entries, &limits, diff_one, |_, r| {
+            progress.host_done(r.result.is_ok());
+            let host = host_diff(profile, &r);
+            summary.count(host.status);
+            lines.line(&HostLine {
+                schema: "rftune.diff.host/v1",
+                profile,
+                host: &host,
+            });
+        })
+        .await;
+        progress.finish();
+        lines.line(&SummaryLine {
+            schema: "rftune.diff.summary/v1",
+            profile,
+            shard,
+            summary: &summary,
+        });
+        lines.finish()?;
+        return summary.outcome();
+    }
+    let results = fleet::run_all(entries, args.target.concurrency, diff_one, |_, ok| {
+        progress.host_done(ok)
+    })
     .await;
     progress.finish();
     if single
@@ -130,9 +202,10 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
             },
         ));
     }
-    let report = report(chosen.name(), &results);
+    let mut report = report(chosen.name(), &results);
+    report.shard = shard;
     match output {
-        OutputFormat::Json => render::json(&report)?,
+        OutputFormat::Json | OutputFormat::Jsonl => render::json(&report)?,
         OutputFormat::Junit => render::text(&junit(&report))?,
         OutputFormat::Table => render::text(&table(&report, args.all))?,
     }
@@ -147,72 +220,76 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
     };
     let hosts = results
         .iter()
-        .map(|r| match &r.result {
-            Ok(a) => {
-                let invalid = a.errors().next().is_some();
-                let status = if invalid {
-                    summary.error += 1;
-                    "error"
-                } else if a.diff.is_clean() {
-                    summary.in_sync += 1;
-                    "in_sync"
-                } else {
-                    summary.drift += 1;
-                    "drift"
-                };
-                HostDiff {
-                    host: r.entry.name.clone(),
-                    status,
-                    service_tag: a.state.service_tag.clone(),
-                    model: a.state.model.clone(),
-                    bios_version: a.state.bios_version.clone(),
-                    changes: a.diff.changes.clone(),
-                    counts: Some(a.diff.counts()),
-                    lockdown: a.state.in_lockdown(),
-                    violations: a
-                        .state
-                        .in_lockdown()
-                        .then(|| {
-                            format!(
-                                "warning: {}; apply will refuse it",
-                                rftune_engine::bmc::lockdown_reason()
-                            )
-                        })
-                        .into_iter()
-                        .chain(a.violations.iter().map(|v| {
-                            let level = if v.severity == bios_profiles::Severity::Error {
-                                "error"
-                            } else {
-                                "warning"
-                            };
-                            format!("{level}: {v}")
-                        }))
-                        .collect(),
-                    error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
-                }
-            }
-            Err(e) => {
-                summary.error += 1;
-                HostDiff {
-                    host: r.entry.name.clone(),
-                    status: "error",
-                    service_tag: None,
-                    model: None,
-                    bios_version: None,
-                    changes: Vec::new(),
-                    counts: None,
-                    lockdown: false,
-                    violations: Vec::new(),
-                    error: Some(format!("{e:#}")),
-                }
-            }
+        .map(|r| {
+            let host = host_diff(profile, r);
+            summary.count(host.status);
+            host
         })
         .collect();
     DiffReport {
         schema: "rftune.diff/v1",
         profile: profile.to_owned(),
+        shard: None,
         hosts,
         summary,
+    }
+}
+
+/// One host's entry of the report.
+pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
+    match &r.result {
+        Ok(a) => {
+            let invalid = a.errors().next().is_some();
+            let status = if invalid {
+                "error"
+            } else if a.diff.is_clean() {
+                "in_sync"
+            } else {
+                "drift"
+            };
+            HostDiff {
+                host: r.entry.name.clone(),
+                status,
+                service_tag: a.state.service_tag.clone(),
+                model: a.state.model.clone(),
+                bios_version: a.state.bios_version.clone(),
+                changes: a.diff.changes.clone(),
+                counts: Some(a.diff.counts()),
+                lockdown: a.state.in_lockdown(),
+                violations: a
+                    .state
+                    .in_lockdown()
+                    .then(|| {
+                        format!(
+                            "warning: {}; apply will refuse it",
+                            rftune_engine::bmc::lockdown_reason()
+                        )
+                    })
+                    .into_iter()
+                    .chain(a.violations.iter().map(|v| {
+                        let level = if v.severity == bios_profiles::Severity::Error {
+                            "error"
+                        } else {
+                            "warning"
+                        };
+                        format!("{level}: {v}")
+                    }))
+                    .collect(),
+                error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
+            }
+        }
+        Err(e) => HostDiff {
+            host: r.entry.name.clone(),
+            status: "error",
+            service_tag: None,
+            model: None,
+            bios_version: None,
+            changes: Vec::new(),
+            counts: None,
+            lockdown: false,
+            violations: Vec::new(),
+            error: Some(format!("{e:#}")),
+        },
     }
 }
 

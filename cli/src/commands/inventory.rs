@@ -163,7 +163,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
             .unwrap_or_else(|| Err(anyhow::anyhow!("no host")))?;
         match output {
             OutputFormat::Json => render::json(&inventory)?,
-            OutputFormat::Table | OutputFormat::Junit => render::text(&table(&inventory))?,
+            OutputFormat::Table | OutputFormat::Junit | OutputFormat::Jsonl => render::text(&table(&inventory))?,
         }
         return Ok(Outcome::Success);
     }
@@ -179,7 +179,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
                 .collect();
             render::json(&serde_json::json!({"schema": "rftune.inventory/v1", "hosts": hosts}))?;
         }
-        OutputFormat::Table | OutputFormat::Junit => render::text(&fleet_table(&results))?,
+        OutputFormat::Table | OutputFormat::Junit | OutputFormat::Jsonl => render::text(&fleet_table(&results))?,
     }
     if failed > 0 {
         anyhow::bail!("{failed} of {} hosts could not be read (details above)", results.len());

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod experiment;
 pub mod inventory;
 pub mod jobs;
+pub mod merge;
 pub mod nvme;
 pub mod power;
 pub mod profiles;
@@ -23,6 +24,10 @@ use rftune_engine::state::StateDirs;
 
 /// The hosts a command addresses, and whether it was a single `--bmc`.
 pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fleet::BmcEntry>, bool)> {
+    // clap's `requires` does not hold against an argument another one conflicts with.
+    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty()) {
+        anyhow::bail!("--shard and --tag choose among the hosts of an inventory: give --inventory FILE");
+    }
     match (&args.bmc, &args.inventory) {
         (Some(url), _) => Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url)?], true)),
         (None, Some(path)) => {
@@ -35,6 +40,11 @@ pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fle
                     args.tags.join(", ")
                 );
             }
+            // A shard may be empty (more shards than hosts): its output then lists no host.
+            let chosen = match args.shard {
+                Some(shard) => shard.select(chosen),
+                None => chosen,
+            };
             Ok((chosen, false))
         }
         (None, None) => match std::env::var("RFTUNE_BMC") {
@@ -54,6 +64,14 @@ pub async fn run(args: Args) -> Result<Outcome> {
     let output = args.global.output;
     if output == crate::args::OutputFormat::Junit && !matches!(args.command, Command::Diff(_)) {
         anyhow::bail!("--output junit is only available for rftune diff");
+    }
+    if output == crate::args::OutputFormat::Jsonl
+        && !matches!(
+            args.command,
+            Command::Diff(_) | Command::Apply(_) | Command::Restore(_) | Command::Merge(_)
+        )
+    {
+        anyhow::bail!("--output jsonl is only available for rftune diff, apply, restore and merge");
     }
     if matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
         // Ctrl-C and SIGTERM stop new work but finish reboots in progress (power actions
@@ -80,6 +98,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
             diff::run(&a, &dirs, output).await
         }
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
+        Command::Merge(a) => merge::run(&a, output),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);

@@ -126,5 +126,11 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
     let text = derive::profile_toml(&snap, &name, None, &Selection::Restorable(state.registry))?;
     let chosen =
         Chosen::from_toml(&text, &args.snapshot.display().to_string()).context("the derived restore profile")?;
-    super::apply::run_with(chosen, vec![entry], true, &args.flags, &args.connect, 1, dirs, output).await
+    let host = super::apply::Fleet {
+        entries: vec![entry],
+        single: true,
+        concurrency: 1,
+        shard: None,
+    };
+    super::apply::run_with(chosen, host, &args.flags, &args.connect, dirs, output).await
 }

@@ -6,6 +6,7 @@ mod bench;
 mod bios;
 mod capture;
 mod cli;
+mod contrib;
 mod diff;
 mod experiment;
 mod fixture_dir;
@@ -15,6 +16,7 @@ mod inventory;
 mod power;
 mod profiles;
 mod real_idrac;
+mod shard;
 mod sim;
 mod trust;
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Sharding check: `rftune diff` over an emulated fleet by one process, and by N processes with
+# `--shard K/N -o jsonl` running side by side, then `rftune merge` of both. The merged results
+# must be identical (hosts, statuses, every attribute, summary) and so must the exit codes.
+# A few hosts are made unreadable (`malformed` login answers) so that errors are merged too.
+# Prints wall time and peak RSS of each run, the shard sizes, and the verdict; exits 1 on a
+# mismatch.
+# Usage: benches/shard_merge.sh [HOSTS=4000] [SHARDS=4] [PROFILE=performance]
+# Needs: a release build (cargo build --release) and python3.
+set -euo pipefail
+hosts=${1:-4000}; shards=${2:-4}; profile=${3:-performance}
+bin=${RFTUNE:-target/release/rftune}
+dir=$(mktemp -d); out="$dir/sim.out"; trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
+"$bin" sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 900s \
+    --fault "malformed@3,$((hosts / 2)),$((hosts - 1))" \
+    --write-inventory "$dir/fleet.toml" >"$out" 2>&1 &
+pid=$!
+while [ "$(grep -c listening "$out" || true)" -lt "$hosts" ]; do sleep 0.2; done
+export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
+common=(diff --inventory "$dir/fleet.toml" --profile "$profile" --retry-for 0s -q)
+"$bin" "${common[@]}" -o json >/dev/null || true   # warm the registry cache
+timed() { /usr/bin/time -f "%e %M" -o "$1" "${@:2}"; }
+
+set +e
+timed "$dir/one.time" "$bin" "${common[@]}" -o json >"$dir/one.json"
+one_rc=$?
+start=$(date +%s%N)
+for k in $(seq 1 "$shards"); do
+    ( timed "$dir/s$k.time" "$bin" "${common[@]}" -o jsonl --shard "$k/$shards" >"$dir/s$k.jsonl"
+      echo $? >"$dir/s$k.rc" ) &
+done
+wait $(jobs -p | grep -v "^$pid$") 2>/dev/null
+ms=$(( ($(date +%s%N) - start) / 1000000 )); shards_wall="$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+"$bin" merge "$dir/one.json" -o json >"$dir/merged-one.json"; merge_one_rc=$?
+"$bin" merge "$dir"/s*.jsonl -o json >"$dir/merged-shards.json"; merge_rc=$?
+set -e
+
+read -r wall rss <"$dir/one.time"
+echo "one process:  $hosts hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $one_rc"
+for k in $(seq 1 "$shards"); do
+    read -r wall rss <"$dir/s$k.time"
+    echo "shard $k/$shards:    $(($(wc -l <"$dir/s$k.jsonl") - 1)) hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $(cat "$dir/s$k.rc")"
+done
+echo "shards side by side: wall ${shards_wall} s"
+echo "merge exit codes: one process $merge_one_rc, $shards shards $merge_rc"
+python3 - "$dir/merged-one.json" "$dir/merged-shards.json" "$one_rc" "$merge_rc" <<'EOF'
+import json, sys
+one, shards = (json.load(open(p)) for p in sys.argv[1:3])
+for d in (one, shards):
+    d.pop("merged_from")
+print("summary (one process):", one["summary"])
+print("summary (merged shards):", shards["summary"])
+same = one == shards and sys.argv[3] == sys.argv[4]
+print("identical (hosts, attributes, summary, exit code):", "yes" if same else "NO")
+sys.exit(0 if same else 1)
+EOF

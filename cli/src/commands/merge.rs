@@ -1,0 +1,587 @@
+//! `rftune merge`: the outputs of sharded runs (`--shard K/N`, `-o json` or `-o jsonl`) of one
+//! command and profile combined into one result, with the exit code of the whole fleet.
+//!
+//! Every input is checked before anything is printed: one kind of output (diff or apply), one
+//! profile (and for apply, dry runs only with dry runs), each stream complete (its summary line
+//! present and counting its host lines), no host twice, and with `--shard` outputs every shard
+//! of the same N present once. The summary is recounted from the hosts, so the exit code
+//! follows the same rules as the commands' own.
+
+use crate::Outcome;
+use crate::args::{MergeArgs, OutputFormat};
+use crate::render;
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::io::Read;
+use std::path::Path;
+
+use super::apply::ApplySummary;
+use super::diff::Summary;
+
+/// Largest input accepted: a 10,000-host diff with every attribute listed stays well below.
+const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Which command wrote an output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Diff,
+    Apply,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Diff => "diff",
+            Self::Apply => "apply",
+        }
+    }
+
+    /// The field of a host entry that says how it ended.
+    fn status_field(self) -> &'static str {
+        match self {
+            Self::Diff => "status",
+            Self::Apply => "outcome",
+        }
+    }
+
+    fn statuses(self) -> &'static [&'static str] {
+        match self {
+            Self::Diff => &["in_sync", "drift", "error"],
+            Self::Apply => &[
+                "in_sync",
+                "converged",
+                "not_converged",
+                "planned",
+                "error",
+                "not_started",
+            ],
+        }
+    }
+
+    /// The kind of a schema `rftune.<kind><suffix>`.
+    fn of(schema: &str, suffix: &str) -> Option<Self> {
+        match schema.strip_prefix("rftune.")?.strip_suffix(suffix)? {
+            "diff" => Some(Self::Diff),
+            "apply" => Some(Self::Apply),
+            _ => None,
+        }
+    }
+}
+
+/// One input, read and checked on its own.
+#[derive(Debug)]
+struct Input {
+    file: String,
+    kind: Kind,
+    profile: String,
+    dry_run: Option<bool>,
+    shard: Option<rftune_engine::fleet::Shard>,
+    audit_log: Option<String>,
+    hosts: Vec<Value>,
+}
+
+/// Where a merged result came from.
+#[derive(Debug, Serialize)]
+struct Source {
+    file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
+    hosts: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_log: Option<String>,
+}
+
+/// A summary of either kind.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Counts {
+    Diff(Summary),
+    Apply(ApplySummary),
+}
+
+/// The merged document: `rftune.diff/v1` or `rftune.apply/v1`, hosts by name, plus where they
+/// came from.
+#[derive(Debug, Serialize)]
+struct Merged {
+    schema: String,
+    profile: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    hosts: Vec<Value>,
+    summary: Counts,
+    /// The audit log, when every input names the same one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_log: Option<String>,
+    merged_from: Vec<Source>,
+}
+
+/// An `-o jsonl` host line of the merged result.
+#[derive(Debug, Serialize)]
+struct HostLine<'a> {
+    schema: String,
+    profile: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    #[serde(flatten)]
+    host: &'a Value,
+}
+
+/// The last `-o jsonl` line of the merged result.
+#[derive(Debug, Serialize)]
+struct SummaryLine<'a> {
+    schema: String,
+    profile: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dry_run: Option<bool>,
+    summary: &'a Counts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audit_log: Option<&'a str>,
+}
+
+/// Runs `rftune merge`.
+pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
+    let inputs = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
+    let merged = merge(inputs)?;
+    let kind = if matches!(merged.summary, Counts::Diff(_)) {
+        Kind::Diff
+    } else {
+        Kind::Apply
+    };
+    match output {
+        OutputFormat::Json => render::json(&merged)?,
+        OutputFormat::Jsonl => {
+            let mut lines = render::JsonLines::default();
+            for host in &merged.hosts {
+                lines.line(&HostLine {
+                    schema: format!("rftune.{}.host/v1", kind.name()),
+                    profile: &merged.profile,
+                    dry_run: merged.dry_run,
+                    host,
+                });
+            }
+            lines.line(&SummaryLine {
+                schema: format!("rftune.{}.summary/v1", kind.name()),
+                profile: &merged.profile,
+                dry_run: merged.dry_run,
+                summary: &merged.summary,
+                audit_log: merged.audit_log.as_deref(),
+            });
+            lines.finish()?;
+        }
+        OutputFormat::Table | OutputFormat::Junit => render::text(&table(&merged, kind))?,
+    }
+    match &merged.summary {
+        Counts::Diff(s) => s.outcome(),
+        Counts::Apply(s) => s.outcome(merged.audit_log.as_deref().unwrap_or("each shard's audit log")),
+    }
+}
+
+/// Reads one output: a JSON document, or JSON lines.
+fn read(path: &Path) -> Result<Input> {
+    let file = path.display().to_string();
+    let text = if file == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .take(MAX_INPUT_BYTES + 1)
+            .read_to_string(&mut text)
+            .context("reading standard input")?;
+        if text.len() as u64 > MAX_INPUT_BYTES {
+            bail!(
+                "standard input is over {} MiB; give the outputs as files",
+                MAX_INPUT_BYTES >> 20
+            );
+        }
+        text
+    } else {
+        rftune_engine::state::read_capped(path, MAX_INPUT_BYTES, "result")?
+    };
+    if let Ok(doc) = serde_json::from_str::<Value>(&text)
+        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, "/v1"))
+    {
+        return document(file, kind, doc);
+    }
+    lines(file, &text)
+}
+
+fn string(v: &Value, field: &str, at: &str) -> Result<String> {
+    v[field]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("{at}: no {field:?} string"))
+}
+
+fn shard(v: &Value, at: &str) -> Result<Option<rftune_engine::fleet::Shard>> {
+    match &v["shard"] {
+        Value::Null => Ok(None),
+        Value::String(s) => Ok(Some(s.parse().with_context(|| format!("{at}: shard"))?)),
+        other => bail!("{at}: shard {other} is not K/N"),
+    }
+}
+
+fn dry_run(kind: Kind, v: &Value, at: &str) -> Result<Option<bool>> {
+    match kind {
+        Kind::Diff => Ok(None),
+        Kind::Apply => v["dry_run"]
+            .as_bool()
+            .map(Some)
+            .with_context(|| format!("{at}: no \"dry_run\" true/false")),
+    }
+}
+
+/// Checks that a host entry has a name and a status this kind knows.
+fn check_host(kind: Kind, host: &Value, at: &str) -> Result<()> {
+    let name = string(host, "host", at)?;
+    let field = kind.status_field();
+    match host[field].as_str() {
+        Some(s) if kind.statuses().contains(&s) => Ok(()),
+        Some(s) => bail!(
+            "{at}: host {name} has {field} {s:?}, which rftune {} does not write ({})",
+            kind.name(),
+            kind.statuses().join(", ")
+        ),
+        None => bail!("{at}: host {name} has no {field:?}"),
+    }
+}
+
+/// An `rftune.<kind>/v1` document.
+fn document(file: String, kind: Kind, mut doc: Value) -> Result<Input> {
+    let profile = string(&doc, "profile", &file)?;
+    let dry_run = dry_run(kind, &doc, &file)?;
+    let shard = shard(&doc, &file)?;
+    let audit_log = doc["audit_log"].as_str().map(str::to_owned);
+    let Some(Value::Array(hosts)) = doc.get_mut("hosts").map(Value::take) else {
+        bail!("{file}: no \"hosts\" list");
+    };
+    for (i, h) in hosts.iter().enumerate() {
+        check_host(kind, h, &format!("{file}: hosts[{i}]"))?;
+    }
+    let counted = doc["summary"]["hosts"].as_u64();
+    if counted != Some(hosts.len() as u64) {
+        bail!(
+            "{file}: lists {} host(s) but its summary counts {}: the document is damaged",
+            hosts.len(),
+            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
+        );
+    }
+    Ok(Input {
+        file,
+        kind,
+        profile,
+        dry_run,
+        shard,
+        audit_log,
+        hosts,
+    })
+}
+
+/// An `-o jsonl` stream: host lines, then one summary line.
+fn lines(file: String, text: &str) -> Result<Input> {
+    let mut kind = None;
+    let mut head: Option<(String, Option<bool>)> = None;
+    let mut hosts = Vec::new();
+    let mut summary: Option<(usize, Value)> = None;
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let at = format!("{file}:{}", n + 1);
+        let mut v: Value = serde_json::from_str(line)
+            .with_context(|| format!("{at}: neither a JSON document of rftune diff/apply nor a line of -o jsonl"))?;
+        if let Some((line_no, _)) = summary {
+            bail!("{at}: a line after the summary line ({file}:{line_no})");
+        }
+        let schema = v["schema"].as_str().unwrap_or_default().to_owned();
+        let (this, is_summary) = match (Kind::of(&schema, ".host/v1"), Kind::of(&schema, ".summary/v1")) {
+            (Some(k), _) => (k, false),
+            (None, Some(k)) => (k, true),
+            (None, None) => bail!(
+                "{at}: schema {schema:?} is not an output of rftune diff or apply (rftune.diff.host/v1, rftune.apply.summary/v1, ...)"
+            ),
+        };
+        if *kind.get_or_insert(this) != this {
+            bail!(
+                "{at}: an rftune {} line in a stream of rftune {}",
+                this.name(),
+                kind.map_or("", Kind::name)
+            );
+        }
+        let profile = string(&v, "profile", &at)?;
+        let dry = dry_run(this, &v, &at)?;
+        match &head {
+            None => head = Some((profile, dry)),
+            Some((p, d)) if *p != profile || *d != dry => {
+                bail!("{at}: profile {profile} (dry run {dry:?}) in a stream of profile {p} (dry run {d:?})")
+            }
+            Some(_) => {}
+        }
+        if is_summary {
+            summary = Some((n + 1, v));
+        } else {
+            check_host(this, &v, &at)?;
+            if let Value::Object(fields) = &mut v {
+                for k in ["schema", "profile", "dry_run"] {
+                    fields.remove(k);
+                }
+            }
+            hosts.push(v);
+        }
+    }
+    let (Some(kind), Some((profile, dry_run))) = (kind, head) else {
+        bail!("{file}: empty: no output of rftune diff or apply");
+    };
+    let Some((_, summary)) = summary else {
+        bail!(
+            "{file}: the stream ends after {} host line(s) without its rftune.{}.summary/v1 line: the run that wrote it did not finish; run that shard again",
+            hosts.len(),
+            kind.name()
+        );
+    };
+    let counted = summary["summary"]["hosts"].as_u64();
+    if counted != Some(hosts.len() as u64) {
+        bail!(
+            "{file}: {} host line(s) but the summary line counts {}: lines are missing",
+            hosts.len(),
+            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
+        );
+    }
+    Ok(Input {
+        shard: shard(&summary, &file)?,
+        audit_log: summary["audit_log"].as_str().map(str::to_owned),
+        file,
+        kind,
+        profile,
+        dry_run,
+        hosts,
+    })
+}
+
+/// Combines checked inputs.
+fn merge(inputs: Vec<Input>) -> Result<Merged> {
+    let Some(first) = inputs.first() else {
+        bail!("give at least one file to merge");
+    };
+    let (kind, profile, dry_run) = (first.kind, first.profile.clone(), first.dry_run);
+    for i in &inputs[1..] {
+        if i.kind != kind {
+            bail!(
+                "cannot merge {} (rftune {}) with {} (rftune {}): merge the outputs of one command",
+                first.file,
+                kind.name(),
+                i.file,
+                i.kind.name()
+            );
+        }
+        if i.profile != profile {
+            bail!(
+                "cannot merge {} (profile {profile}) with {} (profile {}): merge the outputs of one profile",
+                first.file,
+                i.file,
+                i.profile
+            );
+        }
+        if i.dry_run != dry_run {
+            bail!(
+                "cannot merge {} with {}: one is a dry run and the other is not",
+                first.file,
+                i.file
+            );
+        }
+    }
+    check_shards(&inputs)?;
+    let audit_logs: std::collections::BTreeSet<&str> = inputs.iter().filter_map(|i| i.audit_log.as_deref()).collect();
+    let audit_log = match audit_logs.into_iter().collect::<Vec<_>>()[..] {
+        [one] => Some(one.to_owned()),
+        _ => None,
+    };
+    let mut sources = Vec::with_capacity(inputs.len());
+    let mut hosts: BTreeMap<String, (Value, String)> = BTreeMap::new();
+    for input in inputs {
+        sources.push(Source {
+            file: input.file.clone(),
+            shard: input.shard.map(|s| s.to_string()),
+            hosts: input.hosts.len(),
+            audit_log: input.audit_log,
+        });
+        for h in input.hosts {
+            let name = h["host"].as_str().unwrap_or_default().to_owned();
+            if let Some((_, other)) = hosts.get(&name) {
+                bail!(
+                    "host {name} is in both {other} and {}: the outputs overlap (the same file twice, or shards of different inventories)",
+                    input.file
+                );
+            }
+            hosts.insert(name, (h, input.file.clone()));
+        }
+    }
+    let hosts: Vec<Value> = hosts.into_values().map(|(h, _)| h).collect();
+    let statuses = hosts
+        .iter()
+        .map(|h| h[kind.status_field()].as_str().unwrap_or_default());
+    let summary = match kind {
+        Kind::Diff => {
+            let mut s = Summary {
+                hosts: hosts.len(),
+                ..Summary::default()
+            };
+            statuses.for_each(|st| s.count(st));
+            Counts::Diff(s)
+        }
+        Kind::Apply => {
+            let mut s = ApplySummary {
+                hosts: hosts.len(),
+                ..ApplySummary::default()
+            };
+            statuses.for_each(|st| s.count(st));
+            Counts::Apply(s)
+        }
+    };
+    Ok(Merged {
+        schema: format!("rftune.{}/v1", kind.name()),
+        profile,
+        dry_run,
+        hosts,
+        summary,
+        audit_log,
+        merged_from: sources,
+    })
+}
+
+/// With `--shard` outputs: every one sharded, one N, each K once, none missing.
+fn check_shards(inputs: &[Input]) -> Result<()> {
+    let Some(sharded) = inputs.iter().find(|i| i.shard.is_some()) else {
+        return Ok(());
+    };
+    let n = sharded.shard.map_or(1, |s| s.count());
+    let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
+    for i in inputs {
+        let Some(shard) = i.shard else {
+            bail!(
+                "{} was not run with --shard but {} was (shard {}): merge the shards of one run",
+                i.file,
+                sharded.file,
+                sharded.shard.map(|s| s.to_string()).unwrap_or_default()
+            );
+        };
+        if shard.count() != n {
+            bail!(
+                "{} is shard {shard} but {} is shard {}: merge the shards of one run (one N)",
+                i.file,
+                sharded.file,
+                sharded.shard.map(|s| s.to_string()).unwrap_or_default()
+            );
+        }
+        if let Some(other) = seen.insert(shard.index(), &i.file) {
+            bail!("shard {shard} appears twice: {other} and {}", i.file);
+        }
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !seen.contains_key(k))
+        .map(|k| format!("{k}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        bail!(
+            "shard(s) {} missing: merge the outputs of all {n} shards, or the result would leave their hosts out",
+            missing.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// For people: the hosts that need attention, then the counts.
+fn table(merged: &Merged, kind: Kind) -> String {
+    let mut out = String::new();
+    let field = kind.status_field();
+    for h in &merged.hosts {
+        let status = h[field].as_str().unwrap_or_default();
+        if matches!(status, "in_sync" | "converged") {
+            continue;
+        }
+        let _ = write!(
+            out,
+            "{}: {}",
+            h["host"].as_str().unwrap_or_default(),
+            status.replace('_', " ")
+        );
+        if let Some(e) = h["error"].as_str() {
+            let _ = write!(out, ": {e}");
+        }
+        out.push('\n');
+    }
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    let _ = match &merged.summary {
+        Counts::Diff(s) => writeln!(
+            out,
+            "{} hosts vs {}: {} in sync, {} drift, {} error",
+            s.hosts, merged.profile, s.in_sync, s.drift, s.error
+        ),
+        Counts::Apply(s) => writeln!(
+            out,
+            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed, {} not started",
+            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error, s.not_started
+        ),
+    };
+    let _ = writeln!(out, "(merged from {} file(s))", merged.merged_from.len());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(text: &str) -> Result<Input> {
+        let doc = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, "/v1")?, d)));
+        match doc {
+            Some((kind, d)) => document("doc.json".into(), kind, d),
+            None => lines("run.jsonl".into(), text),
+        }
+    }
+
+    const HOST: &str = r#"{"schema":"rftune.diff.host/v1","profile":"hpc","host":"a","status":"drift","changes":[]}"#;
+
+    #[test]
+    fn a_stream_without_its_summary_or_with_lines_missing_is_refused() {
+        let err = input(HOST).unwrap_err().to_string();
+        assert!(err.contains("without its rftune.diff.summary/v1 line"), "{err}");
+        let short = format!(
+            "{HOST}\n{}",
+            r#"{"schema":"rftune.diff.summary/v1","profile":"hpc","summary":{"hosts":2,"in_sync":0,"drift":2,"error":0}}"#
+        );
+        let err = input(&short).unwrap_err().to_string();
+        assert!(err.contains("1 host line(s) but the summary line counts 2"), "{err}");
+        let mixed = format!("{HOST}\n{}", HOST.replace("hpc", "performance"));
+        let err = input(&mixed).unwrap_err().to_string();
+        assert!(err.contains("run.jsonl:2: profile performance"), "{err}");
+        let err = input("{\"schema\":\"rftune.power/v1\"}").unwrap_err().to_string();
+        assert!(err.contains("not an output of rftune diff or apply"), "{err}");
+        let err = input("not json").unwrap_err().to_string();
+        assert!(err.contains("run.jsonl:1: neither a JSON document"), "{err}");
+    }
+
+    #[test]
+    fn shards_must_be_one_complete_set() {
+        let with = |k: u32, n: u32| Input {
+            file: format!("s{k}"),
+            kind: Kind::Diff,
+            profile: "hpc".into(),
+            dry_run: None,
+            shard: Some(rftune_engine::fleet::Shard::new(k, n).unwrap()),
+            audit_log: None,
+            hosts: Vec::new(),
+        };
+        assert!(check_shards(&[with(1, 2), with(2, 2)]).is_ok());
+        let err = check_shards(&[with(1, 3), with(3, 3)]).unwrap_err().to_string();
+        assert!(err.contains("shard(s) 2/3 missing"), "{err}");
+        let err = check_shards(&[with(1, 2), with(1, 2)]).unwrap_err().to_string();
+        assert!(err.contains("shard 1/2 appears twice"), "{err}");
+        let err = check_shards(&[with(1, 2), with(2, 3)]).unwrap_err().to_string();
+        assert!(err.contains("one N"), "{err}");
+        let mut plain = with(2, 2);
+        plain.shard = None;
+        let err = check_shards(&[with(1, 2), plain]).unwrap_err().to_string();
+        assert!(err.contains("s2 was not run with --shard"), "{err}");
+    }
+}
