@@ -2,38 +2,8 @@
 //! to compare (the first is the baseline), which benchmarks with which options, how many repeats
 //! in which order, how to reboot, and where results go. A typo fails with its line and column.
 //!
-//! ```toml
-//! name = "nps-vs-default"
-//! profiles = ["dell-default", "amd-epyc-throughput"]
-//! repeats = 3
-//! order = "random"            # interleaved (default) | blocked | random
-//! seed = 42                   # required with order = "random"
-//! reboot = "graceful"         # graceful (default) | force
-//! output = "results"          # relative to this file; default "<file stem>-results"
-//!
-//! [[hosts]]
-//! name = "r7625-0001"
-//! bmc = "https://10.0.0.11"
-//! fingerprint = "sha256:…"    # optional
-//! credentials = "idrac.toml"  # optional, relative to this file
-//! os = { transport = "ssh", target = "bench@10.0.1.11", port = 22 }
-//!
-//! [[hosts]]
-//! name = "local"
-//! bmc = "https://10.0.0.12"
-//! os = { transport = "local" }
-//!
-//! [benchmarks.storage]        # options of `rftune bench storage`
-//! target = "/var/tmp/rftune.fio"
-//! size = "4G"
-//! runtime = "60s"
-//! ramp = "5s"
-//! tests = "randread,randwrite"
-//!
-//! [benchmarks.memory]         # options of `rftune bench memory`
-//! array_mib = 512
-//! threads = 16
-//! ```
+//! `examples/experiment.toml` at the root of the repository shows every field (and
+//! `rftune experiment run --help` prints it); a test loads it.
 
 use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};

@@ -7,6 +7,7 @@ mod bios;
 mod capture;
 mod cli;
 mod diff;
+mod examples;
 mod experiment;
 mod fixture_dir;
 mod hardening;
