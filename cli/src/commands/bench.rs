@@ -12,6 +12,7 @@ use crate::render::{self, Progress, Table};
 use anyhow::{Context, Result, bail};
 use host_bench::exec::Local;
 use host_bench::fio::{self, IoEngine};
+use host_bench::host::MachineId;
 use host_bench::power;
 use host_bench::report::{self, BenchReport, BmcInfo};
 use host_bench::run::{
@@ -48,9 +49,9 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     let mut target = crate::credentials::connect_one(&common.connect, &entry, dirs).await?;
     target.login().await?;
     match describe(&mut target).await {
-        Ok((info, dimms)) => Ok(Some(Bmc {
+        Ok((info, dimms, machine)) => Ok(Some(Bmc {
             target,
-            said: bench_run::Bmc { info, dimms },
+            said: bench_run::Bmc { info, dimms, machine },
         })),
         Err(e) => {
             target.close().await;
@@ -59,9 +60,9 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     }
 }
 
-/// Model, service tag, firmware, BIOS attributes in force and DIMMs (the power sensor and the
+/// Model, service tag, firmware, BIOS attributes in force, DIMMs and the machine's identity (the power sensor and the
 /// idle baseline come from the run's meter: [`idle_power`]).
-async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
+async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>, MachineId)> {
     let root = target.service_root().await?;
     let dell = target.layout().await? == rftune_engine::target::Layout::Dell;
     let t = &*target;
@@ -114,7 +115,11 @@ async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
             .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
             .collect(),
     };
-    Ok((info, dimms))
+    let machine = MachineId {
+        serial: info.service_tag.clone(),
+        uuid: system.uuid.clone(),
+    };
+    Ok((info, dimms, machine))
 }
 
 /// Records the meter's sensor in `info` and, unless `idle` is zero, the idle baseline sampled
