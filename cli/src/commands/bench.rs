@@ -14,7 +14,7 @@ use host_bench::exec::Local;
 use host_bench::fio::{self, IoEngine};
 use host_bench::host::MachineId;
 use host_bench::power;
-use host_bench::report::{self, BenchReport, BmcInfo};
+use host_bench::report::{BenchReport, BmcInfo};
 use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NoPower, PowerSource, StorageRun, StorageSettings,
 };
@@ -461,29 +461,79 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
+    use rftune_engine::experiment::compare::{self, Method};
     let read = rftune_engine::experiment::report::read_bench;
     let (a, b) = (read(&args.a)?, read(&args.b)?);
     if a.kind != b.kind {
         bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
     }
-    let c = report::compare(&a, &b);
+    let method = Method::default();
+    let comparisons = compare::documents(&a, &b, &method);
+    let name = |r: &BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
+    let rows: Vec<serde_json::Value> = comparisons
+        .iter()
+        .filter_map(|c| {
+            let ch = c.changes.first()?;
+            let side = |i: usize| c.profiles.iter().find(|p| p.profile == ["A", "B"][i]);
+            Some(serde_json::json!({
+                "test": c.test, "metric": c.metric, "unit": c.unit, "direction": c.direction,
+                "a": side(0).map(|p| p.median), "n_a": side(0).map_or(0, |p| p.n),
+                "b": side(1).map(|p| p.median), "n_b": side(1).map_or(0, |p| p.n),
+                "difference": ch.difference, "percent": ch.percent,
+                "bootstrap_percent": ch.bootstrap_percent, "welch_percent": ch.welch_percent,
+                "verdict": ch.verdict, "verdict_text": ch.verdict.as_str(),
+            }))
+        })
+        .collect();
     match output {
-        OutputFormat::Json => render::json(&c)?,
+        OutputFormat::Json => render::json(&serde_json::json!({
+            "schema": "rftune.bench-compare/v1",
+            "a": name(&a),
+            "b": name(&b),
+            "method": method,
+            "method_note": rftune_engine::experiment::report::METHOD_NOTE,
+            "changes": rows,
+        }))?,
         _ => {
-            let mut t = Table::new(["TEST", "METRIC", "A", "B", "CHANGE", "%", ""]);
-            let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
-            for x in &c.changes {
+            let mut t = Table::new([
+                "TEST",
+                "METRIC",
+                "A (N)",
+                "B (N)",
+                "CHANGE",
+                "BOOTSTRAP 95% (%)",
+                "WELCH 95% (%)",
+                "VERDICT",
+            ]);
+            let pct = |i: Option<compare::Interval>| {
+                i.map_or("-".to_owned(), |i| format!("[{:+.1}%, {:+.1}%]", i.low, i.high))
+            };
+            for c in &comparisons {
+                let Some(ch) = c.changes.first() else { continue };
+                let side = |label: &str| {
+                    c.profiles
+                        .iter()
+                        .find(|p| p.profile == label)
+                        .map_or("-".to_owned(), |p| format!("{:.2} ({})", p.median, p.n))
+                };
                 t.row([
-                    x.test.clone(),
-                    format!("{} ({})", x.metric, x.unit),
-                    num(x.a),
-                    num(x.b),
-                    x.delta.map_or("-".into(), |d| format!("{d:+.2}")),
-                    x.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
-                    x.verdict.clone(),
+                    c.test.clone(),
+                    format!("{} ({})", c.metric, c.unit),
+                    side("A"),
+                    side("B"),
+                    ch.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
+                    pct(ch.bootstrap_percent),
+                    pct(ch.welch_percent),
+                    ch.verdict.as_str().to_owned(),
                 ]);
             }
-            render::text(&format!("A = {}, B = {}\n{}", c.a, c.b, t.render()))?;
+            render::text(&format!(
+                "A = {}, B = {}\n{}\n{}\n",
+                name(&a),
+                name(&b),
+                t.render(),
+                rftune_engine::experiment::report::METHOD_NOTE
+            ))?;
         }
     }
     Ok(Outcome::Success)

@@ -627,6 +627,19 @@ impl Spec {
         problems
     }
 
+    /// What is allowed but defeats the experiment's purpose, to say before it starts.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.repeats == 1 {
+            out.push(
+                "repeats = 1: each profile runs once per host, and a verdict needs at least two runs a side \
+                 (every row will say \"too few runs\"); use repeats = 3 or more to tell a change from noise"
+                    .to_owned(),
+            );
+        }
+        out
+    }
+
     /// The baseline profile.
     pub fn baseline(&self) -> &str {
         self.profiles.first().map_or("", String::as_str)
@@ -765,6 +778,13 @@ array_mib = 64
             cmds[1],
             (BenchKind::Memory, vec!["--array-mib".to_owned(), "64".to_owned()])
         );
+    }
+
+    #[test]
+    fn one_repeat_is_warned_about() {
+        assert!(Spec::parse(GOOD).unwrap().warnings().is_empty());
+        let s = Spec::parse(&GOOD.replace("repeats = 2", "repeats = 1")).unwrap();
+        assert!(s.warnings()[0].contains("too few runs"), "{:?}", s.warnings());
     }
 
     #[test]

@@ -781,3 +781,88 @@ async fn nvme_execute_runs_no_destructive_command_on_a_namespace_that_fails_the_
         "{err}"
     );
 }
+
+/// `rftune bench memory` on tiny arrays, `repeat` times, into `dir/name`.
+async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str) -> std::path::PathBuf {
+    let out_dir = dir.join(name);
+    let out = Run::new(&[
+        "bench",
+        "memory",
+        "--array-mib",
+        "2",
+        "--iterations",
+        "2",
+        "--threads",
+        "1",
+        "--repeat",
+        repeat,
+        "--label",
+        name,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    out_dir.join("bench.json")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compare_gives_verdicts_only_with_intervals_and_says_within_noise_or_too_few_runs() {
+    let dir = work_dir();
+    let one_a = tiny_stream(&dir.0, "one-a", "1").await;
+    let one_b = tiny_stream(&dir.0, "one-b", "1").await;
+    let three = tiny_stream(&dir.0, "three", "3").await;
+    let compare = async |a: &std::path::Path, b: &std::path::Path| {
+        let out = Run::new(&[
+            "bench",
+            "compare",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-o",
+            "json",
+        ])
+        .output()
+        .await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(doc["schema"], "rftune.bench-compare/v1");
+        doc["changes"].as_array().unwrap().clone()
+    };
+    // One run a side: whatever the change, no verdict.
+    let rows = compare(&one_a, &one_b).await;
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!(r["verdict"], "too_few_runs", "{r}");
+        assert!(r["bootstrap_percent"].is_null() && r["welch_percent"].is_null(), "{r}");
+    }
+    // Three runs against the same three runs: intervals around zero, within noise.
+    let rows = compare(&three, &three).await;
+    let triad = rows
+        .iter()
+        .find(|r| r["test"] == "Triad" && r["metric"] == "bandwidth")
+        .unwrap();
+    assert_eq!(
+        (triad["n_a"].as_u64(), triad["n_b"].as_u64()),
+        (Some(3), Some(3)),
+        "{triad}"
+    );
+    assert_eq!(triad["verdict"], "no_clear_change", "{triad}");
+    let b = &triad["bootstrap_percent"];
+    assert!(
+        b["low"].as_f64().unwrap() <= 0.0 && b["high"].as_f64().unwrap() >= 0.0,
+        "{triad}"
+    );
+    // The table spells it for people.
+    let out = Run::new(&["bench", "compare", three.to_str().unwrap(), three.to_str().unwrap()])
+        .output()
+        .await;
+    assert!(stdout(&out).contains("within noise"), "{}", stdout(&out));
+    let out = Run::new(&["bench", "compare", one_a.to_str().unwrap(), one_b.to_str().unwrap()])
+        .output()
+        .await;
+    let text = stdout(&out);
+    let rows: Vec<&str> = text.lines().filter(|l| l.contains("bandwidth (GB/s)")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows.iter().all(|l| l.ends_with("too few runs (n < 2)")), "{text}");
+}

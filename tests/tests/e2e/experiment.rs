@@ -38,6 +38,16 @@ async fn two_profiles_on_two_hosts_with_one_failing_apply() {
         !dir.0.join("ab-results/ab-results").exists(),
         "the output dir is not prefixed twice"
     );
+    assert!(
+        stderr(&out).contains("repeats = 1: each profile runs once per host"),
+        "one repeat is warned about up front: {}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("BOOTSTRAP 95% (%)") && text.contains("WELCH 95% (%)") && text.contains("too few runs"),
+        "both intervals in percent, and one run gives no verdict: {text}"
+    );
     assert_eq!(
         out.status.code(),
         Some(2),
