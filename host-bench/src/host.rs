@@ -190,3 +190,154 @@ mod tests {
         );
     }
 }
+
+/// Who a machine is, as SMBIOS says it (`/sys/class/dmi/id`) or as its BMC does (Redfish
+/// `ComputerSystem.SKU`, Dell's service tag, and `UUID`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MachineId {
+    /// SMBIOS system serial number; on a Dell server, its service tag.
+    pub serial: Option<String>,
+    /// SMBIOS system UUID.
+    pub uuid: Option<String>,
+}
+
+/// Whether a BMC belongs to the machine a benchmark runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SameMachine {
+    /// An identifier both sides report matches (which one).
+    Yes(String),
+    /// The identifiers both sides report differ (which, with both values).
+    No(String),
+    /// No identifier can be compared (why).
+    Unknown(String),
+}
+
+impl MachineId {
+    /// This machine's identity from `/sys/class/dmi/id` (its serial and UUID are readable by
+    /// root only).
+    pub fn local() -> Self {
+        Self::read(Path::new("/sys/class/dmi/id"))
+    }
+
+    /// The identity in a `/sys/class/dmi/id`-shaped directory. Placeholder values firmware
+    /// leaves in unset fields ("To Be Filled By O.E.M.", all-zero UUIDs) count as unknown.
+    pub fn read(dir: &Path) -> Self {
+        let real = |s: String| {
+            let lower = s.to_ascii_lowercase();
+            let placeholder = lower.contains("o.e.m")
+                || lower.contains("default string")
+                || lower.contains("not specified")
+                || s.chars()
+                    .all(|c| c == '0' || c == '-' || c == 'f' || c == 'F' || c == ' ');
+            (!placeholder).then_some(s)
+        };
+        Self {
+            serial: read_trim(dir.join("product_serial")).and_then(real),
+            uuid: read_trim(dir.join("product_uuid")).and_then(real),
+        }
+    }
+
+    /// Whether `bmc` describes this machine: the UUIDs (also with the first three fields
+    /// byte-swapped, as older SMBIOS readers print them) or else the serial and the service tag,
+    /// compared without regard to case.
+    pub fn same_machine(&self, bmc: &MachineId) -> SameMachine {
+        let norm = |s: &str| s.trim().to_ascii_lowercase();
+        if let (Some(a), Some(b)) = (&self.uuid, &bmc.uuid) {
+            let (a, b) = (norm(a), norm(b));
+            return if a == b || swapped_uuid(&a).is_some_and(|s| s == b) {
+                SameMachine::Yes(format!("system UUID {a}"))
+            } else {
+                SameMachine::No(format!("this host's system UUID is {a}, the BMC's {b}"))
+            };
+        }
+        if let (Some(a), Some(b)) = (&self.serial, &bmc.serial) {
+            return if norm(a) == norm(b) {
+                SameMachine::Yes(format!("service tag {}", a.trim()))
+            } else {
+                SameMachine::No(format!(
+                    "this host's service tag (SMBIOS serial) is {}, the BMC's {}",
+                    a.trim(),
+                    b.trim()
+                ))
+            };
+        }
+        SameMachine::Unknown(if self.uuid.is_none() && self.serial.is_none() {
+            "this host's SMBIOS serial and UUID cannot be read (/sys/class/dmi/id: not there, or readable by root only)"
+                .to_owned()
+        } else {
+            "the BMC reports neither a service tag (SKU) nor a UUID to compare with this host's".to_owned()
+        })
+    }
+}
+
+/// A UUID with its first three fields byte-swapped (mixed-endian SMBIOS encoding), when it is
+/// one.
+fn swapped_uuid(uuid: &str) -> Option<String> {
+    let parts: Vec<&str> = uuid.split('-').collect();
+    if parts.len() != 5 || parts.iter().any(|p| !p.chars().all(|c| c.is_ascii_hexdigit())) {
+        return None;
+    }
+    let swap = |p: &str| -> Option<String> {
+        if !p.len().is_multiple_of(2) {
+            return None;
+        }
+        Some(
+            p.as_bytes()
+                .chunks(2)
+                .rev()
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect(),
+        )
+    };
+    Some(format!(
+        "{}-{}-{}-{}-{}",
+        swap(parts[0])?,
+        swap(parts[1])?,
+        swap(parts[2])?,
+        parts[3],
+        parts[4]
+    ))
+}
+
+#[cfg(test)]
+mod machine_tests {
+    use super::*;
+
+    fn id(serial: Option<&str>, uuid: Option<&str>) -> MachineId {
+        MachineId {
+            serial: serial.map(str::to_owned),
+            uuid: uuid.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_bmc_matches_by_uuid_or_service_tag_and_a_stranger_does_not() {
+        let host = id(Some("7XK2Q73"), Some("4C4C4544-0037-5810-804B-B7C04F513733"));
+        let same = id(Some("7xk2q73"), Some("4c4c4544-0037-5810-804b-b7c04f513733"));
+        assert!(matches!(host.same_machine(&same), SameMachine::Yes(w) if w.contains("UUID")));
+        let swapped = id(None, Some("44454c4c-3700-1058-804b-b7c04f513733"));
+        assert!(matches!(host.same_machine(&swapped), SameMachine::Yes(_)));
+        let tag_only = id(Some("7XK2Q73"), None);
+        assert!(matches!(host.same_machine(&tag_only), SameMachine::Yes(w) if w.contains("7XK2Q73")));
+        let other = id(Some("R7625A1"), Some("4c4c4544-b742-558a-b864-d56bd27e65a6"));
+        assert!(
+            matches!(host.same_machine(&other), SameMachine::No(w) if w.contains("b864-d56bd27e65a6")),
+            "{:?}",
+            host.same_machine(&other)
+        );
+        let vm = MachineId::default();
+        assert!(matches!(vm.same_machine(&other), SameMachine::Unknown(w) if w.contains("root")));
+    }
+
+    #[test]
+    fn smbios_placeholders_are_not_identities() {
+        let dir = std::env::temp_dir().join(format!("rftune-dmi-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("product_serial"), "To Be Filled By O.E.M.\n").unwrap();
+        std::fs::write(dir.join("product_uuid"), "00000000-0000-0000-0000-000000000000\n").unwrap();
+        assert_eq!(MachineId::read(&dir), MachineId::default());
+        std::fs::write(dir.join("product_serial"), "7XK2Q73\n").unwrap();
+        assert_eq!(MachineId::read(&dir).serial.as_deref(), Some("7XK2Q73"));
+        std::fs::remove_dir_all(dir).ok();
+    }
+}

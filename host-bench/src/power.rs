@@ -51,7 +51,9 @@ pub fn energy_joules(samples: &[Sample]) -> f64 {
     samples
         .windows(2)
         .map(|w| 0.5 * (w[0].watts + w[1].watts) * (w[1].t_s - w[0].t_s))
-        .sum()
+        .sum::<f64>()
+        // An empty float sum is -0.0, which JSON would print as `-0.0`.
+        + 0.0
 }
 
 /// The samples with `from ≤ t ≤ to` (to leave out ramp periods).
@@ -82,7 +84,18 @@ pub struct PowerStats {
     pub energy_j: f64,
     /// Energy / duration, W (the single reading when there is only one).
     pub average_w: f64,
+    /// The readings span fewer than [`MIN_SENSOR_PERIODS`] sensor periods: the BMC may have
+    /// refreshed its reading once or not at all, so the figures describe the moment, not the
+    /// run.
+    #[serde(default)]
+    pub unreliable: bool,
 }
+
+/// How often an iDRAC refreshes its power reading, s (about every 5 s).
+pub const SENSOR_PERIOD_S: f64 = 5.0;
+
+/// Power over fewer sensor periods than this is marked unreliable.
+pub const MIN_SENSOR_PERIODS: f64 = 3.0;
 
 /// Statistics of `samples`; `None` when there are none.
 pub fn stats(samples: &[Sample]) -> Option<PowerStats> {
@@ -103,6 +116,7 @@ pub fn stats(samples: &[Sample]) -> Option<PowerStats> {
         } else {
             s.mean
         },
+        unreliable: duration_s < SENSOR_PERIOD_S * MIN_SENSOR_PERIODS,
     })
 }
 
@@ -240,6 +254,23 @@ fn prom_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_reading_has_zero_energy_not_minus_zero_and_short_spans_are_unreliable() {
+        let one = stats(&[Sample { t_s: 0.0, watts: 300.0 }]).unwrap();
+        assert!(one.energy_j.is_sign_positive(), "{}", one.energy_j);
+        assert!(serde_json::to_string(&one).unwrap().contains("\"energy_j\":0.0"));
+        assert!(one.unreliable);
+        let two = stats(&[Sample { t_s: 0.0, watts: 300.0 }, Sample { t_s: 0.5, watts: 310.0 }]).unwrap();
+        assert!(two.unreliable, "two readings of a 0.5 s run");
+        let long: Vec<Sample> = (0..=20)
+            .map(|i| Sample {
+                t_s: f64::from(i),
+                watts: 300.0,
+            })
+            .collect();
+        assert!(!stats(&long).unwrap().unreliable, "20 s spans four sensor periods");
+    }
 
     fn s(t_s: f64, watts: f64) -> Sample {
         Sample { t_s, watts }

@@ -81,6 +81,55 @@ pub struct Bmc {
     pub info: BmcInfo,
     /// The DIMMs.
     pub dimms: Vec<stream::Dimm>,
+    /// Which machine the BMC says it manages (service tag, system UUID).
+    pub machine: crate::host::MachineId,
+}
+
+impl Bmc {
+    /// Whether the BMC manages the machine this runs on, as far as SMBIOS tells.
+    pub fn same_machine(&self) -> crate::host::SameMachine {
+        crate::host::MachineId::local().same_machine(&self.machine)
+    }
+}
+
+/// What the document must say about power and peak from a BMC that is not (or may not be) this
+/// machine's; nothing when it is.
+fn foreign_bmc(bmc: Option<&Bmc>, problems: &mut Vec<String>) -> bool {
+    use crate::host::SameMachine;
+    let Some(b) = bmc else { return false };
+    match b.same_machine() {
+        SameMachine::Yes(_) => false,
+        SameMachine::No(why) => {
+            problems.push(format!(
+                "the BMC {} does not manage this host ({why}): its power readings and DIMM inventory are another machine's",
+                b.info.host
+            ));
+            true
+        }
+        SameMachine::Unknown(why) => {
+            problems.push(format!(
+                "cannot confirm that the BMC {} manages this host ({why}): its power readings may be another machine's",
+                b.info.host
+            ));
+            true
+        }
+    }
+}
+
+/// A note for `problems` when power from `stats` covers too few sensor periods to trust.
+fn unreliable_power(what: &str, stats: Option<&power::PowerStats>, hint: &str, problems: &mut Vec<String>) {
+    if let Some(s) = stats.filter(|s| s.unreliable) {
+        let note = format!(
+            "power is unreliable{what}: {} reading(s) over {:.1} s, shorter than {} sensor periods (the BMC refreshes about every {} s); {hint}",
+            s.n,
+            s.duration_s,
+            power::MIN_SENSOR_PERIODS,
+            power::SENSOR_PERIOD_S
+        );
+        if !problems.contains(&note) {
+            problems.push(note);
+        }
+    }
 }
 
 /// Settings every benchmark shares.
@@ -316,9 +365,11 @@ impl<'a> StorageRun<'a> {
                 engine = run.engine;
                 fallback = fallback.or(run.fallback.clone());
                 let window = power::window(&samples, ramp, ramp + runtime);
+                let stats = power::stats(if window.len() >= 2 { &window } else { &samples });
+                unreliable_power(" per test", stats.as_ref(), "give a longer --runtime", problems);
                 runs.push(RunReport {
                     metrics: run.metrics,
-                    power: power::stats(if window.len() >= 2 { &window } else { &samples }),
+                    power: stats,
                     power_trace: samples,
                     iops_trace: run.iops_trace,
                 });
@@ -334,6 +385,7 @@ impl<'a> StorageRun<'a> {
         let mut problems = Vec::new();
         let (precondition, tests) = self.measure(power, progress, &mut problems).await?;
         let opts = &self.opts;
+        foreign_bmc(bmc, &mut problems);
         let mut r = self.new_report("storage", started_at, bmc, power).await?;
         for t in &tests {
             r.problems.extend(t.problems.iter().map(|p| format!("{}: {p}", t.name)));
@@ -526,11 +578,17 @@ pub async fn memory(
         offset += end;
         runs.push(result);
     }
-    let peak = run
-        .settings
-        .peak
-        .clone()
-        .or_else(|| bmc.and_then(|b| stream::peak_from_dimms(&b.dimms)));
+    // The DIMM inventory scores Triad only if it is this machine's.
+    let foreign = foreign_bmc(bmc, &mut problems);
+    let peak = match (run.settings.peak.clone(), bmc) {
+        (Some(peak), _) => Some(peak),
+        (None, Some(b)) if !foreign => stream::peak_from_dimms(&b.dimms),
+        (None, Some(_)) => {
+            problems.push("no % of peak: the BMC's DIMM inventory may not be this host's; give --peak-gbs".into());
+            None
+        }
+        (None, None) => None,
+    };
     let mut r = BenchReport::new(
         "memory",
         common.label.clone(),
@@ -540,6 +598,12 @@ pub async fn memory(
     r.bmc = bmc.map(|b| b.info.clone());
     r.power_caveat = power.caveat();
     let power = power::stats(&trace).map(|s| (s, trace));
+    unreliable_power(
+        "",
+        power.as_ref().map(|(s, _)| s),
+        "more --iterations, a larger --array-mib or --repeat make the run longer",
+        &mut problems,
+    );
     let mem = Memory::new(runs, run.llc, peak, power, &mut r.problems);
     r.problems.extend(problems);
     r.valid = mem.runs.iter().all(|x| x.validation.passed)

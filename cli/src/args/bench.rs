@@ -20,7 +20,10 @@ pub enum BenchCommand {
     /// STREAM Copy/Scale/Add/Triad: one pinned thread per core, arrays ≥ 4× the last-level cache,
     /// best of the iterations after the first, results validated.
     Memory(MemoryArgs),
-    /// Change per metric between two bench documents (e.g. two BIOS profiles).
+    /// Change per metric between two bench documents (e.g. two BIOS profiles), judged like an
+    /// experiment: each repeat is a sample, 95% intervals of the difference (bootstrap of
+    /// medians, Welch's t; in percent), "better"/"worse" only when both exclude zero on one
+    /// side, else "within noise"; "too few runs" below two repeats a side (use --repeat 3+).
     Compare(CompareArgs),
 }
 

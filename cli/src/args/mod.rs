@@ -481,6 +481,14 @@ pub enum ExperimentCommand {
     /// Run an experiment file (TOML: hosts with their BMC and how to reach the OS, profiles —
     /// the first is the baseline —, benchmarks, repeats, order). Results, state and the report
     /// go to its output directory.
+    ///
+    /// The whole file is checked first (every problem with its line), then every host is
+    /// connected and every profile checked against its registry: a problem stops the run before
+    /// any host is changed.
+    #[command(after_long_help = concat!(
+        "The file format, as shipped in examples/experiment.toml:\n\n",
+        include_str!("../../../examples/experiment.toml")
+    ))]
     Run {
         /// The experiment file.
         file: PathBuf,

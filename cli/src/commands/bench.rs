@@ -12,8 +12,9 @@ use crate::render::{self, Progress, Table};
 use anyhow::{Context, Result, bail};
 use host_bench::exec::Local;
 use host_bench::fio::{self, IoEngine};
+use host_bench::host::MachineId;
 use host_bench::power;
-use host_bench::report::{self, BenchReport, BmcInfo};
+use host_bench::report::{BenchReport, BmcInfo};
 use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NoPower, PowerSource, StorageRun, StorageSettings,
 };
@@ -48,9 +49,9 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     let mut target = crate::credentials::connect_one(&common.connect, &entry, dirs).await?;
     target.login().await?;
     match describe(&mut target).await {
-        Ok((info, dimms)) => Ok(Some(Bmc {
+        Ok((info, dimms, machine)) => Ok(Some(Bmc {
             target,
-            said: bench_run::Bmc { info, dimms },
+            said: bench_run::Bmc { info, dimms, machine },
         })),
         Err(e) => {
             target.close().await;
@@ -59,9 +60,9 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     }
 }
 
-/// Model, service tag, firmware, BIOS attributes in force and DIMMs (the power sensor and the
+/// Model, service tag, firmware, BIOS attributes in force, DIMMs and the machine's identity (the power sensor and the
 /// idle baseline come from the run's meter: [`idle_power`]).
-async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
+async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>, MachineId)> {
     let root = target.service_root().await?;
     let dell = target.layout().await? == rftune_engine::target::Layout::Dell;
     let t = &*target;
@@ -114,7 +115,11 @@ async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>)> {
             .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
             .collect(),
     };
-    Ok((info, dimms))
+    let machine = MachineId {
+        serial: info.service_tag.clone(),
+        uuid: system.uuid.clone(),
+    };
+    Ok((info, dimms, machine))
 }
 
 /// Records the meter's sensor in `info` and, unless `idle` is zero, the idle baseline sampled
@@ -456,29 +461,79 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
+    use rftune_engine::experiment::compare::{self, Method};
     let read = rftune_engine::experiment::report::read_bench;
     let (a, b) = (read(&args.a)?, read(&args.b)?);
     if a.kind != b.kind {
         bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
     }
-    let c = report::compare(&a, &b);
+    let method = Method::default();
+    let comparisons = compare::documents(&a, &b, &method);
+    let name = |r: &BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
+    let rows: Vec<serde_json::Value> = comparisons
+        .iter()
+        .filter_map(|c| {
+            let ch = c.changes.first()?;
+            let side = |i: usize| c.profiles.iter().find(|p| p.profile == ["A", "B"][i]);
+            Some(serde_json::json!({
+                "test": c.test, "metric": c.metric, "unit": c.unit, "direction": c.direction,
+                "a": side(0).map(|p| p.median), "n_a": side(0).map_or(0, |p| p.n),
+                "b": side(1).map(|p| p.median), "n_b": side(1).map_or(0, |p| p.n),
+                "difference": ch.difference, "percent": ch.percent,
+                "bootstrap_percent": ch.bootstrap_percent, "welch_percent": ch.welch_percent,
+                "verdict": ch.verdict, "verdict_text": ch.verdict.as_str(),
+            }))
+        })
+        .collect();
     match output {
-        OutputFormat::Json => render::json(&c)?,
+        OutputFormat::Json => render::json(&serde_json::json!({
+            "schema": "rftune.bench-compare/v1",
+            "a": name(&a),
+            "b": name(&b),
+            "method": method,
+            "method_note": rftune_engine::experiment::report::METHOD_NOTE,
+            "changes": rows,
+        }))?,
         _ => {
-            let mut t = Table::new(["TEST", "METRIC", "A", "B", "CHANGE", "%", ""]);
-            let num = |v: Option<f64>| v.map_or("-".to_owned(), |v| format!("{v:.2}"));
-            for x in &c.changes {
+            let mut t = Table::new([
+                "TEST",
+                "METRIC",
+                "A (N)",
+                "B (N)",
+                "CHANGE",
+                "BOOTSTRAP 95% (%)",
+                "WELCH 95% (%)",
+                "VERDICT",
+            ]);
+            let pct = |i: Option<compare::Interval>| {
+                i.map_or("-".to_owned(), |i| format!("[{:+.1}%, {:+.1}%]", i.low, i.high))
+            };
+            for c in &comparisons {
+                let Some(ch) = c.changes.first() else { continue };
+                let side = |label: &str| {
+                    c.profiles
+                        .iter()
+                        .find(|p| p.profile == label)
+                        .map_or("-".to_owned(), |p| format!("{:.2} ({})", p.median, p.n))
+                };
                 t.row([
-                    x.test.clone(),
-                    format!("{} ({})", x.metric, x.unit),
-                    num(x.a),
-                    num(x.b),
-                    x.delta.map_or("-".into(), |d| format!("{d:+.2}")),
-                    x.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
-                    x.verdict.clone(),
+                    c.test.clone(),
+                    format!("{} ({})", c.metric, c.unit),
+                    side("A"),
+                    side("B"),
+                    ch.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
+                    pct(ch.bootstrap_percent),
+                    pct(ch.welch_percent),
+                    ch.verdict.as_str().to_owned(),
                 ]);
             }
-            render::text(&format!("A = {}, B = {}\n{}", c.a, c.b, t.render()))?;
+            render::text(&format!(
+                "A = {}, B = {}\n{}\n{}\n",
+                name(&a),
+                name(&b),
+                t.render(),
+                rftune_engine::experiment::report::METHOD_NOTE
+            ))?;
         }
     }
     Ok(Outcome::Success)

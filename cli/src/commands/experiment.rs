@@ -18,6 +18,9 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
     match cmd {
         ExperimentCommand::Run { file, connect } => {
             let spec = Spec::load(file)?;
+            for w in spec.warnings() {
+                tracing::warn!("{}: {w}", file.display());
+            }
             let dir = spec.output.clone().context("the experiment has no output directory")?;
             if State::path(&dir).exists() {
                 bail!(

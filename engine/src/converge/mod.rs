@@ -183,6 +183,12 @@ fn marker_path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> PathB
     ))
 }
 
+/// Whether an earlier run left `host` mid-apply (a staging marker), which the next apply
+/// recovers from before it reads the host.
+pub(crate) fn interrupted(state_dir: &Path, host: &str) -> bool {
+    !marker_files(state_dir, host).is_empty()
+}
+
 /// The staging marker files earlier runs left for `host` (any service tag), readable or not.
 fn marker_files(state_dir: &Path, host: &str) -> Vec<PathBuf> {
     let probe = marker_path(state_dir, host, Some("x"));

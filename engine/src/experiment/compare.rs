@@ -3,7 +3,7 @@
 //! medians (2000 resamples by default) and a Welch t interval of the difference of means
 //! (unequal variances, Welch–Satterthwaite degrees of freedom), both computed by
 //! `host_bench::stats`. A verdict ("better", "worse") is
-//! given only when both intervals exclude zero on the same side; otherwise "no clear change".
+//! given only when both intervals exclude zero on the same side; otherwise "within noise" (or "too few runs" below two runs a side). `bench compare` uses the same rule, each repeat of a document one sample ([`documents`]).
 //! Requiring both is deliberate: with the few repeats an experiment affords, the bootstrap alone
 //! is overconfident (two samples of one value each give a zero-width interval), and the t
 //! interval alone leans on normality.
@@ -83,8 +83,10 @@ pub enum Verdict {
     Better,
     /// Both intervals exclude zero, on the worsening side.
     Worse,
-    /// An interval includes zero, or there are too few samples for one.
+    /// An interval includes zero: the change is within the noise of the runs.
     NoClearChange,
+    /// Fewer than two runs on a side: no interval, so no verdict, whatever the change.
+    TooFewRuns,
 }
 
 impl Verdict {
@@ -93,7 +95,8 @@ impl Verdict {
         match self {
             Self::Better => "better",
             Self::Worse => "worse",
-            Self::NoClearChange => "no clear change",
+            Self::NoClearChange => "within noise",
+            Self::TooFewRuns => "too few runs (n < 2)",
         }
     }
 }
@@ -130,6 +133,10 @@ pub struct Change {
     pub bootstrap_percent: Option<Interval>,
     /// Welch t interval of the difference of means.
     pub welch: Option<Interval>,
+    /// The Welch interval in percent of the baseline median (the same scale as
+    /// `bootstrap_percent`).
+    #[serde(default)]
+    pub welch_percent: Option<Interval>,
     /// The conclusion.
     pub verdict: Verdict,
 }
@@ -223,19 +230,27 @@ pub fn compare(observations: &[Observation], profiles: &[String], method: &Metho
                     let bootstrap = bootstrap_median_difference(&base, &other, method);
                     let welch = welch_interval(&base, &other, method.level);
                     let pct = |x: f64| base_median.filter(|m| *m != 0.0).map(|m| x / m.abs() * 100.0);
-                    Some(Change {
-                        profile: p.clone(),
-                        difference,
-                        percent: pct(difference),
-                        bootstrap_percent: bootstrap.and_then(|i| {
+                    let in_percent = |i: Option<Interval>| {
+                        i.and_then(|i| {
                             Some(Interval {
                                 low: pct(i.low)?,
                                 high: pct(i.high)?,
                             })
-                        }),
+                        })
+                    };
+                    Some(Change {
+                        profile: p.clone(),
+                        difference,
+                        percent: pct(difference),
+                        bootstrap_percent: in_percent(bootstrap),
+                        welch_percent: in_percent(welch),
                         bootstrap,
                         welch,
-                        verdict: verdict(bootstrap, welch, direction),
+                        verdict: if base.len() < 2 || other.len() < 2 {
+                            Verdict::TooFewRuns
+                        } else {
+                            verdict(bootstrap, welch, direction)
+                        },
                     })
                 })
                 .collect();
@@ -252,6 +267,80 @@ pub fn compare(observations: &[Observation], profiles: &[String], method: &Metho
         }
     }
     out
+}
+
+/// The two documents' labels as [`compare`] sees them (the labels themselves may be equal).
+const PAIR: [&str; 2] = ["A", "B"];
+
+/// One observation per run of every figure a bench document holds per run (storage: IOPS,
+/// bandwidth, latency percentiles, CPU, power and per-watt figures of each repeat; memory: each
+/// kernel's bandwidth per repeat), and the document's own figure for the rest (one value).
+/// Coefficients of variation describe the repeats themselves and are left out.
+pub fn run_observations(doc: &host_bench::report::BenchReport, profile: &str) -> Vec<Observation> {
+    let mut out = Vec::new();
+    let mut push = |test: &str, metric: &str, unit: &str, value: Option<f64>| {
+        if let Some(value) = value.filter(|v| v.is_finite()) {
+            out.push(Observation {
+                host: String::new(),
+                profile: profile.to_owned(),
+                kind: doc.kind.clone(),
+                test: test.to_owned(),
+                metric: metric.to_owned(),
+                unit: unit.to_owned(),
+                direction: Direction::of_metric(metric),
+                value,
+            });
+        }
+    };
+    if let Some(s) = &doc.storage {
+        for t in &s.tests {
+            for r in &t.runs {
+                let m = &r.metrics;
+                let watts = r.power.map(|p| p.average_w).filter(|w| *w > 0.0);
+                push(&t.name, "iops", "IO/s", Some(m.iops));
+                push(&t.name, "bandwidth", "MB/s", Some(m.bw_bytes / 1e6));
+                for (side, lat) in [("read", m.read_lat), ("write", m.write_lat)] {
+                    let Some(l) = lat else { continue };
+                    push(&t.name, &format!("{side}_p50"), "µs", l.p50_us);
+                    push(&t.name, &format!("{side}_p99"), "µs", l.p99_us);
+                    push(&t.name, &format!("{side}_p99.9"), "µs", l.p99_9_us);
+                }
+                push(&t.name, "cpu", "%", Some(m.usr_cpu + m.sys_cpu));
+                push(&t.name, "power", "W", watts);
+                push(&t.name, "energy", "J", r.power.map(|p| p.energy_j));
+                push(&t.name, "iops_per_watt", "IO/s/W", watts.map(|w| m.iops / w));
+                push(&t.name, "mbps_per_watt", "MB/s/W", watts.map(|w| m.bw_bytes / 1e6 / w));
+            }
+        }
+    }
+    if let Some(m) = &doc.memory {
+        for run in &m.runs {
+            for k in &run.kernels {
+                push(&k.name, "bandwidth", "GB/s", Some(k.best_gbs));
+            }
+        }
+    }
+    let per_run: std::collections::BTreeSet<(String, String)> =
+        out.iter().map(|o| (o.test.clone(), o.metric.clone())).collect();
+    out.extend(
+        super::report::observations(doc, "", profile)
+            .into_iter()
+            .filter(|o| !per_run.contains(&(o.test.clone(), o.metric.clone()))),
+    );
+    out
+}
+
+/// Two bench documents compared as an experiment compares profiles: B against A per figure,
+/// each repeat one sample, with the same intervals and verdict rule.
+pub fn documents(
+    a: &host_bench::report::BenchReport,
+    b: &host_bench::report::BenchReport,
+    method: &Method,
+) -> Vec<Comparison> {
+    let mut observations = run_observations(a, PAIR[0]);
+    observations.extend(run_observations(b, PAIR[1]));
+    let profiles: Vec<String> = PAIR.iter().map(|p| (*p).to_owned()).collect();
+    compare(&observations, &profiles, method)
 }
 
 #[cfg(test)]
@@ -329,7 +418,8 @@ mod tests {
         let ch = &c[0].changes[0];
         assert_eq!(ch.difference, 100.0);
         assert_eq!((ch.bootstrap, ch.welch), (None, None));
-        assert_eq!(ch.verdict, Verdict::NoClearChange);
+        assert_eq!(ch.verdict, Verdict::TooFewRuns);
+        assert_eq!(ch.verdict.as_str(), "too few runs (n < 2)");
     }
 
     #[test]

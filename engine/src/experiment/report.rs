@@ -25,9 +25,11 @@ pub const CHART_METRICS: &[&str] = &[
 ];
 
 /// Said in every report next to the intervals.
-pub const METHOD_NOTE: &str = "Intervals are 95% intervals of the difference against the baseline: a seeded percentile \
-     bootstrap of the difference of medians, and Welch's t interval of the difference of means. A verdict is given \
-     only when both exclude zero on the same side; comparisons are per host.";
+pub const METHOD_NOTE: &str = "Intervals are 95% intervals of the difference against the baseline, both in percent of \
+     the baseline's median: a seeded percentile bootstrap of the difference of medians, and Welch's t interval of the \
+     difference of means. One rule gives every verdict: better or worse only when both intervals exclude zero on the \
+     same side; \"within noise\" when either includes zero; \"too few runs\" below two runs a side. Comparisons are \
+     per host.";
 
 /// The `rftune.experiment/v1` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -193,8 +195,8 @@ pub fn text(report: &ExperimentReport) -> String {
         "N",
         "MEDIAN",
         "CHANGE",
-        "BOOTSTRAP 95%",
-        "WELCH 95%",
+        "BOOTSTRAP 95% (%)",
+        "WELCH 95% (%)",
         "VERDICT",
     ]);
     for c in &report.comparisons {
@@ -209,7 +211,7 @@ pub fn text(report: &ExperimentReport) -> String {
                 fmt_num(p.median),
                 change.map_or("baseline".into(), |ch| fmt_pct(ch.percent)),
                 change.map_or(String::new(), |ch| fmt_interval_pct(ch.bootstrap_percent)),
-                change.map_or(String::new(), |ch| fmt_interval(ch.welch)),
+                change.map_or(String::new(), |ch| fmt_interval_pct(ch.welch_percent)),
                 change.map_or(String::new(), |ch| ch.verdict.as_str().to_owned()),
             ]);
         }
@@ -259,7 +261,7 @@ pub fn chart(c: &Comparison) -> String {
             None => "#888",
             Some(Verdict::Better) => "#2e8b57",
             Some(Verdict::Worse) => "#c33",
-            Some(Verdict::NoClearChange) => "#4a7ebb",
+            Some(Verdict::NoClearChange | Verdict::TooFewRuns) => "#4a7ebb",
         };
         let bw = p.median.max(0.0) * scale;
         let _ = write!(
@@ -547,7 +549,11 @@ target = "/tmp/f"
 
         let table = text(&r);
         assert!(table.lines().next().unwrap().starts_with("HOST"));
-        assert!(table.contains("baseline") && table.contains("no clear change") && table.contains("skipped"));
+        assert!(
+            table.contains("baseline")
+                && (table.contains("within noise") || table.contains("too few runs"))
+                && table.contains("skipped")
+        );
 
         // A result file that disappeared is a problem, not a failure of the report.
         std::fs::remove_file(dir.join("results/h1/0.json")).unwrap();

@@ -56,14 +56,15 @@ pub async fn run(
     let audit = AuditLog::open(&dirs.state)?;
     // Every profile loads before anything is written: a typo stops the run, not every step.
     let runs = apply_runs(&spec, &waits, dirs, &audit)?;
+    let plan = schedule::plan(&spec);
+    // Every host is connected, and every profile it will get checked against its registry,
+    // before the first step: a profile one host cannot take stops the run before any reboot.
+    let mut targets = preflight(&spec, &state, &plan, &runs, connect, dirs, &*observer).await?;
     crate::state::ensure_private_dir(dir)?;
     state.save(dir)?;
-    let plan = schedule::plan(&spec);
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
         dir: dir.to_owned(),
-        dirs: dirs.clone(),
-        connect: connect.clone(),
         audit,
         runs,
         waits,
@@ -71,11 +72,14 @@ pub async fn run(
     });
     let mut tasks = tokio::task::JoinSet::new();
     for host in spec.hosts.iter().cloned() {
+        let Some(target) = targets.remove(&host.name) else {
+            continue;
+        };
         let steps = plan.get(&host.name).cloned().unwrap_or_default();
         let (shared, spec) = (shared.clone(), spec.clone());
         tasks.spawn(async move {
             let name = host.name.clone();
-            (name, run_host(&shared, &spec, &host, &steps).await)
+            (name, run_host(&shared, &spec, &host, target, &steps).await)
         });
     }
     let mut host_errors = Vec::new();
@@ -104,8 +108,6 @@ pub async fn run(
 struct Shared {
     state: Mutex<State>,
     dir: PathBuf,
-    dirs: StateDirs,
-    connect: ConnectConfig,
     audit: AuditLog,
     /// The apply run of each profile, by its index in the spec.
     runs: Vec<Run>,
@@ -178,20 +180,103 @@ impl HostRun<'_> {
     }
 }
 
-async fn run_host(shared: &Shared, spec: &Spec, host: &super::spec::HostSpec, steps: &[Step]) -> Result<()> {
+async fn run_host(
+    shared: &Shared,
+    spec: &Spec,
+    host: &super::spec::HostSpec,
+    target: Result<Target>,
+    steps: &[Step],
+) -> Result<()> {
     let remaining: Vec<Step> = shared.state.lock().await.remaining(&host.name, steps).to_vec();
-    if remaining.is_empty() {
-        return Ok(());
-    }
-    let observer = &*shared.observer;
-    let mut target = crate::target::connect(&host.entry(), &shared.connect, &shared.dirs, observer).await?;
-    target.login().await?;
+    let mut target = target?;
     let result = match target.chassis_id().await {
         Ok(chassis) => run_steps(shared, spec, host, &target, chassis, remaining).await,
         Err(e) => Err(e),
     };
     target.close().await;
     result
+}
+
+/// Connects every host that has steps left and checks every profile of those steps against
+/// what the host shows (resolved for its generation and model, validated against its
+/// registry), all hosts at once. A host that cannot be reached keeps its error (its steps stop
+/// as they would have); a profile a reachable host cannot take fails the whole run, naming
+/// every such host and profile, before anything is written. A host an earlier run left
+/// mid-apply is only connected: its apply recovers it first.
+async fn preflight(
+    spec: &Spec,
+    state: &State,
+    plan: &BTreeMap<String, Vec<Step>>,
+    runs: &[Run],
+    connect: &ConnectConfig,
+    dirs: &StateDirs,
+    observer: &dyn Observer,
+) -> Result<BTreeMap<String, Result<Target>>> {
+    let checks = spec.hosts.iter().filter_map(|host| {
+        let steps = plan.get(&host.name).map(Vec::as_slice).unwrap_or_default();
+        let mut profiles: Vec<usize> = state.remaining(&host.name, steps).iter().map(|s| s.profile).collect();
+        if profiles.is_empty() {
+            return None;
+        }
+        profiles.sort_unstable();
+        profiles.dedup();
+        Some(async move {
+            let connected = async {
+                let target = crate::target::connect(&host.entry(), connect, dirs, observer).await?;
+                target.login().await?;
+                Ok::<_, crate::Error>(target)
+            }
+            .await;
+            let mut problems = Vec::new();
+            if let Ok(target) = &connected
+                && !crate::converge::interrupted(&dirs.state, &host.name)
+            {
+                observer.event(&Event::phase(&host.name, Phase::Reading));
+                for i in profiles {
+                    let (Some(run), Some(name)) = (runs.get(i), spec.profiles.get(i)) else {
+                        continue;
+                    };
+                    match crate::assess::assess(target, &run.chosen, &run.cache, false, false).await {
+                        Ok(a) if a.state.in_lockdown() => {
+                            problems.push(format!("{}: {}", host.name, crate::bmc::lockdown_reason()));
+                            break;
+                        }
+                        Ok(a) => {
+                            let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
+                            if !errors.is_empty() {
+                                problems.push(format!(
+                                    "{}: profile {name:?} cannot be applied as written:\n    {}",
+                                    host.name,
+                                    errors.join("\n    ")
+                                ));
+                            }
+                        }
+                        Err(e) => {
+                            problems.push(format!("{}: profile {name:?}: {}", host.name, crate::error::report(&e)))
+                        }
+                    }
+                }
+            }
+            (host.name.clone(), connected, problems)
+        })
+    });
+    let checked = futures_util::future::join_all(checks).await;
+    let mut targets = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (name, connected, found) in checked {
+        problems.extend(found);
+        targets.insert(name, connected);
+    }
+    if !problems.is_empty() {
+        for target in targets.values().filter_map(|t| t.as_ref().ok()) {
+            target.close().await;
+        }
+        crate::error::bail!(
+            "the experiment was not started (nothing was changed on any host):\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    Ok(targets)
 }
 
 /// The host's remaining steps, in order, each recorded (done or skipped) as it ends.

@@ -2,38 +2,8 @@
 //! to compare (the first is the baseline), which benchmarks with which options, how many repeats
 //! in which order, how to reboot, and where results go. A typo fails with its line and column.
 //!
-//! ```toml
-//! name = "nps-vs-default"
-//! profiles = ["dell-default", "amd-epyc-throughput"]
-//! repeats = 3
-//! order = "random"            # interleaved (default) | blocked | random
-//! seed = 42                   # required with order = "random"
-//! reboot = "graceful"         # graceful (default) | force
-//! output = "results"          # relative to this file; default "<file stem>-results"
-//!
-//! [[hosts]]
-//! name = "r7625-0001"
-//! bmc = "https://10.0.0.11"
-//! fingerprint = "sha256:…"    # optional
-//! credentials = "idrac.toml"  # optional, relative to this file
-//! os = { transport = "ssh", target = "bench@10.0.1.11", port = 22 }
-//!
-//! [[hosts]]
-//! name = "local"
-//! bmc = "https://10.0.0.12"
-//! os = { transport = "local" }
-//!
-//! [benchmarks.storage]        # options of `rftune bench storage`
-//! target = "/var/tmp/rftune.fio"
-//! size = "4G"
-//! runtime = "60s"
-//! ramp = "5s"
-//! tests = "randread,randwrite"
-//!
-//! [benchmarks.memory]         # options of `rftune bench memory`
-//! array_mib = 512
-//! threads = 16
-//! ```
+//! `examples/experiment.toml` at the root of the repository shows every field (and
+//! `rftune experiment run --help` prints it); a test loads it.
 
 use crate::error::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -236,6 +206,17 @@ pub struct Waits {
 }
 
 impl Timeouts {
+    /// Each field's name and text.
+    fn fields(&self) -> [(&'static str, &str); 5] {
+        [
+            ("graceful", &self.graceful),
+            ("job", &self.job),
+            ("boot", &self.boot),
+            ("os", &self.os),
+            ("bench", &self.bench),
+        ]
+    }
+
     /// The durations, or an error naming the field that does not parse.
     pub fn waits(&self) -> Result<Waits> {
         let d = |field: &str, text: &str| {
@@ -434,6 +415,26 @@ impl Spec {
             .unwrap_or_else(|| PathBuf::from(format!("{stem}-results")));
         resolve(&mut output);
         spec.output = Some(output);
+        // Profile files are relative to the experiment file too.
+        for p in &mut spec.profiles {
+            if is_profile_file(p) && Path::new(p.as_str()).is_relative() {
+                *p = base.join(p.as_str()).display().to_string();
+            }
+        }
+        // Every profile loads (parses, extends what exists) before anything runs: a typo in
+        // the last profile must not surface after the first profiles rebooted hosts.
+        let problems: Vec<Problem> = spec
+            .profiles
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                crate::assess::Chosen::load(p).err().map(|e| Problem {
+                    path: vec!["profiles".to_owned(), i.to_string()],
+                    message: format!("profile {p:?}: {}", crate::error::report(&e)),
+                })
+            })
+            .collect();
+        finish(problems, Some(&text)).with_context(|| format!("experiment {}", path.display()))?;
         for h in &mut spec.hosts {
             if let Some(c) = &mut h.credentials {
                 resolve(c);
@@ -448,90 +449,195 @@ impl Spec {
     /// Parses and validates experiment text (TOML errors carry line and column).
     pub fn parse(text: &str) -> Result<Self> {
         let spec: Self = toml::from_str(text).map_err(|e| crate::Error::invalid(e.to_string()))?;
-        spec.validate()?;
+        finish(spec.problems(), Some(text))?;
         Ok(spec)
     }
 
     /// Every rule the format cannot express, reported together.
     pub fn validate(&self) -> Result<()> {
+        finish(self.problems(), None)
+    }
+
+    /// What [`Spec::validate`] reports, each problem with the place in the file it is about.
+    fn problems(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
+        let mut at = |path: &[&str], message: String| {
+            problems.push(Problem {
+                path: path.iter().map(|p| (*p).to_owned()).collect(),
+                message,
+            });
+        };
         if self.profiles.len() < 2 {
-            problems.push("list at least two profiles (the first is the baseline)".to_owned());
+            at(
+                &["profiles"],
+                "list at least two profiles (the first is the baseline)".to_owned(),
+            );
         }
         let mut seen = BTreeSet::new();
-        for p in &self.profiles {
+        for (i, p) in self.profiles.iter().enumerate() {
+            let index = i.to_string();
             if p.trim().is_empty() {
-                problems.push("a profile name is empty".to_owned());
+                at(&["profiles", &index], "a profile name is empty".to_owned());
             } else if !seen.insert(p.as_str()) {
-                problems.push(format!("profile {p:?} is listed twice"));
+                at(&["profiles", &index], format!("profile {p:?} is listed twice"));
             }
         }
         if self.hosts.is_empty() {
-            problems.push("list at least one [[hosts]] entry".to_owned());
+            at(&[], "list at least one [[hosts]] entry".to_owned());
         }
         let mut names = BTreeSet::new();
-        for h in &self.hosts {
+        for (i, h) in self.hosts.iter().enumerate() {
+            let index = i.to_string();
             if h.name.trim().is_empty() {
-                problems.push(format!("the host with bmc {:?} has an empty name", h.bmc));
+                at(
+                    &["hosts", &index, "name"],
+                    format!("the host with bmc {:?} has an empty name", h.bmc),
+                );
             } else if !names.insert(h.name.as_str()) {
-                problems.push(format!("host name {:?} appears twice; names must be unique", h.name));
+                at(
+                    &["hosts", &index, "name"],
+                    format!("host name {:?} appears twice; names must be unique", h.name),
+                );
             }
             match url::Url::parse(&h.bmc) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {
                     if !u.username().is_empty() || u.password().is_some() {
-                        problems.push(format!(
-                            "host {:?}: credentials do not belong in the bmc URL; use `credentials`",
-                            h.name
-                        ));
+                        at(
+                            &["hosts", &index, "bmc"],
+                            format!(
+                                "host {:?}: credentials do not belong in the bmc URL; use `credentials`",
+                                h.name
+                            ),
+                        );
                     }
                 }
-                _ => problems.push(format!("host {:?}: bmc {:?} is not an http(s) URL", h.name, h.bmc)),
+                _ => at(
+                    &["hosts", &index, "bmc"],
+                    format!("host {:?}: bmc {:?} is not an http(s) URL", h.name, h.bmc),
+                ),
             }
             if let OsAccess::Ssh { target, port, .. } = &h.os {
                 if target.is_empty() || target.starts_with('-') || target.chars().any(char::is_whitespace) {
-                    problems.push(format!(
-                        "host {:?}: ssh target {target:?} must be user@host or a Host alias (no spaces, no leading '-')",
-                        h.name
-                    ));
+                    at(
+                        &["hosts", &index, "os", "target"],
+                        format!(
+                            "host {:?}: ssh target {target:?} must be user@host or a Host alias (no spaces, no leading '-')",
+                            h.name
+                        ),
+                    );
                 }
                 if *port == 0 {
-                    problems.push(format!("host {:?}: ssh port 0 is not a port", h.name));
+                    at(
+                        &["hosts", &index, "os", "port"],
+                        format!("host {:?}: ssh port 0 is not a port", h.name),
+                    );
                 }
             }
         }
         if self.repeats < 1 {
-            problems.push("repeats must be at least 1".to_owned());
+            at(&["repeats"], "repeats must be at least 1".to_owned());
         }
         if self.order == Order::Random && self.seed.is_none() {
-            problems.push("order = \"random\" needs a seed, so that resume and reports reproduce the order".to_owned());
+            at(
+                &["order"],
+                "order = \"random\" needs a seed, so that resume and reports reproduce the order".to_owned(),
+            );
         }
         if self.benchmarks.storage.is_none() && self.benchmarks.memory.is_none() {
-            problems.push("configure at least one benchmark: [benchmarks.storage] or [benchmarks.memory]".to_owned());
+            at(
+                &["benchmarks"],
+                "configure at least one benchmark: [benchmarks.storage] or [benchmarks.memory]".to_owned(),
+            );
         }
         if let Some(s) = &self.benchmarks.storage {
+            let target = s.target.trim();
+            if target.is_empty() || !target.starts_with('/') {
+                at(
+                    &["benchmarks", "storage", "target"],
+                    format!(
+                        "benchmarks.storage.target = {:?} must be an absolute path on the host (a file in an existing directory, or a block device)",
+                        s.target
+                    ),
+                );
+            }
             for (field, v) in [("runtime", &s.runtime), ("ramp", &s.ramp)] {
                 if let Some(v) = v
-                    && crate::duration::parse(v).is_err()
+                    && let Err(e) = crate::duration::parse(v)
                 {
-                    problems.push(format!("benchmarks.storage.{field} = {v:?} is not a duration"));
+                    at(
+                        &["benchmarks", "storage", field],
+                        format!("benchmarks.storage.{field}: {e}"),
+                    );
                 }
             }
             if let Some(size) = &s.size
                 && let Err(e) = host_bench::units::parse_size(size)
             {
-                problems.push(format!("benchmarks.storage.{e}"));
+                at(&["benchmarks", "storage", "size"], format!("benchmarks.storage.{e}"));
+            }
+            if let Some(tests) = &s.tests
+                && let Err(e) = host_bench::fio::select(tests)
+            {
+                at(
+                    &["benchmarks", "storage", "tests"],
+                    format!("benchmarks.storage.tests: {e}"),
+                );
+            }
+            if s.numjobs == Some(0) {
+                at(
+                    &["benchmarks", "storage", "numjobs"],
+                    "benchmarks.storage.numjobs must be at least 1".to_owned(),
+                );
             }
             if s.destroy_data && s.confirm_serial.is_none() {
-                problems.push("benchmarks.storage.destroy_data needs confirm_serial (the device's serial)".to_owned());
+                at(
+                    &["benchmarks", "storage", "destroy_data"],
+                    "benchmarks.storage.destroy_data needs confirm_serial (the device's serial)".to_owned(),
+                );
             }
         }
-        if let Err(e) = self.timeouts.waits() {
-            problems.push(crate::error::report(&e));
+        if let Some(m) = &self.benchmarks.memory {
+            if m.array_mib == Some(0) {
+                at(
+                    &["benchmarks", "memory", "array_mib"],
+                    "benchmarks.memory.array_mib must be at least 1 (leave it out for 4× the last-level cache)"
+                        .to_owned(),
+                );
+            }
+            if m.threads == Some(0) {
+                at(
+                    &["benchmarks", "memory", "threads"],
+                    "benchmarks.memory.threads must be at least 1 (leave it out for one per core)".to_owned(),
+                );
+            }
+            if let Some(n) = m.iterations
+                && n < 2
+            {
+                at(
+                    &["benchmarks", "memory", "iterations"],
+                    format!("benchmarks.memory.iterations = {n}: give at least 2 (the first pass is not counted)"),
+                );
+            }
         }
-        if !problems.is_empty() {
-            bail!("{}", problems.join("\n  "));
+        for (field, text) in self.timeouts.fields() {
+            if let Err(e) = crate::duration::parse(text) {
+                at(&["timeouts", field], format!("timeouts.{field} = {text:?}: {e}"));
+            }
         }
-        Ok(())
+        problems
+    }
+
+    /// What is allowed but defeats the experiment's purpose, to say before it starts.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.repeats == 1 {
+            out.push(
+                "repeats = 1: each profile runs once per host, and a verdict needs at least two runs a side \
+                 (every row will say \"too few runs\"); use repeats = 3 or more to tell a change from noise"
+                    .to_owned(),
+            );
+        }
+        out
     }
 
     /// The baseline profile.
@@ -548,6 +654,60 @@ impl Spec {
     pub fn name(&self) -> &str {
         self.name.as_deref().unwrap_or("experiment")
     }
+}
+
+/// One thing wrong with an experiment file, and the key it is about (`["profiles", "1"]`).
+struct Problem {
+    path: Vec<String>,
+    message: String,
+}
+
+/// Every problem in one error, each with its line in `text` when there is one.
+fn finish(problems: Vec<Problem>, text: Option<&str>) -> Result<()> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = problems
+        .iter()
+        .map(|p| {
+            let path: Vec<&str> = p.path.iter().map(String::as_str).collect();
+            match text.filter(|_| !path.is_empty()).and_then(|t| line_of(t, &path)) {
+                Some(line) => format!("line {line}: {}", p.message),
+                None => p.message.clone(),
+            }
+        })
+        .collect();
+    bail!("{}", lines.join("\n  "))
+}
+
+/// The line (from 1) where the value at `path` (keys, and array indexes as numbers) starts in
+/// the TOML `text`.
+fn line_of(text: &str, path: &[&str]) -> Option<usize> {
+    use toml::de::{DeArray, DeTable, DeValue};
+    let doc = DeTable::parse(text).ok()?;
+    let mut table: Option<&DeTable> = Some(doc.get_ref());
+    let mut array: Option<&DeArray> = None;
+    let mut span = doc.span();
+    for key in path {
+        let next = match (table, array) {
+            (Some(t), _) => t.iter().find(|(k, _)| k.get_ref().as_ref() == *key).map(|(_, v)| v)?,
+            (None, Some(a)) => a.get(key.parse::<usize>().ok()?)?,
+            (None, None) => return None,
+        };
+        span = next.span();
+        (table, array) = match next.get_ref() {
+            DeValue::Table(t) => (Some(t), None),
+            DeValue::Array(a) => (None, Some(a)),
+            _ => (None, None),
+        };
+    }
+    Some(text.get(..span.start)?.matches('\n').count() + 1)
+}
+
+/// Whether a profile entry names a file rather than a shipped profile (as `Chosen::load`
+/// tells them apart).
+fn is_profile_file(entry: &str) -> bool {
+    entry.contains(['/', '\\']) || entry.ends_with(".toml")
 }
 
 #[cfg(test)]
@@ -618,6 +778,13 @@ array_mib = 64
             cmds[1],
             (BenchKind::Memory, vec!["--array-mib".to_owned(), "64".to_owned()])
         );
+    }
+
+    #[test]
+    fn one_repeat_is_warned_about() {
+        assert!(Spec::parse(GOOD).unwrap().warnings().is_empty());
+        let s = Spec::parse(&GOOD.replace("repeats = 2", "repeats = 1")).unwrap();
+        assert!(s.warnings()[0].contains("too few runs"), "{:?}", s.warnings());
     }
 
     #[test]
@@ -731,8 +898,23 @@ os = "soon"
         let dir = std::env::temp_dir().join(format!("rftune-spec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("nps.toml");
-        std::fs::write(&path, GOOD).unwrap();
+        std::fs::create_dir_all(dir.join("profiles")).unwrap();
+        std::fs::write(
+            dir.join("profiles/tuned.toml"),
+            "name = \"tuned\"\ndescription = \"performance, renamed\"\nextends = \"performance\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            &path,
+            GOOD.replace("[\"base\", \"tuned\"]", "[\"performance\", \"profiles/tuned.toml\"]"),
+        )
+        .unwrap();
         let s = Spec::load(&path).unwrap();
+        assert_eq!(
+            s.profiles[1],
+            dir.join("profiles/tuned.toml").display().to_string(),
+            "a profile file is relative to the experiment file"
+        );
         assert_eq!(s.name(), "nps");
         assert_eq!(s.output_dir(), dir.join("nps-results"));
         assert!(s.output_dir().is_absolute());

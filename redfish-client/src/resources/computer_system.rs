@@ -27,6 +27,9 @@ pub struct ComputerSystem {
     /// Serial number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serial_number: Option<String>,
+    /// The SMBIOS system UUID.
+    #[serde(rename = "UUID", default, skip_serializing_if = "Option::is_none")]
+    pub uuid: Option<String>,
     /// OS host name, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_name: Option<String>,

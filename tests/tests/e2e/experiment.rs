@@ -38,6 +38,16 @@ async fn two_profiles_on_two_hosts_with_one_failing_apply() {
         !dir.0.join("ab-results/ab-results").exists(),
         "the output dir is not prefixed twice"
     );
+    assert!(
+        stderr(&out).contains("repeats = 1: each profile runs once per host"),
+        "one repeat is warned about up front: {}",
+        stderr(&out)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("BOOTSTRAP 95% (%)") && text.contains("WELCH 95% (%)") && text.contains("too few runs"),
+        "both intervals in percent, and one run gives no verdict: {text}"
+    );
     assert_eq!(
         out.status.code(),
         Some(2),
@@ -408,4 +418,103 @@ async fn a_profile_that_does_not_load_stops_the_run_before_anything_is_written()
         !dir.0.join("ab-results/state.json").exists(),
         "nothing to resume: the experiment never started"
     );
+}
+
+/// Requests that change a host: any PATCH, POST (resets, jobs) or DELETE the emulator counted.
+fn writes(fleet: &idrac_sim::Fleet, host: usize) -> Vec<String> {
+    let by_path = stats(fleet, host)["requests"]["by_path"].clone();
+    by_path
+        .as_object()
+        .unwrap()
+        .keys()
+        .filter(|k| !k.starts_with("GET ") && !k.starts_with("HEAD ") && !k.contains("/Sessions"))
+        .cloned()
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_typo_in_the_second_profile_fails_with_its_line_before_any_host_is_touched() {
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &[fleet.hosts()[0].url.clone()], 1);
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"low-latency\"", "\"low-latncy\"");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("ab.toml") && err.contains("line 1") && err.contains("low-latncy") && err.contains("low-latency"),
+        "the file, the line, the typo and a suggestion: {err}"
+    );
+    assert_eq!(writes(&fleet, 0), Vec::<String>::new(), "nothing reached the BMC");
+    assert!(!dir.0.join("ab-results/state.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_the_hosts_registry_refuses_stops_the_run_before_the_baseline_reboots_anything() {
+    // The second profile is a file of ours (relative to the experiment file) asking for a value
+    // the R7625's registry does not offer: only the host's registry can tell.
+    let fleet = sim("r7625", 2, |_| {}).await;
+    let dir = TempDir::new();
+    let urls: Vec<String> = fleet.hosts().iter().map(|h| h.url.clone()).collect();
+    let file = spec(&dir.0, &urls, 1);
+    std::fs::write(
+        dir.0.join("ours.toml"),
+        "name = \"ours\"\ndescription = \"A value no registry offers\"\nextends = \"performance\"\n\n\
+         [bios.SysProfile]\nvalue = \"TurboEverything\"\nwhy = \"A test.\"\nsource = \"dell-c6615-note\"\nconfidence = \"inferred\"\n",
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("\"low-latency\"", "\"ours.toml\"");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", "ab.toml"])
+        .current_dir(&dir.0)
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("host0") && err.contains("host1") && err.contains("SysProfile") && err.contains("TurboEverything"),
+        "every host and the setting it refuses: {err}"
+    );
+    for host in 0..2 {
+        assert_eq!(
+            writes(&fleet, host),
+            Vec::<String>::new(),
+            "nothing reached host {host}"
+        );
+    }
+    assert!(!dir.0.join("ab-results/state.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn benchmark_options_are_checked_with_their_lines_before_anything_runs() {
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &["http://127.0.0.1:1".to_owned()], 1);
+    let text = std::fs::read_to_string(&file).unwrap().replace(
+        "[benchmarks.memory]",
+        "[benchmarks.storage]\ntarget = \"rftune.fio\"\ntests = \"randred\"\nruntime = \"10\"\n\n[benchmarks.memory]",
+    );
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    for needle in [
+        "line 14: benchmarks.storage.target",
+        "line 15: benchmarks.storage.tests: unknown test \"randred\"",
+        "line 16: benchmarks.storage.runtime",
+        "give a unit",
+    ] {
+        assert!(err.contains(needle), "{needle} missing from: {err}");
+    }
 }

@@ -8,6 +8,7 @@ mod capture;
 mod cli;
 mod contrib;
 mod diff;
+mod examples;
 mod experiment;
 mod fixture_dir;
 mod hardening;
