@@ -136,7 +136,7 @@ pub async fn connect(
         }
         warn_once("http", || {
             format!(
-                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https:// (said once per run: it holds for every http:// BMC of this run)"
+                "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https:// (said once for every http:// BMC of this run)"
             )
         });
     }

@@ -133,7 +133,7 @@ async fn plain_http_is_warned_about_once_per_run_even_with_quiet() {
         .any(|bmc| warnings[0].contains(bmc.url().trim_start_matches("http://")));
     assert!(named, "{err}");
     assert!(
-        warnings[0].contains("unencrypted") && warnings[0].contains("every http:// BMC"),
+        warnings[0].contains("unencrypted") && warnings[0].contains("every http:// BMC of this run"),
         "{err}"
     );
 }
