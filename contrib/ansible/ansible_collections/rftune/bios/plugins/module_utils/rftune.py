@@ -91,6 +91,10 @@ class Rftune(object):
             doc = None
         if not isinstance(doc, dict) or doc.get('schema') != schema:
             doc = None
+        if rc not in (0, 1, 2):
+            # Not one of rftune's outcomes (0 done / in sync, 2 drift or not converged, 1 error):
+            # stopped by a signal (130 SIGINT, 143 SIGTERM) or killed.
+            self.fail_without_document('rftune %s exited %d' % (subcommand[0], rc), rc, err, document=doc)
         return rc, doc, err
 
     def fail_without_document(self, what, rc, err, **extra):
