@@ -1,6 +1,7 @@
 //! End-to-end tests: the real `rftune` binary against mock BMCs serving the fixtures.
 #![allow(clippy::unwrap_used)]
 
+mod ansible;
 mod apply;
 mod bench;
 mod bios;

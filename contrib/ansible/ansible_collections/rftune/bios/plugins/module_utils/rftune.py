@@ -1,0 +1,147 @@
+# -*- coding: utf-8 -*-
+# Copyright: rftune developers
+# Apache License 2.0 (see the LICENSE of the rftune repository)
+"""Runs the rftune binary for the modules: the shared options, the password on standard input,
+and the JSON document rftune prints with C(-o json)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+CONNECTION_SPEC = dict(
+    bmc=dict(type='str', required=True),
+    username=dict(type='str'),
+    password=dict(type='str', no_log=True),
+    credentials_file=dict(type='path'),
+    fingerprint=dict(type='str'),
+    ca_cert=dict(type='path'),
+    insecure=dict(type='bool', default=False),
+    trust_on_first_use=dict(type='bool', default=False),
+    timeout=dict(type='str'),
+    retry_for=dict(type='str'),
+    state_dir=dict(type='path'),
+    rftune_path=dict(type='path'),
+)
+
+MUTUALLY_EXCLUSIVE = [
+    ['password', 'credentials_file'],
+    ['fingerprint', 'ca_cert'],
+]
+
+# Per-attribute statuses of a diff that need nothing more (bios-profiles' Status::is_clean).
+CLEAN_STATUSES = ('in_sync', 'not_applicable')
+
+
+def argument_spec(**extra):
+    """The shared connection options plus a module's own."""
+    spec = dict(CONNECTION_SPEC)
+    spec.update(extra)
+    return spec
+
+
+class Rftune(object):
+    """One module's use of the rftune binary against one BMC."""
+
+    def __init__(self, module):
+        self.module = module
+        params = module.params
+        if params['insecure'] and (params['fingerprint'] or params['ca_cert']):
+            module.fail_json(msg='insecure cannot be combined with fingerprint or ca_cert')
+        self.bmc = params['bmc']
+        self.binary = params['rftune_path'] or module.get_bin_path('rftune', required=True)
+
+    def argv(self, subcommand):
+        """The command line for C(rftune SUBCOMMAND... --bmc URL -o json), without secrets."""
+        params = self.module.params
+        argv = [self.binary] + list(subcommand) + ['--bmc', self.bmc, '--output', 'json', '--quiet']
+        if params['state_dir']:
+            argv += ['--state-dir', params['state_dir']]
+        if params['username']:
+            argv += ['--username', params['username']]
+        if params['credentials_file']:
+            argv += ['--credentials', params['credentials_file']]
+        if params['password'] is not None:
+            argv.append('--password-stdin')
+        if params['fingerprint']:
+            argv += ['--fingerprint', params['fingerprint']]
+        if params['ca_cert']:
+            argv += ['--ca-cert', params['ca_cert']]
+        if params['insecure']:
+            argv.append('--insecure')
+        if params['trust_on_first_use']:
+            argv.append('--trust-on-first-use')
+        if params['timeout']:
+            argv += ['--timeout', params['timeout']]
+        if params['retry_for']:
+            argv += ['--retry-for', params['retry_for']]
+        return argv
+
+    def run(self, subcommand, schema):
+        """Runs rftune; returns (exit code, the JSON document or None, stderr).
+
+        The password, when given, is the first line of standard input. A document is returned
+        only when stdout parses as JSON carrying C(schema)."""
+        password = self.module.params['password']
+        rc, out, err = self.module.run_command(self.argv(subcommand), data=password)
+        try:
+            doc = json.loads(out) if out.strip() else None
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict) or doc.get('schema') != schema:
+            doc = None
+        if rc not in (0, 1, 2):
+            # Not one of rftune's outcomes (0 done / in sync, 2 drift or not converged, 1 error):
+            # stopped by a signal (130 SIGINT, 143 SIGTERM) or killed.
+            self.fail_without_document('rftune %s exited %d' % (subcommand[0], rc), rc, err, document=doc)
+        return rc, doc, err
+
+    def fail_without_document(self, what, rc, err, **extra):
+        """Fails the task when rftune printed no document (bad options, no password, a single
+        host it could not read): rftune's own message, which names the BMC and the cause."""
+        lines = [line for line in err.splitlines() if line.strip()]
+        reason = lines[-1] if lines else 'rftune exited %d without output' % rc
+        self.module.fail_json(
+            msg='%s: %s: %s' % (self.bmc, what, reason),
+            host=self.bmc, rc=rc, stderr=err, **extra
+        )
+
+    def single_host(self, doc):
+        """The one entry of a fleet document's C(hosts)."""
+        hosts = doc.get('hosts') or []
+        if len(hosts) != 1 or not isinstance(hosts[0], dict):
+            self.module.fail_json(
+                msg='%s: rftune answered for %d hosts, expected 1' % (self.bmc, len(hosts)),
+                document=doc,
+            )
+        return hosts[0]
+
+
+def host_message(entry, text):
+    """C(host: text), unless rftune's text already starts with the host's name."""
+    host = entry.get('host') or ''
+    text = text or ''
+    if host and not text.startswith(host + ':'):
+        return '%s: %s' % (host, text)
+    return text
+
+
+def attribute_key(change):
+    """C(BIOS.Name) or C(iDRAC.Group.Name) for a change of a diff document."""
+    if change.get('target') == 'idrac':
+        return 'iDRAC.%s.%s' % (change.get('group'), change.get('attribute'))
+    return 'BIOS.%s' % change.get('attribute')
+
+
+def diff_of(changes):
+    """Ansible's diff (before = current, after = desired) over the attributes not in sync."""
+    before = {}
+    after = {}
+    for change in changes:
+        if change.get('status') in CLEAN_STATUSES:
+            continue
+        key = attribute_key(change)
+        before[key] = change.get('current')
+        after[key] = change.get('desired')
+    return dict(before=before, after=after)

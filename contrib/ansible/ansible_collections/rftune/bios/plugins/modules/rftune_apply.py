@@ -1,0 +1,266 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: rftune developers
+# Apache License 2.0 (see the LICENSE of the rftune repository)
+"""rftune_apply: converge a BMC's BIOS and iDRAC settings on an rftune profile."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: rftune_apply
+short_description: Converge a server's BIOS and iDRAC settings on an rftune profile
+description:
+  - Runs C(rftune apply --bmc URL --profile NAME -o json) and returns the host's entry of the
+    C(rftune.apply/v1) document.
+  - rftune plans the writes, saves a snapshot, stages every BIOS change in one PATCH, creates
+    one BIOS job, reboots once (per I(reboot)), waits for the job and the host, and re-reads
+    and diffs. A host already in sync is left alone, with no PATCH and no reboot.
+  - C(changed) is true when values were written (or values rftune staged earlier were applied).
+  - In check mode the module runs C(rftune apply --dry-run); it reports the plan and whether
+    the host would change, and writes nothing.
+  - With C(--diff) the module first runs C(rftune diff) and shows the desired against the
+    current value of every attribute that is not in sync.
+version_added: 0.1.0
+author:
+  - rftune developers (!UNKNOWN)
+extends_documentation_fragment:
+  - rftune.bios.connection
+options:
+  profile:
+    description:
+      - A shipped profile name (C(rftune profiles list)) or the path of a profile file.
+    type: str
+    required: true
+  reboot:
+    description:
+      - How to reboot into the BIOS job. C(graceful) asks the OS to shut down and forces the
+        power off after I(graceful_timeout); C(none) leaves the job scheduled for the host's
+        next reboot, so the host is staged but not converged (not a failure).
+    type: str
+    choices: [graceful, force, none]
+    default: graceful
+  graceful_timeout:
+    description:
+      - How long the OS gets to shut down before power is forced off (rftune default C(10m)).
+    type: str
+  job_timeout:
+    description:
+      - How long the BIOS job may take once the host reboots (rftune default C(30m)).
+    type: str
+  boot_timeout:
+    description:
+      - How long the host may take to come back after the job (rftune default C(20m)).
+    type: str
+  replace_pending:
+    description:
+      - Discard pending BIOS values and delete scheduled BIOS jobs that are in the way. Without
+        it, pending work rftune did not stage fails the task.
+    type: bool
+    default: false
+  strict:
+    description:
+      - Treat attributes the host's BIOS lacks as errors instead of not applicable.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+    description: Runs C(rftune apply --dry-run), which plans and writes nothing.
+  diff_mode:
+    support: full
+    description: Shows desired against current values of the attributes not in sync, read before the apply.
+"""
+
+EXAMPLES = r"""
+- name: Converge a server on the performance profile, rebooting it once if needed
+  rftune.bios.rftune_apply:
+    bmc: "https://{{ bmc_address }}"
+    fingerprint: "{{ bmc_fingerprint }}"
+    password: "{{ vault_bmc_password }}"
+    profile: performance
+  delegate_to: localhost
+
+- name: Stage the hpc profile for the next maintenance reboot
+  rftune.bios.rftune_apply:
+    bmc: "https://{{ bmc_address }}"
+    credentials_file: /etc/rftune/credentials.toml
+    trust_on_first_use: true
+    profile: hpc
+    reboot: none
+  delegate_to: localhost
+"""
+
+RETURN = r"""
+schema:
+  description: The document's schema, C(rftune.apply/v1).
+  returned: when rftune printed a document
+  type: str
+  sample: rftune.apply/v1
+profile:
+  description: The profile applied.
+  returned: when rftune printed a document
+  type: str
+dry_run:
+  description: Whether this was a dry run (check mode).
+  returned: when rftune printed a document
+  type: bool
+audit_log:
+  description: The audit log of this run, where every step is recorded.
+  returned: when rftune printed a document
+  type: str
+host:
+  description: rftune's name for the host (the URL's C(host:port)).
+  returned: always
+  type: str
+outcome:
+  description: C(in_sync), C(converged), C(not_converged), C(planned) (check mode), C(error) or C(not_started).
+  returned: when rftune printed a document
+  type: str
+  sample: converged
+service_tag:
+  description: Dell service tag.
+  returned: success
+  type: str
+bios:
+  description: BIOS attributes written (or, in check mode, that would be written), unlocks included.
+  returned: success
+  type: dict
+  sample: {"NumaNodesPerSocket": "4", "SysProfile": "Custom"}
+idrac:
+  description: iDRAC attributes written, by group.
+  returned: success
+  type: dict
+unlocks:
+  description: Attributes the plan added so that the others can be written, one line each.
+  returned: success
+  type: list
+  elements: str
+choices:
+  description: How values were chosen for settings the host's registry decides, by attribute.
+  returned: when there are any
+  type: dict
+adopted:
+  description: Pending values staged by an earlier rftune run were adopted instead of staged again.
+  returned: success
+  type: bool
+replaced:
+  description: Pending work that was discarded (I(replace_pending)).
+  returned: success
+  type: str
+snapshot:
+  description: The snapshot of every BIOS value taken before any change.
+  returned: success
+  type: str
+job:
+  description: The BIOS job.
+  returned: success
+  type: str
+rebooted:
+  description: Whether rftune rebooted the host.
+  returned: success
+  type: bool
+verify:
+  description: Attributes per status in the diff after the change.
+  returned: success
+  type: dict
+summary:
+  description: rftune's sentence for people.
+  returned: success
+  type: str
+  sample: "3 BIOS values staged in one PATCH; rebooted once (graceful); verified in sync"
+error:
+  description: Why the host failed, with the URL and the iDRAC MessageId and resolution where there is one.
+  returned: failure
+  type: str
+stderr:
+  description: rftune's standard error, when it printed no document.
+  returned: failure
+  type: str
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.rftune.bios.plugins.module_utils.rftune import (
+    MUTUALLY_EXCLUSIVE,
+    Rftune,
+    argument_spec,
+    diff_of,
+    host_message,
+)
+
+SCHEMA = 'rftune.apply/v1'
+DIFF_SCHEMA = 'rftune.diff/v1'
+
+
+def current_diff(rftune, profile, strict):
+    """Desired against current, from C(rftune diff), for diff mode."""
+    subcommand = ['diff', '--profile', profile] + (['--strict'] if strict else [])
+    rc, doc, err = rftune.run(subcommand, DIFF_SCHEMA)
+    if doc is None:
+        rftune.fail_without_document('rftune diff (for diff mode)', rc, err)
+    entry = rftune.single_host(doc)
+    if entry.get('error'):
+        rftune.module.fail_json(msg=host_message(entry, entry.get('error')), **entry)
+    return diff_of(entry.get('changes') or [])
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=argument_spec(
+            profile=dict(type='str', required=True),
+            reboot=dict(type='str', default='graceful', choices=['graceful', 'force', 'none']),
+            graceful_timeout=dict(type='str'),
+            job_timeout=dict(type='str'),
+            boot_timeout=dict(type='str'),
+            replace_pending=dict(type='bool', default=False),
+            strict=dict(type='bool', default=False),
+        ),
+        mutually_exclusive=MUTUALLY_EXCLUSIVE,
+        supports_check_mode=True,
+    )
+    params = module.params
+    rftune = Rftune(module)
+    diff = current_diff(rftune, params['profile'], params['strict']) if module._diff else None
+
+    subcommand = ['apply', '--profile', params['profile'], '--reboot', params['reboot']]
+    for option in ('graceful_timeout', 'job_timeout', 'boot_timeout'):
+        if params[option]:
+            subcommand += ['--' + option.replace('_', '-'), params[option]]
+    if params['replace_pending']:
+        subcommand.append('--replace-pending')
+    if params['strict']:
+        subcommand.append('--strict')
+    if module.check_mode:
+        subcommand.append('--dry-run')
+    rc, doc, err = rftune.run(subcommand, SCHEMA)
+    if doc is None:
+        rftune.fail_without_document('rftune apply', rc, err)
+    entry = rftune.single_host(doc)
+
+    result = dict(entry)
+    result.update(
+        schema=doc['schema'],
+        profile=doc.get('profile'),
+        dry_run=doc.get('dry_run'),
+        audit_log=doc.get('audit_log'),
+    )
+    if diff is not None:
+        result['diff'] = diff
+    outcome = entry.get('outcome')
+    # converged and not_converged wrote (or applied adopted) values; planned would write them.
+    result['changed'] = outcome in ('converged', 'not_converged', 'planned')
+    if outcome in ('error', 'not_started'):
+        result['msg'] = '%s (every step is in %s)' % (host_message(entry, entry.get('error')), doc.get('audit_log'))
+        module.fail_json(**result)
+    if outcome == 'not_converged' and params['reboot'] != 'none':
+        result['msg'] = host_message(entry, 'not converged: %s' % entry.get('summary'))
+        module.fail_json(**result)
+    if outcome not in ('in_sync', 'converged', 'not_converged', 'planned'):
+        result['msg'] = host_message(entry, 'rftune reported outcome %r, which this module does not know' % outcome)
+        module.fail_json(**result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()
