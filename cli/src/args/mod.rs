@@ -29,8 +29,9 @@ pub struct Args {
     pub command: Command,
 }
 
-/// Options every command takes.
+/// Options every command takes (listed under their own heading in every command's help).
 #[derive(Debug, ClapArgs)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// More log detail on stderr (-v debug, -vv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
