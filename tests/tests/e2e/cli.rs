@@ -101,3 +101,15 @@ async fn each_commands_help_lists_global_options_under_their_own_heading() {
         assert!(!text[..global].contains("--log-format"), "{cmd:?}: {text}");
     }
 }
+
+#[tokio::test]
+async fn demo_refuses_json_output_instead_of_printing_a_table() {
+    let out = Run::new(&["demo", "-o", "json"]).output().await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no JSON output") && stderr(&out).contains("-o json"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -218,3 +218,22 @@ async fn a_profile_file_may_declare_and_cite_its_own_sources() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_model_is_matched_without_case_or_the_poweredge_prefix() {
+    let show = async |model: &str| {
+        let out = Run::new(&["profiles", "show", "performance", "--model", model])
+            .output()
+            .await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let full = show("PowerEdge C6615").await;
+    assert!(full.contains("platform overrides: base [platform c6615]"), "{full}");
+    for short in ["c6615", "C6615", "poweredge c6615"] {
+        assert!(
+            show(short).await.contains("platform overrides: base [platform c6615]"),
+            "{short} is the C6615"
+        );
+    }
+}
