@@ -204,7 +204,8 @@ pub struct SimArgs {
     pub latency: Option<idrac_sim::Latency>,
     /// Inject a fault, KIND[:RATE][@SELECTOR] (repeatable). KIND: 503, reset, timeout,
     /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return (RATE per
-    /// host). SELECTOR: 10% of the hosts, or indices like 0,3,5-7.
+    /// host). SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
+    /// like 1,4,6-8.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<idrac_sim::FaultSpec>,
     /// Seed for latency, faults and power noise.

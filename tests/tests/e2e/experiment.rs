@@ -23,7 +23,7 @@ fn spec(dir: &std::path::Path, urls: &[String], repeats: u32) -> std::path::Path
 #[tokio::test(flavor = "multi_thread")]
 async fn two_profiles_on_two_hosts_with_one_failing_apply() {
     // Host 1's BIOS jobs get stuck (PR30): its steps are skipped, never benchmarked.
-    let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@1".parse().unwrap()]).await;
+    let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@2".parse().unwrap()]).await;
     let dir = TempDir::new();
     let urls: Vec<String> = fleet.hosts().iter().map(|h| h.url.clone()).collect();
     spec(&dir.0, &urls, 1);
