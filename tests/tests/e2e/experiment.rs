@@ -518,3 +518,17 @@ async fn benchmark_options_are_checked_with_their_lines_before_anything_runs() {
         assert!(err.contains(needle), "{needle} missing from: {err}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_that_cannot_be_reached_is_named_once_in_its_error() {
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &["http://127.0.0.1:1".to_owned()], 2);
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap(), "--retry-for", "1s"])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("host0: logging in"), "{err}");
+    assert!(!err.contains("host0: host0:"), "the host is named once: {err}");
+}
