@@ -293,11 +293,19 @@ impl HostFacts {
         self.cpu.is_some() && self.generation.is_none()
     }
 
-    /// Whether the host is this model (case-insensitive, surrounding spaces ignored).
+    /// Whether the host is this model: case-insensitive, surrounding spaces and a leading
+    /// "PowerEdge" ignored (`c6615` is `PowerEdge C6615`).
     pub fn is_model(&self, model: &str) -> bool {
+        fn bare(m: &str) -> &str {
+            let m = m.trim();
+            match m.get(..9) {
+                Some(prefix) if prefix.eq_ignore_ascii_case("poweredge") => m[9..].trim_start(),
+                _ => m,
+            }
+        }
         self.model
             .as_deref()
-            .is_some_and(|m| m.trim().eq_ignore_ascii_case(model.trim()))
+            .is_some_and(|m| bare(m).eq_ignore_ascii_case(bare(model)))
     }
 }
 
@@ -407,6 +415,15 @@ mod tests {
         assert_eq!(host.model.as_deref(), Some("PowerEdge C6615"));
         assert_eq!(host.generation, Some(Generation::Siena));
         assert!(host.is_model("poweredge c6615 "));
+        assert!(host.is_model("c6615") && host.is_model("C6615") && !host.is_model("c6625"));
+        let bare = HostFacts {
+            model: Some("c6615".into()),
+            ..HostFacts::default()
+        };
+        assert!(
+            bare.is_model("PowerEdge C6615"),
+            "a model given without the prefix matches profiles that use it"
+        );
         assert_eq!(host.to_string(), "PowerEdge C6615 (siena)");
         let empty = HostFacts::from_bios(&Attributes::new());
         assert_eq!(empty, HostFacts::default());

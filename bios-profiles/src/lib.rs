@@ -95,7 +95,7 @@ pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts, HostState, MemoryPopulation};
-pub use library::{Library, ResolvedProfile, Skipped};
+pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
 pub use plan::{Plan, plan, simulate, simulate_idrac};
 pub use profile::{
     Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,

@@ -111,6 +111,43 @@ pub struct ResolvedProfile {
     /// Settings left out because they do not apply to the host's generation or facts, or
     /// because a matching platform cannot take any of their values.
     pub skipped: Vec<Skipped>,
+    /// Sources the chain's own files declare (shipped sources are the library's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub own_sources: Vec<crate::sources::Source>,
+}
+
+/// A document cited by a resolved profile, with what it backs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Citation {
+    /// The id settings cite.
+    pub id: String,
+    /// The document's title (absent only for an id no source list knows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Who published it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publisher: Option<String>,
+    /// What it covers and what kind of evidence it gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// Where to read it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Whether a profile file declares it (rather than the shipped list).
+    pub declared_by_profile: bool,
+    /// The settings and limits citing it.
+    pub cited_by: Vec<String>,
+    /// The source's words, per setting that quotes it.
+    pub quotes: Vec<Quote>,
+}
+
+/// The words one setting takes from its source.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Quote {
+    /// The setting (or `limit ATTRIBUTE`).
+    pub setting: String,
+    /// The words.
+    pub quote: String,
 }
 
 fn values_as_list<S: Serializer, K, V: Serialize>(map: &BTreeMap<K, V>, s: S) -> Result<S::Ok, S::Error> {
@@ -126,6 +163,50 @@ impl ResolvedProfile {
     /// How many applicable settings are stated, used and inferred.
     pub fn confidence_counts(&self) -> ConfidenceCounts {
         ConfidenceCounts::of(self.settings())
+    }
+
+    /// Every source the applicable settings and limits cite, by id, with title, scope, the
+    /// settings citing it and the words each quotes; `shipped` holds the library's sources,
+    /// the profile's own come with it.
+    pub fn citations(&self, shipped: &crate::sources::Sources) -> Vec<Citation> {
+        let mut by_id: BTreeMap<String, Citation> = BTreeMap::new();
+        let mut cite = |id: &str, label: String, quote: Option<&String>| {
+            let c = by_id.entry(id.to_owned()).or_insert_with(|| {
+                let own = self.own_sources.iter().find(|s| s.id == id);
+                let source = own.or_else(|| shipped.get(id));
+                Citation {
+                    id: id.to_owned(),
+                    title: source.map(|s| s.title.clone()),
+                    publisher: source.map(|s| s.publisher.clone()),
+                    scope: source.and_then(|s| s.note.clone()),
+                    url: source.and_then(|s| s.url.clone()),
+                    declared_by_profile: own.is_some(),
+                    cited_by: Vec::new(),
+                    quotes: Vec::new(),
+                }
+            });
+            if let Some(q) = quote {
+                c.quotes.push(Quote {
+                    setting: label.clone(),
+                    quote: q.clone(),
+                });
+            }
+            c.cited_by.push(label);
+        };
+        for s in self.bios.values() {
+            cite(&s.source, s.attribute.clone(), s.quote.as_ref());
+        }
+        for ((group, name), s) in &self.idrac {
+            cite(
+                &s.setting.source,
+                format!("{name} (iDRAC {group})"),
+                s.setting.quote.as_ref(),
+            );
+        }
+        for l in &self.limits {
+            cite(&l.source, format!("limit {}", l.attribute), l.quote.as_ref());
+        }
+        by_id.into_values().collect()
     }
 }
 
@@ -310,6 +391,7 @@ impl Library {
             bios,
             idrac,
             skipped,
+            own_sources: chain.iter().flat_map(|p| p.sources.iter().cloned()).collect(),
         })
     }
 

@@ -547,6 +547,9 @@ pub struct Profile {
     pub platforms: BTreeMap<String, Platform>,
     /// The file it came from, as named when loading.
     pub file: String,
+    /// Documents the file declares itself (`[sources.ID]`), beside the shipped ones.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<crate::sources::Source>,
 }
 
 /// How many settings carry each confidence.
@@ -582,9 +585,31 @@ impl ConfidenceCounts {
 
 impl Profile {
     /// Parses one profile file. `file` names it in errors; every `source` must be in `sources`.
+    /// A file may declare sources of its own (`[sources.ID]` with `title`, `publisher` and
+    /// optional `note` and `url`) and cite them; an id the library already has is refused.
     pub fn from_toml(text: &str, file: &str, sources: &Sources) -> Result<Self> {
-        let raw: RawProfile = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
-        Parser { text, file, sources }.profile(raw)
+        let mut raw: RawProfile = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
+        let mut own = Vec::new();
+        for (id, spanned) in std::mem::take(&mut raw.sources) {
+            if sources.contains(&id) {
+                return Err(Parser { text, file, sources }.error(
+                    spanned.span().start,
+                    format!("source `{id}` is already a shipped source: cite it without declaring it, or give yours another id"),
+                ));
+            }
+            let mut source = spanned.into_inner();
+            source.id = id;
+            own.push(source);
+        }
+        let merged = sources.with(own.iter().cloned());
+        let mut profile = Parser {
+            text,
+            file,
+            sources: &merged,
+        }
+        .profile(raw)?;
+        profile.sources = own;
+        Ok(profile)
     }
 
     /// Every setting the file writes, including iDRAC settings and platform overrides.
@@ -655,6 +680,8 @@ struct RawProfile {
     idrac: BTreeMap<String, Spanned<RawIdracSetting>>,
     #[serde(default)]
     platform: BTreeMap<String, Spanned<RawPlatform>>,
+    #[serde(default)]
+    sources: BTreeMap<String, Spanned<crate::sources::Source>>,
 }
 
 #[derive(Deserialize)]
@@ -898,6 +925,7 @@ impl Parser<'_> {
             cpu: raw.cpu,
             platforms,
             file: self.file.to_owned(),
+            sources: Vec::new(),
         })
     }
 

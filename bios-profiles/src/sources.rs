@@ -39,6 +39,15 @@ impl Sources {
         Ok(Self { by_id })
     }
 
+    /// These sources and `extra` (a profile's own; an id already here keeps its entry).
+    pub fn with(&self, extra: impl IntoIterator<Item = Source>) -> Self {
+        let mut by_id = self.by_id.clone();
+        for s in extra {
+            by_id.entry(s.id.clone()).or_insert(s);
+        }
+        Self { by_id }
+    }
+
     /// The source with this id.
     pub fn get(&self, id: &str) -> Option<&Source> {
         self.by_id.get(id)
@@ -63,6 +72,22 @@ impl Sources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_profiles_own_sources_join_without_replacing_the_librarys() {
+        let s = Sources::from_toml("[a]\ntitle = \"T\"\npublisher = \"P\"\n", "s.toml").unwrap();
+        let own = |id: &str, title: &str| Source {
+            id: id.into(),
+            title: title.into(),
+            publisher: "Us".into(),
+            note: None,
+            url: None,
+        };
+        let merged = s.with([own("b", "Ours"), own("a", "Not this")]);
+        assert_eq!(merged.get("b").unwrap().title, "Ours");
+        assert_eq!(merged.get("a").unwrap().title, "T");
+        assert!(!s.contains("b"), "the library's own list is unchanged");
+    }
 
     #[test]
     fn sources_parse_and_reject_unknown_keys() {

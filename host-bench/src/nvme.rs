@@ -161,8 +161,10 @@ pub struct Plan {
     pub bytes: u128,
     /// `plain`, `idema` or `explicit`.
     pub method: String,
-    /// The controller as read.
-    pub controller_info: Controller,
+    /// The controller as read; absent in a plan made without it ([`offline`]), whose commands
+    /// carry `<cntlid>` where the controller's id goes.
+    #[serde(default)]
+    pub controller_info: Option<Controller>,
     /// nvme-cli invocations, in order (arguments after `nvme`).
     pub commands: Vec<Vec<String>>,
 }
@@ -194,41 +196,78 @@ pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: S
             ctrl.model, ctrl.serial
         )));
     }
+    let plan = build(
+        &controller_path(device),
+        &ctrl.cntlid.to_string(),
+        capacity,
+        lba,
+        sizing,
+        nsid,
+    )?;
+    if let Some(total) = ctrl.tnvmcap.filter(|t| *t > 0)
+        && plan.bytes > total
+    {
+        return Err(Error::Invalid(format!(
+            "{} sectors × {lba} B = {} B exceeds the drive's total capacity {total} B",
+            plan.sectors, plan.bytes
+        )));
+    }
+    Ok(Plan {
+        controller_info: Some(ctrl.clone()),
+        ..plan
+    })
+}
+
+/// A plan made from the capacity alone, without reading a controller (no nvme-cli, no device
+/// needed): the sizes and the sequence, with `device`'s controller or `/dev/nvmeX`, and
+/// `<cntlid>` for the controller id `nvme id-ctrl` gives. What it cannot check — namespace
+/// management support, the drive's total capacity — is checked by [`plan`] before anything runs.
+pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
+    if !matches!(lba, 512 | 4096) {
+        return Err(Error::Invalid(format!("LBA size {lba}: use 512 or 4096")));
+    }
+    build(
+        &device.map_or_else(|| "/dev/nvmeX".to_owned(), controller_path),
+        "<cntlid>",
+        capacity,
+        lba,
+        sizing,
+        nsid,
+    )
+}
+
+fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
     let (sectors, method) = match sizing {
         Sizing::Plain => (plain_sectors(capacity, lba), "plain"),
         Sizing::Idema => (idema_sectors(capacity, lba)?, "idema"),
         Sizing::Sectors(n) => (n, "explicit"),
     };
-    let bytes = u128::from(sectors) * u128::from(lba);
-    if let Some(total) = ctrl.tnvmcap.filter(|t| *t > 0)
-        && bytes > total
-    {
-        return Err(Error::Invalid(format!(
-            "{sectors} sectors × {lba} B = {bytes} B exceeds the drive's total capacity {total} B"
-        )));
+    if sectors == 0 {
+        return Err(Error::Invalid(
+            "the namespace would have 0 sectors; give a larger size".into(),
+        ));
     }
-    let c = controller_path(device);
-    let cntlid = ctrl.cntlid.to_string();
+    let bytes = u128::from(sectors) * u128::from(lba);
     let ns = nsid.to_string();
     let cmd = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
     let n = sectors.to_string();
     let lba_s = lba.to_string();
     Ok(Plan {
         commands: vec![
-            cmd(&["detach-ns", &c, "-n", &ns, "-c", &cntlid]),
-            cmd(&["delete-ns", &c, "-n", &ns]),
-            cmd(&["create-ns", &c, "-s", &n, "-c", &n, "-b", &lba_s]),
-            cmd(&["attach-ns", &c, "-n", &ns, "-c", &cntlid]),
-            cmd(&["ns-rescan", &c]),
+            cmd(&["detach-ns", c, "-n", &ns, "-c", cntlid]),
+            cmd(&["delete-ns", c, "-n", &ns]),
+            cmd(&["create-ns", c, "-s", &n, "-c", &n, "-b", &lba_s]),
+            cmd(&["attach-ns", c, "-n", &ns, "-c", cntlid]),
+            cmd(&["ns-rescan", c]),
             cmd(&["id-ns", &format!("{c}n{ns}"), "-o", "json"]),
         ],
-        controller: c,
+        controller: c.to_owned(),
         nsid,
         sectors,
         lba,
         bytes,
         method: method.into(),
-        controller_info: ctrl.clone(),
+        controller_info: None,
     })
 }
 

@@ -184,7 +184,8 @@ pub enum Selector {
     All,
     /// This share of the hosts (0–100), picked with the seed.
     Percent(f64),
-    /// These host indices (0-based).
+    /// These hosts, by 0-based index (written 1-based, as in the hosts' names: `@1` is the
+    /// host named `…-0001`).
     Indices(BTreeSet<usize>),
 }
 
@@ -258,10 +259,13 @@ fn parse_selector(s: &str) -> Result<Selector, String> {
     let mut set = BTreeSet::new();
     for part in s.split(',') {
         let part = part.trim();
-        let num = |t: &str| {
-            t.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("SELECTOR {part:?} is not a host index"))
+        // Host numbers as in the hosts' names (1 is r7625-0001), kept 0-based inside.
+        let num = |t: &str| match t.trim().parse::<usize>() {
+            Ok(0) => Err(format!(
+                "SELECTOR {part:?}: hosts are numbered from 1, as in their names (1 is the host named …-0001)"
+            )),
+            Ok(n) => Ok(n - 1),
+            Err(_) => Err(format!("SELECTOR {part:?} is not a host number")),
         };
         match part.split_once('-') {
             Some((a, b)) => {
@@ -333,8 +337,14 @@ mod tests {
         );
         let f: FaultSpec = "malformed:10%".parse().unwrap();
         assert_eq!((f.kind, f.rate), (FaultKind::Malformed, 0.1), "a percentage rate");
-        let f: FaultSpec = "stuck-job@0,3,5-7".parse().unwrap();
-        assert_eq!(f.selector, Selector::Indices([0, 3, 5, 6, 7].into_iter().collect()));
+        let f: FaultSpec = "stuck-job@1,4,6-8".parse().unwrap();
+        assert_eq!(
+            f.selector,
+            Selector::Indices([0, 3, 5, 6, 7].into_iter().collect()),
+            "host numbers as in the names, from 1"
+        );
+        let err = "stuck-job@0".parse::<FaultSpec>().unwrap_err().to_string();
+        assert!(err.contains("numbered from 1"), "{err}");
         for bad in [
             "explode",
             "503:2",

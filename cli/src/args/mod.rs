@@ -29,8 +29,9 @@ pub struct Args {
     pub command: Command,
 }
 
-/// Options every command takes.
+/// Options every command takes (listed under their own heading in every command's help).
 #[derive(Debug, ClapArgs)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// More log detail on stderr (-v debug, -vv trace).
     #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
@@ -214,7 +215,8 @@ pub struct SimArgs {
     pub latency: Option<idrac_sim::Latency>,
     /// Inject a fault, KIND[:RATE][@SELECTOR] (repeatable). KIND: 503, reset, timeout,
     /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return (RATE per
-    /// host). SELECTOR: 10% of the hosts, or indices like 0,3,5-7.
+    /// host). SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
+    /// like 1,4,6-8.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<idrac_sim::FaultSpec>,
     /// Seed for latency, faults and power noise.

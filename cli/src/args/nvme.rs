@@ -6,6 +6,9 @@ pub enum NvmeCommand {
     /// Size namespace 1 for a capacity and print the nvme-cli commands that recreate it (a dry
     /// run unless --execute). Recreating a namespace destroys all data on it.
     ///
+    /// A dry run needs neither nvme-cli nor a device: without them the sequence shows
+    /// /dev/nvmeX and <cntlid>, which `nvme id-ctrl` fills in when --device can be read.
+    ///
     /// Sectors are capacity / LBA size by default (2.56TB / 512 = 5,000,000,000); --idema uses
     /// the IDEMA capacity points drives are marketed at (3.84TB → 7,501,476,528 sectors of 512 B);
     /// --sectors gives the count directly.
@@ -15,9 +18,10 @@ pub enum NvmeCommand {
 /// `rftune nvme plan`.
 #[derive(Debug, clap::Args)]
 pub struct NvmePlanArgs {
-    /// The controller (/dev/nvme0) or one of its namespaces (/dev/nvme0n1).
+    /// The controller (/dev/nvme0) or one of its namespaces (/dev/nvme0n1); needed by
+    /// --execute, optional for a dry run.
     #[arg(long, value_name = "DEVICE")]
-    pub device: String,
+    pub device: Option<String>,
     /// Namespace capacity: 3.20TB, 3200GB, 2.56T (decimal), or 2TiB (binary).
     #[arg(long, value_name = "CAPACITY", required_unless_present = "sectors")]
     pub size: Option<String>,
@@ -37,7 +41,7 @@ pub struct NvmePlanArgs {
     /// refused unless the namespace's block device (/dev/nvmeXnNSID) exists here and is unused:
     /// the kernel must let rftune open it exclusively (nothing mounts or holds it, in any
     /// container), it is not mounted and does not back /.
-    #[arg(long, requires = "confirm_serial")]
+    #[arg(long, requires_all = ["confirm_serial", "device"])]
     pub execute: bool,
     /// The controller's serial number (`sn` in `nvme id-ctrl`), confirming --execute.
     #[arg(long, value_name = "SERIAL")]

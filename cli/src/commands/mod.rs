@@ -92,6 +92,14 @@ pub async fn run(args: Args) -> Result<Outcome> {
         Command::Snapshot(a) => snapshot::snapshot(&a, &dirs, output).await,
         Command::Restore(a) => snapshot::restore(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,
+        Command::Demo(_) if output != crate::args::OutputFormat::Table => anyhow::bail!(
+            "demo tells its story as text for people and has no {} output; the commands it runs take -o json (`rftune sim --write-inventory fleet.toml`, then `rftune diff --inventory fleet.toml --profile low-latency -o json`)",
+            if output == crate::args::OutputFormat::Json {
+                "JSON"
+            } else {
+                "JUnit"
+            }
+        ),
         Command::Demo(a) => demo::run(&a, &dirs, state_dir_given).await,
         Command::Diff(mut a) => {
             a.all |= args.global.verbose > 0;

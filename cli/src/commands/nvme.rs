@@ -14,7 +14,6 @@ use rftune_engine::state::StateDirs;
 pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
     let NvmeCommand::Plan(args) = cmd;
     let cli = NvmeCli::default();
-    let (ctrl, _) = cli.id_ctrl(&args.device)?;
     let sizing = match (args.sectors, args.idema) {
         (Some(n), _) => Sizing::Sectors(n),
         (None, true) => Sizing::Idema,
@@ -24,7 +23,26 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
         Some(s) => nvme::parse_capacity(s)?,
         None => 0,
     };
-    let plan = nvme::plan(&args.device, &ctrl, capacity, args.lba, sizing, args.nsid)?;
+    // --execute reads the controller or fails; a dry run without nvme-cli or a readable device
+    // still shows the sizes and the sequence.
+    let (plan, unread) = match (&args.device, args.execute) {
+        (Some(device), true) => {
+            let (ctrl, _) = cli.id_ctrl(device)?;
+            (nvme::plan(device, &ctrl, capacity, args.lba, sizing, args.nsid)?, None)
+        }
+        (Some(device), false) => match cli.id_ctrl(device) {
+            Ok((ctrl, _)) => (nvme::plan(device, &ctrl, capacity, args.lba, sizing, args.nsid)?, None),
+            Err(e) => {
+                let first = e.to_string().lines().next().unwrap_or_default().to_owned();
+                let plan = nvme::offline(Some(device), capacity, args.lba, sizing, args.nsid)?;
+                (plan, Some(format!("not read ({first})")))
+            }
+        },
+        (None, _) => (
+            nvme::offline(None, capacity, args.lba, sizing, args.nsid)?,
+            Some("not read (no --device)".to_owned()),
+        ),
+    };
     let executed = if args.execute {
         let Some(serial) = &args.confirm_serial else {
             bail!("--execute needs --confirm-serial")
@@ -44,20 +62,33 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
             "executed": executed,
         }))?,
         _ => {
-            let c = &plan.controller_info;
             let mut t = Table::new(["", ""]);
-            t.row([
-                "Controller".to_owned(),
-                format!("{} ({} {}, cntlid {})", plan.controller, c.model, c.serial, c.cntlid),
-            ]);
-            t.row([
-                "Capacity".to_owned(),
-                format!(
-                    "total {} B, unallocated {} B",
-                    c.tnvmcap.map_or("?".into(), |v| v.to_string()),
-                    c.unvmcap.map_or("?".into(), |v| v.to_string())
-                ),
-            ]);
+            match (&plan.controller_info, &unread) {
+                (Some(c), _) => {
+                    t.row([
+                        "Controller".to_owned(),
+                        format!("{} ({} {}, cntlid {})", plan.controller, c.model, c.serial, c.cntlid),
+                    ]);
+                    t.row([
+                        "Capacity".to_owned(),
+                        format!(
+                            "total {} B, unallocated {} B",
+                            c.tnvmcap.map_or("?".into(), |v| v.to_string()),
+                            c.unvmcap.map_or("?".into(), |v| v.to_string())
+                        ),
+                    ]);
+                }
+                (None, why) => {
+                    t.row([
+                        "Controller".to_owned(),
+                        format!(
+                            "{} {}: <cntlid>, namespace management and the drive's capacity come from `nvme id-ctrl` on --device",
+                            plan.controller,
+                            why.as_deref().unwrap_or("not read")
+                        ),
+                    ]);
+                }
+            }
             t.row([
                 "Namespace".to_owned(),
                 format!(
@@ -73,8 +104,8 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
                         out.push_str(&format!("  nvme {}\n", cmd.join(" ")));
                     }
                     out.push_str(&format!(
-                        "Run them with --execute --confirm-serial {} (the before-state is saved first).\n",
-                        c.serial
+                        "Run them with --device DEVICE --execute --confirm-serial {} (the before-state is saved first).\n",
+                        plan.controller_info.as_ref().map_or("SERIAL", |c| c.serial.as_str())
                     ));
                 }
                 Some(x) => {

@@ -5,7 +5,7 @@ use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
 use bios_profiles::{
-    Generation, HostFacts, HostState, Library, ResolvedProfile, Setting, Severity, Sources, ValidateOptions,
+    Citation, Generation, HostFacts, HostState, Library, ResolvedProfile, Setting, Severity, ValidateOptions,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
@@ -112,11 +112,17 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
 fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Outcome> {
     let chosen = Chosen::load(name)?;
     let resolved = chosen.resolve(host)?;
+    let citations = resolved.citations(chosen.library().sources());
     if output == OutputFormat::Json {
-        render::json(&resolved)?;
+        let mut doc = serde_json::to_value(&resolved)?;
+        if let Some(map) = doc.as_object_mut() {
+            map.insert("schema".into(), json!("rftune.profile/v1"));
+            map.insert("sources".into(), serde_json::to_value(&citations)?);
+        }
+        render::json(&doc)?;
         return Ok(Outcome::Success);
     }
-    render::text(&show_text(&resolved, chosen.library().sources()))?;
+    render::text(&show_text(&resolved, &citations))?;
     Ok(Outcome::Success)
 }
 
@@ -135,7 +141,7 @@ fn wanted(s: &Setting) -> String {
 
 /// The text of `profiles show`: the settings, what was skipped, the platform limits, and the
 /// words each quoting setting takes from its source.
-fn show_text(resolved: &ResolvedProfile, sources: &Sources) -> String {
+fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", resolved.name, resolved.description);
     let _ = writeln!(out, "extends: {}", resolved.chain.join(" → "));
@@ -150,7 +156,6 @@ fn show_text(resolved: &ResolvedProfile, sources: &Sources) -> String {
             .iter()
             .map(|((group, name), s)| (format!("{name} (iDRAC {group})"), &s.setting)),
     );
-    let mut quotes = Vec::new();
     for (label, s) in settings {
         t.row([
             label.clone(),
@@ -159,9 +164,6 @@ fn show_text(resolved: &ResolvedProfile, sources: &Sources) -> String {
             s.source.clone(),
             s.why.clone(),
         ]);
-        if let Some(quote) = &s.quote {
-            quotes.push((label, s.source.clone(), quote.clone()));
-        }
     }
     out.push_str(&t.render());
     for s in &resolved.skipped {
@@ -179,37 +181,39 @@ fn show_text(resolved: &ResolvedProfile, sources: &Sources) -> String {
             limit.source,
             limit.why
         );
-        if let Some(quote) = &limit.quote {
-            quotes.push((
-                format!("limit {}", limit.attribute),
-                limit.source.clone(),
-                quote.clone(),
-            ));
-        }
     }
-    if !quotes.is_empty() {
-        let _ = writeln!(out, "\nQuotes (the source's words; every stated setting has one):");
-        for (label, source, quote) in &quotes {
-            let _ = writeln!(out, "  {label} [{source}]: \"{quote}\"");
+    let _ = writeln!(
+        out,
+        "\nSources (every stated setting quotes its source's words; used and inferred ones cite it):"
+    );
+    for c in citations {
+        let _ = writeln!(
+            out,
+            "\n  {}{}",
+            c.id,
+            if c.declared_by_profile {
+                " (declared by the profile file)"
+            } else {
+                ""
+            }
+        );
+        match (&c.title, &c.publisher) {
+            (Some(title), Some(publisher)) => {
+                let _ = writeln!(out, "    title: {title} ({publisher})");
+            }
+            _ => {
+                let _ = writeln!(out, "    title: unknown source");
+            }
         }
-    }
-    let mut cited: Vec<&str> = resolved
-        .settings()
-        .map(|s| s.source.as_str())
-        .chain(resolved.limits.iter().map(|l| l.source.as_str()))
-        .collect();
-    cited.sort_unstable();
-    cited.dedup();
-    let _ = writeln!(out, "\nSources:");
-    for id in cited {
-        match sources.get(id) {
-            Some(s) => {
-                let url = s.url.as_deref().map(|u| format!(" <{u}>")).unwrap_or_default();
-                let _ = writeln!(out, "  {id}: {} ({}){url}", s.title, s.publisher);
-            }
-            None => {
-                let _ = writeln!(out, "  {id}");
-            }
+        if let Some(scope) = &c.scope {
+            let _ = writeln!(out, "    scope: {scope}");
+        }
+        if let Some(url) = &c.url {
+            let _ = writeln!(out, "    url: {url}");
+        }
+        let _ = writeln!(out, "    cited by: {}", c.cited_by.join(", "));
+        for q in &c.quotes {
+            let _ = writeln!(out, "    quote ({}): \"{}\"", q.setting, q.quote);
         }
     }
     out

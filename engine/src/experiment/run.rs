@@ -86,7 +86,7 @@ pub async fn run(
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok((_, Ok(()))) => {}
-            Ok((name, Err(e))) => host_errors.push(format!("{name}: {}", crate::error::report(&e))),
+            Ok((name, Err(e))) => host_errors.push(named(&name, &crate::error::report(&e))),
             Err(e) => host_errors.push(format!("a host task ended abnormally: {e}")),
         }
     }
@@ -103,6 +103,16 @@ pub async fn run(
         files,
         stopped_early: host_errors,
     })
+}
+
+/// `text` about `host`, named once: errors from the host's connection already start with its
+/// name.
+fn named(host: &str, text: &str) -> String {
+    if text.starts_with(&format!("{host}: ")) {
+        text.to_owned()
+    } else {
+        format!("{host}: {text}")
+    }
 }
 
 struct Shared {
@@ -252,7 +262,9 @@ async fn preflight(
                             }
                         }
                         Err(e) => {
-                            problems.push(format!("{}: profile {name:?}: {}", host.name, crate::error::report(&e)))
+                            let text = crate::error::report(&e);
+                            let text = text.strip_prefix(&format!("{}: ", host.name)).unwrap_or(&text);
+                            problems.push(format!("{}: profile {name:?}: {text}", host.name));
                         }
                     }
                 }

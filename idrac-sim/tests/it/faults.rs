@@ -150,7 +150,7 @@ async fn faults_hit_only_the_selected_hosts() {
     assert_eq!(affected, 2);
     let fleet = start(SimConfig {
         hosts: 4,
-        ..faulty("503@1,3")
+        ..faulty("503@2,4")
     })
     .await;
     let affected: Vec<usize> = fleet

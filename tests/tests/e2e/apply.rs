@@ -737,7 +737,7 @@ async fn without_a_terminal_each_host_reports_each_phase_on_one_line() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_failed_canary_leaves_the_fleet_untouched_and_max_failures_stops_new_hosts() {
     // The first host's BIOS job fails: as a canary it stops the rollout before any other host.
-    let fleet = sim("r7625", 4, |c| c.faults = vec!["job-fails@0".parse().unwrap()]).await;
+    let fleet = sim("r7625", 4, |c| c.faults = vec!["job-fails@1".parse().unwrap()]).await;
     let dir = TempDir::new();
     let inventory = dir.0.join("fleet.toml");
     std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
@@ -768,7 +768,7 @@ async fn a_failed_canary_leaves_the_fleet_untouched_and_max_failures_stops_new_h
         );
     }
     // Without a canary, one at a time, --max-failures 1: the first failure stops the rest.
-    let fleet = sim("r7625", 3, |c| c.faults = vec!["job-fails@0".parse().unwrap()]).await;
+    let fleet = sim("r7625", 3, |c| c.faults = vec!["job-fails@1".parse().unwrap()]).await;
     std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
     let out = apply(&["--max-failures", "1", "--concurrency", "1"]).output().await;
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

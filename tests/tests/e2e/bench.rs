@@ -866,3 +866,36 @@ async fn compare_gives_verdicts_only_with_intervals_and_says_within_noise_or_too
     assert_eq!(rows.len(), 4, "{text}");
     assert!(rows.iter().all(|l| l.ends_with("too few runs (n < 2)")), "{text}");
 }
+
+#[tokio::test]
+async fn nvme_plan_dry_run_needs_neither_nvme_cli_nor_a_device() {
+    let empty = TempDir::new();
+    for extra in [&[][..], &["--device", "/dev/nvme987n1"][..]] {
+        let mut args = vec!["nvme", "plan", "--size", "3.84TB", "--idema"];
+        args.extend_from_slice(extra);
+        let out = Run::new(&args).env("PATH", empty.0.to_str().unwrap()).output().await;
+        assert!(out.status.success(), "{extra:?}: {}", stderr(&out));
+        let text = stdout(&out);
+        assert!(
+            text.contains("7501476528 sectors × 512 B")
+                && text.contains("-s 7501476528 -c 7501476528 -b 512")
+                && text.contains("-c <cntlid>")
+                && text.contains("not read"),
+            "{extra:?}: {text}"
+        );
+        assert!(!text.contains("Usage"), "no nvme-cli usage dump: {text}");
+    }
+    let out = Run::new(&["nvme", "plan", "--size", "3.84TB", "-o", "json"])
+        .env("PATH", empty.0.to_str().unwrap())
+        .output()
+        .await;
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["plan"]["controller"], "/dev/nvmeX");
+    assert!(doc["plan"]["controller_info"].is_null());
+    // Executing still needs the device (and nvme-cli, and the serial).
+    let out = Run::new(&["nvme", "plan", "--size", "3.84TB", "--execute", "--confirm-serial", "S"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("--device"), "{}", stderr(&out));
+}

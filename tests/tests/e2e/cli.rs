@@ -78,3 +78,38 @@ async fn a_power_sampling_interval_below_100ms_is_refused_before_connecting() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("at least 100ms"), "{}", stderr(&out));
 }
+
+#[tokio::test]
+async fn each_commands_help_lists_global_options_under_their_own_heading() {
+    for cmd in [
+        &["apply", "--help"][..],
+        &["nvme", "plan", "--help"][..],
+        &["bench", "storage", "--help"][..],
+    ] {
+        let out = Run::new(cmd).output().await;
+        assert!(out.status.success());
+        let text = stdout(&out);
+        let global = text
+            .find("\nGlobal options:\n")
+            .unwrap_or_else(|| panic!("{cmd:?}: {text}"));
+        let verbose = text.find("--verbose").unwrap();
+        let own = text.find("\nOptions:\n").unwrap();
+        assert!(
+            own < global && global < verbose,
+            "{cmd:?}: globals after the command's own: {text}"
+        );
+        assert!(!text[..global].contains("--log-format"), "{cmd:?}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn demo_refuses_json_output_instead_of_printing_a_table() {
+    let out = Run::new(&["demo", "-o", "json"]).output().await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no JSON output") && stderr(&out).contains("-o json"),
+        "{}",
+        stderr(&out)
+    );
+}

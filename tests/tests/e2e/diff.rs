@@ -185,7 +185,7 @@ async fn unknown_profile_and_bad_profile_file_are_errors() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_fleet_diff_summarises_and_takes_the_worst_exit_code() {
-    let fleet = sim("r7525", 3, |c| c.faults = vec!["503@1".parse().unwrap()]).await;
+    let fleet = sim("r7525", 3, |c| c.faults = vec!["503@2".parse().unwrap()]).await;
     let dir = super::TempDir::new();
     let inventory = dir.0.join("fleet.toml");
     std::fs::write(&inventory, fleet.inventory_toml()).unwrap();

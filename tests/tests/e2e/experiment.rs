@@ -23,7 +23,7 @@ fn spec(dir: &std::path::Path, urls: &[String], repeats: u32) -> std::path::Path
 #[tokio::test(flavor = "multi_thread")]
 async fn two_profiles_on_two_hosts_with_one_failing_apply() {
     // Host 1's BIOS jobs get stuck (PR30): its steps are skipped, never benchmarked.
-    let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@1".parse().unwrap()]).await;
+    let fleet = sim("r7525", 2, |c| c.faults = vec!["stuck-job@2".parse().unwrap()]).await;
     let dir = TempDir::new();
     let urls: Vec<String> = fleet.hosts().iter().map(|h| h.url.clone()).collect();
     spec(&dir.0, &urls, 1);
@@ -517,4 +517,18 @@ async fn benchmark_options_are_checked_with_their_lines_before_anything_runs() {
     ] {
         assert!(err.contains(needle), "{needle} missing from: {err}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_that_cannot_be_reached_is_named_once_in_its_error() {
+    let dir = TempDir::new();
+    let file = spec(&dir.0, &["http://127.0.0.1:1".to_owned()], 2);
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap(), "--retry-for", "1s"])
+        .state_dir(&dir.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("host0: logging in"), "{err}");
+    assert!(!err.contains("host0: host0:"), "the host is named once: {err}");
 }

@@ -79,12 +79,9 @@ async fn list_and_show_explain_each_setting() {
     );
     assert!(text.contains("platform overrides: base [platform epyc-7552]"), "{text}");
     assert!(text.contains("4 | 2 | 1 (4 ruled out here)"), "{text}");
+    assert!(text.contains("Sources (every stated setting quotes"), "{text}");
     assert!(
-        text.contains("Quotes (the source's words; every stated setting has one):"),
-        "{text}"
-    );
-    assert!(
-        text.contains("limit NumaNodesPerSocket [dell-r6525-manual]: \"48 | 6x2x4 | 2, 1 | 2, 1, 0\""),
+        text.contains("quote (limit NumaNodesPerSocket): \"48 | 6x2x4 | 2, 1 | 2, 1, 0\""),
         "{text}"
     );
     assert!(
@@ -147,4 +144,96 @@ async fn validate_exit_codes_clean_problems_and_errors() {
         .await;
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("bad.toml:2"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn show_lists_each_cited_source_with_title_scope_and_quotes_in_text_and_json() {
+    let out = Run::new(&["profiles", "show", "low-latency", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["schema"], "rftune.profile/v1");
+    let sources = doc["sources"].as_array().unwrap();
+    let note = sources.iter().find(|s| s["id"] == "dell-c6615-note").unwrap();
+    assert!(note["title"].as_str().unwrap().contains("C6615"), "{note}");
+    assert!(note["scope"].as_str().is_some_and(|s| !s.is_empty()), "{note}");
+    assert!(
+        note["quotes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|q| q["setting"] == "CorrEccSmi" && q["quote"].as_str().unwrap().contains("Latency")),
+        "{note}"
+    );
+    // Every id a setting cites is explained.
+    for s in doc["bios"].as_array().unwrap() {
+        let id = s["source"].as_str().unwrap();
+        assert!(
+            sources.iter().any(|c| c["id"] == id && c["title"].is_string()),
+            "{id} is not explained"
+        );
+    }
+    let out = Run::new(&["profiles", "show", "low-latency"]).output().await;
+    let text = stdout(&out);
+    assert!(
+        text.contains("  dell-c6615-note\n    title: PowerEdge C6615")
+            && text.contains("    scope: ")
+            && text.contains("    quote (CorrEccSmi): \"Latency-conscious"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn a_profile_file_may_declare_and_cite_its_own_sources() {
+    let example = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/profile.toml");
+    let out = Run::new(&["profiles", "show", example.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let own = doc["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "our-mpi-runbook")
+        .unwrap()
+        .clone();
+    assert_eq!(own["declared_by_profile"], true);
+    assert_eq!(own["publisher"], "Our HPC team");
+    assert_eq!(own["cited_by"], serde_json::json!(["LogicalProc"]));
+    // Redeclaring a shipped id is refused with the file and line.
+    let dir = super::TempDir::new();
+    let file = dir.0.join("mine.toml");
+    let text = std::fs::read_to_string(&example)
+        .unwrap()
+        .replace("[sources.our-mpi-runbook]", "[sources.dell-c6615-note]")
+        .replace("source = \"our-mpi-runbook\"", "source = \"dell-c6615-note\"");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["profiles", "show", file.to_str().unwrap()]).output().await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("mine.toml") && err.contains("already a shipped source"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_is_matched_without_case_or_the_poweredge_prefix() {
+    let show = async |model: &str| {
+        let out = Run::new(&["profiles", "show", "performance", "--model", model])
+            .output()
+            .await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let full = show("PowerEdge C6615").await;
+    assert!(full.contains("platform overrides: base [platform c6615]"), "{full}");
+    for short in ["c6615", "C6615", "poweredge c6615"] {
+        assert!(
+            show(short).await.contains("platform overrides: base [platform c6615]"),
+            "{short} is the C6615"
+        );
+    }
 }
