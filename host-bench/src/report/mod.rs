@@ -1,16 +1,14 @@
 //! The `rftune.bench/v1` document: host and BMC context, storage or memory results with
 //! repeats (median, coefficient of variation), power and performance per watt, validity flags;
 //! its one reader ([`parse`]) and power sampled from outside attached to it. Beside it, by job:
-//! its comparable figures and CSV rows (`figures`), the self-contained HTML report (`html`)
-//! with its inline SVG charts (`chart`), and the comparison of two runs metric by metric
+//! its comparable figures and CSV rows (`figures`), the self-contained HTML report (`html`,
+//! drawn with [`crate::chart`]), and the comparison of two runs metric by metric
 //! (`comparison`).
 
-mod chart;
 mod comparison;
 mod figures;
 mod html;
 
-pub use chart::{bar_chart, trace_chart};
 pub use comparison::{Change, Comparison, compare};
 pub use figures::Figure;
 
