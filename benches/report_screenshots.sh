@@ -18,19 +18,30 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cargo run -q -p rftune-engine --example report_fixtures -- "$out" >/dev/null
-# A full-page screenshot needs the page's height: chromium's window is that tall. The heights
-# are generous for the fixtures at each width; the blank rest of the window is white.
+# Chromium screenshots its window, so the window is as tall as the longest page (at most 16000
+# px, its limit); with ImageMagick installed each PNG is then cut to the page's content.
+magick=$(command -v magick || command -v convert-im6.q16 || true)
 for report in storage memory experiment; do
     for width in 760 1600; do
         case "$report-$width" in
-            storage-760) height=7200 ;; storage-1600) height=4000 ;;
-            memory-760) height=2000 ;; memory-1600) height=1500 ;;
-            experiment-760) height=16000 ;; experiment-1600) height=8200 ;;
+            memory-*) height=3000 ;;
+            *-760) height=16000 ;;
+            *) height=9000 ;;
         esac
         png="$out/$report-$width.png"
         # --no-sandbox: CI containers run as root, where chromium's sandbox cannot start.
         "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 \
             --window-size="$width,$height" --screenshot="$png" "file://$out/$report.html" >/dev/null 2>&1
+        [ -s "$png" ] || { echo "chromium wrote no $png" >&2; exit 1; }
+        if [ -n "$magick" ]; then
+            # The content's bottom edge: trim's height plus its offset.
+            bottom=$("$magick" "$png" -trim -format '%[fx:h+page.y]' info:)
+            if [ "$bottom" -ge $((height - 2)) ]; then
+                echo "warning: $report at $width px is longer than $height px; the screenshot is cut" >&2
+            else
+                "$magick" "$png" -crop "${width}x$((bottom + 24))+0+0" +repage "$png"
+            fi
+        fi
         echo "$png"
     done
 done

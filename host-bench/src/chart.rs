@@ -19,7 +19,7 @@ pub const PALETTE: &[&str] = &[
 ];
 
 const FONT: f64 = 12.0;
-const CHAR_W: f64 = 6.6;
+const CHAR_W: f64 = 7.0;
 
 /// Escapes text for HTML and SVG (element content and quoted attributes).
 pub fn esc(s: &str) -> String {
@@ -253,6 +253,8 @@ pub enum Mark {
     Dashed,
     /// An interval whisker.
     Whisker,
+    /// A dot (a value on a logarithmic axis).
+    Dot,
 }
 
 /// One legend entry.
@@ -309,6 +311,7 @@ fn legend(s: &mut String, entries: &[LegendEntry], x0: f64, y0: f64, w: f64) -> 
                 "<line x1=\"{x:.1}\" y1=\"{cy:.1}\" x2=\"{:.1}\" y2=\"{cy:.1}\" stroke=\"{c}\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>",
                 x + 16.0
             ),
+            Mark::Dot => write!(s, "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\"/>", x + 7.0),
             Mark::Whisker => write!(
                 s,
                 "<path d=\"M{x:.1} {a:.1}v8M{x:.1} {cy:.1}h14M{x2:.1} {a:.1}v8\" stroke=\"{c}\" fill=\"none\"/>",
@@ -475,7 +478,7 @@ impl BarChart {
             .map(|n| text_w(n, FONT))
             .fold(0.0, f64::max)
             .min(230.0);
-        let right = if note_w > 0.0 { note_w + 16.0 } else { 56.0 };
+        let right = if note_w > 0.0 { note_w + 20.0 } else { 56.0 };
         let plot_x = label_w;
         let plot_w = WIDTH - plot_x - right;
         let axis = if self.log {
@@ -494,7 +497,7 @@ impl BarChart {
             entries.extend(
                 self.series
                     .iter()
-                    .map(|s| LegendEntry::new(&s.name, &s.color, Mark::Swatch)),
+                    .map(|s| LegendEntry::new(&s.name, &s.color, if self.log { Mark::Dot } else { Mark::Swatch })),
             );
         }
         entries.extend(self.extra_legend.iter().cloned());
@@ -572,15 +575,27 @@ impl BarChart {
                         .cloned()
                         .flatten()
                         .unwrap_or_else(|| ser.color.clone());
-                    let _ = write!(
-                        s,
-                        "<rect x=\"{xa:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{}</title></rect>",
-                        (xb - xa).max(0.5),
-                        bar_h - 3.0,
-                        esc(&fill),
-                        esc(&format!("{} {}: {}", cat, ser.name, format_value(v)))
-                    );
-                    let mut label_x = xb + 4.0;
+                    let tip = esc(&format!("{} {}: {}", cat, ser.name, format_value(v)));
+                    if self.log {
+                        // On a logarithmic axis a bar's length means nothing: a dot marks the
+                        // value, on a faint guide from the axis.
+                        let ym = y + (bar_h - 3.0) / 2.0;
+                        let _ = write!(
+                            s,
+                            "<line x1=\"{xa:.1}\" y1=\"{ym:.1}\" x2=\"{xb:.1}\" y2=\"{ym:.1}\" stroke=\"{c}\" stroke-opacity=\"0.35\" stroke-width=\"2\"/>\
+                             <circle class=\"dot\" cx=\"{xb:.1}\" cy=\"{ym:.1}\" r=\"5\" fill=\"{c}\"><title>{tip}</title></circle>",
+                            c = esc(&fill)
+                        );
+                    } else {
+                        let _ = write!(
+                            s,
+                            "<rect x=\"{xa:.1}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{:.1}\" fill=\"{}\"><title>{tip}</title></rect>",
+                            (xb - xa).max(0.5),
+                            bar_h - 3.0,
+                            esc(&fill),
+                        );
+                    }
+                    let mut label_x = xb + if self.log { 8.0 } else { 4.0 };
                     if let Some((a, b)) = ser.whiskers.get(ci).copied().flatten() {
                         let (x1, x2, ym) = (x_of(a), x_of(b), y + (bar_h - 3.0) / 2.0);
                         let _ = write!(
@@ -593,7 +608,7 @@ impl BarChart {
                     }
                     let label = format_value(v);
                     let room = plot_x + plot_w + if self.notes.is_empty() { right - 4.0 } else { 0.0 };
-                    if label_x + text_w(&label, 11.0) <= room || xb - xa < text_w(&label, 11.0) + 8.0 {
+                    if self.log || label_x + text_w(&label, 11.0) <= room || xb - xa < text_w(&label, 11.0) + 8.0 {
                         let _ = write!(
                             s,
                             "<text class=\"value\" x=\"{label_x:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#222\">{}</text>",
@@ -820,7 +835,7 @@ h3{font-size:1.05em;margin:1em 0 .3em}\
 table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left;vertical-align:top}\
 td.num{text-align:right;font-variant-numeric:tabular-nums}\
 table.facts{max-width:100%}table.facts th{white-space:nowrap;background:#f6f6f6}\
-.note{color:#555}.bad{color:#b00;font-weight:bold}";
+.note{color:#555}summary{cursor:pointer;margin:.6em 0;color:#245}.bad{color:#b00;font-weight:bold}";
 
 /// A complete self-contained page (well-formed XML as well as HTML).
 pub fn page(title: &str, body: &str) -> String {

@@ -60,7 +60,7 @@ pub fn chart_title(svg: &str) -> &str {
 
 /// Asserts what a reader of any chart needs: at least 3 tick labels with gridlines, axis
 /// titles naming a unit in parentheses, zero on every linear axis (a logarithmic one says "log
-/// scale"), a legend when there is more than one trace or bar colour, and a drawing that scales
+/// scale"), a legend when there is more than one trace, bar colour or dot colour, and a drawing that scales
 /// to its column (`viewBox`, `width="100%"`).
 pub fn assert_readable(svg: &str) {
     let t = chart_title(svg);
@@ -89,8 +89,10 @@ pub fn assert_readable(svg: &str) {
         );
     }
     let traces = svg.matches("class=\"trace\"").count();
+    // Colours of bars and dots (legend swatches add none: they repeat the plot's colours).
     let fills: std::collections::BTreeSet<&str> = svg
         .match_indices("<rect x=")
+        .chain(svg.match_indices("<circle class=\"dot\""))
         .map(|(i, _)| after(svg, i, "fill=\"", "\""))
         .collect();
     if traces > 1 || fills.len() > 1 {

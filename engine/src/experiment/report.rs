@@ -386,9 +386,15 @@ pub fn html(report: &ExperimentReport) -> String {
                 }
             }
         }
-        body.push_str(
-            "</div><div class=\"scroll\"><table><tr><th>test</th><th>metric</th><th>profile</th><th>n</th><th>median</th>\
+        // Every figure, folded away under the charts: a row per test, metric and profile is
+        // long (some hundred rows per host) and the text output has the same table.
+        let rows: usize = mine.iter().map(|c| c.profiles.len()).sum();
+        let _ = write!(
+            body,
+            "</div><details><summary>Every figure on {} ({rows} rows): medians, changes, intervals, verdicts</summary>\
+             <div class=\"scroll\"><table><tr><th>test</th><th>metric</th><th>profile</th><th>n</th><th>median</th>\
              <th>change</th><th>bootstrap 95%</th><th>Welch 95%</th><th>verdict</th></tr>",
+            esc(host)
         );
         for c in &mine {
             for p in &c.profiles {
@@ -411,7 +417,7 @@ pub fn html(report: &ExperimentReport) -> String {
                 );
             }
         }
-        body.push_str("</table></div>");
+        body.push_str("</table></div></details>");
     }
     if !report.contradictions.is_empty() || !report.failures.is_empty() || !report.problems.is_empty() {
         body.push_str("<h2>Notes</h2><ul>");
