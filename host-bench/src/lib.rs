@@ -5,7 +5,8 @@
 //! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
 //! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
 //! sizes ([`units`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
-//! CSV rows, HTML/SVG charts and run-to-run comparison ([`report`]).
+//! CSV rows, HTML page and run-to-run comparison ([`report`]), and the SVG charts of every
+//! HTML report ([`chart`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -15,6 +16,7 @@
 //! assert_eq!(host_bench::power::energy_joules(&samples), 410.0);
 //! ```
 
+pub mod chart;
 pub mod device;
 pub mod exec;
 pub mod fio;

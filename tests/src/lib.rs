@@ -6,6 +6,7 @@
 //! for what a wiremock server cannot fake. The end-to-end tests of the `rftune` binary live in
 //! `tests/e2e/`.
 
+pub mod markup;
 pub mod tls;
 
 use serde_json::{Value, json};

@@ -1,6 +1,7 @@
 //! The experiment's report: the `rftune.experiment/v1` JSON document, a self-contained HTML page
-//! (inline SVG: per metric a bar per profile with its interval as whiskers, performance per
-//! watt among them) and a text table. Results are read from the `rftune.bench/v1` documents the
+//! (inline SVG drawn with host-bench's chart module: per metric a bar per profile with its
+//! interval as whiskers, performance per watt among them, and completion latency percentiles
+//! per test) and a text table. Results are read from the `rftune.bench/v1` documents the
 //! steps produced, with host-bench's one reader of the format, which also reads documents an
 //! older or newer rftune on the host wrote.
 
@@ -9,6 +10,7 @@ use super::spec::Spec;
 use super::state::{Failure, State, StepOutcome};
 use crate::error::{Context, Result};
 use crate::table::Table;
+use host_bench::chart::{self, BarChart, BarSeries, LegendEntry, Mark, esc};
 use host_bench::report::BenchReport;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -230,94 +232,132 @@ pub fn text(report: &ExperimentReport) -> String {
     out
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// The colour of a profile's bar: grey for the baseline, else by verdict.
+fn verdict_color(v: Option<Verdict>) -> &'static str {
+    match v {
+        None => "#8a8a8a",
+        Some(Verdict::Better) => "#2e8b57",
+        Some(Verdict::Worse) => "#c0392b",
+        Some(Verdict::NoClearChange) => "#3b6fb6",
+        Some(Verdict::TooFewRuns) => "#b0b8c4",
+    }
 }
 
-/// One comparison as horizontal bars (median per profile) with the bootstrap interval of each
-/// median as whiskers and the change against the baseline beside each bar.
+/// What the bar colours and whiskers of the comparison charts mean, for the verdicts shown.
+fn verdict_legend(verdicts: &[Option<Verdict>], whiskers: bool) -> Vec<LegendEntry> {
+    let mut out = Vec::new();
+    for (v, label) in [
+        (None, "baseline"),
+        (Some(Verdict::Better), "better"),
+        (Some(Verdict::Worse), "worse"),
+        (Some(Verdict::NoClearChange), "no clear change"),
+        (Some(Verdict::TooFewRuns), "too few runs to judge"),
+    ] {
+        if verdicts.contains(&v) {
+            out.push(LegendEntry::new(label, verdict_color(v), Mark::Swatch));
+        }
+    }
+    if whiskers {
+        out.push(LegendEntry::new(
+            "95% bootstrap interval of the median",
+            "#111",
+            Mark::Whisker,
+        ));
+    }
+    out
+}
+
+/// One comparison as horizontal bars (median per profile, coloured by verdict) on a zero-based
+/// axis in the metric's unit, with the bootstrap interval of each median as whiskers, the
+/// change against the baseline beside each bar, and a legend of colours and whiskers.
 pub fn chart(c: &Comparison) -> String {
-    let (w, label_w, row, right) = (640.0, 150.0, 26.0, 170.0);
-    let h = 34.0 + row * c.profiles.len() as f64 + 8.0;
-    let max = c
+    let verdicts: Vec<Option<Verdict>> = c
         .profiles
         .iter()
-        .map(|p| p.median_interval.map_or(p.median, |i| i.high.max(p.median)))
-        .fold(0.0f64, f64::max)
-        .max(f64::MIN_POSITIVE);
-    let scale = (w - label_w - right) / max;
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" role=\"img\"><title>{t}</title>\
-         <text x=\"0\" y=\"16\" font-weight=\"bold\">{t}</text>",
-        t = esc(&format!("{} {} — {} ({})", c.kind, c.test, c.metric, c.unit))
-    );
-    for (i, p) in c.profiles.iter().enumerate() {
-        let y = 26.0 + row * i as f64;
-        let change = c.changes.iter().find(|ch| ch.profile == p.profile);
-        let fill = match change.map(|ch| ch.verdict) {
-            None => "#888",
-            Some(Verdict::Better) => "#2e8b57",
-            Some(Verdict::Worse) => "#c33",
-            Some(Verdict::NoClearChange | Verdict::TooFewRuns) => "#4a7ebb",
-        };
-        let bw = p.median.max(0.0) * scale;
-        let _ = write!(
-            s,
-            "<text x=\"0\" y=\"{ty}\">{n}</text><rect x=\"{label_w}\" y=\"{y}\" width=\"{bw:.1}\" height=\"{bh}\" fill=\"{fill}\"/>",
-            ty = y + 15.0,
-            n = esc(&p.profile),
-            bh = row - 8.0,
-        );
-        if let Some(iv) = p.median_interval {
-            let (x1, x2, ym) = (
-                label_w + iv.low.max(0.0) * scale,
-                label_w + iv.high.max(0.0) * scale,
-                y + (row - 8.0) / 2.0,
-            );
-            let _ = write!(
-                s,
-                "<line x1=\"{x1:.1}\" y1=\"{ym:.1}\" x2=\"{x2:.1}\" y2=\"{ym:.1}\" stroke=\"#000\"/>\
-                 <line x1=\"{x1:.1}\" y1=\"{a:.1}\" x2=\"{x1:.1}\" y2=\"{b:.1}\" stroke=\"#000\"/>\
-                 <line x1=\"{x2:.1}\" y1=\"{a:.1}\" x2=\"{x2:.1}\" y2=\"{b:.1}\" stroke=\"#000\"/>",
-                a = ym - 5.0,
-                b = ym + 5.0
-            );
-        }
-        let label = match change {
-            None => format!("{} (baseline, n={})", fmt_num(p.median), p.n),
-            Some(ch) => format!(
-                "{} {} {}",
-                fmt_num(p.median),
-                fmt_pct(ch.percent),
-                if ch.verdict == Verdict::NoClearChange {
-                    String::new()
-                } else {
-                    ch.verdict.as_str().to_owned()
-                }
-            ),
-        };
-        let _ = write!(
-            s,
-            "<text x=\"{tx:.1}\" y=\"{ty}\" font-size=\"12\">{l}</text>",
-            tx = w - right + 6.0,
-            ty = y + 15.0,
-            l = esc(label.trim_end())
+        .map(|p| c.changes.iter().find(|ch| ch.profile == p.profile).map(|ch| ch.verdict))
+        .collect();
+    let whiskers: Vec<Option<(f64, f64)>> = c
+        .profiles
+        .iter()
+        .map(|p| p.median_interval.map(|i| (i.low, i.high)))
+        .collect();
+    let notes: Vec<String> = c
+        .profiles
+        .iter()
+        .map(|p| match c.changes.iter().find(|ch| ch.profile == p.profile) {
+            None => format!("baseline, n={}", p.n),
+            Some(ch) => format!("{} {}, n={}", fmt_pct(ch.percent), ch.verdict.as_str(), p.n),
+        })
+        .collect();
+    let any_whisker = whiskers.iter().any(Option::is_some);
+    BarChart::new(
+        format!("{} {}: {}", c.kind, c.test, c.metric.replace('_', " ")),
+        format!("{} ({})", c.metric.replace('_', " "), c.unit),
+        c.profiles.iter().map(|p| p.profile.clone()).collect(),
+    )
+    .series(
+        BarSeries::new("median", 0, c.profiles.iter().map(|p| Some(p.median)).collect())
+            .whiskers(whiskers)
+            .fills(verdicts.iter().map(|v| Some(verdict_color(*v).to_owned())).collect()),
+    )
+    .notes(notes)
+    .legend(verdict_legend(&verdicts, any_whisker))
+    .render()
+}
+
+/// Completion latency percentiles of one test and direction (`read`, `write`) by profile:
+/// p50, p99 and p99.9 medians with their bootstrap intervals, on a logarithmic axis.
+pub fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direction: &str) -> Option<String> {
+    let find = |pct: &str| {
+        comparisons
+            .iter()
+            .find(|c| c.kind == kind && c.test == test && c.metric == format!("{direction}_{pct}"))
+    };
+    let found: Vec<(&str, &Comparison)> = LATENCY_PERCENTILES
+        .iter()
+        .filter_map(|p| find(p).map(|c| (*p, *c)))
+        .collect();
+    let (_, first) = found.first()?;
+    let profiles: Vec<String> = first.profiles.iter().map(|p| p.profile.clone()).collect();
+    let mut chart = BarChart::new(
+        format!("{kind} {test}: {direction} completion latency by profile"),
+        format!("completion latency ({})", first.unit),
+        profiles.clone(),
+    )
+    .log_scale();
+    let mut any_whisker = false;
+    for (i, (pct, c)) in found.iter().enumerate() {
+        let summary = |name: &str| c.profiles.iter().find(|p| p.profile == name);
+        let whiskers: Vec<Option<(f64, f64)>> = profiles
+            .iter()
+            .map(|n| summary(n).and_then(|p| p.median_interval).map(|iv| (iv.low, iv.high)))
+            .collect();
+        any_whisker |= whiskers.iter().any(Option::is_some);
+        chart = chart.series(
+            BarSeries::new(*pct, i, profiles.iter().map(|n| summary(n).map(|p| p.median)).collect()).whiskers(whiskers),
         );
     }
-    s.push_str("</svg>");
-    s
+    if any_whisker {
+        chart = chart.legend(vec![LegendEntry::new(
+            "95% bootstrap interval of the median",
+            "#111",
+            Mark::Whisker,
+        )]);
+    }
+    Some(chart.render())
 }
+
+/// The latency percentiles charted, as the figures name them (`read_p99.9`).
+pub const LATENCY_PERCENTILES: [&str; 3] = ["p50", "p99", "p99.9"];
 
 /// The self-contained HTML page (no external assets).
 pub fn html(report: &ExperimentReport) -> String {
     let mut body = String::new();
-    let title = format!("rftune experiment — {}", esc(&report.name));
+    let title = format!("rftune experiment — {}", report.name);
     let _ = write!(
         body,
-        "<h1>{title}</h1><p>Baseline <b>{}</b>; profiles {}; hosts {}.</p><p class=note>{}</p>",
+        "<h1>{}</h1><p>Baseline <b>{}</b>; profiles {}; hosts {}.</p><p class=\"note\">{}</p>",
+        esc(&title),
         esc(&report.baseline),
         esc(&report.profiles.join(", ")),
         esc(&report.hosts.join(", ")),
@@ -333,20 +373,40 @@ pub fn html(report: &ExperimentReport) -> String {
             body.push_str("<p>No results.</p>");
             continue;
         }
-        body.push_str("<div class=charts>");
+        body.push_str("<div class=\"charts\">");
         for c in mine.iter().filter(|c| CHART_METRICS.contains(&c.metric.as_str())) {
             body.push_str(&chart(c));
         }
-        body.push_str(
-            "</div><table><tr><th>test</th><th>metric</th><th>profile</th><th>n</th><th>median</th>\
+        let mut tests: Vec<(&str, &str)> = Vec::new();
+        for c in &mine {
+            if !tests.contains(&(c.kind.as_str(), c.test.as_str())) {
+                tests.push((&c.kind, &c.test));
+            }
+        }
+        for (kind, test) in tests {
+            for direction in ["read", "write"] {
+                if let Some(svg) = latency_chart(&mine, kind, test, direction) {
+                    body.push_str(&svg);
+                }
+            }
+        }
+        // Every figure, folded away under the charts: a row per test, metric and profile is
+        // long (some hundred rows per host) and the text output has the same table.
+        let rows: usize = mine.iter().map(|c| c.profiles.len()).sum();
+        let _ = write!(
+            body,
+            "</div><details><summary>Every figure on {} ({rows} rows): medians, changes, intervals, verdicts</summary>\
+             <div class=\"scroll\"><table><tr><th>test</th><th>metric</th><th>profile</th><th>n</th><th>median</th>\
              <th>change</th><th>bootstrap 95%</th><th>Welch 95%</th><th>verdict</th></tr>",
+            esc(host)
         );
         for c in &mine {
             for p in &c.profiles {
                 let ch = c.changes.iter().find(|ch| ch.profile == p.profile);
                 let _ = write!(
                     body,
-                    "<tr><td>{} {}</td><td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td>{} {}</td><td>{} ({})</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                     <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
                     esc(&c.kind),
                     esc(&c.test),
                     esc(&c.metric),
@@ -361,7 +421,7 @@ pub fn html(report: &ExperimentReport) -> String {
                 );
             }
         }
-        body.push_str("</table>");
+        body.push_str("</table></div></details>");
     }
     if !report.contradictions.is_empty() || !report.failures.is_empty() || !report.problems.is_empty() {
         body.push_str("<h2>Notes</h2><ul>");
@@ -390,13 +450,8 @@ pub fn html(report: &ExperimentReport) -> String {
         }
         body.push_str("</ul>");
     }
-    let _ = write!(body, "<p class=note>Power: {}.</p>", esc(&report.power_caveat));
-    format!(
-        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{title}</title><style>\
-         body{{font:14px system-ui,sans-serif;margin:2em;max-width:70em}}table{{border-collapse:collapse;margin:1em 0}}\
-         td,th{{border:1px solid #ccc;padding:2px 8px;text-align:left}}svg{{display:block;margin:1em 0}}\
-         .charts{{display:flex;flex-wrap:wrap;gap:0 2em}}.note{{color:#555}}</style></head><body>{body}</body></html>\n"
-    )
+    let _ = write!(body, "<p class=\"note\">Power: {}.</p>", esc(&report.power_caveat));
+    chart::page(&title, &body)
 }
 
 #[cfg(test)]
@@ -571,5 +626,67 @@ target = "/tmp/f"
         let page = html(&r);
         assert!(page.contains("&lt;b&gt;") && page.contains("x&amp;y") && page.contains("a&quot;b"));
         assert!(!page.contains("<b>,"));
+    }
+
+    #[test]
+    fn the_page_has_readable_charts_verdict_legends_and_latency_percentiles_per_test() {
+        use rftune_tests::markup::{assert_readable, assert_well_formed_xml, chart_title, charts};
+        let dir = std::env::temp_dir().join(format!("rftune-exp-charts-{}", std::process::id()));
+        std::fs::remove_dir_all(&dir).ok();
+        let st = state_with_results(&dir);
+        // Latency percentiles as a real document carries them, per repeat.
+        let mut obs = Vec::new();
+        for (host, h) in &st.hosts {
+            for rec in &h.steps {
+                let mut d = doc(1000.0, 400.0, 30.0);
+                let p50 = if rec.profile == "tuned" { 80.0 } else { 100.0 } + rec.step.index as f64;
+                d["storage"]["tests"][0]["runs"] = json!([{"metrics": {"iops": 1000.0,
+                    "read_lat": {"mean_us": p50, "p50_us": p50, "p99_us": p50 * 4.0, "p99_9_us": p50 * 12.0}}}]);
+                obs.extend(observations(&read(&d).unwrap(), host, &rec.profile));
+            }
+        }
+        let r = build(&st.spec, &obs, Method::default());
+        let page = html(&r);
+        std::fs::remove_dir_all(dir).ok();
+        assert_well_formed_xml(&page);
+        assert!(page.contains("<meta name=\"viewport\"") && page.contains("grid-template-columns"));
+        let charts = charts(&page);
+        assert!(!charts.is_empty());
+        for c in &charts {
+            assert_readable(c);
+        }
+        let titles: Vec<&str> = charts.iter().map(|c| chart_title(c)).collect();
+        // Per host: IOPS with its unit and a legend of what the colours and whiskers mean.
+        let iops = charts
+            .iter()
+            .find(|c| chart_title(c) == "storage randread: iops")
+            .unwrap();
+        assert!(iops.contains("iops (IO/s)"));
+        let legend = &iops[iops.find("class=\"legend\"").unwrap()..];
+        assert!(legend.contains(">baseline<") && legend.contains("95% bootstrap interval of the median"));
+        assert!(iops.contains("baseline, n=3"));
+        // The latency chart of each host lists p50, p99 and p99.9 for every profile.
+        let latency: Vec<&&str> = charts
+            .iter()
+            .filter(|c| chart_title(c) == "storage randread: read completion latency by profile")
+            .collect();
+        assert_eq!(latency.len(), 2, "one per host: {titles:?}");
+        for c in latency {
+            let legend = &c[c.find("class=\"legend\"").unwrap()..];
+            for p in [">p50<", ">p99<", ">p99.9<"] {
+                assert!(legend.contains(p), "{p}");
+            }
+            assert!(c.contains(">base<") && c.contains(">tuned<"));
+            assert_eq!(
+                c.matches("class=\"value\"").count(),
+                2 * 3,
+                "three percentiles per profile"
+            );
+            assert!(c.contains("log scale"));
+        }
+        assert!(
+            !titles.iter().any(|t| t.contains("write completion")),
+            "no write latency was measured"
+        );
     }
 }
