@@ -12,7 +12,7 @@ hosts=${1:-4000}; shards=${2:-4}; profile=${3:-performance}
 bin=${RFTUNE:-target/release/rftune}
 dir=$(mktemp -d); out="$dir/sim.out"; trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
 "$bin" sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 900s \
-    --fault "malformed@3,$((hosts / 2)),$((hosts - 1))" \
+    --fault "malformed@4,$((hosts / 2 + 1)),$hosts" \
     --write-inventory "$dir/fleet.toml" >"$out" 2>&1 &
 pid=$!
 while [ "$(grep -c listening "$out" || true)" -lt "$hosts" ]; do sleep 0.2; done

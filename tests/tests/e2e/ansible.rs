@@ -244,8 +244,8 @@ async fn rolling_apply_playbook_checks_without_writing_converges_then_changes_no
 #[tokio::test(flavor = "multi_thread")]
 async fn rolling_apply_stops_at_a_failing_host_and_names_its_reason() {
     let Some(ansible) = require_ansible() else { return };
-    // Host 1's BIOS job fails during POST (SYS051).
-    let setup = setup(3, &["job-fails@1"]).await;
+    // The second host's BIOS job fails during POST (SYS051).
+    let setup = setup(3, &["job-fails@2"]).await;
     let out = play(&ansible, &setup, &["rftune.bios.rolling_apply"]).await;
     assert_eq!(
         out.code,

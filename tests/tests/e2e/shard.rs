@@ -30,7 +30,7 @@ async fn apply_first(fleet: &idrac_sim::Fleet, profile: &str) {
 async fn jsonl_writes_each_host_as_it_finishes_then_a_summary() {
     // Host 2 never answers (until the 4 s request timeout): the two others must be on stdout
     // while rftune still waits for it.
-    let fleet = sim("r7625", 3, |c| c.faults = vec!["timeout@2".parse().unwrap()]).await;
+    let fleet = sim("r7625", 3, |c| c.faults = vec!["timeout@3".parse().unwrap()]).await;
     let dir = TempDir::new();
     let inv = inventory(&fleet, &dir);
     let run = Run::new(&[
@@ -118,7 +118,7 @@ async fn merge(dir: &TempDir, files: &[&str], extra: &[&str]) -> (Option<i32>, S
 #[tokio::test(flavor = "multi_thread")]
 async fn three_shards_merge_into_the_result_of_one_process() {
     // 12 hosts: one in sync, one unreadable (its login answers garbage), the rest drifting.
-    let fleet = sim("r7625", 12, |c| c.faults = vec!["malformed@5".parse().unwrap()]).await;
+    let fleet = sim("r7625", 12, |c| c.faults = vec!["malformed@6".parse().unwrap()]).await;
     apply_first(&fleet, "performance").await;
     let dir = TempDir::new();
     let inv = inventory(&fleet, &dir);
