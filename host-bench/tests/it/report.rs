@@ -79,6 +79,25 @@ async fn report_renders_csv_html_and_round_trips() {
     let html = r.html();
     assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg") && html.contains("polyline"));
     assert!(!html.contains("src=") && !html.contains("href="), "no external assets");
+    // Real fio output: every chart readable, and randread's read latency percentiles charted.
+    rftune_tests::markup::assert_well_formed_xml(&html);
+    let charts = rftune_tests::markup::charts(&html);
+    for c in &charts {
+        rftune_tests::markup::assert_readable(c);
+    }
+    let latency = charts
+        .iter()
+        .find(|c| rftune_tests::markup::chart_title(c).starts_with("Read completion latency"))
+        .expect("a read latency chart");
+    assert!(
+        latency.contains(">randread<") && latency.contains(">p99.9<"),
+        "{latency}"
+    );
+    assert_eq!(
+        latency.matches("class=\"value\"").count(),
+        3,
+        "p50, p99 and p99.9 of one test"
+    );
 }
 
 #[tokio::test]
