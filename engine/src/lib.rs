@@ -41,6 +41,7 @@
 
 pub mod assess;
 pub mod audit;
+pub mod bench;
 pub mod bmc;
 pub mod cache;
 pub mod capture;

@@ -12,16 +12,12 @@ use crate::render::{self, Progress, Table};
 use anyhow::{Context, Result, bail};
 use host_bench::exec::Local;
 use host_bench::fio::{self, IoEngine};
-use host_bench::host::MachineId;
 use host_bench::power;
-use host_bench::report::{BenchReport, BmcInfo};
+use host_bench::report::BenchReport;
 use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NoPower, PowerSource, StorageRun, StorageSettings,
 };
 use host_bench::{Stop, device, stream};
-use redfish_client::ODataId;
-use redfish_client::oem::dell;
-use rftune_engine::observe::Silent;
 use rftune_engine::power::Meter;
 use rftune_engine::state::StateDirs;
 use rftune_engine::target::Target;
@@ -48,91 +44,13 @@ async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc
     let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
     let mut target = crate::credentials::connect_one(&common.connect, &entry, dirs).await?;
     target.login().await?;
-    match describe(&mut target).await {
-        Ok((info, dimms, machine)) => Ok(Some(Bmc {
-            target,
-            said: bench_run::Bmc { info, dimms, machine },
-        })),
+    match rftune_engine::bench::bmc_facts(&mut target).await {
+        Ok(said) => Ok(Some(Bmc { target, said })),
         Err(e) => {
             target.close().await;
-            Err(e)
+            Err(e.into())
         }
     }
-}
-
-/// Model, service tag, firmware, BIOS attributes in force, DIMMs and the machine's identity (the power sensor and the
-/// idle baseline come from the run's meter: [`idle_power`]).
-async fn describe(target: &mut Target) -> Result<(BmcInfo, Vec<stream::Dimm>, MachineId)> {
-    let root = target.service_root().await?;
-    let dell = target.layout().await? == rftune_engine::target::Layout::Dell;
-    let t = &*target;
-    let c = &t.client;
-    let system = if dell {
-        c.system(&ODataId::new(dell::SYSTEM))
-            .await
-            .map_err(|e| t.explain(e, "reading the system"))?
-    } else {
-        t.first_system().await?
-    };
-    let bios_link = system.bios_link();
-    let (bios, memory) = tokio::join!(c.bios(&bios_link), c.memory(&system));
-    let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
-    let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
-    let idrac_firmware = if dell {
-        c.get::<redfish_client::resources::manager::Manager>(dell::MANAGER)
-            .await
-            .map_err(|e| t.explain(e, "reading the iDRAC"))?
-            .firmware_version
-    } else {
-        None
-    };
-    let dimms = memory
-        .iter()
-        .map(|m| stream::Dimm {
-            id: m.id.clone(),
-            socket: m.memory_location.as_ref().and_then(|l| l.socket),
-            channel: m.memory_location.as_ref().and_then(|l| l.channel),
-            speed_mts: m.operating_speed_mhz,
-            populated: m.capacity_mib.unwrap_or(0) > 0
-                && m.status.as_ref().and_then(|s| s.state.as_deref()) != Some("Absent"),
-        })
-        .collect();
-    let info = BmcInfo {
-        host: t.name.clone(),
-        model: system.model.clone(),
-        service_tag: if dell {
-            dell::service_tag(&root).map(str::to_owned)
-        } else {
-            system.sku.clone()
-        },
-        bios_version: system.bios_version.clone(),
-        idrac_firmware,
-        power_sensor: None,
-        idle_power: None,
-        bios_attributes: bios
-            .attributes
-            .iter()
-            .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or_default()))
-            .collect(),
-    };
-    let machine = MachineId {
-        serial: info.service_tag.clone(),
-        uuid: system.uuid.clone(),
-    };
-    Ok((info, dimms, machine))
-}
-
-/// Records the meter's sensor in `info` and, unless `idle` is zero, the idle baseline sampled
-/// through it for that long.
-async fn idle_power(meter: &Meter<'_>, idle: Duration, info: &mut BmcInfo) -> Result<()> {
-    info.power_sensor = Some(meter.sensor.as_str().to_owned());
-    if !idle.is_zero() {
-        let samples = meter
-            .sample_for(Duration::from_secs(1).min(idle), idle, &Silent)
-            .await?;
-        info.idle_power = power::stats(&samples);
-    }
-    Ok(())
 }
 
 /// Connects the BMC (with `--bmc`) and builds its meter once: the sensor and idle baseline for
@@ -176,7 +94,7 @@ async fn metered(
     work: impl AsyncFnOnce(&Meter<'_>, &bench_run::Bmc) -> Result<BenchReport>,
 ) -> Result<BenchReport> {
     let meter = Meter::new(target).await?;
-    idle_power(&meter, idle, &mut said.info).await?;
+    rftune_engine::bench::record_idle_power(&meter, idle, &mut said.info).await?;
     work(&meter, said).await
 }
 
