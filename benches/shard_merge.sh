@@ -18,39 +18,47 @@ pid=$!
 while [ "$(grep -c listening "$out" || true)" -lt "$hosts" ]; do sleep 0.2; done
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 common=(diff --inventory "$dir/fleet.toml" --profile "$profile" --retry-for 0s -q)
-"$bin" "${common[@]}" -o json >/dev/null || true   # warm the registry cache
-timed() { /usr/bin/time -f "%e %M" -o "$1" "${@:2}"; }
+"$bin" "${common[@]}" -o json >/dev/null 2>&1 || true   # warm the registry cache
+# Wall seconds and peak RSS (KiB) into $1; the runs' stderr (host errors) into errors.log.
+timed() { /usr/bin/time -f "%e %M" -o "$1" "${@:2}" 2>>"$dir/errors.log"; }
+times() { tail -1 "$1"; }   # GNU time puts "Command exited with non-zero status" first
 
 set +e
 timed "$dir/one.time" "$bin" "${common[@]}" -o json >"$dir/one.json"
 one_rc=$?
+timed "$dir/stream.time" "$bin" "${common[@]}" -o jsonl >"$dir/whole.jsonl"
+stream_rc=$?
 start=$(date +%s%N)
 for k in $(seq 1 "$shards"); do
-    ( timed "$dir/s$k.time" "$bin" "${common[@]}" -o jsonl --shard "$k/$shards" >"$dir/s$k.jsonl"
+    ( timed "$dir/s$k.time" "$bin" "${common[@]}" -o jsonl --shard "$k/$shards" >"$dir/shard-$k.jsonl"
       echo $? >"$dir/s$k.rc" ) &
 done
 wait $(jobs -p | grep -v "^$pid$") 2>/dev/null
 ms=$(( ($(date +%s%N) - start) / 1000000 )); shards_wall="$((ms / 1000)).$(printf %03d $((ms % 1000)))"
-"$bin" merge "$dir/one.json" -o json >"$dir/merged-one.json"; merge_one_rc=$?
-"$bin" merge "$dir"/s*.jsonl -o json >"$dir/merged-shards.json"; merge_rc=$?
+"$bin" merge "$dir/one.json" -o json >"$dir/merged-one.json" 2>>"$dir/errors.log"; merge_one_rc=$?
+"$bin" merge "$dir"/shard-*.jsonl -o json >"$dir/merged-shards.json" 2>>"$dir/errors.log"; merge_rc=$?
+"$bin" merge "$dir/whole.jsonl" -o json >"$dir/merged-stream.json" 2>>"$dir/errors.log"; merge_stream_rc=$?
 set -e
 
-read -r wall rss <"$dir/one.time"
-echo "one process:  $hosts hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $one_rc"
+read -r wall rss < <(times "$dir/one.time")
+echo "one process -o json:  $hosts hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $one_rc"
+read -r wall rss < <(times "$dir/stream.time")
+echo "one process -o jsonl: $hosts hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $stream_rc"
 for k in $(seq 1 "$shards"); do
-    read -r wall rss <"$dir/s$k.time"
-    echo "shard $k/$shards:    $(($(wc -l <"$dir/s$k.jsonl") - 1)) hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $(cat "$dir/s$k.rc")"
+    read -r wall rss < <(times "$dir/s$k.time")
+    echo "shard $k/$shards:    $(($(wc -l <"$dir/shard-$k.jsonl") - 1)) hosts, wall ${wall} s, peak RSS $((rss / 1024)) MiB, exit $(cat "$dir/s$k.rc")"
 done
 echo "shards side by side: wall ${shards_wall} s"
-echo "merge exit codes: one process $merge_one_rc, $shards shards $merge_rc"
-python3 - "$dir/merged-one.json" "$dir/merged-shards.json" "$one_rc" "$merge_rc" <<'EOF'
+echo "merge exit codes: one process json $merge_one_rc, jsonl $merge_stream_rc; $shards shards $merge_rc"
+python3 - "$dir/merged-one.json" "$dir/merged-shards.json" "$dir/merged-stream.json" \
+    "$one_rc" "$merge_rc" "$stream_rc" "$merge_one_rc" "$merge_stream_rc" <<'EOF'
 import json, sys
-one, shards = (json.load(open(p)) for p in sys.argv[1:3])
-for d in (one, shards):
+one, shards, stream = (json.load(open(p)) for p in sys.argv[1:4])
+for d in (one, shards, stream):
     d.pop("merged_from")
 print("summary (one process):", one["summary"])
 print("summary (merged shards):", shards["summary"])
-same = one == shards and sys.argv[3] == sys.argv[4]
+same = one == shards == stream and len(set(sys.argv[4:])) == 1
 print("identical (hosts, attributes, summary, exit code):", "yes" if same else "NO")
 sys.exit(0 if same else 1)
 EOF

@@ -150,6 +150,10 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         }
     };
     let shard = args.target.shard.map(|s| s.to_string());
+    let limits = fleet::Limits {
+        concurrency: args.target.concurrency,
+        ..fleet::Limits::default()
+    };
     if output == OutputFormat::Jsonl {
         // Each host is written as it finishes and dropped; only the counters stay.
         let profile = chosen.name();
@@ -158,10 +162,6 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
             ..Summary::default()
         };
         let mut lines = render::JsonLines::default();
-        let limits = fleet::Limits {
-            concurrency: args.target.concurrency,
-            ..fleet::Limits::default()
-        };
         fleet::for_each_limited(&entries, &limits, diff_one, |_, r| {
             progress.host_done(r.result.is_ok());
             let host = host_diff(profile, &r);
@@ -183,27 +183,37 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         lines.finish()?;
         return summary.outcome();
     }
-    let results = fleet::run_all(entries, args.target.concurrency, diff_one, |_, ok| {
-        progress.host_done(ok)
+    // Each host's assessment (its BIOS values, pending values, registry) becomes its report
+    // entry as soon as it arrives, so only the entries are held until the end.
+    let profile = chosen.name();
+    let mut hosts: Vec<Option<HostDiff>> = entries.iter().map(|_| None).collect();
+    let mut failed_alone = None;
+    fleet::for_each_limited(&entries, &limits, diff_one, |i, r| {
+        progress.host_done(r.result.is_ok());
+        match r.result {
+            // One host: its error is the message, on stderr.
+            Err(e) if single && output == OutputFormat::Table => failed_alone = Some(e),
+            _ => hosts[i] = Some(host_diff(profile, &r)),
+        }
     })
     .await;
     progress.finish();
-    if single
-        && output == OutputFormat::Table
-        && let Some(Err(_)) = results.first().map(|r| &r.result)
-    {
-        // One host: its error is the message, on stderr.
-        return Err(results.into_iter().next().map_or_else(
-            || anyhow::anyhow!("diff failed"),
-            |r| {
-                r.result
-                    .err()
-                    .map_or_else(|| anyhow::anyhow!("diff failed"), anyhow::Error::from)
-            },
-        ));
+    if let Some(e) = failed_alone {
+        return Err(e.into());
     }
-    let mut report = report(chosen.name(), &results);
-    report.shard = shard;
+    let hosts: Vec<HostDiff> = hosts.into_iter().flatten().collect();
+    let mut summary = Summary {
+        hosts: hosts.len(),
+        ..Summary::default()
+    };
+    hosts.iter().for_each(|h| summary.count(h.status));
+    let report = DiffReport {
+        schema: "rftune.diff/v1",
+        profile: profile.to_owned(),
+        shard,
+        hosts,
+        summary,
+    };
     match output {
         OutputFormat::Json | OutputFormat::Jsonl => render::json(&report)?,
         OutputFormat::Junit => render::text(&junit(&report))?,
