@@ -8,7 +8,7 @@
 //! recorded where rules tell, else [`inferred_value`] (the fixture generator keeps its hidden
 //! values equal to it).
 
-use axum::body::Bytes;
+use crate::host::Rendered;
 use redfish_client::dependencies::{DependencyEvaluator, Evaluation, Flag};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::attribute_registry::{Attribute, AttributeProperty, AttributeRegistry, AttributeType};
@@ -16,7 +16,7 @@ use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
@@ -108,7 +108,10 @@ pub struct Fixture {
     /// Registry attribute names in document order (the key of a rendering).
     registry_names: Vec<String>,
     /// Rendered registries by their flags, shared by every host of the fleet.
-    rendered: Mutex<HashMap<Vec<u8>, Bytes>>,
+    rendered: Mutex<HashMap<Vec<u8>, Arc<Rendered>>>,
+    /// Recorded documents served as they are, serialized on first use and shared by every
+    /// host: by path and whether members were expanded.
+    served: Mutex<HashMap<String, [Option<Arc<Rendered>>; 2]>>,
 }
 
 /// What a host assumes for an attribute whose value the tree does not give (real iDRACs never
@@ -398,6 +401,7 @@ impl Fixture {
             docs,
             registry_names,
             rendered: Mutex::new(HashMap::new()),
+            served: Mutex::new(HashMap::new()),
         })
     }
 
@@ -406,10 +410,23 @@ impl Fixture {
         self.docs.get(path)
     }
 
+    /// The document served at `path`, as `render` makes it from the tree alone (no host
+    /// state), serialized once for the fleet. `None` (not kept) when `render` finds none.
+    pub fn served(&self, path: &str, expand: bool, render: impl FnOnce() -> Option<Value>) -> Option<Arc<Rendered>> {
+        let mut cache = self.served.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(hit) = cache.get(path).and_then(|e| e[usize::from(expand)].as_ref()) {
+            return Some(hit.clone());
+        }
+        let rendered = Arc::new(Rendered::of(&render()?));
+        // Bounded: one entry per path a document is served at.
+        cache.entry(path.to_owned()).or_default()[usize::from(expand)] = Some(rendered.clone());
+        Some(rendered)
+    }
+
     /// The BIOS registry document with each attribute's flags set by `flags`, serialized. Hosts
     /// whose flags are equal share one rendering, so a fleet holds one copy per distinct state
     /// rather than one per host (a real registry is up to 1.2 MB).
-    pub fn render_bios_registry(&self, flags: &dyn Fn(&str) -> EntryFlags) -> Bytes {
+    pub fn render_bios_registry(&self, flags: &dyn Fn(&str) -> EntryFlags) -> Arc<Rendered> {
         let key: Vec<u8> = self
             .registry_names
             .iter()
@@ -432,7 +449,7 @@ impl Fixture {
                 }
             }
         }
-        let body = Bytes::from(serde_json::to_vec(&doc).unwrap_or_default());
+        let body = Arc::new(Rendered::of(&doc));
         if cache.len() >= MAX_RENDERED {
             cache.clear();
         }

@@ -257,19 +257,24 @@ async fn bind_consecutive(first: SocketAddr, count: usize) -> Result<Vec<TcpList
 
 /// Binds `count` consecutive ports starting at `base`, or, when a port of that block is in use
 /// (by another process), the next block after the busy port, wrapping to 1024 at the top of
-/// the port space. `first` is an already bound listener on `base`, if any. Gives up after a
-/// bounded number of blocks, with the last error.
+/// the port space. `first` is an already bound listener on `base`, if any. Every port is tried
+/// at most once (each busy port moves the block past it), so the search covers the whole port
+/// space however many ports are busy on the way — a machine whose outgoing connections hold
+/// hundreds of ports spread over the range included — and gives up, with the last error, only
+/// when no block is free anywhere.
 async fn bind_free_block(
     ip: IpAddr,
     count: u16,
     mut base: u16,
     mut first: Option<TcpListener>,
 ) -> Result<Vec<TcpListener>, SimError> {
-    const BLOCKS_TRIED: usize = 64;
     const WRAP_TO: u16 = 1024;
     let mut last_error = None;
-    for _ in 0..BLOCKS_TRIED {
+    // Ports the search has moved past: once it has gone all the way round, nothing is free.
+    let mut scanned = 0u32;
+    while scanned <= 65_536 - u32::from(WRAP_TO) {
         if u32::from(base) + u32::from(count) > 65_536 {
+            scanned += 65_536 - u32::from(base);
             base = WRAP_TO;
             first = None;
         }
@@ -304,7 +309,10 @@ async fn bind_free_block(
         match busy {
             None => return Ok(out),
             // Every block that contains the busy port fails too: skip past it.
-            Some(port) => base = port.saturating_add(1),
+            Some(port) => {
+                scanned += u32::from(port - base) + 1;
+                base = port.saturating_add(1);
+            }
         }
     }
     Err(last_error.unwrap_or_else(|| SimError::Config(format!("no free block of {count} ports on {ip}"))))
@@ -359,6 +367,24 @@ mod tests {
             ports[0] > busy,
             "the block starts after the busy port: {ports:?}, busy {busy}"
         );
+        drop(held);
+    }
+
+    /// Hundreds of busy ports spread over the range (another process's connections), none of
+    /// the gaps wide enough: the search moves past all of them to a free block.
+    #[tokio::test]
+    async fn many_busy_ports_spread_over_the_range_are_all_skipped() {
+        let base = 20_000u16;
+        // Every third port of 600, where another process may already hold some: either way,
+        // they are busy and no block of four fits between them.
+        let held: Vec<std::net::TcpListener> = (0..200)
+            .filter_map(|k| std::net::TcpListener::bind((LOCALHOST, base + 3 * k)).ok())
+            .collect();
+        assert!(held.len() > 100, "held {} ports", held.len());
+        let listeners = bind_free_block(LOCALHOST, 4, base, None).await.unwrap();
+        let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().unwrap().port()).collect();
+        assert!(ports.windows(2).all(|w| w[1] == w[0] + 1), "consecutive: {ports:?}");
+        assert!(ports[0] >= base + 3 * 199, "past the busy region: {ports:?}");
         drop(held);
     }
 

@@ -2,7 +2,7 @@
 //! routing of iDRAC paths to [`Host`] operations. Unlisted GETs serve the fixture documents.
 
 use crate::config::FaultKind;
-use crate::host::{Availability, Host, Reply};
+use crate::host::{Availability, Host, Rendered, Reply};
 use crate::messages;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
@@ -187,6 +187,7 @@ fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: 
     }
     let current = route(host, &Method::GET, path, query, &[]);
     let tag = etag(&current)?;
+    let tag = tag.to_str().ok()?;
     let matches = wanted
         .split(',')
         .any(|w| w.trim().trim_start_matches("W/") == tag.trim_start_matches("W/"));
@@ -281,10 +282,11 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         });
     let job_id = job.map(|(_, id)| id);
     let job_collection = job.map_or(dell::JOBS, |(c, _)| c);
-    let group = AttributeGroup::ALL
-        .into_iter()
-        .find(|g| g.path() == path)
-        .or_else(|| legacy_attributes(path));
+    let group = if path.contains("/DellAttributes/") {
+        AttributeGroup::ALL.into_iter().find(|g| g.path() == path)
+    } else {
+        legacy_attributes(path)
+    };
     let session_id = path
         .strip_prefix(SESSIONS)
         .and_then(|r| r.strip_prefix('/'))
@@ -297,7 +299,11 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         ) || path == format!("{LEGACY_DELL}/{service}/Actions/{service}.{action}")
     };
     match path {
-        "/redfish/v1" if get => Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null))),
+        // The documents that show host state are kept rendered until that state changes
+        // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
+        "/redfish/v1" if get => host.cached(path, false, || {
+            Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))
+        }),
         SESSIONS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
             b["Password"].as_str().unwrap_or_default()
@@ -305,12 +311,14 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         SESSIONS if get => Reply::ok(host.sessions(expand)),
         _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),
         _ if session_id.is_some() && delete => host.logout(session_id.unwrap_or_default()),
-        dell::SYSTEM if get => Reply::ok(host.system(doc(path).unwrap_or(&Value::Null))),
+        dell::SYSTEM if get => host.cached(path, false, || {
+            Reply::ok(host.system(doc(path).unwrap_or(&Value::Null)))
+        }),
         dell::SYSTEM if patch => with_body!(|b: &Value| host.patch_system(b, doc(path).unwrap_or(&Value::Null))),
         p if post && p == format!("{}/Actions/ComputerSystem.Reset", dell::SYSTEM) => {
             with_body!(|b: &Value| host.reset(b))
         }
-        dell::BIOS if get => Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null))),
+        dell::BIOS if get => host.cached(path, false, || Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null)))),
         p if post && p == format!("{}/Actions/Bios.ResetBios", dell::BIOS) => host.reset_bios(),
         p if post && p == format!("{}/Actions/Bios.ChangePassword", dell::BIOS) => {
             with_body!(|b: &Value| host.change_password(b))
@@ -318,7 +326,9 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         p if post && p == format!("{BIOS_SERVICE}/Actions/DellBIOSService.DeviceRecovery") => {
             with_body!(|b: &Value| host.bios_device_recovery(b))
         }
-        dell::BIOS_SETTINGS if get => Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null))),
+        dell::BIOS_SETTINGS if get => host.cached(path, false, || {
+            Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null)))
+        }),
         dell::BIOS_SETTINGS if patch => with_body!(|b: &Value| host.patch_bios(b)),
         dell::BIOS_REGISTRY if get => host.bios_registry(),
         dell::CLEAR_PENDING if post => host.clear_pending(),
@@ -343,14 +353,16 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             } else {
                 LC_SERVICE
             };
-            match doc(oem) {
-                Some(d) => Reply::ok(legacy_service(d)),
+            match host.fixture.served(p, false, || doc(oem).map(legacy_service)) {
+                Some(d) => Reply::ok_rendered(d),
                 None => not_found(p),
             }
         }
         _ if group.is_some() && get => {
             let g = group.unwrap_or(AttributeGroup::System);
-            Reply::ok(host.dell_attributes(g, doc(&g.path()).unwrap_or(&Value::Null)))
+            host.cached(path, false, || {
+                Reply::ok(host.dell_attributes(g, doc(&g.path()).unwrap_or(&Value::Null)))
+            })
         }
         _ if group.is_some() && patch => {
             let g = group.unwrap_or(AttributeGroup::System);
@@ -363,7 +375,9 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         p if post && p == format!("{}/Actions/Manager.Reset", dell::MANAGER) => {
             with_body!(|b: &Value| host.manager_reset(b))
         }
-        dell::CHASSIS if get => Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null))),
+        dell::CHASSIS if get => host.cached(path, false, || {
+            Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null)))
+        }),
         p if post && p == format!("{}/Actions/Chassis.Reset", dell::CHASSIS) => {
             with_body!(|b: &Value| host.chassis_reset(b))
         }
@@ -382,8 +396,11 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             Some(d) => Reply::ok(host.power_sensor(d)),
             None => not_found(p),
         },
-        p if get => match doc(p) {
-            Some(d) => Reply::ok(expand_members(host, d, expand)),
+        p if get => match host
+            .fixture
+            .served(p, expand, || doc(p).map(|d| expand_members(host, d, expand)))
+        {
+            Some(d) => Reply::ok_rendered(d),
             None => not_found(p),
         },
         p if doc(p).is_some() || job_id.is_some() || group.is_some() || session_id.is_some() => Reply::error(
@@ -457,38 +474,41 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
 
 /// The weak `ETag` of a 200 answer with a body: a hash of the body, so it changes with the
 /// resource.
-fn etag(reply: &Reply) -> Option<String> {
+fn etag(reply: &Reply) -> Option<HeaderValue> {
     if reply.status != 200 {
         return None;
     }
-    let bytes = match (&reply.rendered, &reply.body) {
-        (Some(b), _) => b.to_vec(),
-        (None, Some(v)) => serde_json::to_vec(v).ok()?,
-        (None, None) => return None,
-    };
-    // FNV-1a: stable across processes, unlike the standard library's hasher.
-    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    Some(format!("W/\"{hash:016x}\""))
+    match (&reply.rendered, &reply.body) {
+        (Some(r), _) => Some(r.etag.clone()),
+        (None, Some(v)) => Some(Rendered::of(v).etag),
+        (None, None) => None,
+    }
 }
 
 fn json_response(reply: Reply, with_etag: bool) -> Response {
+    // Serialized once, for the body and its tag.
+    let reply = if with_etag { reply.render() } else { reply };
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let has_body = reply.body.is_some() || reply.rendered.is_some();
     let tag = if with_etag { etag(&reply) } else { None };
     let body = match (&reply.rendered, &reply.body) {
-        (Some(bytes), _) => Body::from(bytes.clone()),
+        (Some(r), _) => Body::from(r.body.clone()),
         (None, Some(v)) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
         (None, None) => Body::empty(),
     };
     let mut resp = Response::builder().status(status);
     if has_body {
-        resp = resp.header("Content-Type", "application/json;odata.metadata=minimal;charset=utf-8");
+        resp = resp.header(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json;odata.metadata=minimal;charset=utf-8"),
+        );
     }
-    resp = resp.header("OData-Version", "4.0");
+    resp = resp.header(
+        axum::http::HeaderName::from_static("odata-version"),
+        HeaderValue::from_static("4.0"),
+    );
     if let Some(tag) = tag {
-        resp = resp.header("ETag", tag);
+        resp = resp.header(axum::http::header::ETAG, tag);
     }
     for (name, value) in &reply.headers {
         if let Ok(v) = HeaderValue::from_str(value) {
@@ -501,7 +521,7 @@ fn json_response(reply: Reply, with_etag: bool) -> Response {
 /// The `malformed` fault: the real answer, cut in the middle.
 fn truncated(reply: Reply) -> Response {
     let full = match (reply.rendered, reply.body) {
-        (Some(bytes), _) => bytes.to_vec(),
+        (Some(r), _) => r.body.to_vec(),
         (None, Some(v)) => serde_json::to_vec(&v).unwrap_or_default(),
         (None, None) => b"{}".to_vec(),
     };

@@ -1,5 +1,6 @@
 //! How long decoding a recorded attribute registry takes: `decode_json` (what the client
-//! uses) against decoding with JSON-path tracking, which `decode_json` keeps for failures.
+//! uses) against decoding with JSON-path tracking, which `decode_json` keeps for failures, and
+//! against parsing into an untyped `serde_json::Value` (the floor of any JSON decode).
 //!
 //! ```sh
 //! cargo run --release -p redfish-client --example decode_speed -- \
@@ -37,9 +38,12 @@ fn main() {
         let de = &mut serde_json::Deserializer::from_slice(&bytes);
         serde_path_to_error::deserialize::<_, AttributeRegistry>(de).is_ok()
     });
+    let untyped = time(&|| serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
     println!(
-        "{path}: {} KiB; best of {rounds}: decode_json {plain:.2} ms, with path tracking {tracked:.2} ms ({:.2}x)",
+        "{path}: {} KiB; best of {rounds}: decode_json {plain:.2} ms, with path tracking {tracked:.2} ms ({:.2}x), \
+         serde_json::Value {untyped:.2} ms (typed/untyped {:.2}x)",
         bytes.len() / 1024,
-        tracked / plain
+        tracked / plain,
+        plain / untyped
     );
 }

@@ -63,7 +63,7 @@ impl Host {
     }
 
     fn apply_reset(&self, kind: ResetType) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         let now = Instant::now();
         let graceful_delay = self.config.boot_time.mul_f64(0.3);
         match kind {
@@ -141,7 +141,7 @@ impl Host {
                 )],
             );
         }
-        let mut s = self.now();
+        let mut s = self.change();
         Self::power_off(&mut s);
         if final_state == "On" {
             self.start_boot(&mut s, Instant::now());
@@ -158,7 +158,7 @@ impl Host {
         if let Err(reply) = Self::reset_type(body, "Manager.Reset", &["GracefulRestart"]) {
             return reply;
         }
-        let mut s = self.now();
+        let mut s = self.change();
         s.sessions.clear();
         s.outage = Some(Outage::idrac_reset(Instant::now(), self.config.boot_time));
         Reply::with_body(204, None)
@@ -179,7 +179,7 @@ impl Host {
                 )],
             );
         }
-        let mut s = self.now();
+        let mut s = self.change();
         s.shutdown = None;
         self.start_boot(&mut s, Instant::now());
         self.stats.count_reset();
@@ -259,7 +259,7 @@ impl Host {
         if !problems.is_empty() {
             return Reply::error(400, problems);
         }
-        let mut s = self.now();
+        let mut s = self.change();
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }

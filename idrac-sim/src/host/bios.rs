@@ -17,7 +17,7 @@ impl Host {
     /// Manager's clock).
     pub fn patch_bios(&self, body: &Value) -> Reply {
         self.stats.count_bios_patch();
-        let mut s = self.now();
+        let mut s = self.change();
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }
@@ -79,7 +79,7 @@ impl Host {
 
     /// `DellManager.ClearPending` (refused while a BIOS job exists).
     pub fn clear_pending(&self) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }
@@ -103,7 +103,7 @@ impl Host {
     /// `Bios.ResetBios {}`: the defaults return at the next POST, with or without a job;
     /// `ResetBiosToDefaultsPending` and `LCAttributes.1.BIOSRTDRequested` show it until then.
     pub fn reset_bios(&self) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }
@@ -148,7 +148,7 @@ impl Host {
             );
         };
         let old = body.get("OldPassword").and_then(Value::as_str).unwrap_or_default();
-        let mut s = self.now();
+        let mut s = self.change();
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }

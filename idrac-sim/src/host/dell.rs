@@ -16,7 +16,7 @@ impl Host {
     /// name values "0"/"1" while `GET` shows and Dell's tools send the display strings); the
     /// display string is stored.
     pub fn patch_dell_attributes(&self, group: AttributeGroup, body: &Value) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
             return Reply::error(400, vec![messages::property_missing("Attributes")]);
         };

@@ -326,7 +326,7 @@ impl Host {
 
     /// `POST Managers/iDRAC.Embedded.1/Jobs {"TargetSettingsURI": ...}` (either Dell path).
     pub fn create_job_for(&self, body: &Value) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         let target = body
             .get("TargetSettingsURI")
             .and_then(Value::as_str)
@@ -423,7 +423,7 @@ impl Host {
 
     /// `DELETE Jobs/<id>`: a scheduled BIOS job takes its pending values with it.
     pub fn delete_job(&self, id: &str) -> Reply {
-        let mut s = self.now();
+        let mut s = self.change();
         match Self::remove_job(&mut s, id) {
             Ok(()) => Reply::ok(messages::success_body(vec![messages::sys413()])),
             Err(reply) => reply,
@@ -476,7 +476,7 @@ impl Host {
                 )],
             );
         };
-        let mut s = self.now();
+        let mut s = self.change();
         if id == "JID_CLEARALL" || id == "JID_CLEARALL_FORCE" {
             if Self::lockdown(&s) {
                 return Reply::error(400, vec![messages::sys406()]);
@@ -518,7 +518,7 @@ impl Host {
                 )],
             );
         };
-        let mut s = self.now();
+        let mut s = self.change();
         let id = self.new_job_id(&mut s, "RID");
         s.jobs.insert(
             id.clone(),
@@ -581,7 +581,7 @@ impl Host {
                 }
             }
         };
-        let mut s = self.now();
+        let mut s = self.change();
         let ids: Vec<String> = ids.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect();
         if let Some(missing) = ids.iter().find(|id| !s.jobs.contains_key(*id)) {
             return Reply::error(

@@ -25,7 +25,7 @@ mod sessions;
 mod timeline;
 
 pub use jobs::DMTF_JOBS;
-pub use reply::Reply;
+pub use reply::{Rendered, Reply};
 pub use timeline::Availability;
 
 use crate::config::{FaultKind, SimConfig};
@@ -39,9 +39,13 @@ use redfish_client::resources::bios::Attributes;
 use registry::View;
 use serde_json::Value;
 use sessions::Session;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
+
+/// A host's kept renderings of one path, unexpanded and expanded, with their generation.
+type Kept = [Option<(u64, Arc<Rendered>)>; 2];
 
 /// The faults that apply to one host.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -107,6 +111,13 @@ pub struct Host {
     /// started with the same seed must not hand out the same tokens.
     tokens: std::collections::hash_map::RandomState,
     state: Mutex<State>,
+    /// Counts the changes to what a cached document can show: bumped under the state lock by
+    /// every operation that may change it ([`Host::change`]) and by every scheduled change
+    /// that fires.
+    generation: AtomicU64,
+    /// This host's documents as last served, by path and expansion, with the generation they
+    /// were rendered at: served again while the generation stands.
+    documents: Mutex<HashMap<String, Kept>>,
 }
 
 /// The iDRAC attribute that turns System Lockdown on and off.
@@ -201,6 +212,8 @@ impl Host {
             stats: Stats::default(),
             tokens: std::collections::hash_map::RandomState::new(),
             state: Mutex::new(state),
+            generation: AtomicU64::new(0),
+            documents: Mutex::new(HashMap::new()),
         }
     }
 
@@ -225,6 +238,53 @@ impl Host {
         let mut s = self.lock();
         self.advance(&mut s, Instant::now());
         s
+    }
+
+    /// Locks the state, after moving time forward, for an operation that may change what a
+    /// document shows: every cached rendering is stale from here on. Everything that changes
+    /// the state other than scheduled changes (which bump the generation themselves), session
+    /// bookkeeping and the energy counter (which no cached document shows) locks through here.
+    fn change(&self) -> MutexGuard<'_, State> {
+        let s = self.now();
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        s
+    }
+
+    /// Marks every cached rendering stale (a scheduled change fired); the state lock is held.
+    fn changed(&self) {
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The document at `path` (with members expanded or not) as `render` makes it from this
+    /// host's state, serialized: the copy kept from an earlier request while nothing it can
+    /// show has changed since, else a new rendering (kept when it is a 200 and nothing changed
+    /// while it was made). `render` must depend on the state only through the fields that
+    /// [`Host::change`] guards.
+    pub fn cached(&self, path: &str, expand: bool, render: impl FnOnce() -> Reply) -> Reply {
+        let generation = {
+            // Time first: a change scheduled before now fires (and bumps) here.
+            let mut state = self.lock();
+            self.fire_due(&mut state, Instant::now());
+            self.generation.load(Ordering::SeqCst)
+        };
+        let slot = usize::from(expand);
+        let lock = || self.documents.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, hit)) = lock()
+            .get(path)
+            .and_then(|e| e[slot].as_ref())
+            .filter(|(at, _)| *at == generation)
+        {
+            return Reply::ok_rendered(hit.clone());
+        }
+        let reply = render().render();
+        if let Some(rendered) = &reply.rendered
+            && reply.status == 200
+            && reply.headers.is_empty()
+            && self.generation.load(Ordering::SeqCst) == generation
+        {
+            lock().entry(path.to_owned()).or_default()[slot] = Some((generation, rendered.clone()));
+        }
+        reply
     }
 
     /// A uniform sample in `[0, 1)` from the host's seeded generator (latency, faults).

@@ -2,14 +2,14 @@
 //! read-only (the dependency evaluator over the host's known values), System Lockdown, and the
 //! registry served with those flags, rendered once per state.
 
-use super::{Host, LOCKDOWN, Reply, State};
+use super::{Host, LOCKDOWN, Rendered, Reply, State};
 use crate::fixture::EntryFlags;
-use axum::body::Bytes;
 use redfish_client::dependencies::{DependencyEvaluator, Evaluation};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// What the current values make of the registry: computed on demand, dropped whenever BIOS
 /// values or System Lockdown change.
@@ -18,7 +18,7 @@ pub(super) struct View {
     pub(super) hidden: BTreeSet<String>,
     read_only: BTreeSet<String>,
     /// The served registry, once rendered.
-    registry: Option<Bytes>,
+    registry: Option<Arc<Rendered>>,
 }
 
 impl Host {

@@ -46,10 +46,7 @@ enum Event {
 impl Host {
     /// Replays every scheduled change up to `now`, each at its own instant.
     pub(super) fn advance(&self, s: &mut State, now: Instant) {
-        while let Some((at, event)) = self.next_event(s).filter(|(at, _)| *at <= now) {
-            self.account_energy(s, at);
-            self.fire(s, at, event);
-        }
+        self.fire_due(s, now);
         self.account_energy(s, now);
         if let Some(boot) = s.boot
             && let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running)
@@ -59,6 +56,17 @@ impl Host {
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             let pct = (elapsed.as_secs_f64() / total.as_secs_f64().max(1e-3) * 100.0).clamp(10.0, 99.0) as u8;
             job.percent = pct;
+        }
+    }
+
+    /// Fires every scheduled change up to `now`, each at its own instant, the energy counted
+    /// up to each. What runs on its own between changes (the energy counter, a running job's
+    /// percentage) is left for [`Host::advance`]: the draw is constant between changes, so
+    /// counting later gives the same total.
+    pub(super) fn fire_due(&self, s: &mut State, now: Instant) {
+        while let Some((at, event)) = self.next_event(s).filter(|(at, _)| *at <= now) {
+            self.account_energy(s, at);
+            self.fire(s, at, event);
         }
     }
 
@@ -102,6 +110,7 @@ impl Host {
     }
 
     fn fire(&self, s: &mut State, at: Instant, event: Event) {
+        self.changed();
         match event {
             Event::OutageEnds => s.outage = None,
             Event::ShutdownEnds => {
@@ -264,7 +273,8 @@ impl Host {
 
     /// What a request to the Systems tree or the iDRAC attributes meets right now.
     pub fn availability(&self) -> Availability {
-        let s = self.now();
+        let mut s = self.lock();
+        self.fire_due(&mut s, Instant::now());
         match s.outage {
             None => Availability::Ready,
             Some(o) if o.down_until.is_some_and(|d| Instant::now() < d) => Availability::Unreachable,

@@ -145,7 +145,7 @@ async fn the_served_registry_is_rendered_once_per_state_and_shared_between_hosts
     let body = |i: usize| {
         let reply = fleet.hosts()[i].host.bios_registry();
         assert_eq!(reply.status, 200);
-        reply.rendered.expect("a rendered body")
+        reply.rendered.expect("a rendered body").body.clone()
     };
     let first = body(0);
     assert_eq!(first.as_ptr(), body(0).as_ptr(), "cached for the host");
@@ -289,4 +289,61 @@ async fn lockdown_locks_the_registry_and_lifting_it_unlocks_the_bios() {
     )
     .await
     .unwrap();
+}
+
+/// Documents are kept rendered between requests; each read after a change shows it, whether
+/// the change came over HTTP, through the library's API, or with time (POST running its job
+/// and ending, with no request in between).
+#[tokio::test]
+async fn kept_documents_show_each_change_at_once_however_it_came() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let host = &fleet.hosts()[0].host;
+    let memtest = || async { get_raw(url, dell::BIOS).await["Attributes"]["MemTest"].clone() };
+    let before = memtest().await;
+    assert_eq!(memtest().await, before, "a second read, served from the kept copy");
+    assert_eq!(get_raw(url, dell::BIOS_SETTINGS).await["Attributes"], json!({}));
+    let wanted = if before == json!("Enabled") {
+        "Disabled"
+    } else {
+        "Enabled"
+    };
+    // Through the library, not HTTP.
+    let reply = host.patch_bios(&json!({
+        "@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"},
+        "Attributes": {"MemTest": wanted},
+    }));
+    assert_eq!(reply.status, 202, "{reply:?}");
+    assert_eq!(
+        get_raw(url, dell::BIOS_SETTINGS).await["Attributes"],
+        json!({ "MemTest": wanted })
+    );
+    let power = || async { get_raw(url, dell::SYSTEM).await["PowerState"].clone() };
+    assert_eq!(power().await, json!("On"));
+    // Over HTTP.
+    let off = raw()
+        .post(format!("{url}{}/Actions/ComputerSystem.Reset", dell::SYSTEM))
+        .basic_auth("root", Some("calvin"))
+        .json(&json!({"ResetType": "ForceOff"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(off.status().is_success(), "{}", off.status());
+    assert_eq!(power().await, json!("Off"));
+    let on = raw()
+        .post(format!("{url}{}/Actions/ComputerSystem.Reset", dell::SYSTEM))
+        .basic_auth("root", Some("calvin"))
+        .json(&json!({"ResetType": "On"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(on.status().is_success(), "{}", on.status());
+    // With time: POST runs the job and ends; only reads from here on.
+    eventually("POST to end", || async {
+        let system = get_raw(url, dell::SYSTEM).await;
+        (system["BootProgress"]["LastState"] == "OSRunning").then_some(())
+    })
+    .await;
+    assert_eq!(memtest().await, json!(wanted), "the job applied the value");
+    assert_eq!(get_raw(url, dell::BIOS_SETTINGS).await["Attributes"], json!({}));
 }

@@ -50,6 +50,8 @@ struct Inner {
     /// Trust on first use: no credential leaves before `trusted` is set.
     first_use: bool,
     requests: AtomicU64,
+    /// One permit per request on the wire ([`ClientBuilder::connections`]).
+    wire: tokio::sync::Semaphore,
 }
 
 impl Client {

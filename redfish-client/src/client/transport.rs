@@ -105,6 +105,9 @@ impl Client {
         body: Option<&Value>,
         auth: &Authorization,
     ) -> Result<RawResponse> {
+        // Held until the body is read, when the connection goes back to the pool for the next
+        // request. Never closed, so acquiring cannot fail.
+        let _wire = self.inner.wire.acquire().await.ok();
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         let mut req = self
             .inner

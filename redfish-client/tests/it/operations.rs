@@ -1,12 +1,16 @@
 //! The generic operations against fixture trees: reads, paging, expand, staging, reset, power.
 
-use super::client;
+use super::{client, fast_retry};
 use redfish_client::odata::Link;
 use redfish_client::resources::bios::{ApplyTime, Attributes, SettingsApplyTime};
 use redfish_client::resources::computer_system::{PowerState, ResetType};
-use redfish_client::{AuthMethod, ODataId};
+use redfish_client::{AuthMethod, Client, Credentials, ODataId};
 use rftune_tests::MockBmc;
 use serde_json::json;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::{body_json, method, path, query_param};
 use wiremock::{Mock, ResponseTemplate};
 
@@ -212,4 +216,67 @@ async fn power_readings_from_both_sources() {
         .await
         .unwrap_err();
     assert_eq!(err.status(), Some(404));
+}
+
+/// A keep-alive HTTP/1.1 server that answers every request with `{}` after `delay` (so that
+/// concurrent requests overlap) and counts the connections it accepted.
+async fn counting_server(delay: Duration) -> (String, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let count = accepted.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let mut seen = Vec::new();
+                loop {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                    // GETs carry no body: each blank line ends one request.
+                    while let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        seen.drain(..end + 4);
+                        tokio::time::sleep(delay).await;
+                        let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                        if sock.write_all(answer.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{addr}"), accepted)
+}
+
+/// Requests made at the same time share one keep-alive connection by default (one handshake
+/// per BMC); `connections(n)` allows n.
+#[tokio::test]
+async fn concurrent_requests_share_one_connection_unless_more_are_allowed() {
+    for (allowed, expected) in [(None, 1), (Some(3), 3)] {
+        let (url, accepted) = counting_server(Duration::from_millis(100)).await;
+        let mut builder = Client::builder(&url)
+            .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+            .auth_method(AuthMethod::Basic)
+            .retry(fast_retry());
+        if let Some(n) = allowed {
+            builder = builder.connections(n);
+        }
+        let c = builder.build().unwrap();
+        let get = |p: &'static str| {
+            let c = c.clone();
+            async move { c.get_value(p).await.unwrap() }
+        };
+        let (a, b, d) = tokio::join!(get("/redfish/v1/A"), get("/redfish/v1/B"), get("/redfish/v1/C"));
+        assert_eq!((a, b, d), (json!({}), json!({}), json!({})));
+        assert_eq!(
+            accepted.load(Ordering::SeqCst),
+            expected,
+            "connections with {allowed:?}"
+        );
+    }
+    assert!(Client::builder("http://127.0.0.1:1").connections(0).build().is_err());
 }
