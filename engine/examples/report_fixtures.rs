@@ -11,7 +11,7 @@
 //! of about ±1%), and go through the same reader as real documents (`host_bench::report::parse`).
 
 use host_bench::report::{self, BenchReport};
-use rftune_engine::experiment::compare::Method;
+use rftune_engine::experiment::compare::{self, Method};
 use rftune_engine::experiment::report as experiment;
 use rftune_engine::experiment::spec::Spec;
 use serde_json::{Value, json};
@@ -195,7 +195,7 @@ target = "/dev/nvme1n1"
                     tests.retain(|t| ["randread", "randwrite", "randrw70"].contains(&t["name"].as_str().unwrap_or("")));
                 }
                 let bench: BenchReport = report::parse(&doc.to_string())?;
-                observations.extend(experiment::observations(&bench, &host.name, profile));
+                observations.extend(compare::observations(&bench, &host.name, profile));
             }
         }
     }

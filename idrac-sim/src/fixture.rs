@@ -8,7 +8,7 @@
 //! recorded where rules tell, else [`inferred_value`] (the fixture generator keeps its hidden
 //! values equal to it).
 
-use crate::host::Rendered;
+use crate::rendered::Rendered;
 use redfish_client::dependencies::{DependencyEvaluator, Evaluation, Flag};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::attribute_registry::{Attribute, AttributeProperty, AttributeRegistry, AttributeType};

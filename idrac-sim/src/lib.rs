@@ -25,6 +25,7 @@ pub mod fleet;
 pub mod host;
 pub mod messages;
 pub mod power;
+pub mod rendered;
 pub mod server;
 pub mod stats;
 pub mod tls;

@@ -272,6 +272,25 @@ pub fn compare(observations: &[Observation], profiles: &[String], method: &Metho
 /// The two documents' labels as [`compare`] sees them (the labels themselves may be equal).
 const PAIR: [&str; 2] = ["A", "B"];
 
+/// The observations in one bench document: its figures (host-bench's definition), without the
+/// coefficients of variation, which describe a document's repeats, not the host.
+pub fn observations(doc: &host_bench::report::BenchReport, host: &str, profile: &str) -> Vec<Observation> {
+    doc.figures()
+        .into_iter()
+        .filter(|f| !f.metric.starts_with("cv"))
+        .map(|f| Observation {
+            host: host.to_owned(),
+            profile: profile.to_owned(),
+            kind: doc.kind.clone(),
+            test: f.test,
+            metric: f.metric,
+            unit: f.unit,
+            direction: Direction::from_higher_is_better(f.higher_is_better),
+            value: f.value,
+        })
+        .collect()
+}
+
 /// One observation per run of every figure a bench document holds per run (storage: IOPS,
 /// bandwidth, latency percentiles, CPU, power and per-watt figures of each repeat; memory: each
 /// kernel's bandwidth per repeat), and the document's own figure for the rest (one value).
@@ -323,7 +342,7 @@ pub fn run_observations(doc: &host_bench::report::BenchReport, profile: &str) ->
     let per_run: std::collections::BTreeSet<(String, String)> =
         out.iter().map(|o| (o.test.clone(), o.metric.clone())).collect();
     out.extend(
-        super::report::observations(doc, "", profile)
+        observations(doc, "", profile)
             .into_iter()
             .filter(|o| !per_run.contains(&(o.test.clone(), o.metric.clone()))),
     );

@@ -5,7 +5,7 @@
 //! steps produced, with host-bench's one reader of the format, which also reads documents an
 //! older or newer rftune on the host wrote.
 
-use super::compare::{self, Comparison, Direction, Interval, Method, Observation, Verdict};
+use super::compare::{self, Comparison, Interval, Method, Observation, Verdict, observations};
 use super::spec::Spec;
 use super::state::{Failure, State, StepOutcome};
 use crate::error::{Context, Result};
@@ -80,25 +80,6 @@ pub struct Note {
 pub fn read_bench(path: &Path) -> Result<BenchReport> {
     let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "bench results")?;
     host_bench::report::parse(&text).with_context(|| path.display().to_string())
-}
-
-/// The observations in one bench document: its figures (host-bench's definition), without the
-/// coefficients of variation, which describe a document's repeats, not the host.
-pub fn observations(doc: &BenchReport, host: &str, profile: &str) -> Vec<Observation> {
-    doc.figures()
-        .into_iter()
-        .filter(|f| !f.metric.starts_with("cv"))
-        .map(|f| Observation {
-            host: host.to_owned(),
-            profile: profile.to_owned(),
-            kind: doc.kind.clone(),
-            test: f.test,
-            metric: f.metric,
-            unit: f.unit,
-            direction: Direction::from_higher_is_better(f.higher_is_better),
-            value: f.value,
-        })
-        .collect()
 }
 
 /// Builds the report from observations (pure; [`from_state`] reads them from disk).
@@ -457,6 +438,7 @@ pub fn html(report: &ExperimentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::compare::Direction;
     use crate::experiment::state::StepRecord;
     use serde_json::json;
     use std::collections::BTreeMap;

@@ -1,8 +1,7 @@
 //! [`Reply`]: what an operation answers, before HTTP.
 
 use crate::messages;
-use axum::body::Bytes;
-use axum::http::HeaderValue;
+pub use crate::rendered::Rendered;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -18,33 +17,6 @@ pub struct Reply {
     /// A body already serialized (a cached document, the BIOS registry); served instead of
     /// `body`.
     pub rendered: Option<Arc<Rendered>>,
-}
-
-/// A JSON body serialized once, with its weak `ETag`: what the emulator keeps of a document
-/// until the state it shows changes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Rendered {
-    /// The serialized body.
-    pub body: Bytes,
-    /// `W/"<FNV-1a of the body>"`.
-    pub etag: HeaderValue,
-}
-
-impl Rendered {
-    /// Serializes `doc` and hashes it.
-    pub fn of(doc: &Value) -> Self {
-        Self::new(Bytes::from(serde_json::to_vec(doc).unwrap_or_default()))
-    }
-
-    /// Hashes a serialized body.
-    pub fn new(body: Bytes) -> Self {
-        // FNV-1a: stable across processes, unlike the standard library's hasher.
-        let hash = body.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
-        let etag = HeaderValue::from_str(&format!("W/\"{hash:016x}\"")).unwrap_or(HeaderValue::from_static("W/\"0\""));
-        Self { body, etag }
-    }
 }
 
 impl Reply {
