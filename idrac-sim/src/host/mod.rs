@@ -259,7 +259,7 @@ impl Host {
     /// host's state, serialized: the copy kept from an earlier request while nothing it can
     /// show has changed since, else a new rendering (kept when it is a 200 and nothing changed
     /// while it was made). `render` must depend on the state only through the fields that
-    /// [`Host::change`] guards.
+    /// `Host::change` guards.
     pub fn cached(&self, path: &str, expand: bool, render: impl FnOnce() -> Reply) -> Reply {
         let generation = {
             // Time first: a change scheduled before now fires (and bumps) here.
