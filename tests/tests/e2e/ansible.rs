@@ -356,3 +356,35 @@ async fn facts_and_diff_modules_return_rftunes_documents_and_failures_carry_the_
     );
     assert!(!out.output.contains("not-the-password"), "{}", out.output);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn reboot_none_stages_once_and_a_rerun_that_adopts_its_values_changes_nothing() {
+    let Some(ansible) = require_ansible() else { return };
+    let setup = setup(1, &[]).await;
+    let args = ["rftune.bios.rolling_apply", "-e", "rftune_reboot=none", "-v"];
+
+    // The first run stages the values in one PATCH and leaves the job for the next reboot.
+    let first = play(&ansible, &setup, &args).await;
+    assert_eq!(first.code, Some(0), "{}", first.output);
+    assert_eq!(first.counts(&name(0)), (1, 0), "{}", first.output);
+    assert!(
+        first.output.contains("\"outcome\": \"not_converged\""),
+        "{}",
+        first.output
+    );
+    let staged = writes(&setup.fleet);
+    assert_eq!(staged, vec![(1, 1, 0)], "one PATCH, one job, no reboot");
+
+    // Run again, and in check mode: rftune adopts its own staged values; nothing is written,
+    // so nothing changed.
+    let again = play(&ansible, &setup, &args).await;
+    assert_eq!(again.code, Some(0), "{}", again.output);
+    assert!(again.output.contains("\"adopted\": true"), "{}", again.output);
+    assert_eq!(again.counts(&name(0)), (0, 0), "{}", again.output);
+    let check = play(&ansible, &setup, &[&args[..], &["--check"]].concat()).await;
+    assert_eq!(check.code, Some(0), "{}", check.output);
+    assert!(check.output.contains("\"outcome\": \"planned\""), "{}", check.output);
+    assert_eq!(check.counts(&name(0)), (0, 0), "{}", check.output);
+    assert_eq!(writes(&setup.fleet), staged, "the reruns wrote nothing");
+    assert_eq!(patches(&setup.fleet, 0), 1, "one PATCH in total");
+}

@@ -17,7 +17,10 @@ description:
   - rftune plans the writes, saves a snapshot, stages every BIOS change in one PATCH, creates
     one BIOS job, reboots once (per I(reboot)), waits for the job and the host, and re-reads
     and diffs. A host already in sync is left alone, with no PATCH and no reboot.
-  - C(changed) is true when values were written (or values rftune staged earlier were applied).
+  - C(changed) is true when this run wrote to the BMC (staged BIOS values, set iDRAC values,
+    discarded pending work, or rebooted) or converged the host; in check mode, when it would.
+    Values an earlier run staged and this run only adopts (I(reboot=none) run again) are not
+    a change.
   - In check mode the module runs C(rftune apply --dry-run); it reports the plan and whether
     the host would change, and writes nothing.
   - With C(--diff) the module first runs C(rftune diff) and shows the desired against the
@@ -205,6 +208,24 @@ def current_diff(rftune, profile, strict):
     return diff_of(entry.get('changes') or [])
 
 
+def wrote(entry, reboot):
+    """Whether the run wrote to the BMC (or, planned, would): C(converged) always did; otherwise
+    staging BIOS values rftune did not adopt from an earlier run, any iDRAC value, discarded
+    pending work, or a reboot (done, or planned with I(reboot) other than C(none))."""
+    outcome = entry.get('outcome')
+    if outcome == 'converged':
+        return True
+    if outcome not in ('in_sync', 'not_converged', 'planned'):
+        return False
+    adopted = bool(entry.get('adopted'))
+    bios = bool(entry.get('bios'))
+    idrac = any((entry.get('idrac') or {}).values())
+    would_reboot = outcome == 'planned' and reboot != 'none' and (bios or adopted)
+    return bool(
+        (bios and not adopted) or idrac or entry.get('replaced') or entry.get('rebooted') or would_reboot
+    )
+
+
 def main():
     module = AnsibleModule(
         argument_spec=argument_spec(
@@ -248,8 +269,7 @@ def main():
     if diff is not None:
         result['diff'] = diff
     outcome = entry.get('outcome')
-    # converged and not_converged wrote (or applied adopted) values; planned would write them.
-    result['changed'] = outcome in ('converged', 'not_converged', 'planned')
+    result['changed'] = wrote(entry, params['reboot'])
     if outcome in ('error', 'not_started'):
         result['msg'] = '%s (every step is in %s)' % (host_message(entry, entry.get('error')), doc.get('audit_log'))
         module.fail_json(**result)
