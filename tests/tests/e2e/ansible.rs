@@ -388,3 +388,44 @@ async fn reboot_none_stages_once_and_a_rerun_that_adopts_its_values_changes_noth
     assert_eq!(writes(&setup.fleet), staged, "the reruns wrote nothing");
     assert_eq!(patches(&setup.fleet, 0), 1, "one PATCH in total");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn facts_with_a_wrong_password_fail_naming_the_host_and_reason() {
+    let Some(ansible) = require_ansible() else { return };
+    let setup = setup(1, &[]).await;
+    let playbook = setup.dir.0.join("facts.yml");
+    std::fs::write(
+        &playbook,
+        r#"
+- hosts: poweredge
+  gather_facts: false
+  tasks:
+    - name: Inventory with a wrong password
+      rftune.bios.rftune_facts:
+        bmc: "{{ rftune_bmc_url }}"
+        fingerprint: "{{ rftune_bmc_fingerprint }}"
+        password: not-the-password
+        state_dir: "{{ rftune_state_dir }}"
+        rftune_path: "{{ rftune_path }}"
+      delegate_to: localhost
+"#,
+    )
+    .unwrap();
+    let out = play(&ansible, &setup, &[playbook.to_str().unwrap()]).await;
+    assert_eq!(out.code, Some(2), "{}", out.output);
+    let host = setup.fleet.hosts()[0].addr.to_string();
+    let fatal: Vec<&str> = out
+        .output
+        .lines()
+        .filter(|l| l.starts_with("fatal: [r7625-0"))
+        .collect();
+    assert_eq!(fatal.len(), 1, "{}", out.output);
+    let failure = fatal[0];
+    let msg = failure
+        .split_once("\"msg\": \"")
+        .map(|(_, m)| m.split_once("\", \"").map_or(m, |(m, _)| m))
+        .unwrap_or_else(|| panic!("no msg: {failure}"));
+    assert!(msg.contains(&host) && msg.contains("[SYS415]"), "{msg}");
+    assert!(msg.contains("Resolution: Enter valid user name and password"), "{msg}");
+    assert!(!out.output.contains("not-the-password"), "{}", out.output);
+}

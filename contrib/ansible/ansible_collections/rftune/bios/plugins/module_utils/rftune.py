@@ -100,12 +100,19 @@ class Rftune(object):
     def fail_without_document(self, what, rc, err, **extra):
         """Fails the task when rftune printed no document (bad options, no password, a single
         host it could not read): rftune's own message, which names the BMC and the cause."""
-        lines = [line for line in err.splitlines() if line.strip()]
-        reason = lines[-1] if lines else 'rftune exited %d without output' % rc
-        self.module.fail_json(
-            msg='%s: %s: %s' % (self.bmc, what, reason),
-            host=self.bmc, rc=rc, stderr=err, **extra
-        )
+        reason = error_text(err) or 'rftune exited %d without output' % rc
+        if self.names_host(reason):
+            msg = '%s: %s' % (what, reason)
+        else:
+            msg = '%s: %s: %s' % (self.bmc, what, reason)
+        self.module.fail_json(msg=msg, host=self.bmc, rc=rc, stderr=err, **extra)
+
+    def names_host(self, text):
+        """Whether C(text) names this BMC already (its URL, or the C(host:port) rftune uses)."""
+        if self.bmc in text:
+            return True
+        netloc = self.bmc.split('://', 1)[-1].split('/', 1)[0]
+        return bool(netloc) and netloc in text
 
     def single_host(self, doc):
         """The one entry of a fleet document's C(hosts)."""
@@ -116,6 +123,30 @@ class Rftune(object):
                 document=doc,
             )
         return hosts[0]
+
+
+def error_text(err):
+    """The reason in rftune's standard error: its C(error: ) line (with the lines that continue
+    it, up to a blank line) and its C(hint: ) lines, prefixes stripped; else the last line."""
+    lines = err.splitlines()
+    reason = []
+    hints = []
+    in_error = False
+    for line in lines:
+        if line.startswith('error: '):
+            reason.append(line[len('error: '):].strip())
+            in_error = True
+        elif line.startswith('hint: '):
+            hints.append(line[len('hint: '):].strip())
+            in_error = False
+        elif in_error and line.strip():
+            reason.append(line.strip())
+        else:
+            in_error = False
+    if not reason and not hints:
+        rest = [line.strip() for line in lines if line.strip()]
+        return rest[-1] if rest else ''
+    return ' '.join(reason + ['(hint: %s)' % h for h in hints])
 
 
 def host_message(entry, text):
