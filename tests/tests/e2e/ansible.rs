@@ -390,7 +390,7 @@ async fn reboot_none_stages_once_and_a_rerun_that_adopts_its_values_changes_noth
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn facts_with_a_wrong_password_fail_naming_the_host_and_reason() {
+async fn facts_with_an_empty_or_wrong_password_fail_naming_the_host_and_reason() {
     let Some(ansible) = require_ansible() else { return };
     let setup = setup(1, &[]).await;
     let playbook = setup.dir.0.join("facts.yml");
@@ -400,6 +400,15 @@ async fn facts_with_a_wrong_password_fail_naming_the_host_and_reason() {
 - hosts: poweredge
   gather_facts: false
   tasks:
+    - name: Inventory with an empty password
+      rftune.bios.rftune_facts:
+        bmc: "{{ rftune_bmc_url }}"
+        fingerprint: "{{ rftune_bmc_fingerprint }}"
+        password: ""
+        state_dir: "{{ rftune_state_dir }}"
+        rftune_path: "{{ rftune_path }}"
+      delegate_to: localhost
+      ignore_errors: true
     - name: Inventory with a wrong password
       rftune.bios.rftune_facts:
         bmc: "{{ rftune_bmc_url }}"
@@ -419,8 +428,11 @@ async fn facts_with_a_wrong_password_fail_naming_the_host_and_reason() {
         .lines()
         .filter(|l| l.starts_with("fatal: [r7625-0"))
         .collect();
-    assert_eq!(fatal.len(), 1, "{}", out.output);
-    let failure = fatal[0];
+    assert_eq!(fatal.len(), 2, "{}", out.output);
+    // An empty password is refused before rftune runs, naming the BMC.
+    let url = &setup.fleet.hosts()[0].url;
+    assert!(fatal[0].contains(&format!("{url}: password is empty")), "{}", fatal[0]);
+    let failure = fatal[1];
     let msg = failure
         .split_once("\"msg\": \"")
         .map(|(_, m)| m.split_once("\", \"").map_or(m, |(m, _)| m))

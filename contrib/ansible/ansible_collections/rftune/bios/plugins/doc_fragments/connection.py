@@ -25,6 +25,7 @@ options:
     description:
       - Password of I(username).
       - Given to rftune on standard input (C(--password-stdin)), never as an argument.
+      - An empty I(password) fails the task (C(password is empty)); it is not read as unset.
       - Without I(password) and I(credentials_file), rftune reads C(RFTUNE_PASSWORD) or
         C(RFTUNE_CREDENTIALS) from the environment the module runs in (the play's or task's
         C(environment)).

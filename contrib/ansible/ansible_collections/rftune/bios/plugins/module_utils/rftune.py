@@ -50,6 +50,13 @@ class Rftune(object):
         if params['insecure'] and (params['fingerprint'] or params['ca_cert']):
             module.fail_json(msg='insecure cannot be combined with fingerprint or ca_cert')
         self.bmc = params['bmc']
+        if params['password'] == '':
+            # rftune reads the password from standard input, and an empty one reaches it as no
+            # input at all: say what is wrong instead of rftune's "standard input is empty".
+            module.fail_json(
+                msg='%s: password is empty; give the BMC password, or leave password unset to use '
+                    'credentials_file or RFTUNE_PASSWORD / RFTUNE_CREDENTIALS' % self.bmc
+            )
         self.binary = params['rftune_path'] or module.get_bin_path('rftune', required=True)
 
     def argv(self, subcommand):
