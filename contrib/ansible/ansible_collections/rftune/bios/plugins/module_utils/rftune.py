@@ -10,6 +10,8 @@ __metaclass__ = type
 
 import json
 
+from ansible.module_utils.basic import AnsibleModule
+
 CONNECTION_SPEC = dict(
     bmc=dict(type='str', required=True),
     username=dict(type='str'),
@@ -30,6 +32,9 @@ MUTUALLY_EXCLUSIVE = [
     ['fingerprint', 'ca_cert'],
 ]
 
+# The documents of C(rftune diff -o json).
+DIFF_SCHEMA = 'rftune.diff/v1'
+
 # Per-attribute statuses of a diff that need nothing more (bios-profiles' Status::is_clean).
 CLEAN_STATUSES = ('in_sync', 'not_applicable')
 
@@ -39,6 +44,16 @@ def argument_spec(**extra):
     spec = dict(CONNECTION_SPEC)
     spec.update(extra)
     return spec
+
+
+def rftune_module(**options):
+    """The AnsibleModule of one of this collection's modules: the connection options plus the
+    module's own C(options), check mode supported."""
+    return AnsibleModule(
+        argument_spec=argument_spec(**options),
+        mutually_exclusive=MUTUALLY_EXCLUSIVE,
+        supports_check_mode=True,
+    )
 
 
 class Rftune(object):
@@ -103,6 +118,27 @@ class Rftune(object):
             # stopped by a signal (130 SIGINT, 143 SIGTERM) or killed.
             self.fail_without_document('rftune %s exited %d' % (subcommand[0], rc), rc, err, document=doc)
         return rc, doc, err
+
+    def host_entry(self, subcommand, schema, what=None):
+        """Runs rftune; returns (its document, the document's one host entry). Fails the task
+        when rftune printed no document (C(what) names the command in the message)."""
+        rc, doc, err = self.run(subcommand, schema)
+        if doc is None:
+            self.fail_without_document(what or 'rftune %s' % subcommand[0], rc, err)
+        return doc, self.single_host(doc)
+
+    def diff_entry(self, profile, strict, what='rftune diff'):
+        """C(rftune diff --profile PROFILE): (the document, the host's entry). Fails the task when
+        the host could not be compared, with rftune's reason and the profile's violations."""
+        subcommand = ['diff', '--profile', profile] + (['--strict'] if strict else [])
+        doc, entry = self.host_entry(subcommand, DIFF_SCHEMA, what)
+        if entry.get('status') == 'error' or entry.get('error'):
+            result = dict(entry)
+            result.update(schema=doc['schema'], profile=doc.get('profile'), changed=False)
+            reasons = [entry.get('error') or 'error'] + list(entry.get('violations') or [])
+            result['msg'] = host_message(entry, '; '.join(reasons))
+            self.module.fail_json(**result)
+        return doc, entry
 
     def fail_without_document(self, what, rc, err, **extra):
         """Fails the task when rftune printed no document (bad options, no password, a single

@@ -183,29 +183,14 @@ stderr:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rftune.bios.plugins.module_utils.rftune import (
-    MUTUALLY_EXCLUSIVE,
     Rftune,
-    argument_spec,
     diff_of,
     host_message,
+    rftune_module,
 )
 
 SCHEMA = 'rftune.apply/v1'
-DIFF_SCHEMA = 'rftune.diff/v1'
-
-
-def current_diff(rftune, profile, strict):
-    """Desired against current, from C(rftune diff), for diff mode."""
-    subcommand = ['diff', '--profile', profile] + (['--strict'] if strict else [])
-    rc, doc, err = rftune.run(subcommand, DIFF_SCHEMA)
-    if doc is None:
-        rftune.fail_without_document('rftune diff (for diff mode)', rc, err)
-    entry = rftune.single_host(doc)
-    if entry.get('error'):
-        rftune.module.fail_json(msg=host_message(entry, entry.get('error')), **entry)
-    return diff_of(entry.get('changes') or [])
 
 
 def wrote(entry, reboot):
@@ -227,22 +212,22 @@ def wrote(entry, reboot):
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=argument_spec(
-            profile=dict(type='str', required=True),
-            reboot=dict(type='str', default='graceful', choices=['graceful', 'force', 'none']),
-            graceful_timeout=dict(type='str'),
-            job_timeout=dict(type='str'),
-            boot_timeout=dict(type='str'),
-            replace_pending=dict(type='bool', default=False),
-            strict=dict(type='bool', default=False),
-        ),
-        mutually_exclusive=MUTUALLY_EXCLUSIVE,
-        supports_check_mode=True,
+    module = rftune_module(
+        profile=dict(type='str', required=True),
+        reboot=dict(type='str', default='graceful', choices=['graceful', 'force', 'none']),
+        graceful_timeout=dict(type='str'),
+        job_timeout=dict(type='str'),
+        boot_timeout=dict(type='str'),
+        replace_pending=dict(type='bool', default=False),
+        strict=dict(type='bool', default=False),
     )
     params = module.params
     rftune = Rftune(module)
-    diff = current_diff(rftune, params['profile'], params['strict']) if module._diff else None
+    diff = None
+    if module._diff:
+        # Desired against current, from rftune diff, before anything is written.
+        entry = rftune.diff_entry(params['profile'], params['strict'], 'rftune diff (for diff mode)')[1]
+        diff = diff_of(entry.get('changes') or [])
 
     subcommand = ['apply', '--profile', params['profile'], '--reboot', params['reboot']]
     for option in ('graceful_timeout', 'job_timeout', 'boot_timeout'):
@@ -254,10 +239,7 @@ def main():
         subcommand.append('--strict')
     if module.check_mode:
         subcommand.append('--dry-run')
-    rc, doc, err = rftune.run(subcommand, SCHEMA)
-    if doc is None:
-        rftune.fail_without_document('rftune apply', rc, err)
-    entry = rftune.single_host(doc)
+    doc, entry = rftune.host_entry(subcommand, SCHEMA)
 
     result = dict(entry)
     result.update(

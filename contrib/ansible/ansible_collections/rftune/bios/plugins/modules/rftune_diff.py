@@ -171,41 +171,24 @@ stderr:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rftune.bios.plugins.module_utils.rftune import (
-    MUTUALLY_EXCLUSIVE,
     Rftune,
-    argument_spec,
     diff_of,
     host_message,
+    rftune_module,
 )
-
-SCHEMA = 'rftune.diff/v1'
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=argument_spec(
-            profile=dict(type='str', required=True),
-            strict=dict(type='bool', default=False),
-            fail_on_drift=dict(type='bool', default=False),
-        ),
-        mutually_exclusive=MUTUALLY_EXCLUSIVE,
-        supports_check_mode=True,
+    module = rftune_module(
+        profile=dict(type='str', required=True),
+        strict=dict(type='bool', default=False),
+        fail_on_drift=dict(type='bool', default=False),
     )
     rftune = Rftune(module)
-    subcommand = ['diff', '--profile', module.params['profile']]
-    if module.params['strict']:
-        subcommand.append('--strict')
-    rc, doc, err = rftune.run(subcommand, SCHEMA)
-    if doc is None:
-        rftune.fail_without_document('rftune diff', rc, err)
-    entry = rftune.single_host(doc)
+    doc, entry = rftune.diff_entry(module.params['profile'], module.params['strict'])
     result = dict(entry)
     result.update(schema=doc['schema'], profile=doc.get('profile'), changed=False)
-    if entry.get('status') == 'error' or entry.get('error'):
-        result['msg'] = host_message(entry, '; '.join([entry.get('error') or 'error'] + list(entry.get('violations') or [])))
-        module.fail_json(**result)
     result['drift'] = entry.get('status') == 'drift'
     if module._diff:
         result['diff'] = diff_of(entry.get('changes') or [])

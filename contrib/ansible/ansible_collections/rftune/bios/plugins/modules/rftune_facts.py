@@ -117,22 +117,16 @@ stderr:
   type: str
 """
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.rftune.bios.plugins.module_utils.rftune import (
-    MUTUALLY_EXCLUSIVE,
     Rftune,
-    argument_spec,
+    rftune_module,
 )
 
 SCHEMA = 'rftune.inventory/v1'
 
 
 def main():
-    module = AnsibleModule(
-        argument_spec=argument_spec(),
-        mutually_exclusive=MUTUALLY_EXCLUSIVE,
-        supports_check_mode=True,
-    )
+    module = rftune_module()
     rftune = Rftune(module)
     rc, doc, err = rftune.run(['inventory'], SCHEMA)
     if doc is None or rc != 0:
