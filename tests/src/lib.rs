@@ -240,3 +240,20 @@ impl Respond for Tree {
         ResponseTemplate::new(200).set_body_json(doc)
     }
 }
+
+/// A system tool a test runs, looked up as `env_var` (its path; a path that is not a file
+/// counts as missing), else `program` on `PATH`. `None` after [`tool_available`] printed why
+/// the test is skipped (or failed it, with `RFTUNE_REQUIRE_TOOLS=1`).
+pub fn require_tool(program: &str, env_var: &str, hint: &str) -> Option<PathBuf> {
+    let found = match std::env::var_os(env_var) {
+        Some(p) => Some(PathBuf::from(p)).filter(|p| p.is_file()),
+        None => std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        }),
+    };
+    tool_available(program, found.is_some(), hint)
+        .then_some(found)
+        .flatten()
+}

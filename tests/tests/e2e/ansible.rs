@@ -14,24 +14,14 @@ use std::time::Duration;
 /// The emulated iDRACs' password: distinctive, so the tests can prove it never leaks.
 const PASSWORD: &str = "ansible-vaulted-Pw-7f3e";
 
-/// `ansible-playbook`: `RFTUNE_ANSIBLE_PLAYBOOK`, else on `PATH`.
-fn ansible_playbook() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("RFTUNE_ANSIBLE_PLAYBOOK") {
-        let p = PathBuf::from(p);
-        return p.is_file().then_some(p);
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join("ansible-playbook"))
-        .find(|p| p.is_file())
-}
-
-/// The `ansible-playbook` to run, or `None` after printing why the test is skipped.
+/// The `ansible-playbook` to run (`RFTUNE_ANSIBLE_PLAYBOOK`, else on `PATH`), or `None` after
+/// printing why the test is skipped.
 fn require_ansible() -> Option<PathBuf> {
-    let found = ansible_playbook();
-    let hint = "set RFTUNE_ANSIBLE_PLAYBOOK to its path or put it on PATH; .ci/run installs ansible-core from PyPI";
-    rftune_tests::tool_available("ansible-playbook", found.is_some(), hint)
-        .then_some(found)
-        .flatten()
+    rftune_tests::require_tool(
+        "ansible-playbook",
+        "RFTUNE_ANSIBLE_PLAYBOOK",
+        "set RFTUNE_ANSIBLE_PLAYBOOK to its path or put it on PATH; .ci/run installs ansible-core from PyPI",
+    )
 }
 
 /// The collection tree (`ANSIBLE_COLLECTIONS_PATH`).

@@ -10,25 +10,14 @@ use serde_json::json;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The badfish executable: `RFTUNE_BADFISH`, else `badfish` on `PATH`.
-fn badfish() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("RFTUNE_BADFISH") {
-        let p = PathBuf::from(p);
-        return p.is_file().then_some(p);
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join("badfish"))
-        .find(|p| p.is_file())
-}
-
-/// The badfish to run, or `None` after printing why the test is skipped (see
-/// [`rftune_tests::tool_available`]).
+/// The badfish to run (`RFTUNE_BADFISH`, else `badfish` on `PATH`), or `None` after printing
+/// why the test is skipped (see [`rftune_tests::tool_available`]).
 fn require_badfish() -> Option<PathBuf> {
-    let found = badfish();
-    let hint = "set RFTUNE_BADFISH to its path or put it on PATH; .ci/run installs it from PyPI";
-    rftune_tests::tool_available("badfish", found.is_some(), hint)
-        .then_some(found)
-        .flatten()
+    rftune_tests::require_tool(
+        "badfish",
+        "RFTUNE_BADFISH",
+        "set RFTUNE_BADFISH to its path or put it on PATH; .ci/run installs it from PyPI",
+    )
 }
 
 async fn fleet(hosts: usize) -> Fleet {
