@@ -405,13 +405,14 @@ async fn restart_observed(target: &Target, timeout: Duration) -> bool {
     .await
 }
 
-/// Polls `check` every half second until it holds or `timeout` passes.
+/// Polls `check` until it holds or `timeout` passes, as often as [`Poll::for_timeout`] says.
 async fn until<F, Fut>(timeout: Duration, check: F) -> bool
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let deadline = Instant::now() + timeout;
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         if check().await {
             return true;
@@ -419,7 +420,7 @@ where
         if Instant::now() >= deadline {
             return false;
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(poll.next(Instant::now(), None)).await;
     }
 }
 
@@ -452,6 +453,12 @@ impl Poll {
         }
     }
 
+    /// The polling for a wait of at most `timeout`: every wait at most a twentieth of it,
+    /// within 100 ms to 2 s.
+    fn for_timeout(timeout: Duration) -> Self {
+        Self::new(poll_interval(timeout).min(Duration::from_secs(2)))
+    }
+
     /// The wait before the next look, given the job's `PercentComplete` read at `now` (none
     /// for POST).
     fn next(&mut self, now: Instant, percent: Option<u8>) -> Duration {
@@ -481,7 +488,7 @@ pub async fn wait_for_job(
 ) -> Result<DellJob> {
     let deadline = Instant::now() + timeout;
     let mut last_error = None;
-    let mut poll = Poll::new(poll_interval(timeout).min(Duration::from_secs(2)));
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         let mut percent = None;
         match target.client.dell().job(job_id).await {
@@ -529,7 +536,7 @@ pub async fn wait_for_job(
 pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn Observer) -> Result<Bios> {
     let deadline = Instant::now() + timeout;
     let system_id = ODataId::new(dell::SYSTEM);
-    let mut poll = Poll::new(poll_interval(timeout).min(Duration::from_secs(2)));
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         observer.event(&Event::phase(&target.name, Phase::WaitingForHost));
         let on = matches!(target.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
