@@ -7,6 +7,7 @@ use crate::error::{Context, Result};
 use crate::target::Target;
 use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
 use redfish_client::oem::dell::{self, AttributeGroup};
+use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -122,6 +123,19 @@ pub async fn assess(
     jobs: bool,
     strict: bool,
 ) -> Result<Assessment> {
+    assess_with(target, chosen, cache, jobs, strict, None).await
+}
+
+/// [`assess`], with the BIOS resource taken from `bios` when the caller has just read it (an
+/// apply after the host came back): the rest is read and judged the same way.
+pub(crate) async fn assess_with(
+    target: &Target,
+    chosen: &Chosen,
+    cache: &RegistryCache,
+    jobs: bool,
+    strict: bool,
+    bios: Option<Bios>,
+) -> Result<Assessment> {
     let groups = chosen.groups();
     let read_dimms = async {
         if !chosen.needs_memory() {
@@ -133,7 +147,7 @@ pub async fn assess(
             Err(e) => Err(target.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
         }
     };
-    let (values, dimms) = tokio::join!(bmc::read_values(target, groups, jobs), read_dimms);
+    let (values, dimms) = tokio::join!(bmc::read_values_with(target, groups, jobs, bios), read_dimms);
     let values = values?;
     let mut facts = HostFacts::from_bios(&values.bios);
     if let Some(dimms) = dimms? {

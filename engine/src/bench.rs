@@ -71,8 +71,9 @@ pub async fn bmc_facts(target: &mut Target) -> Result<Bmc> {
     })
 }
 
-/// A DIMM as STREAM's peak counts it. The socket comes from the processor the DIMM links (real
-/// iDRACs give no `MemoryLocation`), else its location, else Dell's id.
+/// A DIMM as STREAM's peak counts it. The socket is [`Memory::socket`]'s: its
+/// `MemoryLocation.Socket` where the BMC gives one, else the processor the DIMM links (what real
+/// iDRACs give), else the letter of Dell's id.
 fn dimm(m: &Memory) -> stream::Dimm {
     stream::Dimm {
         id: m.id.clone(),

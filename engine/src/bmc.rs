@@ -10,7 +10,7 @@ use crate::target::Target;
 use redfish_client::ODataId;
 use redfish_client::oem::dell::{self, AttributeGroup, DellJob, JobOutcome};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
-use redfish_client::resources::bios::{Attributes, BiosSettings};
+use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
 use redfish_client::resources::computer_system::{PowerState, ResetType};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -111,6 +111,17 @@ pub async fn read_state(
 /// Lockdown, the iDRAC groups in `groups`, and the job queue when `jobs` is set. Targets iDRAC
 /// paths directly: no discovery round trips.
 pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, jobs: bool) -> Result<HostValues> {
+    read_values_with(target, groups, jobs, None).await
+}
+
+/// [`read_values`], taking the BIOS resource from `bios` when the caller has just read it
+/// (after a reboot, [`wait_until_back`] has): one GET fewer.
+pub(crate) async fn read_values_with(
+    target: &Target,
+    groups: &BTreeSet<AttributeGroup>,
+    jobs: bool,
+    bios: Option<Bios>,
+) -> Result<HostValues> {
     let client = &target.client;
     let bios_id = ODataId::new(dell::BIOS);
     let idrac = client.dell();
@@ -144,8 +155,14 @@ pub async fn read_values(target: &Target, groups: &BTreeSet<AttributeGroup>, job
             Err(e) => Err(target.explain(e, "reading System Lockdown")),
         }
     };
+    let read_bios = async {
+        match bios {
+            Some(bios) => Ok(bios),
+            None => client.bios(&bios_id).await,
+        }
+    };
     let (bios, pending, groups, jobs, lockdown) = tokio::join!(
-        client.bios(&bios_id),
+        read_bios,
         client.get::<BiosSettings>(dell::BIOS_SETTINGS),
         read_groups,
         read_jobs,
@@ -388,13 +405,14 @@ async fn restart_observed(target: &Target, timeout: Duration) -> bool {
     .await
 }
 
-/// Polls `check` every half second until it holds or `timeout` passes.
+/// Polls `check` until it holds or `timeout` passes, as often as [`Poll::for_timeout`] says.
 async fn until<F, Fut>(timeout: Duration, check: F) -> bool
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let deadline = Instant::now() + timeout;
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         if check().await {
             return true;
@@ -402,7 +420,7 @@ where
         if Instant::now() >= deadline {
             return false;
         }
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        tokio::time::sleep(poll.next(Instant::now(), None)).await;
     }
 }
 
@@ -435,6 +453,12 @@ impl Poll {
         }
     }
 
+    /// The polling for a wait of at most `timeout`: every wait at most a twentieth of it,
+    /// within 100 ms to 2 s.
+    fn for_timeout(timeout: Duration) -> Self {
+        Self::new(poll_interval(timeout).min(Duration::from_secs(2)))
+    }
+
     /// The wait before the next look, given the job's `PercentComplete` read at `now` (none
     /// for POST).
     fn next(&mut self, now: Instant, percent: Option<u8>) -> Duration {
@@ -464,7 +488,7 @@ pub async fn wait_for_job(
 ) -> Result<DellJob> {
     let deadline = Instant::now() + timeout;
     let mut last_error = None;
-    let mut poll = Poll::new(poll_interval(timeout).min(Duration::from_secs(2)));
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         let mut percent = None;
         match target.client.dell().job(job_id).await {
@@ -507,11 +531,12 @@ pub async fn wait_for_job(
     }
 }
 
-/// Waits until the host is powered on, out of POST, and its BIOS values are readable.
-pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn Observer) -> Result<()> {
+/// Waits until the host is powered on, out of POST, and its BIOS values are readable; returns
+/// the BIOS resource read last, so the read that follows need not ask for it again.
+pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn Observer) -> Result<Bios> {
     let deadline = Instant::now() + timeout;
     let system_id = ODataId::new(dell::SYSTEM);
-    let mut poll = Poll::new(poll_interval(timeout).min(Duration::from_secs(2)));
+    let mut poll = Poll::for_timeout(timeout);
     loop {
         observer.event(&Event::phase(&target.name, Phase::WaitingForHost));
         let on = matches!(target.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
@@ -519,8 +544,11 @@ pub async fn wait_until_back(target: &Target, timeout: Duration, observer: &dyn 
             Ok(lc) => !lc.in_post(),
             Err(_) => false,
         };
-        if on && out_of_post && target.client.bios(&ODataId::new(dell::BIOS)).await.is_ok() {
-            return Ok(());
+        if on
+            && out_of_post
+            && let Ok(bios) = target.client.bios(&ODataId::new(dell::BIOS)).await
+        {
+            return Ok(bios);
         }
         if Instant::now() >= deadline {
             return Err(HostError::new(

@@ -324,29 +324,40 @@ impl Target {
     /// [`HostErrorKind::Connection`]; anything else the BMC answered is
     /// [`HostErrorKind::Redfish`].
     pub fn explain(&self, err: RedfishError, attempted: &str) -> crate::Error {
+        let (kind, hint) = self.diagnose(&err);
         HostError {
             host: self.name.clone(),
-            kind: connection_or_redfish(&err),
+            kind,
             message: attempted.to_owned(),
-            hint: self.hint(&err),
+            hint,
             source: Some(err),
         }
         .into()
     }
 
-    fn hint(&self, err: &RedfishError) -> Option<String> {
+    /// What kind of failure `err` is, and what may help, decided in one place: a failure to
+    /// reach or trust the BMC, or credentials it rejects (a 401, whatever else the error
+    /// says), is [`HostErrorKind::Connection`]; anything else the BMC answered is
+    /// [`HostErrorKind::Redfish`].
+    fn diagnose(&self, err: &RedfishError) -> (HostErrorKind, Option<String>) {
+        use HostErrorKind::{Connection, Redfish};
         let err = err.last_attempt();
+        let rejected = err.status() == Some(401);
+        let answered = if rejected { Connection } else { Redfish };
         match err {
-            RedfishError::PinMismatch { found, .. } => Some(match &self.trust {
-                Trust::KnownHosts(path) => format!(
-                    "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
-                    path.display()
-                ),
-                Trust::FirstUse => format!(
-                    "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
-                ),
-                _ => format!("the BMC presented {found}; check --fingerprint"),
-            }),
+            RedfishError::PinMismatch { found, .. } => (
+                Connection,
+                Some(match &self.trust {
+                    Trust::KnownHosts(path) => format!(
+                        "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
+                        path.display()
+                    ),
+                    Trust::FirstUse => format!(
+                        "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
+                    ),
+                    _ => format!("the BMC presented {found}; check --fingerprint"),
+                }),
+            ),
             RedfishError::Transport {
                 kind: TransportKind::Certificate,
                 ..
@@ -356,43 +367,64 @@ impl Target {
                     .observed_fingerprint()
                     .map(|fp| format!(" It presented {fp}; if that is your iDRAC, pass --fingerprint {fp}."))
                     .unwrap_or_default();
-                Some(format!(
-                    "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
-                ))
+                (
+                    Connection,
+                    Some(format!(
+                        "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
+                    )),
+                )
             }
             RedfishError::Redirect {
                 location: Some(location),
                 ..
-            } => Some(format!(
-                "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
-            )),
+            } => (
+                answered,
+                Some(format!(
+                    "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
+                )),
+            ),
             RedfishError::Transport {
                 kind: TransportKind::Connect,
                 ..
-            } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            } => (
+                Connection,
+                Some("is the BMC up and reachable at this address and port?".to_owned()),
+            ),
             RedfishError::Transport {
                 kind: TransportKind::PlainHttp,
                 ..
-            } => Some(format!(
-                "this port answers in plain HTTP: if that is really the BMC (an emulator, a lab setup), use {} — rftune then warns that the password crosses the network unencrypted",
-                self.client.base_url().as_str().replacen("https://", "http://", 1)
-            )),
+            } => (
+                Connection,
+                Some(format!(
+                    "this port answers in plain HTTP: if that is really the BMC (an emulator, a lab setup), use {} — rftune then warns that the password crosses the network unencrypted",
+                    self.client.base_url().as_str().replacen("https://", "http://", 1)
+                )),
+            ),
             RedfishError::SessionExpired {
                 relogin_refused: true,
                 ..
-            } => Some(
-                "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
-                    .to_owned(),
+            } => (
+                Connection,
+                Some(
+                    "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
+                        .to_owned(),
+                ),
             ),
-            RedfishError::SessionExpired { .. } => Some(
-                "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
-                    .to_owned(),
+            RedfishError::SessionExpired { .. } => (
+                answered,
+                Some(
+                    "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
+                        .to_owned(),
+                ),
             ),
-            _ if err.status() == Some(401) => Some(
-                "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
-                    .to_owned(),
+            _ if rejected => (
+                Connection,
+                Some(
+                    "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
+                        .to_owned(),
+                ),
             ),
-            _ => None,
+            _ => (Redfish, None),
         }
     }
 
@@ -401,22 +433,5 @@ impl Target {
         if let Err(e) = self.client.logout().await {
             tracing::warn!("{}: logout failed: {e}", self.name);
         }
-    }
-}
-
-/// Whether a client error means the BMC could not be reached, trusted or logged in to.
-fn connection_or_redfish(err: &RedfishError) -> HostErrorKind {
-    let err = err.last_attempt();
-    match err {
-        RedfishError::PinMismatch { .. }
-        | RedfishError::Transport {
-            kind: TransportKind::Certificate | TransportKind::Connect | TransportKind::PlainHttp,
-            ..
-        }
-        | RedfishError::SessionExpired {
-            relogin_refused: true, ..
-        } => HostErrorKind::Connection,
-        _ if err.status() == Some(401) => HostErrorKind::Connection,
-        _ => HostErrorKind::Redfish,
     }
 }

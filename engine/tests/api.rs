@@ -14,6 +14,7 @@ use rftune_engine::observe::Silent;
 use rftune_engine::state::StateDirs;
 use rftune_engine::target::{self, ConnectConfig, Layout, Target};
 use rftune_engine::{Error, HostErrorKind};
+use rftune_tests::TempDir;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
@@ -21,16 +22,7 @@ use std::time::Duration;
 struct Bench {
     fleet: idrac_sim::Fleet,
     dirs: StateDirs,
-    _scratch: Scratch,
-}
-
-/// A temporary directory removed at the end of the test.
-struct Scratch(std::path::PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    _scratch: TempDir,
 }
 
 async fn bench(model: &str, faults: &[&str]) -> Bench {
@@ -43,17 +35,30 @@ async fn bench(model: &str, faults: &[&str]) -> Bench {
     })
     .await
     .unwrap();
-    let scratch = std::env::temp_dir().join(format!(
-        "rftune-engine-api-{}-{}",
-        std::process::id(),
-        fleet.hosts()[0].url.rsplit(':').next().unwrap_or("0")
-    ));
-    let dirs = StateDirs::resolve(Some(&scratch)).unwrap();
+    let scratch = TempDir::new();
+    let dirs = StateDirs::resolve(Some(scratch.path())).unwrap();
     Bench {
         fleet,
         dirs,
-        _scratch: Scratch(scratch),
+        _scratch: scratch,
     }
+}
+
+/// Stages `SysProfile = PerfPerWattOptimizedOs` on `target`, as an apply would before its job.
+async fn stage_sys_profile(target: &Target) {
+    let values: Attributes = [("SysProfile".to_owned(), "PerfPerWattOptimizedOs".into())]
+        .into_iter()
+        .collect();
+    target
+        .client
+        .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &values, None)
+        .await
+        .unwrap();
+}
+
+/// The id of the job at `job` (`…/Jobs/JID_…` → `JID_…`).
+fn job_id(job: &ODataId) -> String {
+    job.as_str().rsplit('/').next().unwrap().to_owned()
 }
 
 impl Bench {
@@ -130,14 +135,7 @@ async fn staged_values_and_their_job_are_described_for_the_user() {
     let b = bench("r7625", &[]).await;
     let target = b.connect().await;
     let cache = b.dirs.registry_cache();
-    let values: Attributes = [("SysProfile".to_owned(), "PerfPerWattOptimizedOs".into())]
-        .into_iter()
-        .collect();
-    target
-        .client
-        .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &values, None)
-        .await
-        .unwrap();
+    stage_sys_profile(&target).await;
     let state = bmc::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
     assert_eq!(
         bmc::describe_pending(&state).as_deref(),
@@ -146,7 +144,7 @@ async fn staged_values_and_their_job_are_described_for_the_user() {
     let job = target.client.dell().create_bios_job().await.unwrap();
     let state = bmc::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
     let described = bmc::describe_pending(&state).unwrap();
-    let id = job.as_str().rsplit('/').next().unwrap();
+    let id = job_id(&job);
     assert!(
         described.starts_with(&format!("BIOS job {id} (Scheduled")),
         "{described}"
@@ -161,16 +159,9 @@ async fn staged_values_and_their_job_are_described_for_the_user() {
 async fn a_failing_bios_job_is_a_job_failure_and_a_missing_one_times_out() {
     let b = bench("r7625", &["job-fails"]).await;
     let target = b.connect().await;
-    let values: Attributes = [("SysProfile".to_owned(), "PerfPerWattOptimizedOs".into())]
-        .into_iter()
-        .collect();
-    target
-        .client
-        .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &values, None)
-        .await
-        .unwrap();
+    stage_sys_profile(&target).await;
     let job = target.client.dell().create_bios_job().await.unwrap();
-    let id = job.as_str().rsplit('/').next().unwrap().to_owned();
+    let id = job_id(&job);
     let rebooted = bmc::reboot(
         &target,
         bmc::RebootPolicy::Force,

@@ -182,9 +182,8 @@ pub fn unlisted_values(registry: &AttributeRegistry, listed: &Attributes) -> Att
         return unlisted;
     }
     let evaluator = DependencyEvaluator::new(registry);
-    let index = registry.index();
     let recorded = |name: &str, flag: Flag| {
-        index.get(name).map(|a| match flag {
+        evaluator.attribute(name).map(|a| match flag {
             Flag::ReadOnly => a.is_read_only(),
             Flag::Hidden => a.is_hidden(),
         })
@@ -209,17 +208,20 @@ pub fn unlisted_values(registry: &AttributeRegistry, listed: &Attributes) -> Att
         if wrong == 0 {
             continue;
         }
-        let Some(attr) = index.get(name) else { continue };
+        let Some(attr) = evaluator.attribute(name) else {
+            continue;
+        };
         let candidates: Vec<AttributeValue> = match attr.kind {
             AttributeType::Enumeration => attr.allowed_values().map(AttributeValue::from).collect(),
             AttributeType::Boolean => vec![AttributeValue::Bool(false), AttributeValue::Bool(true)],
             _ => continue,
         };
+        // Each candidate is tried in place of the guess, which is put back unless one wins.
+        let guess = values.get(*name).cloned();
         let mut best: Option<(usize, AttributeValue, Evaluation<'_>)> = None;
         for candidate in candidates {
-            let mut trial = values.clone();
-            trial.insert((*name).to_owned(), candidate.clone());
-            let tried = evaluator.evaluate(&trial);
+            values.insert((*name).to_owned(), candidate.clone());
+            let tried = evaluator.evaluate(&values);
             let score = mismatches(&tried, targets);
             if score < best.as_ref().map_or(wrong, |b| b.0) {
                 let done = score == 0;
@@ -229,10 +231,20 @@ pub fn unlisted_values(registry: &AttributeRegistry, listed: &Attributes) -> Att
                 }
             }
         }
-        if let Some((_, value, tried)) = best {
-            values.insert((*name).to_owned(), value.clone());
-            unlisted.insert((*name).to_owned(), value);
-            evaluation = tried;
+        match best {
+            Some((_, value, tried)) => {
+                values.insert((*name).to_owned(), value.clone());
+                unlisted.insert((*name).to_owned(), value);
+                evaluation = tried;
+            }
+            None => match guess {
+                Some(guess) => {
+                    values.insert((*name).to_owned(), guess);
+                }
+                None => {
+                    values.remove(*name);
+                }
+            },
         }
     }
     unlisted

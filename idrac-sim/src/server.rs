@@ -301,9 +301,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
     match path {
         // The documents that show host state are kept rendered until that state changes
         // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
-        "/redfish/v1" if get => host.cached(path, false, || {
-            Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))
-        }),
+        "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
         SESSIONS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
             b["Password"].as_str().unwrap_or_default()
@@ -311,14 +309,12 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         SESSIONS if get => Reply::ok(host.sessions(expand)),
         _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),
         _ if session_id.is_some() && delete => host.logout(session_id.unwrap_or_default()),
-        dell::SYSTEM if get => host.cached(path, false, || {
-            Reply::ok(host.system(doc(path).unwrap_or(&Value::Null)))
-        }),
+        dell::SYSTEM if get => host.cached(path, || Reply::ok(host.system(doc(path).unwrap_or(&Value::Null)))),
         dell::SYSTEM if patch => with_body!(|b: &Value| host.patch_system(b, doc(path).unwrap_or(&Value::Null))),
         p if post && p == format!("{}/Actions/ComputerSystem.Reset", dell::SYSTEM) => {
             with_body!(|b: &Value| host.reset(b))
         }
-        dell::BIOS if get => host.cached(path, false, || Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null)))),
+        dell::BIOS if get => host.cached(path, || Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null)))),
         p if post && p == format!("{}/Actions/Bios.ResetBios", dell::BIOS) => host.reset_bios(),
         p if post && p == format!("{}/Actions/Bios.ChangePassword", dell::BIOS) => {
             with_body!(|b: &Value| host.change_password(b))
@@ -326,7 +322,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         p if post && p == format!("{BIOS_SERVICE}/Actions/DellBIOSService.DeviceRecovery") => {
             with_body!(|b: &Value| host.bios_device_recovery(b))
         }
-        dell::BIOS_SETTINGS if get => host.cached(path, false, || {
+        dell::BIOS_SETTINGS if get => host.cached(path, || {
             Reply::ok(host.bios_settings(doc(path).unwrap_or(&Value::Null)))
         }),
         dell::BIOS_SETTINGS if patch => with_body!(|b: &Value| host.patch_bios(b)),
@@ -360,7 +356,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         }
         _ if group.is_some() && get => {
             let g = group.unwrap_or(AttributeGroup::System);
-            host.cached(path, false, || {
+            host.cached(path, || {
                 Reply::ok(host.dell_attributes(g, doc(&g.path()).unwrap_or(&Value::Null)))
             })
         }
@@ -375,9 +371,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         p if post && p == format!("{}/Actions/Manager.Reset", dell::MANAGER) => {
             with_body!(|b: &Value| host.manager_reset(b))
         }
-        dell::CHASSIS if get => host.cached(path, false, || {
-            Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null)))
-        }),
+        dell::CHASSIS if get => host.cached(path, || Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null)))),
         p if post && p == format!("{}/Actions/Chassis.Reset", dell::CHASSIS) => {
             with_body!(|b: &Value| host.chassis_reset(b))
         }

@@ -21,33 +21,17 @@ impl Stats {
     /// Counts one request.
     pub fn record(&self, method: &str, path: &str) {
         self.total.fetch_add(1, Ordering::Relaxed);
-        // A key is allocated only the first time it is counted.
-        let bump = |m: &Mutex<BTreeMap<String, u64>>, key: &str, owned: &dyn Fn() -> String| {
+        let bump = |m: &Mutex<BTreeMap<String, u64>>, key: &str| {
             let mut m = m.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             match m.get_mut(key) {
                 Some(n) => *n += 1,
                 None => {
-                    m.insert(owned(), 1);
+                    m.insert(key.to_owned(), 1);
                 }
             }
         };
-        bump(&self.by_method, method, &|| method.to_owned());
-        let mut key = [0u8; 256];
-        let joined = key
-            .get_mut(..method.len() + 1 + path.len())
-            .map(|slot| {
-                slot[..method.len()].copy_from_slice(method.as_bytes());
-                slot[method.len()] = b' ';
-                slot[method.len() + 1..].copy_from_slice(path.as_bytes());
-                &*slot
-            })
-            .and_then(|k| std::str::from_utf8(k).ok());
-        match joined {
-            Some(k) => bump(&self.by_path, k, &|| k.to_owned()),
-            None => bump(&self.by_path, &format!("{method} {path}"), &|| {
-                format!("{method} {path}")
-            }),
-        }
+        bump(&self.by_method, method);
+        bump(&self.by_path, &format!("{method} {path}"));
     }
 
     /// Counts a `PATCH Bios/Settings` (accepted or not).

@@ -257,3 +257,31 @@ pub fn require_tool(program: &str, env_var: &str, hint: &str) -> Option<PathBuf>
         .then_some(found)
         .flatten()
 }
+
+/// A temporary directory, made empty by [`TempDir::new`] and removed with everything in it on
+/// drop. Unique per process and per call, so parallel tests never share one.
+#[derive(Debug)]
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    /// Creates a fresh directory under the system's temporary directory.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("rftune-test-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).expect("creating a temporary directory");
+        Self(p)
+    }
+
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

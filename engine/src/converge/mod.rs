@@ -238,6 +238,8 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
     // A run interrupted after its reset may have left the host in POST, where the job queue
     // and the pending values change under our feet: wait for it before judging pending work.
     let earlier = marker_files(&ctx.state_dir, host);
+    // The BIOS resource read while waiting for the host: the next read takes it from here.
+    let mut settled = None;
     if !earlier.is_empty() {
         // An earlier run rebooting this host was stopped: if it left the host off, power it on.
         if earlier.iter().filter_map(|f| read_marker(f)).any(|m| m.rebooting)
@@ -259,10 +261,10 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
             on?;
         }
         observer.event(&Event::phase(host, Phase::Settling));
-        bmc::wait_until_back(target, opts.boot_timeout, observer).await?;
+        settled = Some(bmc::wait_until_back(target, opts.boot_timeout, observer).await?);
     }
     observer.event(&Event::phase(host, Phase::Reading));
-    let a = assess::assess(target, &ctx.chosen, &ctx.cache, true, opts.strict).await?;
+    let a = assess::assess_with(target, &ctx.chosen, &ctx.cache, true, opts.strict, settled.take()).await?;
     // Under System Lockdown the iDRAC refuses every write, and its registry calls everything
     // read-only: say so once, before any snapshot or write.
     if a.state.in_lockdown() {
@@ -636,7 +638,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
                 json!({"job": done.id, "state": done.job_state.to_string(), "message_id": done.message_id}),
             )?;
         }
-        tokio::select! {
+        let back = tokio::select! {
             back = bmc::wait_until_back(target, opts.boot_timeout, observer) => back,
             _ = interrupt::wait() => {
                 let e = waiting("while waiting for the host to come back".into());
@@ -648,12 +650,13 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
             let _ = audit("boot", Value::Null, "error", json!(crate::error::report(e)));
         })?;
         audit("boot", Value::Null, "ok", Value::Null)?;
+        settled = Some(back);
     }
     let _ = std::fs::remove_file(&marker_file);
 
     // Verify: read back and diff.
     observer.event(&Event::phase(host, Phase::Verifying));
-    let after = assess::assess(target, &ctx.chosen, &ctx.cache, false, opts.strict).await?;
+    let after = assess::assess_with(target, &ctx.chosen, &ctx.cache, false, opts.strict, settled).await?;
     result.in_force = profile_values(&after.profile, &after.state.bios);
     let counts = after.diff.counts();
     result.verify = Some(counts);

@@ -44,8 +44,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-/// A host's kept renderings of one path, unexpanded and expanded, with their generation.
-type Kept = [Option<(u64, Arc<Rendered>)>; 2];
+/// A host's kept rendering of one path, with its generation.
+type Kept = (u64, Arc<Rendered>);
 
 /// The faults that apply to one host.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -115,8 +115,8 @@ pub struct Host {
     /// every operation that may change it ([`Host::change`]) and by every scheduled change
     /// that fires.
     generation: AtomicU64,
-    /// This host's documents as last served, by path and expansion, with the generation they
-    /// were rendered at: served again while the generation stands.
+    /// This host's documents as last served, by path, with the generation they were rendered
+    /// at: served again while the generation stands.
     documents: Mutex<HashMap<String, Kept>>,
 }
 
@@ -246,34 +246,30 @@ impl Host {
     /// bookkeeping and the energy counter (which no cached document shows) locks through here.
     fn change(&self) -> MutexGuard<'_, State> {
         let s = self.now();
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.changed();
         s
     }
 
-    /// Marks every cached rendering stale (a scheduled change fired); the state lock is held.
+    /// Marks every cached rendering stale (a change was made, or a scheduled one fired); the
+    /// state lock is held.
     fn changed(&self) {
         self.generation.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// The document at `path` (with members expanded or not) as `render` makes it from this
+    /// The document at `path` as `render` makes it from this
     /// host's state, serialized: the copy kept from an earlier request while nothing it can
     /// show has changed since, else a new rendering (kept when it is a 200 and nothing changed
     /// while it was made). `render` must depend on the state only through the fields that
     /// `Host::change` guards.
-    pub fn cached(&self, path: &str, expand: bool, render: impl FnOnce() -> Reply) -> Reply {
+    pub fn cached(&self, path: &str, render: impl FnOnce() -> Reply) -> Reply {
         let generation = {
             // Time first: a change scheduled before now fires (and bumps) here.
             let mut state = self.lock();
             self.fire_due(&mut state, Instant::now());
             self.generation.load(Ordering::SeqCst)
         };
-        let slot = usize::from(expand);
         let lock = || self.documents.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, hit)) = lock()
-            .get(path)
-            .and_then(|e| e[slot].as_ref())
-            .filter(|(at, _)| *at == generation)
-        {
+        if let Some((_, hit)) = lock().get(path).filter(|(at, _)| *at == generation) {
             return Reply::ok_rendered(hit.clone());
         }
         let reply = render().render();
@@ -282,7 +278,7 @@ impl Host {
             && reply.headers.is_empty()
             && self.generation.load(Ordering::SeqCst) == generation
         {
-            lock().entry(path.to_owned()).or_default()[slot] = Some((generation, rendered.clone()));
+            lock().insert(path.to_owned(), (generation, rendered.clone()));
         }
         reply
     }

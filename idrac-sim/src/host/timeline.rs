@@ -30,6 +30,13 @@ pub enum Availability {
     LcRestarting,
 }
 
+/// A scheduled change as [`Host::next_event`] weighs it, before anything is copied: one of
+/// the host's own, or one of a job's, by the job's id.
+enum Due<'a> {
+    Host(Event),
+    Job(fn(String) -> Event, &'a str),
+}
+
 /// Something scheduled that happens at its own instant.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Event {
@@ -64,49 +71,63 @@ impl Host {
     /// percentage) is left for [`Host::advance`]: the draw is constant between changes, so
     /// counting later gives the same total.
     pub(super) fn fire_due(&self, s: &mut State, now: Instant) {
-        while let Some((at, event)) = self.next_event(s).filter(|(at, _)| *at <= now) {
+        while let Some((at, event)) = self.next_event(s, now) {
             self.account_energy(s, at);
             self.fire(s, at, event);
         }
     }
 
-    /// The earliest scheduled change, if any.
-    fn next_event(&self, s: &State) -> Option<(Instant, Event)> {
-        let mut candidates: Vec<(Instant, Event)> = Vec::new();
+    /// The earliest scheduled change, if it is due by `now` (the first listed among changes due
+    /// at the same instant). Nothing is allocated unless one is due: a job's id is copied only
+    /// for the change that fires.
+    fn next_event(&self, s: &State, now: Instant) -> Option<(Instant, Event)> {
+        let mut earliest: Option<(Instant, Due<'_>)> = None;
+        let mut consider = |at: Instant, due| {
+            if earliest.as_ref().is_none_or(|(first, _)| at < *first) {
+                earliest = Some((at, due));
+            }
+        };
         if let Some(o) = s.outage {
-            candidates.push((o.ready_at, Event::OutageEnds));
+            consider(o.ready_at, Due::Host(Event::OutageEnds));
         }
         if let Some(sd) = s.shutdown {
-            candidates.push((sd.at, Event::ShutdownEnds));
+            consider(sd.at, Due::Host(Event::ShutdownEnds));
         }
         if let Some(b) = s.boot {
             let total = self.config.boot_time;
             if !b.job_started {
-                candidates.push((b.started + total.mul_f64(0.1), Event::BiosJobStarts));
+                consider(b.started + total.mul_f64(0.1), Due::Host(Event::BiosJobStarts));
             } else if self.faults.no_return {
                 // POST never ends: nothing more happens in it.
             } else if !b.job_done {
-                candidates.push((b.started + total.mul_f64(0.6), Event::BiosJobEnds));
+                consider(b.started + total.mul_f64(0.6), Due::Host(Event::BiosJobEnds));
             } else {
-                candidates.push((b.started + total, Event::PostEnds));
+                consider(b.started + total, Due::Host(Event::PostEnds));
             }
         }
         for job in s.jobs.values() {
             if job.state == JobState::Scheduled {
                 if let Some(w) = job.window {
                     if w.reboots && !w.triggered {
-                        candidates.push((w.start, Event::WindowOpens(job.id.clone())));
+                        consider(w.start, Due::Job(Event::WindowOpens, &job.id));
                     }
                     if let Some(end) = w.end {
-                        candidates.push((end, Event::WindowCloses(job.id.clone())));
+                        consider(end, Due::Job(Event::WindowCloses, &job.id));
                     }
                 }
                 if let Some(at) = job.run_at {
-                    candidates.push((at, Event::RebootJobRuns(job.id.clone())));
+                    consider(at, Due::Job(Event::RebootJobRuns, &job.id));
                 }
             }
         }
-        candidates.into_iter().min_by_key(|(at, _)| *at)
+        let (at, due) = earliest.filter(|(at, _)| *at <= now)?;
+        Some((
+            at,
+            match due {
+                Due::Host(event) => event,
+                Due::Job(event, id) => event(id.to_owned()),
+            },
+        ))
     }
 
     fn fire(&self, s: &mut State, at: Instant, event: Event) {

@@ -2,32 +2,11 @@
 //! an iDRAC that reboots (`Manager.Reset`), maintenance windows on the Manager's live clock,
 //! reboot jobs, chassis resets.
 
-use super::{config, raw, start};
+use super::{config, get, post, raw, start};
 use idrac_sim::SimConfig;
 use redfish_client::oem::dell;
 use serde_json::{Value, json};
 use std::time::{Duration, SystemTime};
-
-async fn call(url: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut req = raw()
-        .request(method, format!("{url}{path}"))
-        .basic_auth("root", Some("calvin"));
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let r = req.send().await.unwrap();
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn get(url: &str, path: &str) -> (u16, Value) {
-    call(url, "GET", path, None).await
-}
-
-async fn post(url: &str, path: &str, body: Value) -> (u16, Value) {
-    call(url, "POST", path, Some(body)).await
-}
 
 fn first_id(body: &Value) -> &str {
     body["error"]["@Message.ExtendedInfo"][0]["MessageId"]

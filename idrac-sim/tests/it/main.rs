@@ -13,6 +13,7 @@ mod surface;
 
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};
+use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// Plain-HTTP single host with a short POST.
@@ -52,6 +53,31 @@ fn raw() -> reqwest::Client {
     // reqwest is built without a default crypto provider in this workspace.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().unwrap()
+}
+
+/// `method` on `path` over raw HTTP (Basic auth, `body` as JSON): the status and the JSON
+/// body (`null` when there is none).
+async fn call(url: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = raw()
+        .request(method, format!("{url}{path}"))
+        .basic_auth("root", Some("calvin"));
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+/// A raw `GET` (see [`call`]).
+async fn get(url: &str, path: &str) -> (u16, Value) {
+    call(url, "GET", path, None).await
+}
+
+/// A raw `POST` of `body` (see [`call`]).
+async fn post(url: &str, path: &str, body: Value) -> (u16, Value) {
+    call(url, "POST", path, Some(body)).await
 }
 
 /// Polls `f` until it returns `Some`, for at most 20 s (a bound, not a timing assertion).
