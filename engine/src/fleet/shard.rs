@@ -104,15 +104,14 @@ fn mix(mut z: u64) -> u64 {
 }
 
 /// Jump consistent hash (Lamping and Veach, 2014): a bucket in `0..buckets` (`buckets` ≥ 1).
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
 fn jump(mut key: u64, buckets: u32) -> u32 {
     let (mut b, mut j): (i64, i64) = (-1, 0);
     while j < i64::from(buckets) {
         b = j;
         key = key.wrapping_mul(2_862_933_555_777_941_757).wrapping_add(1);
         // (b + 1) · 2³¹ / ((key >> 33) + 1): both operands are exact in a double.
-        #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-        let next = ((b + 1) as f64 * ((1_u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
-        j = next;
+        j = ((b + 1) as f64 * ((1_u64 << 31) as f64 / ((key >> 33) + 1) as f64)) as i64;
     }
     u32::try_from(b).unwrap_or(0)
 }
