@@ -2,7 +2,7 @@
 
 use crate::Outcome;
 use crate::args::{ApplyArgs, ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat};
-use crate::render::{self, Progress, Table};
+use crate::render::{self, Line, Progress, SummaryBody, Table};
 use anyhow::Result;
 use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
 use rftune_engine::assess::Chosen;
@@ -13,6 +13,8 @@ use rftune_engine::target;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
+
+use super::merge::Kind;
 use std::sync::Arc;
 
 /// The `rftune.apply/v1` document.
@@ -33,40 +35,6 @@ pub struct ApplyReport {
     pub summary: ApplySummary,
     /// The audit log of this run.
     pub audit_log: String,
-}
-
-/// An `-o jsonl` line for one host, written as the host finishes: `rftune.apply.host/v1`, the
-/// profile and whether it is a dry run, then the fields of a `hosts` entry of `rftune.apply/v1`.
-#[derive(Debug, Serialize)]
-pub struct HostLine<'a> {
-    /// Always `rftune.apply.host/v1`.
-    pub schema: &'static str,
-    /// The profile applied.
-    pub profile: &'a str,
-    /// Whether this is a dry run.
-    pub dry_run: bool,
-    /// The host's entry (`host`, `outcome`, ...).
-    #[serde(flatten)]
-    pub host: &'a Value,
-}
-
-/// The last `-o jsonl` line: `rftune.apply.summary/v1` with the profile, dry run, shard if any,
-/// the `summary` of `rftune.apply/v1` (counting the host lines before it) and the audit log.
-#[derive(Debug, Serialize)]
-pub struct SummaryLine<'a> {
-    /// Always `rftune.apply.summary/v1`.
-    pub schema: &'static str,
-    /// The profile applied.
-    pub profile: &'a str,
-    /// Whether this was a dry run.
-    pub dry_run: bool,
-    /// `K/N` when the run was given `--shard K/N`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    /// Hosts by outcome.
-    pub summary: &'a ApplySummary,
-    /// The audit log of this run.
-    pub audit_log: &'a str,
 }
 
 /// Hosts by outcome.
@@ -248,23 +216,26 @@ pub async fn run_with(
         fleet::for_each_limited(&entries, &limits, &converge_one, |_, r| {
             bar.host_done(r.result.is_ok());
             let host = host_entry(&r, &mut summary);
-            lines.line(&HostLine {
-                schema: "rftune.apply.host/v1",
+            lines.line(&Line {
+                schema: Kind::Apply.host_schema(),
                 profile,
-                dry_run: args.dry_run,
-                host: &host,
+                dry_run: Some(args.dry_run),
+                shard: None,
+                body: &host,
             });
         })
         .await;
         progress.finish();
         let audit_log = ctx.audit.path().display().to_string();
-        lines.line(&SummaryLine {
-            schema: "rftune.apply.summary/v1",
+        lines.line(&Line {
+            schema: Kind::Apply.summary_schema(),
             profile,
-            dry_run: args.dry_run,
-            shard,
-            summary: &summary,
-            audit_log: &audit_log,
+            dry_run: Some(args.dry_run),
+            shard: shard.as_deref(),
+            body: SummaryBody {
+                summary: &summary,
+                audit_log: Some(&audit_log),
+            },
         });
         lines.finish()?;
         return summary.outcome(&audit_log);
@@ -299,7 +270,7 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
     };
     let hosts = results.iter().map(|r| host_entry(r, &mut summary)).collect();
     ApplyReport {
-        schema: "rftune.apply/v1",
+        schema: Kind::Apply.schema(),
         profile: ctx.chosen.name().to_owned(),
         dry_run,
         shard: None,

@@ -2,7 +2,7 @@
 
 use crate::Outcome;
 use crate::args::{DiffArgs, OutputFormat};
-use crate::render::{self, Table};
+use crate::render::{self, Line, SummaryBody, Table};
 use anyhow::Result;
 use bios_profiles::{Change, Status, StatusCounts};
 use rftune_engine::assess::{self, Assessment, Chosen};
@@ -11,6 +11,8 @@ use rftune_engine::state::StateDirs;
 use rftune_engine::target;
 use serde::Serialize;
 use std::fmt::Write;
+
+use super::merge::Kind;
 use std::sync::Arc;
 
 /// The `rftune.diff/v1` document.
@@ -27,34 +29,6 @@ pub struct DiffReport {
     pub hosts: Vec<HostDiff>,
     /// Counts of hosts by status.
     pub summary: Summary,
-}
-
-/// An `-o jsonl` line for one host, written as the host finishes: `rftune.diff.host/v1`, the
-/// profile, then the fields of a `hosts` entry of `rftune.diff/v1`.
-#[derive(Debug, Serialize)]
-pub struct HostLine<'a> {
-    /// Always `rftune.diff.host/v1`.
-    pub schema: &'static str,
-    /// The profile compared against.
-    pub profile: &'a str,
-    /// The host's entry.
-    #[serde(flatten)]
-    pub host: &'a HostDiff,
-}
-
-/// The last `-o jsonl` line: `rftune.diff.summary/v1`, the profile, the shard if any, and the
-/// `summary` of `rftune.diff/v1` (which counts the host lines before it).
-#[derive(Debug, Serialize)]
-pub struct SummaryLine<'a> {
-    /// Always `rftune.diff.summary/v1`.
-    pub schema: &'static str,
-    /// The profile compared against.
-    pub profile: &'a str,
-    /// `K/N` when the run was given `--shard K/N`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    /// Hosts by status.
-    pub summary: &'a Summary,
 }
 
 /// One host's diff.
@@ -166,19 +140,25 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
             progress.host_done(r.result.is_ok());
             let host = host_diff(profile, &r);
             summary.count(host.status);
-            lines.line(&HostLine {
-                schema: "rftune.diff.host/v1",
+            lines.line(&Line {
+                schema: Kind::Diff.host_schema(),
                 profile,
-                host: &host,
+                dry_run: None,
+                shard: None,
+                body: &host,
             });
         })
         .await;
         progress.finish();
-        lines.line(&SummaryLine {
-            schema: "rftune.diff.summary/v1",
+        lines.line(&Line {
+            schema: Kind::Diff.summary_schema(),
             profile,
-            shard,
-            summary: &summary,
+            dry_run: None,
+            shard: shard.as_deref(),
+            body: SummaryBody {
+                summary: &summary,
+                audit_log: None,
+            },
         });
         lines.finish()?;
         return summary.outcome();
@@ -208,7 +188,7 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     };
     hosts.iter().for_each(|h| summary.count(h.status));
     let report = DiffReport {
-        schema: "rftune.diff/v1",
+        schema: Kind::Diff.schema(),
         profile: profile.to_owned(),
         shard,
         hosts,
@@ -237,7 +217,7 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
         })
         .collect();
     DiffReport {
-        schema: "rftune.diff/v1",
+        schema: Kind::Diff.schema(),
         profile: profile.to_owned(),
         shard: None,
         hosts,

@@ -9,7 +9,7 @@
 
 use crate::Outcome;
 use crate::args::{MergeArgs, OutputFormat};
-use crate::render;
+use crate::render::{self, Line, SummaryBody};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
@@ -26,16 +26,42 @@ const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// Which command wrote an output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Diff,
     Apply,
 }
 
 impl Kind {
+    const ALL: [Self; 2] = [Self::Diff, Self::Apply];
+
     fn name(self) -> &'static str {
         match self {
             Self::Diff => "diff",
             Self::Apply => "apply",
+        }
+    }
+
+    /// The schema of the command's `-o json` document.
+    pub(crate) const fn schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff/v1",
+            Self::Apply => "rftune.apply/v1",
+        }
+    }
+
+    /// The schema of an `-o jsonl` host line.
+    pub(crate) const fn host_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.host/v1",
+            Self::Apply => "rftune.apply.host/v1",
+        }
+    }
+
+    /// The schema of the last `-o jsonl` line.
+    pub(crate) const fn summary_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.summary/v1",
+            Self::Apply => "rftune.apply.summary/v1",
         }
     }
 
@@ -61,13 +87,9 @@ impl Kind {
         }
     }
 
-    /// The kind of a schema `rftune.<kind><suffix>`.
-    fn of(schema: &str, suffix: &str) -> Option<Self> {
-        match schema.strip_prefix("rftune.")?.strip_suffix(suffix)? {
-            "diff" => Some(Self::Diff),
-            "apply" => Some(Self::Apply),
-            _ => None,
-        }
+    /// The kind whose `which` schema (e.g. [`Kind::schema`]) is `schema`.
+    fn of(schema: &str, which: fn(Self) -> &'static str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| which(*k) == schema)
     }
 }
 
@@ -106,7 +128,7 @@ enum Counts {
 /// came from.
 #[derive(Debug, Serialize)]
 struct Merged {
-    schema: String,
+    schema: &'static str,
     profile: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     dry_run: Option<bool>,
@@ -116,29 +138,6 @@ struct Merged {
     #[serde(skip_serializing_if = "Option::is_none")]
     audit_log: Option<String>,
     merged_from: Vec<Source>,
-}
-
-/// An `-o jsonl` host line of the merged result.
-#[derive(Debug, Serialize)]
-struct HostLine<'a> {
-    schema: String,
-    profile: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dry_run: Option<bool>,
-    #[serde(flatten)]
-    host: &'a Value,
-}
-
-/// The last `-o jsonl` line of the merged result.
-#[derive(Debug, Serialize)]
-struct SummaryLine<'a> {
-    schema: String,
-    profile: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dry_run: Option<bool>,
-    summary: &'a Counts,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    audit_log: Option<&'a str>,
 }
 
 /// Runs `rftune merge`.
@@ -155,19 +154,23 @@ pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
         OutputFormat::Jsonl => {
             let mut lines = render::JsonLines::default();
             for host in &merged.hosts {
-                lines.line(&HostLine {
-                    schema: format!("rftune.{}.host/v1", kind.name()),
+                lines.line(&Line {
+                    schema: kind.host_schema(),
                     profile: &merged.profile,
                     dry_run: merged.dry_run,
-                    host,
+                    shard: None,
+                    body: host,
                 });
             }
-            lines.line(&SummaryLine {
-                schema: format!("rftune.{}.summary/v1", kind.name()),
+            lines.line(&Line {
+                schema: kind.summary_schema(),
                 profile: &merged.profile,
                 dry_run: merged.dry_run,
-                summary: &merged.summary,
-                audit_log: merged.audit_log.as_deref(),
+                shard: None,
+                body: SummaryBody {
+                    summary: &merged.summary,
+                    audit_log: merged.audit_log.as_deref(),
+                },
             });
             lines.finish()?;
         }
@@ -199,7 +202,7 @@ fn read(path: &Path) -> Result<Input> {
         rftune_engine::state::read_capped(path, MAX_INPUT_BYTES, "result")?
     };
     if let Ok(doc) = serde_json::from_str::<Value>(&text)
-        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, "/v1"))
+        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, Kind::schema))
     {
         return document(file, kind, doc);
     }
@@ -291,7 +294,10 @@ fn lines(file: String, text: &str) -> Result<Input> {
             bail!("{at}: a line after the summary line ({file}:{line_no})");
         }
         let schema = v["schema"].as_str().unwrap_or_default().to_owned();
-        let (this, is_summary) = match (Kind::of(&schema, ".host/v1"), Kind::of(&schema, ".summary/v1")) {
+        let (this, is_summary) = match (
+            Kind::of(&schema, Kind::host_schema),
+            Kind::of(&schema, Kind::summary_schema),
+        ) {
             (Some(k), _) => (k, false),
             (None, Some(k)) => (k, true),
             (None, None) => bail!(
@@ -331,9 +337,9 @@ fn lines(file: String, text: &str) -> Result<Input> {
     };
     let Some((_, summary)) = summary else {
         bail!(
-            "{file}: the stream ends after {} host line(s) without its rftune.{}.summary/v1 line: the run that wrote it did not finish; run that shard again",
+            "{file}: the stream ends after {} host line(s) without its {} line: the run that wrote it did not finish; run that shard again",
             hosts.len(),
-            kind.name()
+            kind.summary_schema()
         );
     };
     let counted = summary["summary"]["hosts"].as_u64();
@@ -436,7 +442,7 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
         }
     };
     Ok(Merged {
-        schema: format!("rftune.{}/v1", kind.name()),
+        schema: kind.schema(),
         profile,
         dry_run,
         hosts,
@@ -533,7 +539,7 @@ mod tests {
     fn input(text: &str) -> Result<Input> {
         let doc = serde_json::from_str::<Value>(text)
             .ok()
-            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, "/v1")?, d)));
+            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, Kind::schema)?, d)));
         match doc {
             Some((kind, d)) => document("doc.json".into(), kind, d),
             None => lines("run.jsonl".into(), text),
