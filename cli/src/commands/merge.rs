@@ -128,6 +128,8 @@ enum Counts {
 /// came from.
 #[derive(Debug, Serialize)]
 struct Merged {
+    #[serde(skip)]
+    kind: Kind,
     schema: &'static str,
     profile: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,11 +146,7 @@ struct Merged {
 pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
     let inputs = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
     let merged = merge(inputs)?;
-    let kind = if matches!(merged.summary, Counts::Diff(_)) {
-        Kind::Diff
-    } else {
-        Kind::Apply
-    };
+    let kind = merged.kind;
     match output {
         OutputFormat::Json => render::json(&merged)?,
         OutputFormat::Jsonl => {
@@ -253,30 +251,20 @@ fn check_host(kind: Kind, host: &Value, at: &str) -> Result<()> {
 fn document(file: String, kind: Kind, mut doc: Value) -> Result<Input> {
     let profile = string(&doc, "profile", &file)?;
     let dry_run = dry_run(kind, &doc, &file)?;
-    let shard = shard(&doc, &file)?;
-    let audit_log = doc["audit_log"].as_str().map(str::to_owned);
     let Some(Value::Array(hosts)) = doc.get_mut("hosts").map(Value::take) else {
         bail!("{file}: no \"hosts\" list");
     };
     for (i, h) in hosts.iter().enumerate() {
         check_host(kind, h, &format!("{file}: hosts[{i}]"))?;
     }
-    let counted = doc["summary"]["hosts"].as_u64();
-    if counted != Some(hosts.len() as u64) {
-        bail!(
-            "{file}: lists {} host(s) but its summary counts {}: the document is damaged",
-            hosts.len(),
-            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
-        );
-    }
-    Ok(Input {
+    let head = Head {
         file,
         kind,
         profile,
         dry_run,
-        shard,
-        audit_log,
-        hosts,
+    };
+    input(head, hosts, &doc, |file, n, counted| {
+        format!("{file}: lists {n} host(s) but its summary counts {counted}: the document is damaged")
     })
 }
 
@@ -342,17 +330,48 @@ fn lines(file: String, text: &str) -> Result<Input> {
             kind.summary_schema()
         );
     };
-    let counted = summary["summary"]["hosts"].as_u64();
+    let head = Head {
+        file,
+        kind,
+        profile,
+        dry_run,
+    };
+    input(head, hosts, &summary, |file, n, counted| {
+        format!("{file}: {n} host line(s) but the summary line counts {counted}: lines are missing")
+    })
+}
+
+/// What an input's first part says: where it is, which command, profile and dry run.
+struct Head {
+    file: String,
+    kind: Kind,
+    profile: String,
+    dry_run: Option<bool>,
+}
+
+/// The end of reading an input, alike for a document and a stream: `tail` (the document, or the
+/// stream's summary line) must count `hosts` in its `summary` (else the error is `damaged(file,
+/// hosts, what it counts)`), and gives the shard and audit log.
+fn input(
+    head: Head,
+    hosts: Vec<Value>,
+    tail: &Value,
+    damaged: impl FnOnce(&str, usize, String) -> String,
+) -> Result<Input> {
+    let Head {
+        file,
+        kind,
+        profile,
+        dry_run,
+    } = head;
+    let counted = tail["summary"]["hosts"].as_u64();
     if counted != Some(hosts.len() as u64) {
-        bail!(
-            "{file}: {} host line(s) but the summary line counts {}: lines are missing",
-            hosts.len(),
-            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
-        );
+        let counted = counted.map_or_else(|| "none".to_owned(), |n| n.to_string());
+        bail!("{}", damaged(&file, hosts.len(), counted));
     }
     Ok(Input {
-        shard: shard(&summary, &file)?,
-        audit_log: summary["audit_log"].as_str().map(str::to_owned),
+        shard: shard(tail, &file)?,
+        audit_log: tail["audit_log"].as_str().map(str::to_owned),
         file,
         kind,
         profile,
@@ -442,6 +461,7 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
         }
     };
     Ok(Merged {
+        kind,
         schema: kind.schema(),
         profile,
         dry_run,
