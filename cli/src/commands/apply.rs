@@ -56,6 +56,21 @@ pub struct ApplySummary {
     pub not_started: usize,
 }
 
+/// The counts of the text output: one line, and a second for hosts left untouched if any.
+impl std::fmt::Display for ApplySummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
+            self.hosts, self.converged, self.in_sync, self.not_converged, self.planned, self.error
+        )?;
+        if self.not_started > 0 {
+            write!(f, "\n{} not started (left untouched)", self.not_started)?;
+        }
+        Ok(())
+    }
+}
+
 impl ApplySummary {
     /// Counts one host of `outcome` (as a `hosts` entry spells it).
     pub fn count(&mut self, outcome: &str) {
@@ -350,14 +365,7 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
     }
     let s = &report.summary;
     if s.hosts > 1 || s.error > 0 {
-        let _ = writeln!(
-            out,
-            "\n{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
-            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error
-        );
-        if s.not_started > 0 {
-            let _ = writeln!(out, "{} not started (left untouched)", s.not_started);
-        }
+        let _ = writeln!(out, "\n{s}");
     }
     out
 }

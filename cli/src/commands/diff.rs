@@ -76,6 +76,17 @@ pub struct Summary {
     pub error: usize,
 }
 
+/// The counts line of the text output, e.g. `3 hosts: 1 in sync, 2 drift, 0 error`.
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} in sync, {} drift, {} error",
+            self.hosts, self.in_sync, self.drift, self.error
+        )
+    }
+}
+
 impl Summary {
     /// Counts one host of `status` (`in_sync`, `drift` or `error`).
     pub fn count(&mut self, status: &str) {
@@ -358,12 +369,7 @@ pub fn table(report: &DiffReport, all: bool) -> String {
         }
     }
     if report.hosts.len() > 1 {
-        let s = &report.summary;
-        let _ = writeln!(
-            out,
-            "\n{} hosts: {} in sync, {} drift, {} error",
-            s.hosts, s.in_sync, s.drift, s.error
-        );
+        let _ = writeln!(out, "\n{}", report.summary);
         if hidden > 0 {
             let _ = writeln!(
                 out,

@@ -124,6 +124,16 @@ enum Counts {
     Apply(ApplySummary),
 }
 
+/// The counts as the command that wrote them prints them.
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Diff(s) => std::fmt::Display::fmt(s, f),
+            Self::Apply(s) => std::fmt::Display::fmt(s, f),
+        }
+    }
+}
+
 /// The merged document: `rftune.diff/v1` or `rftune.apply/v1`, hosts by name, plus where they
 /// came from.
 #[derive(Debug, Serialize)]
@@ -536,18 +546,7 @@ fn table(merged: &Merged, kind: Kind) -> String {
     if !out.is_empty() {
         out.push('\n');
     }
-    let _ = match &merged.summary {
-        Counts::Diff(s) => writeln!(
-            out,
-            "{} hosts vs {}: {} in sync, {} drift, {} error",
-            s.hosts, merged.profile, s.in_sync, s.drift, s.error
-        ),
-        Counts::Apply(s) => writeln!(
-            out,
-            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed, {} not started",
-            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error, s.not_started
-        ),
-    };
+    let _ = writeln!(out, "{}", merged.summary);
     let _ = writeln!(out, "(merged from {} file(s))", merged.merged_from.len());
     out
 }
