@@ -37,6 +37,52 @@ pub struct ApplyReport {
     pub audit_log: String,
 }
 
+/// How a host's apply ended: an `outcome` of `rftune.apply/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyStatus {
+    /// It ran to its end.
+    Done(converge::Outcome),
+    /// It failed.
+    Error,
+    /// It was left untouched: a canary failed, or `--max-failures` hosts had failed.
+    NotStarted,
+}
+
+impl ApplyStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 6] = [
+        Self::Done(converge::Outcome::InSync),
+        Self::Done(converge::Outcome::Converged),
+        Self::Done(converge::Outcome::NotConverged),
+        Self::Done(converge::Outcome::Planned),
+        Self::Error,
+        Self::NotStarted,
+    ];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done(converge::Outcome::InSync) => "in_sync",
+            Self::Done(converge::Outcome::Converged) => "converged",
+            Self::Done(converge::Outcome::NotConverged) => "not_converged",
+            Self::Done(converge::Outcome::Planned) => "planned",
+            Self::Error => "error",
+            Self::NotStarted => "not_started",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for ApplyStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// Hosts by outcome.
 #[derive(Debug, Default, Serialize)]
 pub struct ApplySummary {
@@ -72,15 +118,16 @@ impl std::fmt::Display for ApplySummary {
 }
 
 impl ApplySummary {
-    /// Counts one host of `outcome` (as a `hosts` entry spells it).
-    pub fn count(&mut self, outcome: &str) {
-        match outcome {
-            "in_sync" => self.in_sync += 1,
-            "converged" => self.converged += 1,
-            "not_converged" => self.not_converged += 1,
-            "planned" => self.planned += 1,
-            "not_started" => self.not_started += 1,
-            _ => self.error += 1,
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: ApplyStatus) {
+        use converge::Outcome;
+        match status {
+            ApplyStatus::Done(Outcome::InSync) => self.in_sync += 1,
+            ApplyStatus::Done(Outcome::Converged) => self.converged += 1,
+            ApplyStatus::Done(Outcome::NotConverged) => self.not_converged += 1,
+            ApplyStatus::Done(Outcome::Planned) => self.planned += 1,
+            ApplyStatus::NotStarted => self.not_started += 1,
+            ApplyStatus::Error => self.error += 1,
         }
     }
 
@@ -297,23 +344,23 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
 
 /// One host's entry of the report, counted in `summary`.
 fn host_entry(r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
-    let (outcome, entry) = match &r.result {
+    let (status, entry) = match &r.result {
         Ok(h) => {
             let mut v = serde_json::to_value(h).unwrap_or_default();
             v["host"] = Value::String(r.entry.name.clone());
-            let outcome = v["outcome"].as_str().unwrap_or("error").to_owned();
-            (outcome, v)
+            (ApplyStatus::Done(h.outcome), v)
         }
-        Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) => (
-            "not_started".to_owned(),
-            serde_json::json!({"host": r.entry.name, "outcome": "not_started", "error": format!("{e:#}")}),
-        ),
-        Err(e) => (
-            "error".to_owned(),
-            serde_json::json!({"host": r.entry.name, "outcome": "error", "error": format!("{e:#}")}),
-        ),
+        Err(e) => {
+            let status = if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) {
+                ApplyStatus::NotStarted
+            } else {
+                ApplyStatus::Error
+            };
+            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "error": format!("{e:#}")});
+            (status, v)
+        }
     };
-    summary.count(&outcome);
+    summary.count(status);
     entry
 }
 
@@ -322,10 +369,7 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
     for r in results {
         match &r.result {
             Ok(h) => {
-                let outcome = serde_json::to_value(h.outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
+                let outcome = ApplyStatus::Done(h.outcome).as_str();
                 let _ = writeln!(out, "{}: {outcome}: {}", r.entry.name, h.summary);
                 if report.dry_run || h.outcome == converge::Outcome::Planned {
                     let mut t = Table::new(["  WRITE", "ATTRIBUTE", "VALUE"]);

@@ -37,7 +37,7 @@ pub struct HostDiff {
     /// The host's name.
     pub host: String,
     /// `in_sync`, `drift` or `error`.
-    pub status: &'static str,
+    pub status: DiffStatus,
     /// Service tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tag: Option<String>,
@@ -61,6 +61,42 @@ pub struct HostDiff {
     /// Why the host could not be compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// How a host compares: a `status` of `rftune.diff/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffStatus {
+    /// Every attribute as the profile wants it.
+    InSync,
+    /// Drift, or pending changes.
+    Drift,
+    /// Not compared, or the profile is invalid for it.
+    Error,
+}
+
+impl DiffStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 3] = [Self::InSync, Self::Drift, Self::Error];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InSync => "in_sync",
+            Self::Drift => "drift",
+            Self::Error => "error",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for DiffStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// Hosts by outcome.
@@ -88,12 +124,12 @@ impl std::fmt::Display for Summary {
 }
 
 impl Summary {
-    /// Counts one host of `status` (`in_sync`, `drift` or `error`).
-    pub fn count(&mut self, status: &str) {
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: DiffStatus) {
         match status {
-            "in_sync" => self.in_sync += 1,
-            "drift" => self.drift += 1,
-            _ => self.error += 1,
+            DiffStatus::InSync => self.in_sync += 1,
+            DiffStatus::Drift => self.drift += 1,
+            DiffStatus::Error => self.error += 1,
         }
     }
 
@@ -242,11 +278,11 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
         Ok(a) => {
             let invalid = a.errors().next().is_some();
             let status = if invalid {
-                "error"
+                DiffStatus::Error
             } else if a.diff.is_clean() {
-                "in_sync"
+                DiffStatus::InSync
             } else {
-                "drift"
+                DiffStatus::Drift
             };
             HostDiff {
                 host: r.entry.name.clone(),
@@ -281,7 +317,7 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
         }
         Err(e) => HostDiff {
             host: r.entry.name.clone(),
-            status: "error",
+            status: DiffStatus::Error,
             service_tag: None,
             model: None,
             bios_version: None,

@@ -18,8 +18,8 @@ use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
 
-use super::apply::ApplySummary;
-use super::diff::Summary;
+use super::apply::{ApplyStatus, ApplySummary};
+use super::diff::{DiffStatus, Summary};
 
 /// Largest input accepted: a 10,000-host diff with every attribute listed stays well below.
 const MAX_INPUT_BYTES: u64 = 1 << 30;
@@ -73,17 +73,11 @@ impl Kind {
         }
     }
 
-    fn statuses(self) -> &'static [&'static str] {
+    /// The statuses this kind writes, as spelled.
+    fn statuses(self) -> Vec<&'static str> {
         match self {
-            Self::Diff => &["in_sync", "drift", "error"],
-            Self::Apply => &[
-                "in_sync",
-                "converged",
-                "not_converged",
-                "planned",
-                "error",
-                "not_started",
-            ],
+            Self::Diff => DiffStatus::ALL.map(DiffStatus::as_str).to_vec(),
+            Self::Apply => ApplyStatus::ALL.map(ApplyStatus::as_str).to_vec(),
         }
     }
 
@@ -449,16 +443,23 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
         }
     }
     let hosts: Vec<Value> = hosts.into_values().map(|(h, _)| h).collect();
-    let statuses = hosts
-        .iter()
-        .map(|h| h[kind.status_field()].as_str().unwrap_or_default());
+    // Every status was checked when its input was read (check_host).
+    let field = kind.status_field();
+    let unknown = |h: &Value| anyhow::anyhow!("host {}: unknown {field} {:?}", h["host"], h[field]);
     let summary = match kind {
         Kind::Diff => {
             let mut s = Summary {
                 hosts: hosts.len(),
                 ..Summary::default()
             };
-            statuses.for_each(|st| s.count(st));
+            for h in &hosts {
+                s.count(
+                    h[field]
+                        .as_str()
+                        .and_then(DiffStatus::parse)
+                        .ok_or_else(|| unknown(h))?,
+                );
+            }
             Counts::Diff(s)
         }
         Kind::Apply => {
@@ -466,7 +467,14 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
                 hosts: hosts.len(),
                 ..ApplySummary::default()
             };
-            statuses.for_each(|st| s.count(st));
+            for h in &hosts {
+                s.count(
+                    h[field]
+                        .as_str()
+                        .and_then(ApplyStatus::parse)
+                        .ok_or_else(|| unknown(h))?,
+                );
+            }
             Counts::Apply(s)
         }
     };
