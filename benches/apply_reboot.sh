@@ -6,13 +6,8 @@
 # Usage: benches/apply_reboot.sh [BOOT=5s] [PROFILE=performance]
 set -euo pipefail
 boot=${1:-5s}; profile=${2:-performance}
-bin=${RFTUNE:-target/release/rftune}
-dir=$(mktemp -d); pid=
-trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
-"$bin" sim --hosts 1 --listen 127.0.0.1:0 --http --boot-time "$boot" --exit-after 300s >"$dir/sim.out" 2>&1 &
-pid=$!
-until grep -q listening "$dir/sim.out"; do sleep 0.05; done
-url=$(awk '/listening/ {print $3; exit}' "$dir/sim.out")
+. "$(dirname "$0")/lib.sh"
+start_sim --hosts 1 --listen 127.0.0.1:0 --http --boot-time "$boot" --exit-after 300s
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 start=$(date +%s.%N)
 "$bin" apply --bmc "$url" --profile "$profile" --reboot force -q >"$dir/apply.out" 2>&1 || { cat "$dir/apply.out"; exit 1; }

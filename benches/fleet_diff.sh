@@ -10,24 +10,14 @@
 # flight; the script raises `ulimit -n` as far as the hard limit allows.
 set -euo pipefail
 hosts=${1:-1000}; latency=${2:-50ms}; profile=${3:-performance}
-bin=${RFTUNE:-target/release/rftune}
-sim=${RFTUNE_SIM:-$bin}
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-dir=$(mktemp -d); out="$dir/sim.out"; pid=
-trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
-"$sim" sim --hosts "$hosts" --listen 127.0.0.1:0 --latency "$latency" --exit-after 900s \
-    --write-inventory "$dir/fleet.toml" >"$out" 2>&1 &
-pid=$!
-until [ -s "$dir/fleet.toml" ] && [ "$(grep -c listening "$out" || true)" -ge "$hosts" ]; do
-    kill -0 $pid 2>/dev/null || { cat "$out"; exit 1; }
-    sleep 0.2
-done
+. "$(dirname "$0")/lib.sh"
+start_sim --hosts "$hosts" --listen 127.0.0.1:0 --latency "$latency" --exit-after 900s \
+    --write-inventory "$dir/fleet.toml"
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 args=(diff --inventory "$dir/fleet.toml" --profile "$profile" -o json)
 [ -n "${CONCURRENCY:-}" ] && args+=(--concurrency "$CONCURRENCY")
 "$bin" "${args[@]}" >/dev/null || true   # warm the registry cache
-first=$(awk '/listening/ {print $3; exit}' "$out")
-curl -sk -X POST "$first/_sim/stats/reset"
+curl -sk -X POST "$url/_sim/stats/reset"
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 hz=$(getconf CLK_TCK)
 before=$(ticks)
@@ -46,4 +36,4 @@ print(f"hosts {hosts} latency {latency}: wall {wall:.2f} s; rftune CPU {(user + 
       f"peak RSS {sim_rss / 1024:.0f} MiB")
 print("summary:", summary)
 PY
-curl -sk "$first/_sim/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print('requests to one host:', d['requests']['total'], dict(d['requests']['by_method']))"
+curl -sk "$url/_sim/stats" | python3 -c "import json,sys; d=json.load(sys.stdin); print('requests to one host:', d['requests']['total'], dict(d['requests']['by_method']))"

@@ -9,13 +9,10 @@
 # Needs: a release build (cargo build --release) and python3.
 set -euo pipefail
 hosts=${1:-4000}; shards=${2:-4}; profile=${3:-performance}
-bin=${RFTUNE:-target/release/rftune}
-dir=$(mktemp -d); out="$dir/sim.out"; trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
-"$bin" sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 900s \
+. "$(dirname "$0")/lib.sh"
+start_sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 900s \
     --fault "malformed@4,$((hosts / 2 + 1)),$hosts" \
-    --write-inventory "$dir/fleet.toml" >"$out" 2>&1 &
-pid=$!
-while [ "$(grep -c listening "$out" || true)" -lt "$hosts" ]; do sleep 0.2; done
+    --write-inventory "$dir/fleet.toml"
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 common=(diff --inventory "$dir/fleet.toml" --profile "$profile" --retry-for 0s -q)
 "$bin" "${common[@]}" -o json >/dev/null 2>&1 || true   # warm the registry cache

@@ -5,11 +5,8 @@
 # Needs: a release build (cargo build --release) and wrk (apt-get install wrk).
 set -euo pipefail
 hosts=${1:-1000}; secs=${2:-10}; conns=${3:-64}
-bin=${RFTUNE:-target/release/rftune}
-out=$(mktemp); trap 'kill $pid 2>/dev/null; rm -f "$out"' EXIT
-"$bin" sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 300s >"$out" 2>&1 &
-pid=$!
-while [ "$(grep -c listening "$out" || true)" -lt "$hosts" ]; do sleep 0.2; done
+. "$(dirname "$0")/lib.sh"
+start_sim --hosts "$hosts" --listen 127.0.0.1:0 --http --exit-after 300s
 url=$(sed -n "$((hosts / 2))p" "$out" | awk '{print $3}')
 echo "hosts: $hosts; idle RSS: $(awk '/VmRSS/ {print $2/1024 " MiB"}' /proc/$pid/status)"
 wrk -t2 -c"$conns" -d"${secs}s" -H 'Authorization: Basic cm9vdDpjYWx2aW4=' \

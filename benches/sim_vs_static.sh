@@ -7,15 +7,11 @@
 # Needs: a release build (cargo build --release), wrk and nginx (apt-get install wrk nginx-light).
 set -euo pipefail
 rounds=${1:-3}; secs=${2:-5}; conns=${3:-64}
-bin=${RFTUNE:-target/release/rftune}
+. "$(dirname "$0")/lib.sh"
 path=/redfish/v1/Systems/System.Embedded.1/Bios
 auth='Authorization: Basic cm9vdDpjYWx2aW4='
-dir=$(mktemp -d); sim_pid=; nginx_pid=
-trap 'kill $sim_pid $nginx_pid 2>/dev/null; rm -rf "$dir"' EXIT
-"$bin" sim --hosts 1 --listen 127.0.0.1:0 --http --exit-after 900s >"$dir/sim.out" 2>&1 &
-sim_pid=$!
-until grep -q listening "$dir/sim.out"; do sleep 0.1; done
-sim=$(awk '/listening/ {print $3; exit}' "$dir/sim.out")
+start_sim --hosts 1 --listen 127.0.0.1:0 --http --exit-after 900s
+sim=$url
 # The same body, as a file nginx serves.
 mkdir -p "$dir/www$(dirname "$path")" "$dir/tmp"
 curl -sf -H "$auth" "$sim$path" -o "$dir/www$path"
@@ -37,7 +33,7 @@ http {
 }
 CONF
 nginx -p "$dir" -c "$dir/nginx.conf" &
-nginx_pid=$!
+also_kill=$!
 until curl -sf "http://127.0.0.1:$port$path" -o /dev/null; do sleep 0.1; done
 cmp -s <(curl -s -H "$auth" "$sim$path") "$dir/www$path" || echo "note: the emulator's body changed since it was copied"
 echo "body: $(wc -c <"$dir/www$path") bytes; wrk -t2 -c$conns -d${secs}s, $rounds rounds"

@@ -5,13 +5,9 @@
 # Usage: benches/single_vs_curl.sh [RUNS=20] [PROFILE=performance]
 set -euo pipefail
 runs=${1:-20}; profile=${2:-performance}
-bin=${RFTUNE:-target/release/rftune}
-dir=$(mktemp -d); pid=
-trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
-"$bin" sim --hosts 1 --listen 127.0.0.1:0 --exit-after 600s >"$dir/sim.out" 2>&1 &
-pid=$!
-until grep -q listening "$dir/sim.out"; do sleep 0.05; done
-read -r _ _ url _ fp < <(grep listening "$dir/sim.out")
+. "$(dirname "$0")/lib.sh"
+start_sim --hosts 1 --listen 127.0.0.1:0 --exit-after 600s
+fp=$(awk '/listening/ {print $5; exit}' "$out")
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 diff_cmd=("$bin" diff --bmc "$url" --fingerprint "$fp" --profile "$profile" -q)
 "${diff_cmd[@]}" >/dev/null 2>&1 || true   # warm the registry cache

@@ -42,6 +42,38 @@ impl JsonLines {
     }
 }
 
+/// One `-o jsonl` line of `rftune diff`, `apply` or `merge`: its schema
+/// (`rftune.<kind>.host/v1` or `rftune.<kind>.summary/v1`), the profile, whether it is a dry run
+/// (apply), the shard (the summary line of a `--shard K/N` run), then the fields of `body`: a
+/// `hosts` entry of the command's document, or a [`SummaryBody`].
+#[derive(Debug, Serialize)]
+pub struct Line<'a, B> {
+    /// The line's schema.
+    pub schema: &'static str,
+    /// The profile compared against or applied.
+    pub profile: &'a str,
+    /// Whether this is a dry run (apply only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<bool>,
+    /// `K/N` when the run was given `--shard K/N` (summary lines only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<&'a str>,
+    /// The rest of the line.
+    #[serde(flatten)]
+    pub body: B,
+}
+
+/// The body of the last `-o jsonl` line: the `summary` of the command's document (counting the
+/// host lines before it) and, for apply, the audit log.
+#[derive(Debug, Serialize)]
+pub struct SummaryBody<'a, S> {
+    /// Hosts by status.
+    pub summary: &'a S,
+    /// The audit log of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audit_log: Option<&'a str>,
+}
+
 /// Prints text as is.
 pub fn text(s: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::Url;
 
-pub mod shard;
+mod shard;
 
 pub use shard::Shard;
 
@@ -188,25 +188,20 @@ where
     F: Fn(BmcEntry) -> Fut,
     Fut: Future<Output = Result<T, E>> + Send + 'static,
 {
-    let mut results: Vec<Option<Result<T, E>>> = entries.iter().map(|_| None).collect();
+    // `for_each_limited` hands over every entry exactly once, so every slot gets filled.
+    let mut results: Vec<Option<HostResult<T, E>>> = std::iter::repeat_with(|| None).take(entries.len()).collect();
     for_each_limited(&entries, limits, op, |i, r| {
         on_done(&r.entry, r.result.is_ok());
-        results[i] = Some(r.result);
+        results[i] = Some(r);
     })
     .await;
-    entries
-        .into_iter()
-        .zip(results)
-        .map(|(entry, r)| HostResult {
-            result: r.unwrap_or_else(|| {
-                Err(E::from(crate::Error::invalid(format!(
-                    "{}: the task was lost",
-                    entry.name
-                ))))
-            }),
-            entry,
-        })
-        .collect()
+    results.into_iter().flatten().collect()
+}
+
+/// The result of a host left untouched: `why` it was not started.
+fn not_started<T, E: From<crate::Error>>(name: String, why: String) -> Result<T, E> {
+    let e = crate::HostError::new(name, crate::HostErrorKind::NotStarted, why);
+    Err(E::from(crate::Error::from(e)))
 }
 
 /// What a host task ends with, as the `JoinSet` hands it back.
@@ -243,10 +238,11 @@ pub async fn for_each_limited<T, E, F, Fut>(
                 (i, r)
             }
             Err(e) => {
-                let Some(i) = running.remove(&e.id()) else {
-                    tracing::error!("a host task ended abnormally: {e}");
-                    return;
-                };
+                // Each task's id goes into `running` right after it is spawned, before the set
+                // is polled again, and leaves it only here.
+                let i = running
+                    .remove(&e.id())
+                    .expect("a task the set hands back was recorded in `running` when spawned");
                 let lost = crate::Error::invalid(format!("{}: the task was lost: {e}", entries[i].name));
                 (i, Err(E::from(lost)))
             }
@@ -276,16 +272,12 @@ pub async fn for_each_limited<T, E, F, Fut>(
                 && crate::interrupt::received().is_none()
             {
                 for (j, e) in entries.iter().enumerate().skip(i) {
-                    let not_started = crate::HostError::new(
-                        e.name.clone(),
-                        crate::HostErrorKind::NotStarted,
-                        format!("not started: the canary {canary} failed"),
-                    );
+                    let why = format!("not started: the canary {canary} failed");
                     sink(
                         j,
                         HostResult {
                             entry: e.clone(),
-                            result: Err(E::from(crate::Error::from(not_started))),
+                            result: not_started(e.name.clone(), why),
                         },
                     );
                 }
@@ -307,12 +299,8 @@ pub async fn for_each_limited<T, E, F, Fut>(
             if let Some(max) = max_failures
                 && failures >= max
             {
-                let e = crate::HostError::new(
-                    name,
-                    crate::HostErrorKind::NotStarted,
-                    format!("not started: {failures} host(s) had failed (at most {max} may)"),
-                );
-                return (i, Err(E::from(crate::Error::from(e))));
+                let why = format!("not started: {failures} host(s) had failed (at most {max} may)");
+                return (i, not_started(name, why));
             }
             // After Ctrl-C or SIGTERM, hosts not started yet stay untouched.
             if let Some(signal) = crate::interrupt::received() {

@@ -52,6 +52,7 @@ pub mod duration;
 pub mod error;
 pub mod experiment;
 pub mod fleet;
+mod hash;
 pub mod interrupt;
 pub mod observe;
 pub mod power;

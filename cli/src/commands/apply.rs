@@ -2,7 +2,7 @@
 
 use crate::Outcome;
 use crate::args::{ApplyArgs, ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat};
-use crate::render::{self, Progress, Table};
+use crate::render::{self, Line, Progress, SummaryBody, Table};
 use anyhow::Result;
 use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
 use rftune_engine::assess::Chosen;
@@ -13,6 +13,8 @@ use rftune_engine::target;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write;
+
+use super::merge::Kind;
 use std::sync::Arc;
 
 /// The `rftune.apply/v1` document.
@@ -35,38 +37,50 @@ pub struct ApplyReport {
     pub audit_log: String,
 }
 
-/// An `-o jsonl` line for one host, written as the host finishes: `rftune.apply.host/v1`, the
-/// profile and whether it is a dry run, then the fields of a `hosts` entry of `rftune.apply/v1`.
-#[derive(Debug, Serialize)]
-pub struct HostLine<'a> {
-    /// Always `rftune.apply.host/v1`.
-    pub schema: &'static str,
-    /// The profile applied.
-    pub profile: &'a str,
-    /// Whether this is a dry run.
-    pub dry_run: bool,
-    /// The host's entry (`host`, `outcome`, ...).
-    #[serde(flatten)]
-    pub host: &'a Value,
+/// How a host's apply ended: an `outcome` of `rftune.apply/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyStatus {
+    /// It ran to its end.
+    Done(converge::Outcome),
+    /// It failed.
+    Error,
+    /// It was left untouched: a canary failed, or `--max-failures` hosts had failed.
+    NotStarted,
 }
 
-/// The last `-o jsonl` line: `rftune.apply.summary/v1` with the profile, dry run, shard if any,
-/// the `summary` of `rftune.apply/v1` (counting the host lines before it) and the audit log.
-#[derive(Debug, Serialize)]
-pub struct SummaryLine<'a> {
-    /// Always `rftune.apply.summary/v1`.
-    pub schema: &'static str,
-    /// The profile applied.
-    pub profile: &'a str,
-    /// Whether this was a dry run.
-    pub dry_run: bool,
-    /// `K/N` when the run was given `--shard K/N`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    /// Hosts by outcome.
-    pub summary: &'a ApplySummary,
-    /// The audit log of this run.
-    pub audit_log: &'a str,
+impl ApplyStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 6] = [
+        Self::Done(converge::Outcome::InSync),
+        Self::Done(converge::Outcome::Converged),
+        Self::Done(converge::Outcome::NotConverged),
+        Self::Done(converge::Outcome::Planned),
+        Self::Error,
+        Self::NotStarted,
+    ];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done(converge::Outcome::InSync) => "in_sync",
+            Self::Done(converge::Outcome::Converged) => "converged",
+            Self::Done(converge::Outcome::NotConverged) => "not_converged",
+            Self::Done(converge::Outcome::Planned) => "planned",
+            Self::Error => "error",
+            Self::NotStarted => "not_started",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for ApplyStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// Hosts by outcome.
@@ -88,16 +102,32 @@ pub struct ApplySummary {
     pub not_started: usize,
 }
 
+/// The counts of the text output: one line, and a second for hosts left untouched if any.
+impl std::fmt::Display for ApplySummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
+            self.hosts, self.converged, self.in_sync, self.not_converged, self.planned, self.error
+        )?;
+        if self.not_started > 0 {
+            write!(f, "\n{} not started (left untouched)", self.not_started)?;
+        }
+        Ok(())
+    }
+}
+
 impl ApplySummary {
-    /// Counts one host of `outcome` (as a `hosts` entry spells it).
-    pub fn count(&mut self, outcome: &str) {
-        match outcome {
-            "in_sync" => self.in_sync += 1,
-            "converged" => self.converged += 1,
-            "not_converged" => self.not_converged += 1,
-            "planned" => self.planned += 1,
-            "not_started" => self.not_started += 1,
-            _ => self.error += 1,
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: ApplyStatus) {
+        use converge::Outcome;
+        match status {
+            ApplyStatus::Done(Outcome::InSync) => self.in_sync += 1,
+            ApplyStatus::Done(Outcome::Converged) => self.converged += 1,
+            ApplyStatus::Done(Outcome::NotConverged) => self.not_converged += 1,
+            ApplyStatus::Done(Outcome::Planned) => self.planned += 1,
+            ApplyStatus::NotStarted => self.not_started += 1,
+            ApplyStatus::Error => self.error += 1,
         }
     }
 
@@ -248,23 +278,26 @@ pub async fn run_with(
         fleet::for_each_limited(&entries, &limits, &converge_one, |_, r| {
             bar.host_done(r.result.is_ok());
             let host = host_entry(&r, &mut summary);
-            lines.line(&HostLine {
-                schema: "rftune.apply.host/v1",
+            lines.line(&Line {
+                schema: Kind::Apply.host_schema(),
                 profile,
-                dry_run: args.dry_run,
-                host: &host,
+                dry_run: Some(args.dry_run),
+                shard: None,
+                body: &host,
             });
         })
         .await;
         progress.finish();
         let audit_log = ctx.audit.path().display().to_string();
-        lines.line(&SummaryLine {
-            schema: "rftune.apply.summary/v1",
+        lines.line(&Line {
+            schema: Kind::Apply.summary_schema(),
             profile,
-            dry_run: args.dry_run,
-            shard,
-            summary: &summary,
-            audit_log: &audit_log,
+            dry_run: Some(args.dry_run),
+            shard: shard.as_deref(),
+            body: SummaryBody {
+                summary: &summary,
+                audit_log: Some(&audit_log),
+            },
         });
         lines.finish()?;
         return summary.outcome(&audit_log);
@@ -299,7 +332,7 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
     };
     let hosts = results.iter().map(|r| host_entry(r, &mut summary)).collect();
     ApplyReport {
-        schema: "rftune.apply/v1",
+        schema: Kind::Apply.schema(),
         profile: ctx.chosen.name().to_owned(),
         dry_run,
         shard: None,
@@ -311,23 +344,23 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
 
 /// One host's entry of the report, counted in `summary`.
 fn host_entry(r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
-    let (outcome, entry) = match &r.result {
+    let (status, entry) = match &r.result {
         Ok(h) => {
             let mut v = serde_json::to_value(h).unwrap_or_default();
             v["host"] = Value::String(r.entry.name.clone());
-            let outcome = v["outcome"].as_str().unwrap_or("error").to_owned();
-            (outcome, v)
+            (ApplyStatus::Done(h.outcome), v)
         }
-        Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) => (
-            "not_started".to_owned(),
-            serde_json::json!({"host": r.entry.name, "outcome": "not_started", "error": format!("{e:#}")}),
-        ),
-        Err(e) => (
-            "error".to_owned(),
-            serde_json::json!({"host": r.entry.name, "outcome": "error", "error": format!("{e:#}")}),
-        ),
+        Err(e) => {
+            let status = if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) {
+                ApplyStatus::NotStarted
+            } else {
+                ApplyStatus::Error
+            };
+            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "error": format!("{e:#}")});
+            (status, v)
+        }
     };
-    summary.count(&outcome);
+    summary.count(status);
     entry
 }
 
@@ -336,10 +369,7 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
     for r in results {
         match &r.result {
             Ok(h) => {
-                let outcome = serde_json::to_value(h.outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default();
+                let outcome = ApplyStatus::Done(h.outcome).as_str();
                 let _ = writeln!(out, "{}: {outcome}: {}", r.entry.name, h.summary);
                 if report.dry_run || h.outcome == converge::Outcome::Planned {
                     let mut t = Table::new(["  WRITE", "ATTRIBUTE", "VALUE"]);
@@ -379,14 +409,7 @@ fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
     }
     let s = &report.summary;
     if s.hosts > 1 || s.error > 0 {
-        let _ = writeln!(
-            out,
-            "\n{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
-            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error
-        );
-        if s.not_started > 0 {
-            let _ = writeln!(out, "{} not started (left untouched)", s.not_started);
-        }
+        let _ = writeln!(out, "\n{s}");
     }
     out
 }

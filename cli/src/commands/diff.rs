@@ -2,7 +2,7 @@
 
 use crate::Outcome;
 use crate::args::{DiffArgs, OutputFormat};
-use crate::render::{self, Table};
+use crate::render::{self, Line, SummaryBody, Table};
 use anyhow::Result;
 use bios_profiles::{Change, Status, StatusCounts};
 use rftune_engine::assess::{self, Assessment, Chosen};
@@ -11,6 +11,8 @@ use rftune_engine::state::StateDirs;
 use rftune_engine::target;
 use serde::Serialize;
 use std::fmt::Write;
+
+use super::merge::Kind;
 use std::sync::Arc;
 
 /// The `rftune.diff/v1` document.
@@ -29,41 +31,13 @@ pub struct DiffReport {
     pub summary: Summary,
 }
 
-/// An `-o jsonl` line for one host, written as the host finishes: `rftune.diff.host/v1`, the
-/// profile, then the fields of a `hosts` entry of `rftune.diff/v1`.
-#[derive(Debug, Serialize)]
-pub struct HostLine<'a> {
-    /// Always `rftune.diff.host/v1`.
-    pub schema: &'static str,
-    /// The profile compared against.
-    pub profile: &'a str,
-    /// The host's entry.
-    #[serde(flatten)]
-    pub host: &'a HostDiff,
-}
-
-/// The last `-o jsonl` line: `rftune.diff.summary/v1`, the profile, the shard if any, and the
-/// `summary` of `rftune.diff/v1` (which counts the host lines before it).
-#[derive(Debug, Serialize)]
-pub struct SummaryLine<'a> {
-    /// Always `rftune.diff.summary/v1`.
-    pub schema: &'static str,
-    /// The profile compared against.
-    pub profile: &'a str,
-    /// `K/N` when the run was given `--shard K/N`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shard: Option<String>,
-    /// Hosts by status.
-    pub summary: &'a Summary,
-}
-
 /// One host's diff.
 #[derive(Debug, Serialize)]
 pub struct HostDiff {
     /// The host's name.
     pub host: String,
     /// `in_sync`, `drift` or `error`.
-    pub status: &'static str,
+    pub status: DiffStatus,
     /// Service tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service_tag: Option<String>,
@@ -89,6 +63,42 @@ pub struct HostDiff {
     pub error: Option<String>,
 }
 
+/// How a host compares: a `status` of `rftune.diff/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffStatus {
+    /// Every attribute as the profile wants it.
+    InSync,
+    /// Drift, or pending changes.
+    Drift,
+    /// Not compared, or the profile is invalid for it.
+    Error,
+}
+
+impl DiffStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 3] = [Self::InSync, Self::Drift, Self::Error];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InSync => "in_sync",
+            Self::Drift => "drift",
+            Self::Error => "error",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for DiffStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 /// Hosts by outcome.
 #[derive(Debug, Default, Serialize)]
 pub struct Summary {
@@ -102,13 +112,24 @@ pub struct Summary {
     pub error: usize,
 }
 
+/// The counts line of the text output, e.g. `3 hosts: 1 in sync, 2 drift, 0 error`.
+impl std::fmt::Display for Summary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} in sync, {} drift, {} error",
+            self.hosts, self.in_sync, self.drift, self.error
+        )
+    }
+}
+
 impl Summary {
-    /// Counts one host of `status` (`in_sync`, `drift` or `error`).
-    pub fn count(&mut self, status: &str) {
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: DiffStatus) {
         match status {
-            "in_sync" => self.in_sync += 1,
-            "drift" => self.drift += 1,
-            _ => self.error += 1,
+            DiffStatus::InSync => self.in_sync += 1,
+            DiffStatus::Drift => self.drift += 1,
+            DiffStatus::Error => self.error += 1,
         }
     }
 
@@ -166,19 +187,25 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
             progress.host_done(r.result.is_ok());
             let host = host_diff(profile, &r);
             summary.count(host.status);
-            lines.line(&HostLine {
-                schema: "rftune.diff.host/v1",
+            lines.line(&Line {
+                schema: Kind::Diff.host_schema(),
                 profile,
-                host: &host,
+                dry_run: None,
+                shard: None,
+                body: &host,
             });
         })
         .await;
         progress.finish();
-        lines.line(&SummaryLine {
-            schema: "rftune.diff.summary/v1",
+        lines.line(&Line {
+            schema: Kind::Diff.summary_schema(),
             profile,
-            shard,
-            summary: &summary,
+            dry_run: None,
+            shard: shard.as_deref(),
+            body: SummaryBody {
+                summary: &summary,
+                audit_log: None,
+            },
         });
         lines.finish()?;
         return summary.outcome();
@@ -208,7 +235,7 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     };
     hosts.iter().for_each(|h| summary.count(h.status));
     let report = DiffReport {
-        schema: "rftune.diff/v1",
+        schema: Kind::Diff.schema(),
         profile: profile.to_owned(),
         shard,
         hosts,
@@ -237,7 +264,7 @@ pub fn report(profile: &str, results: &[HostResult<Assessment>]) -> DiffReport {
         })
         .collect();
     DiffReport {
-        schema: "rftune.diff/v1",
+        schema: Kind::Diff.schema(),
         profile: profile.to_owned(),
         shard: None,
         hosts,
@@ -251,11 +278,11 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
         Ok(a) => {
             let invalid = a.errors().next().is_some();
             let status = if invalid {
-                "error"
+                DiffStatus::Error
             } else if a.diff.is_clean() {
-                "in_sync"
+                DiffStatus::InSync
             } else {
-                "drift"
+                DiffStatus::Drift
             };
             HostDiff {
                 host: r.entry.name.clone(),
@@ -290,7 +317,7 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
         }
         Err(e) => HostDiff {
             host: r.entry.name.clone(),
-            status: "error",
+            status: DiffStatus::Error,
             service_tag: None,
             model: None,
             bios_version: None,
@@ -378,12 +405,7 @@ pub fn table(report: &DiffReport, all: bool) -> String {
         }
     }
     if report.hosts.len() > 1 {
-        let s = &report.summary;
-        let _ = writeln!(
-            out,
-            "\n{} hosts: {} in sync, {} drift, {} error",
-            s.hosts, s.in_sync, s.drift, s.error
-        );
+        let _ = writeln!(out, "\n{}", report.summary);
         if hidden > 0 {
             let _ = writeln!(
                 out,

@@ -9,7 +9,7 @@
 
 use crate::Outcome;
 use crate::args::{MergeArgs, OutputFormat};
-use crate::render;
+use crate::render::{self, Line, SummaryBody};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
@@ -18,24 +18,50 @@ use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
 
-use super::apply::ApplySummary;
-use super::diff::Summary;
+use super::apply::{ApplyStatus, ApplySummary};
+use super::diff::{DiffStatus, Summary};
 
 /// Largest input accepted: a 10,000-host diff with every attribute listed stays well below.
 const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// Which command wrote an output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Diff,
     Apply,
 }
 
 impl Kind {
+    const ALL: [Self; 2] = [Self::Diff, Self::Apply];
+
     fn name(self) -> &'static str {
         match self {
             Self::Diff => "diff",
             Self::Apply => "apply",
+        }
+    }
+
+    /// The schema of the command's `-o json` document.
+    pub(crate) const fn schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff/v1",
+            Self::Apply => "rftune.apply/v1",
+        }
+    }
+
+    /// The schema of an `-o jsonl` host line.
+    pub(crate) const fn host_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.host/v1",
+            Self::Apply => "rftune.apply.host/v1",
+        }
+    }
+
+    /// The schema of the last `-o jsonl` line.
+    pub(crate) const fn summary_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.summary/v1",
+            Self::Apply => "rftune.apply.summary/v1",
         }
     }
 
@@ -47,27 +73,17 @@ impl Kind {
         }
     }
 
-    fn statuses(self) -> &'static [&'static str] {
+    /// The statuses this kind writes, as spelled.
+    fn statuses(self) -> Vec<&'static str> {
         match self {
-            Self::Diff => &["in_sync", "drift", "error"],
-            Self::Apply => &[
-                "in_sync",
-                "converged",
-                "not_converged",
-                "planned",
-                "error",
-                "not_started",
-            ],
+            Self::Diff => DiffStatus::ALL.map(DiffStatus::as_str).to_vec(),
+            Self::Apply => ApplyStatus::ALL.map(ApplyStatus::as_str).to_vec(),
         }
     }
 
-    /// The kind of a schema `rftune.<kind><suffix>`.
-    fn of(schema: &str, suffix: &str) -> Option<Self> {
-        match schema.strip_prefix("rftune.")?.strip_suffix(suffix)? {
-            "diff" => Some(Self::Diff),
-            "apply" => Some(Self::Apply),
-            _ => None,
-        }
+    /// The kind whose `which` schema (e.g. [`Kind::schema`]) is `schema`.
+    fn of(schema: &str, which: fn(Self) -> &'static str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| which(*k) == schema)
     }
 }
 
@@ -102,11 +118,23 @@ enum Counts {
     Apply(ApplySummary),
 }
 
+/// The counts as the command that wrote them prints them.
+impl std::fmt::Display for Counts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Diff(s) => std::fmt::Display::fmt(s, f),
+            Self::Apply(s) => std::fmt::Display::fmt(s, f),
+        }
+    }
+}
+
 /// The merged document: `rftune.diff/v1` or `rftune.apply/v1`, hosts by name, plus where they
 /// came from.
 #[derive(Debug, Serialize)]
 struct Merged {
-    schema: String,
+    #[serde(skip)]
+    kind: Kind,
+    schema: &'static str,
     profile: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     dry_run: Option<bool>,
@@ -118,56 +146,33 @@ struct Merged {
     merged_from: Vec<Source>,
 }
 
-/// An `-o jsonl` host line of the merged result.
-#[derive(Debug, Serialize)]
-struct HostLine<'a> {
-    schema: String,
-    profile: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dry_run: Option<bool>,
-    #[serde(flatten)]
-    host: &'a Value,
-}
-
-/// The last `-o jsonl` line of the merged result.
-#[derive(Debug, Serialize)]
-struct SummaryLine<'a> {
-    schema: String,
-    profile: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    dry_run: Option<bool>,
-    summary: &'a Counts,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    audit_log: Option<&'a str>,
-}
-
 /// Runs `rftune merge`.
 pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
     let inputs = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
     let merged = merge(inputs)?;
-    let kind = if matches!(merged.summary, Counts::Diff(_)) {
-        Kind::Diff
-    } else {
-        Kind::Apply
-    };
+    let kind = merged.kind;
     match output {
         OutputFormat::Json => render::json(&merged)?,
         OutputFormat::Jsonl => {
             let mut lines = render::JsonLines::default();
             for host in &merged.hosts {
-                lines.line(&HostLine {
-                    schema: format!("rftune.{}.host/v1", kind.name()),
+                lines.line(&Line {
+                    schema: kind.host_schema(),
                     profile: &merged.profile,
                     dry_run: merged.dry_run,
-                    host,
+                    shard: None,
+                    body: host,
                 });
             }
-            lines.line(&SummaryLine {
-                schema: format!("rftune.{}.summary/v1", kind.name()),
+            lines.line(&Line {
+                schema: kind.summary_schema(),
                 profile: &merged.profile,
                 dry_run: merged.dry_run,
-                summary: &merged.summary,
-                audit_log: merged.audit_log.as_deref(),
+                shard: None,
+                body: SummaryBody {
+                    summary: &merged.summary,
+                    audit_log: merged.audit_log.as_deref(),
+                },
             });
             lines.finish()?;
         }
@@ -199,7 +204,7 @@ fn read(path: &Path) -> Result<Input> {
         rftune_engine::state::read_capped(path, MAX_INPUT_BYTES, "result")?
     };
     if let Ok(doc) = serde_json::from_str::<Value>(&text)
-        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, "/v1"))
+        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, Kind::schema))
     {
         return document(file, kind, doc);
     }
@@ -250,30 +255,20 @@ fn check_host(kind: Kind, host: &Value, at: &str) -> Result<()> {
 fn document(file: String, kind: Kind, mut doc: Value) -> Result<Input> {
     let profile = string(&doc, "profile", &file)?;
     let dry_run = dry_run(kind, &doc, &file)?;
-    let shard = shard(&doc, &file)?;
-    let audit_log = doc["audit_log"].as_str().map(str::to_owned);
     let Some(Value::Array(hosts)) = doc.get_mut("hosts").map(Value::take) else {
         bail!("{file}: no \"hosts\" list");
     };
     for (i, h) in hosts.iter().enumerate() {
         check_host(kind, h, &format!("{file}: hosts[{i}]"))?;
     }
-    let counted = doc["summary"]["hosts"].as_u64();
-    if counted != Some(hosts.len() as u64) {
-        bail!(
-            "{file}: lists {} host(s) but its summary counts {}: the document is damaged",
-            hosts.len(),
-            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
-        );
-    }
-    Ok(Input {
+    let head = Head {
         file,
         kind,
         profile,
         dry_run,
-        shard,
-        audit_log,
-        hosts,
+    };
+    input(head, hosts, &doc, |file, n, counted| {
+        format!("{file}: lists {n} host(s) but its summary counts {counted}: the document is damaged")
     })
 }
 
@@ -291,7 +286,10 @@ fn lines(file: String, text: &str) -> Result<Input> {
             bail!("{at}: a line after the summary line ({file}:{line_no})");
         }
         let schema = v["schema"].as_str().unwrap_or_default().to_owned();
-        let (this, is_summary) = match (Kind::of(&schema, ".host/v1"), Kind::of(&schema, ".summary/v1")) {
+        let (this, is_summary) = match (
+            Kind::of(&schema, Kind::host_schema),
+            Kind::of(&schema, Kind::summary_schema),
+        ) {
             (Some(k), _) => (k, false),
             (None, Some(k)) => (k, true),
             (None, None) => bail!(
@@ -331,22 +329,53 @@ fn lines(file: String, text: &str) -> Result<Input> {
     };
     let Some((_, summary)) = summary else {
         bail!(
-            "{file}: the stream ends after {} host line(s) without its rftune.{}.summary/v1 line: the run that wrote it did not finish; run that shard again",
+            "{file}: the stream ends after {} host line(s) without its {} line: the run that wrote it did not finish; run that shard again",
             hosts.len(),
-            kind.name()
+            kind.summary_schema()
         );
     };
-    let counted = summary["summary"]["hosts"].as_u64();
+    let head = Head {
+        file,
+        kind,
+        profile,
+        dry_run,
+    };
+    input(head, hosts, &summary, |file, n, counted| {
+        format!("{file}: {n} host line(s) but the summary line counts {counted}: lines are missing")
+    })
+}
+
+/// What an input's first part says: where it is, which command, profile and dry run.
+struct Head {
+    file: String,
+    kind: Kind,
+    profile: String,
+    dry_run: Option<bool>,
+}
+
+/// The end of reading an input, alike for a document and a stream: `tail` (the document, or the
+/// stream's summary line) must count `hosts` in its `summary` (else the error is `damaged(file,
+/// hosts, what it counts)`), and gives the shard and audit log.
+fn input(
+    head: Head,
+    hosts: Vec<Value>,
+    tail: &Value,
+    damaged: impl FnOnce(&str, usize, String) -> String,
+) -> Result<Input> {
+    let Head {
+        file,
+        kind,
+        profile,
+        dry_run,
+    } = head;
+    let counted = tail["summary"]["hosts"].as_u64();
     if counted != Some(hosts.len() as u64) {
-        bail!(
-            "{file}: {} host line(s) but the summary line counts {}: lines are missing",
-            hosts.len(),
-            counted.map_or_else(|| "none".to_owned(), |n| n.to_string())
-        );
+        let counted = counted.map_or_else(|| "none".to_owned(), |n| n.to_string());
+        bail!("{}", damaged(&file, hosts.len(), counted));
     }
     Ok(Input {
-        shard: shard(&summary, &file)?,
-        audit_log: summary["audit_log"].as_str().map(str::to_owned),
+        shard: shard(tail, &file)?,
+        audit_log: tail["audit_log"].as_str().map(str::to_owned),
         file,
         kind,
         profile,
@@ -414,16 +443,23 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
         }
     }
     let hosts: Vec<Value> = hosts.into_values().map(|(h, _)| h).collect();
-    let statuses = hosts
-        .iter()
-        .map(|h| h[kind.status_field()].as_str().unwrap_or_default());
+    // Every status was checked when its input was read (check_host).
+    let field = kind.status_field();
+    let unknown = |h: &Value| anyhow::anyhow!("host {}: unknown {field} {:?}", h["host"], h[field]);
     let summary = match kind {
         Kind::Diff => {
             let mut s = Summary {
                 hosts: hosts.len(),
                 ..Summary::default()
             };
-            statuses.for_each(|st| s.count(st));
+            for h in &hosts {
+                s.count(
+                    h[field]
+                        .as_str()
+                        .and_then(DiffStatus::parse)
+                        .ok_or_else(|| unknown(h))?,
+                );
+            }
             Counts::Diff(s)
         }
         Kind::Apply => {
@@ -431,12 +467,20 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
                 hosts: hosts.len(),
                 ..ApplySummary::default()
             };
-            statuses.for_each(|st| s.count(st));
+            for h in &hosts {
+                s.count(
+                    h[field]
+                        .as_str()
+                        .and_then(ApplyStatus::parse)
+                        .ok_or_else(|| unknown(h))?,
+                );
+            }
             Counts::Apply(s)
         }
     };
     Ok(Merged {
-        schema: format!("rftune.{}/v1", kind.name()),
+        kind,
+        schema: kind.schema(),
         profile,
         dry_run,
         hosts,
@@ -510,18 +554,7 @@ fn table(merged: &Merged, kind: Kind) -> String {
     if !out.is_empty() {
         out.push('\n');
     }
-    let _ = match &merged.summary {
-        Counts::Diff(s) => writeln!(
-            out,
-            "{} hosts vs {}: {} in sync, {} drift, {} error",
-            s.hosts, merged.profile, s.in_sync, s.drift, s.error
-        ),
-        Counts::Apply(s) => writeln!(
-            out,
-            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed, {} not started",
-            s.hosts, s.converged, s.in_sync, s.not_converged, s.planned, s.error, s.not_started
-        ),
-    };
+    let _ = writeln!(out, "{}", merged.summary);
     let _ = writeln!(out, "(merged from {} file(s))", merged.merged_from.len());
     out
 }
@@ -533,7 +566,7 @@ mod tests {
     fn input(text: &str) -> Result<Input> {
         let doc = serde_json::from_str::<Value>(text)
             .ok()
-            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, "/v1")?, d)));
+            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, Kind::schema)?, d)));
         match doc {
             Some((kind, d)) => document("doc.json".into(), kind, d),
             None => lines("run.jsonl".into(), text),

@@ -21,12 +21,10 @@ pub mod transport;
 /// The `schema` of the experiment report document.
 pub const SCHEMA: &str = "rftune.experiment/v1";
 
-/// A stable 64-bit hash of text (FNV-1a), to derive per-host seeds that do not change between
-/// Rust versions the way `DefaultHasher` may.
+/// A stable 64-bit hash of text (the engine's FNV-1a), to derive per-host seeds that do not
+/// change between Rust versions the way `DefaultHasher` may.
 pub fn stable_hash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    crate::hash::fnv1a64(text.as_bytes())
 }
 
 #[cfg(test)]
