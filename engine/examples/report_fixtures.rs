@@ -107,9 +107,8 @@ fn storage(label: &str, seed: u64, speed: f64, watts: f64, repeats: usize) -> Va
                 })
                 .collect();
             let pick = |f: &dyn Fn(&Value) -> f64| {
-                let mut xs: Vec<f64> = runs.iter().map(f).collect();
-                xs.sort_by(f64::total_cmp);
-                xs[xs.len() / 2]
+                let xs: Vec<f64> = runs.iter().map(f).collect();
+                host_bench::stats::median(&xs).unwrap_or(0.0)
             };
             let iops_m = pick(&|r| r["metrics"]["iops"].as_f64().unwrap_or(0.0));
             let w_m = pick(&|r| r["power"]["average_w"].as_f64().unwrap_or(0.0));

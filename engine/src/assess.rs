@@ -12,6 +12,11 @@ use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
 use std::path::Path;
 
+/// Whether a profile argument names a file rather than a shipped profile.
+pub(crate) fn is_profile_path(name_or_path: &str) -> bool {
+    name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml")
+}
+
 /// The profile chosen on the command line, with the library it may extend.
 #[derive(Debug)]
 pub struct Chosen {
@@ -27,8 +32,7 @@ impl Chosen {
     /// A shipped profile by name, or a profile file by path.
     pub fn load(name_or_path: &str) -> Result<Self> {
         let library = Library::shipped().context("loading the shipped profiles")?;
-        let is_path = name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml");
-        let profile = if is_path {
+        let profile = if is_profile_path(name_or_path) {
             library.parse_file(Path::new(name_or_path))?
         } else {
             match library.get(name_or_path) {

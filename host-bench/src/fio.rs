@@ -6,8 +6,6 @@
 use crate::exec::Exec;
 use crate::{Error, Result, stats};
 
-/// Sizes are parsed in [`crate::units`]; `rftune bench`'s arguments name them here.
-pub use crate::units::parse_size;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -175,6 +173,70 @@ pub struct Latency {
     pub p99_us: Option<f64>,
     /// 99.9th percentile.
     pub p99_9_us: Option<f64>,
+}
+
+/// One completion latency percentile rftune reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Percentile {
+    /// Median.
+    P50,
+    /// 99th percentile.
+    P99,
+    /// 99.9th percentile.
+    P99_9,
+}
+
+impl Percentile {
+    /// Every percentile reported, in the order figures, tables and charts give them.
+    pub const ALL: [Self; 3] = [Self::P50, Self::P99, Self::P99_9];
+
+    /// Its name in figures and charts (`read_p99.9`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::P50 => "p50",
+            Self::P99 => "p99",
+            Self::P99_9 => "p99.9",
+        }
+    }
+
+    /// Its value in `latency`, µs.
+    pub fn of(self, latency: &Latency) -> Option<f64> {
+        match self {
+            Self::P50 => latency.p50_us,
+            Self::P99 => latency.p99_us,
+            Self::P99_9 => latency.p99_9_us,
+        }
+    }
+}
+
+/// Which completions a latency describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataDirection {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+impl DataDirection {
+    /// Reads, then writes.
+    pub const BOTH: [Self; 2] = [Self::Read, Self::Write];
+
+    /// Its name in figures (`read_p99`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+        }
+    }
+
+    /// The completion latency of this direction in `metrics`.
+    pub fn latency(self, metrics: &Metrics) -> Option<Latency> {
+        match self {
+            Self::Read => metrics.read_lat,
+            Self::Write => metrics.write_lat,
+        }
+    }
 }
 
 /// One direction (read or write) of one job.

@@ -5,7 +5,7 @@
 //! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
 //! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
 //! sizes ([`units`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
-//! CSV rows, HTML page and run-to-run comparison ([`report`]), and the SVG charts of every
+//! CSV rows and HTML page ([`report`]), and the SVG charts of every
 //! HTML report ([`chart`]).
 //!
 //! ```no_run

@@ -187,9 +187,6 @@ pub fn controller_path(device: &str) -> String {
 
 /// Builds the plan from the controller's identity.
 pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
-    if !matches!(lba, 512 | 4096) {
-        return Err(Error::Invalid(format!("LBA size {lba}: use 512 or 4096")));
-    }
     if !ctrl.namespace_management() {
         return Err(Error::Refused(format!(
             "{device} ({} {}) does not support namespace management (oacs bit 3 is clear)",
@@ -223,9 +220,6 @@ pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: S
 /// `<cntlid>` for the controller id `nvme id-ctrl` gives. What it cannot check — namespace
 /// management support, the drive's total capacity — is checked by [`plan`] before anything runs.
 pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
-    if !matches!(lba, 512 | 4096) {
-        return Err(Error::Invalid(format!("LBA size {lba}: use 512 or 4096")));
-    }
     build(
         &device.map_or_else(|| "/dev/nvmeX".to_owned(), controller_path),
         "<cntlid>",
@@ -237,6 +231,9 @@ pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, n
 }
 
 fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
+    if !matches!(lba, 512 | 4096) {
+        return Err(Error::Invalid(format!("LBA size {lba}: use 512 or 4096")));
+    }
     let (sectors, method) = match sizing {
         Sizing::Plain => (plain_sectors(capacity, lba), "plain"),
         Sizing::Idema => (idema_sectors(capacity, lba)?, "idema"),

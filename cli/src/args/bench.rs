@@ -107,7 +107,7 @@ pub struct StorageArgs {
 
 /// `--size`, parsed before anything runs.
 fn parse_size(text: &str) -> Result<u64, String> {
-    host_bench::fio::parse_size(text).map_err(|e| e.to_string())
+    host_bench::units::parse_size(text).map_err(|e| e.to_string())
 }
 
 /// fio engine choice.

@@ -379,80 +379,12 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
-    use rftune_engine::experiment::compare::{self, Method};
-    let read = rftune_engine::experiment::report::read_bench;
-    let (a, b) = (read(&args.a)?, read(&args.b)?);
-    if a.kind != b.kind {
-        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
-    }
-    let method = Method::default();
-    let comparisons = compare::documents(&a, &b, &method);
-    let name = |r: &BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
-    let rows: Vec<serde_json::Value> = comparisons
-        .iter()
-        .filter_map(|c| {
-            let ch = c.changes.first()?;
-            let side = |i: usize| c.profiles.iter().find(|p| p.profile == ["A", "B"][i]);
-            Some(serde_json::json!({
-                "test": c.test, "metric": c.metric, "unit": c.unit, "direction": c.direction,
-                "a": side(0).map(|p| p.median), "n_a": side(0).map_or(0, |p| p.n),
-                "b": side(1).map(|p| p.median), "n_b": side(1).map_or(0, |p| p.n),
-                "difference": ch.difference, "percent": ch.percent,
-                "bootstrap_percent": ch.bootstrap_percent, "welch_percent": ch.welch_percent,
-                "verdict": ch.verdict, "verdict_text": ch.verdict.as_str(),
-            }))
-        })
-        .collect();
+    use rftune_engine::experiment::{compare, report};
+    let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
+    let comparison = compare::documents(&a, &b, &compare::Method::default())?;
     match output {
-        OutputFormat::Json => render::json(&serde_json::json!({
-            "schema": "rftune.bench-compare/v1",
-            "a": name(&a),
-            "b": name(&b),
-            "method": method,
-            "method_note": rftune_engine::experiment::report::METHOD_NOTE,
-            "changes": rows,
-        }))?,
-        _ => {
-            let mut t = Table::new([
-                "TEST",
-                "METRIC",
-                "A (N)",
-                "B (N)",
-                "CHANGE",
-                "BOOTSTRAP 95% (%)",
-                "WELCH 95% (%)",
-                "VERDICT",
-            ]);
-            let pct = |i: Option<compare::Interval>| {
-                i.map_or("-".to_owned(), |i| format!("[{:+.1}%, {:+.1}%]", i.low, i.high))
-            };
-            for c in &comparisons {
-                let Some(ch) = c.changes.first() else { continue };
-                let side = |label: &str| {
-                    c.profiles
-                        .iter()
-                        .find(|p| p.profile == label)
-                        .map_or("-".to_owned(), |p| format!("{:.2} ({})", p.median, p.n))
-                };
-                t.row([
-                    c.test.clone(),
-                    format!("{} ({})", c.metric, c.unit),
-                    side("A"),
-                    side("B"),
-                    ch.percent.map_or("-".into(), |p| format!("{p:+.1}%")),
-                    pct(ch.bootstrap_percent),
-                    pct(ch.welch_percent),
-                    ch.verdict.as_str().to_owned(),
-                ]);
-            }
-            render::text(&format!(
-                "A = {}, B = {}\n{}\n{}\n",
-                name(&a),
-                name(&b),
-                t.render(),
-                rftune_engine::experiment::report::METHOD_NOTE
-            ))?;
-        }
+        OutputFormat::Json => render::json(&comparison)?,
+        _ => render::text(&report::bench_comparison_text(&comparison))?,
     }
     Ok(Outcome::Success)
 }

@@ -11,6 +11,8 @@
 //! Comparisons are made per host: hosts differ, and pooling them would hide a profile's effect
 //! in the spread between machines.
 
+use crate::error::{Result, bail};
+use host_bench::fio::{DataDirection, Percentile};
 pub use host_bench::stats::{Interval, Method};
 use host_bench::stats::{bootstrap_median, bootstrap_median_difference, median, welch_interval};
 use serde::{Deserialize, Serialize};
@@ -160,6 +162,13 @@ pub struct Comparison {
     pub profiles: Vec<ProfileSummary>,
     /// Each non-baseline profile against the baseline.
     pub changes: Vec<Change>,
+}
+
+impl Comparison {
+    /// `profile` against the baseline (absent for the baseline itself).
+    pub fn change(&self, profile: &str) -> Option<&Change> {
+        self.changes.iter().find(|ch| ch.profile == profile)
+    }
 }
 
 /// The verdict from both intervals, read in the metric's direction.
@@ -318,11 +327,11 @@ pub fn run_observations(doc: &host_bench::report::BenchReport, profile: &str) ->
                 let watts = r.power.map(|p| p.average_w).filter(|w| *w > 0.0);
                 push(&t.name, "iops", "IO/s", Some(m.iops));
                 push(&t.name, "bandwidth", "MB/s", Some(m.bw_bytes / 1e6));
-                for (side, lat) in [("read", m.read_lat), ("write", m.write_lat)] {
-                    let Some(l) = lat else { continue };
-                    push(&t.name, &format!("{side}_p50"), "µs", l.p50_us);
-                    push(&t.name, &format!("{side}_p99"), "µs", l.p99_us);
-                    push(&t.name, &format!("{side}_p99.9"), "µs", l.p99_9_us);
+                for dir in DataDirection::BOTH {
+                    let Some(l) = dir.latency(m) else { continue };
+                    for pct in Percentile::ALL {
+                        push(&t.name, &format!("{}_{}", dir.name(), pct.name()), "µs", pct.of(&l));
+                    }
                 }
                 push(&t.name, "cpu", "%", Some(m.usr_cpu + m.sys_cpu));
                 push(&t.name, "power", "W", watts);
@@ -349,17 +358,113 @@ pub fn run_observations(doc: &host_bench::report::BenchReport, profile: &str) ->
     out
 }
 
+/// The `schema` of `rftune bench compare`'s JSON document.
+pub const BENCH_COMPARE_SCHEMA: &str = "rftune.bench-compare/v1";
+
+/// Said in every report next to the intervals.
+pub const METHOD_NOTE: &str = "Intervals are 95% intervals of the difference against the baseline, both in percent of \
+     the baseline's median: a seeded percentile bootstrap of the difference of medians, and Welch's t interval of the \
+     difference of means. One rule gives every verdict: better or worse only when both intervals exclude zero on the \
+     same side; \"within noise\" when either includes zero; \"too few runs\" below two runs a side. Comparisons are \
+     per host.";
+
+/// Two bench documents compared (`rftune.bench-compare/v1`): B against A.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchComparison {
+    /// Always [`BENCH_COMPARE_SCHEMA`].
+    pub schema: String,
+    /// A's name: its label, else when it started.
+    pub a: String,
+    /// B's name, the same way.
+    pub b: String,
+    /// How intervals and verdicts were computed.
+    pub method: Method,
+    /// The method in words ([`METHOD_NOTE`]).
+    pub method_note: String,
+    /// One row per test and metric both documents could be compared on.
+    pub changes: Vec<BenchChange>,
+}
+
+/// B against A on one metric of one test.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchChange {
+    /// Test or kernel.
+    pub test: String,
+    /// Metric.
+    pub metric: String,
+    /// Unit.
+    pub unit: String,
+    /// Which way is better.
+    pub direction: Direction,
+    /// A's median (absent when A has no sample).
+    pub a: Option<f64>,
+    /// A's samples.
+    pub n_a: usize,
+    /// B's median (absent when B has no sample).
+    pub b: Option<f64>,
+    /// B's samples.
+    pub n_b: usize,
+    /// Median(B) − median(A).
+    pub difference: f64,
+    /// The difference in percent of A's median (absent when that is zero).
+    pub percent: Option<f64>,
+    /// Bootstrap interval of the difference of medians, in percent of A's median.
+    pub bootstrap_percent: Option<Interval>,
+    /// Welch t interval of the difference of means, in percent of A's median.
+    pub welch_percent: Option<Interval>,
+    /// The conclusion.
+    pub verdict: Verdict,
+    /// The conclusion in words.
+    pub verdict_text: String,
+}
+
 /// Two bench documents compared as an experiment compares profiles: B against A per figure,
-/// each repeat one sample, with the same intervals and verdict rule.
+/// each repeat one sample, with the same intervals and verdict rule. Documents of different
+/// kinds (storage, memory) cannot be compared.
 pub fn documents(
     a: &host_bench::report::BenchReport,
     b: &host_bench::report::BenchReport,
     method: &Method,
-) -> Vec<Comparison> {
+) -> Result<BenchComparison> {
+    if a.kind != b.kind {
+        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
+    }
     let mut observations = run_observations(a, PAIR[0]);
     observations.extend(run_observations(b, PAIR[1]));
     let profiles: Vec<String> = PAIR.iter().map(|p| (*p).to_owned()).collect();
-    compare(&observations, &profiles, method)
+    let changes = compare(&observations, &profiles, method)
+        .into_iter()
+        .filter_map(|c| {
+            let ch = c.changes.first()?;
+            let side = |label: &str| c.profiles.iter().find(|p| p.profile == label);
+            let (sa, sb) = (side(PAIR[0]), side(PAIR[1]));
+            Some(BenchChange {
+                a: sa.map(|p| p.median),
+                n_a: sa.map_or(0, |p| p.n),
+                b: sb.map(|p| p.median),
+                n_b: sb.map_or(0, |p| p.n),
+                difference: ch.difference,
+                percent: ch.percent,
+                bootstrap_percent: ch.bootstrap_percent,
+                welch_percent: ch.welch_percent,
+                verdict: ch.verdict,
+                verdict_text: ch.verdict.as_str().to_owned(),
+                test: c.test,
+                metric: c.metric,
+                unit: c.unit,
+                direction: c.direction,
+            })
+        })
+        .collect();
+    let name = |r: &host_bench::report::BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
+    Ok(BenchComparison {
+        schema: BENCH_COMPARE_SCHEMA.to_owned(),
+        a: name(a),
+        b: name(b),
+        method: *method,
+        method_note: METHOD_NOTE.to_owned(),
+        changes,
+    })
 }
 
 #[cfg(test)]
@@ -384,6 +489,18 @@ mod tests {
 
     fn profiles() -> Vec<String> {
         vec!["base".into(), "tuned".into()]
+    }
+
+    #[test]
+    fn documents_of_different_kinds_are_not_compared() {
+        let doc = |kind: &str| host_bench::report::BenchReport {
+            kind: kind.into(),
+            ..Default::default()
+        };
+        let e = documents(&doc("storage"), &doc("memory"), &Method::default()).unwrap_err();
+        assert_eq!(e.to_string(), "cannot compare a storage run with a memory run");
+        let same = documents(&doc("memory"), &doc("memory"), &Method::default()).unwrap();
+        assert_eq!(same.schema, BENCH_COMPARE_SCHEMA);
     }
 
     #[test]

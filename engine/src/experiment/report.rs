@@ -5,19 +5,20 @@
 //! steps produced, with host-bench's one reader of the format, which also reads documents an
 //! older or newer rftune on the host wrote.
 
-use super::compare::{self, Comparison, Interval, Method, Observation, Verdict, observations};
+use super::compare::{self, BenchComparison, Comparison, Interval, Method, Observation, Verdict, observations};
 use super::spec::Spec;
 use super::state::{Failure, State, StepOutcome};
 use crate::error::{Context, Result};
 use crate::table::Table;
 use host_bench::chart::{self, BarChart, BarSeries, LegendEntry, Mark, esc};
+use host_bench::fio::{DataDirection, Percentile};
 use host_bench::report::BenchReport;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// Metrics drawn as charts (the tables show every metric).
-pub const CHART_METRICS: &[&str] = &[
+const CHART_METRICS: &[&str] = &[
     "iops",
     "bandwidth",
     "power",
@@ -26,12 +27,7 @@ pub const CHART_METRICS: &[&str] = &[
     "gbs_per_watt",
 ];
 
-/// Said in every report next to the intervals.
-pub const METHOD_NOTE: &str = "Intervals are 95% intervals of the difference against the baseline, both in percent of \
-     the baseline's median: a seeded percentile bootstrap of the difference of medians, and Welch's t interval of the \
-     difference of means. One rule gives every verdict: better or worse only when both intervals exclude zero on the \
-     same side; \"within noise\" when either includes zero; \"too few runs\" below two runs a side. Comparisons are \
-     per host.";
+pub use super::compare::METHOD_NOTE;
 
 /// The `rftune.experiment/v1` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -184,7 +180,7 @@ pub fn text(report: &ExperimentReport) -> String {
     ]);
     for c in &report.comparisons {
         for p in &c.profiles {
-            let change = c.changes.iter().find(|ch| ch.profile == p.profile);
+            let change = c.change(&p.profile);
             t.row([
                 c.host.clone(),
                 format!("{} {}", c.kind, c.test),
@@ -213,6 +209,35 @@ pub fn text(report: &ExperimentReport) -> String {
     out
 }
 
+/// `rftune bench compare`'s text: which document is A and which B, a row per test and metric,
+/// and the method.
+pub fn bench_comparison_text(c: &BenchComparison) -> String {
+    let mut t = Table::new([
+        "TEST",
+        "METRIC",
+        "A (N)",
+        "B (N)",
+        "CHANGE",
+        "BOOTSTRAP 95% (%)",
+        "WELCH 95% (%)",
+        "VERDICT",
+    ]);
+    let side = |median: Option<f64>, n: usize| median.map_or("-".to_owned(), |m| format!("{m:.2} ({n})"));
+    for ch in &c.changes {
+        t.row([
+            ch.test.clone(),
+            format!("{} ({})", ch.metric, ch.unit),
+            side(ch.a, ch.n_a),
+            side(ch.b, ch.n_b),
+            fmt_pct(ch.percent),
+            fmt_interval_pct(ch.bootstrap_percent),
+            fmt_interval_pct(ch.welch_percent),
+            ch.verdict_text.clone(),
+        ]);
+    }
+    format!("A = {}, B = {}\n{}\n{}\n", c.a, c.b, t.render(), c.method_note)
+}
+
 /// The colour of a profile's bar: grey for the baseline, else by verdict.
 fn verdict_color(v: Option<Verdict>) -> &'static str {
     match v {
@@ -222,6 +247,11 @@ fn verdict_color(v: Option<Verdict>) -> &'static str {
         Some(Verdict::NoClearChange) => "#3b6fb6",
         Some(Verdict::TooFewRuns) => "#b0b8c4",
     }
+}
+
+/// What the whiskers of the comparison charts are.
+fn median_interval_legend() -> LegendEntry {
+    LegendEntry::new("95% bootstrap interval of the median", "#111", Mark::Whisker)
 }
 
 /// What the bar colours and whiskers of the comparison charts mean, for the verdicts shown.
@@ -239,11 +269,7 @@ fn verdict_legend(verdicts: &[Option<Verdict>], whiskers: bool) -> Vec<LegendEnt
         }
     }
     if whiskers {
-        out.push(LegendEntry::new(
-            "95% bootstrap interval of the median",
-            "#111",
-            Mark::Whisker,
-        ));
+        out.push(median_interval_legend());
     }
     out
 }
@@ -251,11 +277,11 @@ fn verdict_legend(verdicts: &[Option<Verdict>], whiskers: bool) -> Vec<LegendEnt
 /// One comparison as horizontal bars (median per profile, coloured by verdict) on a zero-based
 /// axis in the metric's unit, with the bootstrap interval of each median as whiskers, the
 /// change against the baseline beside each bar, and a legend of colours and whiskers.
-pub fn chart(c: &Comparison) -> String {
+fn chart(c: &Comparison) -> String {
     let verdicts: Vec<Option<Verdict>> = c
         .profiles
         .iter()
-        .map(|p| c.changes.iter().find(|ch| ch.profile == p.profile).map(|ch| ch.verdict))
+        .map(|p| c.change(&p.profile).map(|ch| ch.verdict))
         .collect();
     let whiskers: Vec<Option<(f64, f64)>> = c
         .profiles
@@ -265,7 +291,7 @@ pub fn chart(c: &Comparison) -> String {
     let notes: Vec<String> = c
         .profiles
         .iter()
-        .map(|p| match c.changes.iter().find(|ch| ch.profile == p.profile) {
+        .map(|p| match c.change(&p.profile) {
             None => format!("baseline, n={}", p.n),
             Some(ch) => format!("{} {}, n={}", fmt_pct(ch.percent), ch.verdict.as_str(), p.n),
         })
@@ -288,15 +314,15 @@ pub fn chart(c: &Comparison) -> String {
 
 /// Completion latency percentiles of one test and direction (`read`, `write`) by profile:
 /// p50, p99 and p99.9 medians with their bootstrap intervals, on a logarithmic axis.
-pub fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direction: &str) -> Option<String> {
+fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direction: &str) -> Option<String> {
     let find = |pct: &str| {
         comparisons
             .iter()
             .find(|c| c.kind == kind && c.test == test && c.metric == format!("{direction}_{pct}"))
     };
-    let found: Vec<(&str, &Comparison)> = LATENCY_PERCENTILES
+    let found: Vec<(&str, &Comparison)> = Percentile::ALL
         .iter()
-        .filter_map(|p| find(p).map(|c| (*p, *c)))
+        .filter_map(|p| find(p.name()).map(|c| (p.name(), *c)))
         .collect();
     let (_, first) = found.first()?;
     let profiles: Vec<String> = first.profiles.iter().map(|p| p.profile.clone()).collect();
@@ -319,17 +345,10 @@ pub fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direct
         );
     }
     if any_whisker {
-        chart = chart.legend(vec![LegendEntry::new(
-            "95% bootstrap interval of the median",
-            "#111",
-            Mark::Whisker,
-        )]);
+        chart = chart.legend(vec![median_interval_legend()]);
     }
     Some(chart.render())
 }
-
-/// The latency percentiles charted, as the figures name them (`read_p99.9`).
-pub const LATENCY_PERCENTILES: [&str; 3] = ["p50", "p99", "p99.9"];
 
 /// The self-contained HTML page (no external assets).
 pub fn html(report: &ExperimentReport) -> String {
@@ -365,8 +384,8 @@ pub fn html(report: &ExperimentReport) -> String {
             }
         }
         for (kind, test) in tests {
-            for direction in ["read", "write"] {
-                if let Some(svg) = latency_chart(&mine, kind, test, direction) {
+            for direction in DataDirection::BOTH {
+                if let Some(svg) = latency_chart(&mine, kind, test, direction.name()) {
                     body.push_str(&svg);
                 }
             }
@@ -383,7 +402,7 @@ pub fn html(report: &ExperimentReport) -> String {
         );
         for c in &mine {
             for p in &c.profiles {
-                let ch = c.changes.iter().find(|ch| ch.profile == p.profile);
+                let ch = c.change(&p.profile);
                 let _ = write!(
                     body,
                     "<tr><td>{} {}</td><td>{} ({})</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
@@ -442,6 +461,52 @@ mod tests {
     use crate::experiment::state::StepRecord;
     use serde_json::json;
     use std::collections::BTreeMap;
+
+    #[test]
+    fn bench_comparison_text_names_the_sides_and_spells_each_row() {
+        let c = BenchComparison {
+            schema: compare::BENCH_COMPARE_SCHEMA.into(),
+            a: "base".into(),
+            b: "tuned".into(),
+            method: Method::default(),
+            method_note: METHOD_NOTE.into(),
+            changes: vec![compare::BenchChange {
+                test: "randread".into(),
+                metric: "iops".into(),
+                unit: "IO/s".into(),
+                direction: Direction::HigherIsBetter,
+                a: Some(1000.0),
+                n_a: 3,
+                b: Some(1100.0),
+                n_b: 3,
+                difference: 100.0,
+                percent: Some(10.0),
+                bootstrap_percent: Some(Interval { low: 5.0, high: 15.0 }),
+                welch_percent: None,
+                verdict: Verdict::Better,
+                verdict_text: Verdict::Better.as_str().into(),
+            }],
+        };
+        let text = bench_comparison_text(&c);
+        assert!(text.starts_with("A = base, B = tuned\nTEST "), "{text}");
+        let row = text.lines().find(|l| l.starts_with("randread")).unwrap();
+        let cells: Vec<&str> = row.split("  ").map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert_eq!(
+            cells,
+            [
+                "randread",
+                "iops (IO/s)",
+                "1000.00 (3)",
+                "1100.00 (3)",
+                "+10.0%",
+                "[+5.0%, +15.0%]",
+                "-",
+                "better"
+            ],
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("\n{METHOD_NOTE}\n")), "{text}");
+    }
 
     fn spec() -> Spec {
         Spec::parse(

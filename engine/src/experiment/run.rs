@@ -108,11 +108,14 @@ pub async fn run(
 /// `text` about `host`, named once: errors from the host's connection already start with its
 /// name.
 fn named(host: &str, text: &str) -> String {
-    if text.starts_with(&format!("{host}: ")) {
-        text.to_owned()
-    } else {
-        format!("{host}: {text}")
-    }
+    format!("{host}: {}", without_host(host, text))
+}
+
+/// `text` without the `host: ` that errors from the host's connection start with.
+fn without_host<'a>(host: &str, text: &'a str) -> &'a str {
+    text.strip_prefix(host)
+        .and_then(|t| t.strip_prefix(": "))
+        .unwrap_or(text)
 }
 
 struct Shared {
@@ -263,7 +266,7 @@ async fn preflight(
                         }
                         Err(e) => {
                             let text = crate::error::report(&e);
-                            let text = text.strip_prefix(&format!("{}: ", host.name)).unwrap_or(&text);
+                            let text = without_host(&host.name, &text);
                             problems.push(format!("{}: profile {name:?}: {text}", host.name));
                         }
                     }

@@ -417,7 +417,7 @@ impl Spec {
         spec.output = Some(output);
         // Profile files are relative to the experiment file too.
         for p in &mut spec.profiles {
-            if is_profile_file(p) && Path::new(p.as_str()).is_relative() {
+            if crate::assess::is_profile_path(p) && Path::new(p.as_str()).is_relative() {
                 *p = base.join(p.as_str()).display().to_string();
             }
         }
@@ -702,12 +702,6 @@ fn line_of(text: &str, path: &[&str]) -> Option<usize> {
         };
     }
     Some(text.get(..span.start)?.matches('\n').count() + 1)
-}
-
-/// Whether a profile entry names a file rather than a shipped profile (as `Chosen::load`
-/// tells them apart).
-fn is_profile_file(entry: &str) -> bool {
-    entry.contains(['/', '\\']) || entry.ends_with(".toml")
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 /// A value axis: its range and the values that get a tick, a label and a gridline.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Axis {
+pub(crate) struct Axis {
     /// Lowest value shown.
     pub min: f64,
     /// Highest value shown.
@@ -18,7 +18,7 @@ pub struct Axis {
 
 /// The "nice" step (1, 2 or 5 × 10ᵏ) that divides `span` into at most `max_ticks` intervals
 /// and as many as possible.
-pub fn nice_step(span: f64, max_ticks: usize) -> f64 {
+pub(crate) fn nice_step(span: f64, max_ticks: usize) -> f64 {
     let span = if span.is_finite() && span > 0.0 { span } else { 1.0 };
     let raw = span / max_ticks.max(1) as f64;
     let magnitude = 10f64.powf(raw.log10().floor());
@@ -34,7 +34,7 @@ impl Axis {
     /// trace's height are proportional to the value, and ±1% noise looks like ±1%), rounded
     /// out to a nice step with at most `max_ticks` intervals. Empty or non-finite data gives
     /// 0 to 1.
-    pub fn zero_based(lo: f64, hi: f64, max_ticks: usize) -> Self {
+    pub(crate) fn zero_based(lo: f64, hi: f64, max_ticks: usize) -> Self {
         let lo = if lo.is_finite() { lo.min(0.0) } else { 0.0 };
         let hi = if hi.is_finite() { hi.max(0.0) } else { 0.0 };
         let hi = if hi <= lo { lo + 1.0 } else { hi };
@@ -56,7 +56,7 @@ impl Axis {
     /// (both positive), with ticks at 1, 2 and 5 × 10ᵏ (only 1 × 10ᵏ beyond four decades).
     /// For figures spanning orders of magnitude, such as latency percentiles. Charts using it
     /// say "log scale" in the axis title.
-    pub fn log(lo: f64, hi: f64) -> Self {
+    pub(crate) fn log(lo: f64, hi: f64) -> Self {
         let lo = if lo.is_finite() && lo > 0.0 { lo } else { 1.0 };
         let hi = if hi.is_finite() && hi > lo { hi } else { lo * 10.0 };
         let d0 = lo.log10().floor() as i32;
@@ -85,7 +85,7 @@ impl Axis {
     /// tick, keeping only the ticks inside: for time, where a run of 60.4 s should not draw an
     /// empty 70 s axis. Unchanged if fewer than three ticks would remain.
     #[must_use]
-    pub fn tight(mut self, lo: f64, hi: f64) -> Self {
+    pub(crate) fn tight(mut self, lo: f64, hi: f64) -> Self {
         if self.log || !lo.is_finite() || !hi.is_finite() || hi <= lo {
             return self;
         }
@@ -106,7 +106,7 @@ impl Axis {
     }
 
     /// Where `v` falls, from 0 (`min`) to 1 (`max`), clamped.
-    pub fn fraction(&self, v: f64) -> f64 {
+    pub(crate) fn fraction(&self, v: f64) -> f64 {
         let f = if self.log {
             let v = v.max(self.min);
             (v.log10() - self.min.log10()) / (self.max.log10() - self.min.log10())
@@ -117,7 +117,7 @@ impl Axis {
     }
 
     /// The label of tick `v`: SI-scaled (k, M, G) with as many decimals as the step needs.
-    pub fn label(&self, v: f64) -> String {
+    pub(crate) fn label(&self, v: f64) -> String {
         if self.log {
             format_tick(v, v, v)
         } else {
@@ -151,7 +151,7 @@ pub(crate) fn si(v: f64) -> (f64, &'static str) {
 
 /// A tick label on an axis of `step` whose largest magnitude is `top` (which picks the SI
 /// prefix, so all labels of an axis share it): `0`, `250k`, `1.5M`, `0.25`.
-pub fn format_tick(v: f64, step: f64, top: f64) -> String {
+pub(crate) fn format_tick(v: f64, step: f64, top: f64) -> String {
     let (_, suffix) = si(top);
     let div = match suffix {
         "G" => 1e9,
@@ -178,7 +178,7 @@ pub fn format_value(v: f64) -> String {
 }
 
 /// A value with `digits` significant digits (at least), SI-scaled.
-pub fn format_significant(v: f64, digits: i32) -> String {
+pub(crate) fn format_significant(v: f64, digits: i32) -> String {
     if !v.is_finite() {
         return "-".into();
     }

@@ -8,24 +8,26 @@
 //! and carries classes the tests look for: `chart` on each `<svg>`, `tick` on tick labels,
 //! `grid` on gridlines, `legend` on the legend group, `axis-title` on axis titles.
 //!
-//! By job: [`Axis`] and the number formats (`axis`), [`BarChart`] (`bar`), [`LineChart`]
-//! (`line`); here the legend, the shared drawing helpers and the page ([`page`], [`PAGE_CSS`]).
+//! By job: the axis and the number formats (`axis`), [`BarChart`] (`bar`), [`LineChart`]
+//! (`line`); here the legend, the shared drawing helpers and the page ([`page`] and its
+//! stylesheet).
 
 mod axis;
 mod bar;
 mod line;
 
-pub use axis::{Axis, format_significant, format_tick, format_value, nice_step};
+pub use axis::format_value;
+pub(crate) use axis::{Axis, format_significant};
 pub use bar::{BarChart, BarSeries};
 pub use line::{LineChart, LineSeries};
 
 use std::fmt::Write;
 
 /// Width of every chart's coordinate system; the page scales it to the column.
-pub const WIDTH: f64 = 720.0;
+pub(crate) const WIDTH: f64 = 720.0;
 
 /// Series colours, in order (distinguishable in print and for common colour blindness).
-pub const PALETTE: &[&str] = &[
+pub(crate) const PALETTE: &[&str] = &[
     "#3b6fb6", "#e08a1e", "#2e8b57", "#b8386b", "#7a5cb8", "#5a5a5a", "#1f9bb0", "#a0522d",
 ];
 
@@ -158,7 +160,7 @@ pub(crate) fn open_svg(s: &mut String, title: &str, h: f64) {
 
 /// The stylesheet every report page shares: a fluid page from 760 to 1600 px, charts in a
 /// grid of columns at least 560 px wide, tables that scroll sideways instead of overflowing.
-pub const PAGE_CSS: &str = "*{box-sizing:border-box}\
+pub(crate) const PAGE_CSS: &str = "*{box-sizing:border-box}\
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;padding:1.2em 2vw;max-width:1600px;color:#1a1a1a}\
 h1{font-size:1.5em;margin:.2em 0 .6em}h2{font-size:1.2em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}\
 h3{font-size:1.05em;margin:1em 0 .3em}\

@@ -2,7 +2,7 @@
 //! and its CSV rows.
 
 use super::BenchReport;
-use crate::fio::{self, Metrics};
+use crate::fio;
 use crate::stats;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -39,29 +39,15 @@ impl BenchReport {
         };
         if let Some(s) = &self.storage {
             for t in &s.tests {
-                let lat = |f: fn(&Metrics) -> Option<fio::Latency>, g: fn(&fio::Latency) -> Option<f64>| {
-                    let xs: Vec<f64> = t
-                        .runs
-                        .iter()
-                        .filter_map(|r| f(&r.metrics).and_then(|l| g(&l)))
-                        .collect();
-                    stats::median(&xs)
-                };
                 let cpu: Vec<f64> = t.runs.iter().map(|r| r.metrics.usr_cpu + r.metrics.sys_cpu).collect();
                 push(&t.name, "iops", Some(t.iops), "IO/s", true);
                 push(&t.name, "bandwidth", Some(t.bw_bytes / 1e6), "MB/s", true);
-                push(&t.name, "read_p50", lat(|m| m.read_lat, |l| l.p50_us), "µs", false);
-                push(&t.name, "read_p99", lat(|m| m.read_lat, |l| l.p99_us), "µs", false);
-                push(&t.name, "read_p99.9", lat(|m| m.read_lat, |l| l.p99_9_us), "µs", false);
-                push(&t.name, "write_p50", lat(|m| m.write_lat, |l| l.p50_us), "µs", false);
-                push(&t.name, "write_p99", lat(|m| m.write_lat, |l| l.p99_us), "µs", false);
-                push(
-                    &t.name,
-                    "write_p99.9",
-                    lat(|m| m.write_lat, |l| l.p99_9_us),
-                    "µs",
-                    false,
-                );
+                for dir in fio::DataDirection::BOTH {
+                    for pct in fio::Percentile::ALL {
+                        let metric = format!("{}_{}", dir.name(), pct.name());
+                        push(&t.name, &metric, t.latency_median(dir, pct), "µs", false);
+                    }
+                }
                 push(&t.name, "cpu", stats::median(&cpu), "%", false);
                 push(&t.name, "cv_iops", t.cv_iops.map(|c| c * 100.0), "%", false);
                 push(&t.name, "power", t.power_w, "W", false);

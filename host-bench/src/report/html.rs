@@ -6,15 +6,8 @@
 
 use super::{BenchReport, Memory, Storage, TestReport};
 use crate::chart::{self, BarChart, BarSeries, LegendEntry, LineChart, LineSeries, Mark, esc, format_value};
-use crate::fio::{self, Latency};
-use crate::stats;
+use crate::fio::{self, DataDirection, Percentile};
 use std::fmt::Write;
-
-/// The latency percentiles the report charts, with their legend names.
-/// Reads one percentile of a latency.
-type Percentile = fn(&Latency) -> Option<f64>;
-
-const PERCENTILES: [(&str, Percentile); 3] = [("p50", |l| l.p50_us), ("p99", |l| l.p99_us), ("p99.9", |l| l.p99_9_us)];
 
 const WHISKER_NOTE: &str = "whisker: lowest to highest repeat";
 
@@ -132,16 +125,6 @@ fn spread(xs: &[f64]) -> Option<(f64, f64)> {
     })
 }
 
-/// The median over repeats of one latency percentile of one direction.
-fn latency(t: &TestReport, dir: fn(&fio::Metrics) -> Option<Latency>, pct: fn(&Latency) -> Option<f64>) -> Option<f64> {
-    let xs: Vec<f64> = t
-        .runs
-        .iter()
-        .filter_map(|r| dir(&r.metrics).and_then(|l| pct(&l)))
-        .collect();
-    stats::median(&xs)
-}
-
 fn whisker_legend(any: bool) -> Vec<LegendEntry> {
     if any {
         vec![LegendEntry::new(WHISKER_NOTE, "#111", Mark::Whisker)]
@@ -178,11 +161,11 @@ fn per_test(
 
 /// Read and write completion latency: per test that has the direction, p50, p99 and p99.9
 /// (median over repeats) on a logarithmic axis, since they span orders of magnitude.
-fn latency_chart(s: &Storage, dir_name: &str, dir: fn(&fio::Metrics) -> Option<Latency>) -> Option<String> {
+fn latency_chart(s: &Storage, dir_name: &str, dir: DataDirection) -> Option<String> {
     let tests: Vec<&TestReport> = s
         .tests
         .iter()
-        .filter(|t| PERCENTILES.iter().any(|(_, p)| latency(t, dir, *p).is_some()))
+        .filter(|t| Percentile::ALL.iter().any(|p| t.latency_median(dir, *p).is_some()))
         .collect();
     if tests.is_empty() {
         return None;
@@ -193,11 +176,11 @@ fn latency_chart(s: &Storage, dir_name: &str, dir: fn(&fio::Metrics) -> Option<L
         tests.iter().map(|t| t.name.clone()).collect(),
     )
     .log_scale();
-    for (i, (name, pct)) in PERCENTILES.iter().enumerate() {
+    for (i, pct) in Percentile::ALL.into_iter().enumerate() {
         c = c.series(BarSeries::new(
-            *name,
+            pct.name(),
             i,
-            tests.iter().map(|t| latency(t, dir, *pct)).collect(),
+            tests.iter().map(|t| t.latency_median(dir, pct)).collect(),
         ));
     }
     Some(c.render())
@@ -220,8 +203,8 @@ fn storage_section(body: &mut String, s: &Storage) {
             |t| Some(t.bw_bytes / 1e6),
             Some(|m| m.bw_bytes / 1e6),
         ),
-        latency_chart(s, "Read", |m| m.read_lat),
-        latency_chart(s, "Write", |m| m.write_lat),
+        latency_chart(s, "Read", DataDirection::Read),
+        latency_chart(s, "Write", DataDirection::Write),
         per_test(s, "Average power per test", "power (W)", |t| t.power_w, None),
         per_test(
             s,
@@ -291,13 +274,13 @@ fn storage_section(body: &mut String, s: &Storage) {
          <th>W</th><th>IOPS/W</th><th>CV</th><th>repeats</th><th>valid</th></tr>",
     );
     for t in &s.tests {
-        let lat = |dir: fn(&fio::Metrics) -> Option<Latency>| {
-            PERCENTILES
+        let lat = |dir: DataDirection| {
+            Percentile::ALL
                 .iter()
-                .map(|(_, p)| {
+                .map(|p| {
                     format!(
                         "<td class=\"num\">{}</td>",
-                        latency(t, dir, *p).map_or("-".into(), |v| format!("{v:.1}"))
+                        t.latency_median(dir, *p).map_or("-".into(), |v| format!("{v:.1}"))
                     )
                 })
                 .collect::<String>()
@@ -309,8 +292,8 @@ fn storage_section(body: &mut String, s: &Storage) {
             esc(&t.name),
             t.iops,
             t.bw_bytes / 1e6,
-            lat(|m| m.read_lat),
-            lat(|m| m.write_lat),
+            lat(DataDirection::Read),
+            lat(DataDirection::Write),
             t.power_w.map_or("-".into(), |w| format!("{w:.0}")),
             t.iops_per_watt.map_or("-".into(), |w| format!("{w:.1}")),
             t.cv_iops.map_or("-".into(), |c| format!("{:.1}%", c * 100.0)),

@@ -2,14 +2,12 @@
 //! repeats (median, coefficient of variation), power and performance per watt, validity flags;
 //! its one reader ([`parse`]) and power sampled from outside attached to it. Beside it, by job:
 //! its comparable figures and CSV rows (`figures`), the self-contained HTML report (`html`,
-//! drawn with [`crate::chart`]), and the comparison of two runs metric by metric
-//! (`comparison`).
+//! drawn with [`crate::chart`]). Two runs are compared by the engine
+//! (`rftune_engine::experiment::compare`), which reads their observations from here.
 
-mod comparison;
 mod figures;
 mod html;
 
-pub use comparison::{Change, Comparison, compare};
 pub use figures::Figure;
 
 use crate::fio::{self, Metrics, Precondition, TestSpec};
@@ -229,6 +227,17 @@ pub struct RunReport {
 }
 
 impl TestReport {
+    /// The median over repeats of one completion latency percentile of one direction (absent
+    /// when no repeat has it).
+    pub fn latency_median(&self, dir: fio::DataDirection, pct: fio::Percentile) -> Option<f64> {
+        let xs: Vec<f64> = self
+            .runs
+            .iter()
+            .filter_map(|r| dir.latency(&r.metrics).and_then(|l| pct.of(&l)))
+            .collect();
+        stats::median(&xs)
+    }
+
     /// Summarises the repeats of `spec`.
     pub fn new(
         spec: &TestSpec,
@@ -252,10 +261,6 @@ impl TestReport {
         }
         if let Some(cv) = cv_iops.filter(|cv| *cv > NOISY_CV) {
             problems.push(format!("repeats vary by {:.0}% (coefficient of variation)", cv * 100.0));
-        }
-        if runs.iter().any(|r| r.power.is_some_and(|p| p.n < 2)) {
-            problems
-                .push("fewer than two power readings in a measured window: power figures are a single reading".into());
         }
         Self {
             name: spec.name.into(),

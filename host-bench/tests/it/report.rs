@@ -99,26 +99,3 @@ async fn report_renders_csv_html_and_round_trips() {
         "p50, p99 and p99.9 of one test"
     );
 }
-
-#[tokio::test]
-async fn compare_reports_absolute_and_relative_changes() {
-    if !rftune_tests::fio_available() {
-        return;
-    }
-    let a = storage_report("a", 1.0).await;
-    let mut b = a.clone();
-    b.label = Some("b".into());
-    let t = &mut b.storage.as_mut().unwrap().tests[0];
-    t.iops *= 1.25;
-    let c = report::compare(&a, &b);
-    let iops = c
-        .changes
-        .iter()
-        .find(|x| x.test == "randread" && x.metric == "iops")
-        .unwrap();
-    assert!((iops.percent.unwrap() - 25.0).abs() < 1e-9, "{iops:?}");
-    assert_eq!(iops.verdict, "better");
-    assert!((iops.delta.unwrap() - 0.25 * iops.a.unwrap()).abs() < 1e-6);
-    let same = c.changes.iter().find(|x| x.metric == "power").unwrap();
-    assert_eq!(same.verdict, "same");
-}
