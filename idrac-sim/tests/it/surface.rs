@@ -3,28 +3,11 @@
 //! the legacy attribute and Dell service paths, the boot override, and both views of the job
 //! queue.
 
-use super::{config, raw, start};
+use super::{call, config, get, raw, start};
 use idrac_sim::SimConfig;
 use redfish_client::oem::dell;
 use serde_json::{Value, json};
 use std::time::Duration;
-
-async fn call(url: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut req = raw()
-        .request(method, format!("{url}{path}"))
-        .basic_auth("root", Some("calvin"));
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let r = req.send().await.unwrap();
-    let status = r.status().as_u16();
-    (status, r.json().await.unwrap_or(Value::Null))
-}
-
-async fn get(url: &str, path: &str) -> (u16, Value) {
-    call(url, "GET", path, None).await
-}
 
 fn ids(body: &Value) -> Vec<String> {
     body["error"]["@Message.ExtendedInfo"]
