@@ -66,7 +66,7 @@ fn value(parsed: &Value, family: &str, labels: &[(&str, &str)]) -> Option<f64> {
 }
 
 /// One HTTP/1.0 GET (the server closes the connection after answering): status and body.
-async fn get(addr: &str, path: &str) -> (u16, String) {
+pub(super) async fn get(addr: &str, path: &str) -> (u16, String) {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     stream
         .write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
