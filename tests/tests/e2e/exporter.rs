@@ -169,10 +169,13 @@ async fn the_exporter_serves_a_faulty_100_host_fleet_and_stops_cleanly_on_sigter
 
     // The 99 hosts that answer are all in while the silent one's check is still running: a BMC
     // that stops answering holds up no other host.
-    let health = wait_for_health(&addr, "checked 99 hosts", |h| h["checked"] == 99).await;
+    let health = wait_for_health(&addr, "checked 99 hosts", |h| h["checked"].as_u64() >= Some(99)).await;
     assert_eq!(health["status"], "ok");
     assert_eq!(health["hosts"], 100);
-    assert_eq!(health["first_round_complete"], false);
+    assert_eq!(
+        health["first_round_complete"], false,
+        "the 99 hosts that answer finish long before the silent one's 30 s: {health}"
+    );
     let (status, early) = get(&addr, "/metrics").await;
     assert_eq!(status, 200);
     let early = parse(&python, &early);
