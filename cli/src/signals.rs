@@ -1,4 +1,4 @@
-//! Ctrl-C and SIGTERM for commands that change hosts: the first asks the engine to stop
+//! Ctrl-C and SIGTERM for commands that change hosts (and the exporter): the first asks the engine to stop
 //! ([`rftune_engine::interrupt::request`]) and says what happens now; a second stops at once
 //! and names the hosts rftune may have left powered off. The process then exits 130 (SIGINT)
 //! or 143 (SIGTERM).
@@ -8,6 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Starts listening for SIGINT and SIGTERM (inside the runtime; later calls do nothing).
 pub fn install() -> std::io::Result<()> {
+    install_with("starting no new work; finishing reboots in progress so no host is left powered off")
+}
+
+/// Like [`install`], saying `then` (what happens after the first signal) instead of the apply's
+/// words: the exporter stops checking and serving.
+pub fn install_with(then: &'static str) -> std::io::Result<()> {
     static INSTALLED: AtomicBool = AtomicBool::new(false);
     if INSTALLED.swap(true, Ordering::SeqCst) {
         return Ok(());
@@ -27,7 +33,7 @@ pub fn install() -> std::io::Result<()> {
                     stop_now(number);
                 }
                 eprintln!(
-                    "rftune: {} received: starting no new work; finishing reboots in progress so no host is left powered off (signal again to stop at once)",
+                    "rftune: {} received: {then} (signal again to stop at once)",
                     interrupt::signal_name(number)
                 );
             }

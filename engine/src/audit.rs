@@ -6,6 +6,7 @@
 use crate::error::{Context, Result};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -38,6 +39,8 @@ pub struct AuditLog {
     path: PathBuf,
     run: String,
     file: Arc<Mutex<std::fs::File>>,
+    /// The hosts this run wrote to (see [`AuditLog::wrote`]).
+    written: Arc<Mutex<BTreeSet<String>>>,
 }
 
 impl AuditLog {
@@ -53,6 +56,7 @@ impl AuditLog {
             path,
             run,
             file: Arc::new(Mutex::new(file)),
+            written: Arc::default(),
         })
     }
 
@@ -64,6 +68,24 @@ impl AuditLog {
     /// This run's id.
     pub fn run(&self) -> &str {
         &self.run
+    }
+
+    /// Notes that this run sent `host` a write the BMC accepted, or one whose effect is not
+    /// known (a lost answer, a reboot that failed part way).
+    pub fn note_write(&self, host: &str) {
+        let mut written = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !written.contains(host) {
+            written.insert(host.to_owned());
+        }
+    }
+
+    /// Whether this run wrote to `host` (or may have): what a caller tells apart in a host that
+    /// failed, since a failure after a write still changed the host.
+    pub fn wrote(&self, host: &str) -> bool {
+        self.written
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(host)
     }
 
     /// Appends a record; a failure to write the audit log fails the step that wanted it.

@@ -17,6 +17,8 @@
 //!   change, profiles derived from hosts, sanitised captures, private state directories.
 //! - **Measuring** ([`power`], [`experiment`]): power readings from the BMC, and experiments
 //!   that compare profiles on real hosts with confidence intervals.
+//! - **Watching** ([`watch`]): every host re-checked on a schedule, its latest result kept
+//!   small and rendered as Prometheus metrics (`rftune exporter`).
 //!
 //! The engine never prints and never parses command lines: progress goes to an
 //! [`observe::Observer`], failures are an [`Error`] whose [`HostError`] kinds a caller can act
@@ -62,6 +64,7 @@ pub mod state;
 pub mod table;
 pub mod target;
 pub mod trust;
+pub mod watch;
 
 pub use error::{Error, HostError, HostErrorKind, Result};
 

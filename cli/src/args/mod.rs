@@ -152,6 +152,16 @@ pub enum Command {
     // The doc comment is the --help text, where `<path>` is meant literally.
     #[allow(rustdoc::invalid_html_tags)]
     Capture(CaptureArgs),
+    /// Serve Prometheus metrics about a fleet: every host re-checked against a profile on a
+    /// schedule (drift, pending values, open and stuck jobs, BIOS version, power, whether the
+    /// check worked), on GET /metrics, with GET /healthz.
+    ///
+    /// Read-only, like diff. Runs until SIGTERM or Ctrl-C, then serves no more scrapes, lets
+    /// the checks in flight finish (so their sessions are logged out) and exits 143 (SIGTERM) or
+    /// 130 (SIGINT). With --once: check every host once, print the metrics, exit 0 in sync, 2
+    /// drift, 1 a check failed.
+    #[command(after_long_help = EXPORTER_HELP)]
+    Exporter(ExporterArgs),
     /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
     /// without hardware and for tests. Prints one line per host, `rftune-sim: listening URL
     /// fingerprint sha256:HEX`, then serves until interrupted.
@@ -248,6 +258,46 @@ pub struct SimArgs {
     pub exit_after: Option<std::time::Duration>,
 }
 
+/// `rftune exporter --help`'s closing section: what is served and how it is scheduled.
+const EXPORTER_HELP: &str = "\
+How it checks:
+  Each host gets the read-only check `rftune diff` makes, with its job queue and one power
+  reading: about eight requests and one session, logged out at the end. The first check of
+  every host starts at once (--concurrency at a time); later ones come every --interval,
+  each moved by up to a tenth of the interval at random, so the fleet's checks spread out.
+  A check that takes longer than --check-timeout is abandoned and counted as failed: a BMC
+  that stops answering holds one slot for that long and delays no other host. /metrics
+  answers at once from the latest finished checks; it never waits for one.
+
+Metrics (labels: host = the inventory name, profile = the profile's name):
+  rftune_bios_drift_attributes{host,profile}  attributes not as the profile wants (0 = in sync)
+  rftune_bios_attributes{host,profile,status} the same by diff status (drift, pending, ...)
+  rftune_bios_pending_attributes{host}        BIOS values staged for the next reboot
+  rftune_idrac_jobs{host,state}               queue jobs: waiting, running, stuck (PR30, or
+                                              no progress for --job-stuck-after)
+  rftune_check_success{host}                  1 if the latest check worked
+  rftune_check_failed{host,reason}            why it did not: timeout, connection, redfish, ...
+  rftune_check_last_timestamp_seconds{host}   when the latest check ended (also _last_success_)
+  rftune_check_duration_seconds{host}, rftune_checks_total{host,result}
+  rftune_bios_info{host,model,bios_version,service_tag}, rftune_idrac_system_lockdown{host}
+  rftune_power_watts{host,sensor}             the BMC's power reading at the latest check
+  rftune_hosts{profile,state}                 hosts in_sync, drift, error, unknown (not checked)
+  rftune_exporter_build_info{version}, rftune_exporter_check_interval_seconds,
+  rftune_exporter_checks_in_flight
+  A failed check leaves out the host's value series (drift, jobs, power, ...) until a check
+  works again, so stale values never look current.
+
+GET /healthz answers 200 with {\"status\":\"ok\",\"hosts\":N,\"checked\":N,
+\"first_round_complete\":true|false} once the server is up.
+
+Example:
+  RFTUNE_PASSWORD=... rftune exporter --inventory fleet.toml --profile performance \\
+      --listen 0.0.0.0:9920 --interval 5m
+  # prometheus.yml:  - job_name: rftune
+  #                    static_configs: [{targets: ['exporter-host:9920']}]
+  Under systemd, add SuccessExitStatus=143 (the exit code of a stop by SIGTERM).
+  contrib/grafana/rftune-dashboard.json is a Grafana dashboard for these metrics.";
+
 /// `rftune diff`.
 #[derive(Debug, ClapArgs)]
 pub struct DiffArgs {
@@ -263,6 +313,38 @@ pub struct DiffArgs {
     #[arg(long)]
     pub all: bool,
     /// The BMC(s) to compare.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// `rftune exporter`.
+#[derive(Debug, ClapArgs)]
+pub struct ExporterArgs {
+    /// A shipped profile (see `rftune profiles list`) or a profile file.
+    #[arg(long, short = 'p', value_name = "NAME|FILE")]
+    pub profile: String,
+    /// Where to serve /metrics and /healthz. Port 0 picks a free port; the first line on
+    /// stdout, `rftune-exporter: listening http://ADDR`, says which.
+    #[arg(long, default_value = "127.0.0.1:9920", value_name = "ADDR:PORT")]
+    pub listen: std::net::SocketAddr,
+    /// Time between two checks of a host.
+    #[arg(long, default_value = "5m", value_name = "DURATION", value_parser = parse_duration)]
+    pub interval: std::time::Duration,
+    /// Longest one host's check may take (its requests included) before it is abandoned and
+    /// counted as failed (reason "timeout"). Also caps --timeout and --retry-for.
+    #[arg(long, default_value = "60s", value_name = "DURATION", value_parser = parse_duration)]
+    pub check_timeout: std::time::Duration,
+    /// A running job whose progress has not moved for this long counts as stuck.
+    #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_duration)]
+    pub job_stuck_after: std::time::Duration,
+    /// Check every host once, print the metrics on stdout and exit (0 in sync, 2 drift, 1 a
+    /// check failed): for cron and node_exporter's textfile collector. Serves nothing.
+    #[arg(long)]
+    pub once: bool,
+    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
+    #[arg(long)]
+    pub strict: bool,
+    /// The BMC(s) to watch.
     #[command(flatten)]
     pub target: TargetArgs,
 }

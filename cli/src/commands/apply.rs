@@ -277,7 +277,7 @@ pub async fn run_with(
         let mut lines = render::JsonLines::default();
         fleet::for_each_limited(&entries, &limits, &converge_one, |_, r| {
             bar.host_done(r.result.is_ok());
-            let host = host_entry(&r, &mut summary);
+            let host = host_entry(&ctx, &r, &mut summary);
             lines.line(&Line {
                 schema: Kind::Apply.host_schema(),
                 profile,
@@ -330,7 +330,7 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
         hosts: results.len(),
         ..ApplySummary::default()
     };
-    let hosts = results.iter().map(|r| host_entry(r, &mut summary)).collect();
+    let hosts = results.iter().map(|r| host_entry(ctx, r, &mut summary)).collect();
     ApplyReport {
         schema: Kind::Apply.schema(),
         profile: ctx.chosen.name().to_owned(),
@@ -343,7 +343,7 @@ fn report(ctx: &Run, dry_run: bool, results: &[HostResult<HostApply>]) -> ApplyR
 }
 
 /// One host's entry of the report, counted in `summary`.
-fn host_entry(r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
+fn host_entry(ctx: &Run, r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
     let (status, entry) = match &r.result {
         Ok(h) => {
             let mut v = serde_json::to_value(h).unwrap_or_default();
@@ -356,7 +356,10 @@ fn host_entry(r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
             } else {
                 ApplyStatus::Error
             };
-            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "error": format!("{e:#}")});
+            // Whether anything was written before the failure (a staged PATCH, a reboot, ...):
+            // the host changed even though the apply failed.
+            let written = ctx.audit.wrote(&r.entry.name);
+            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written, "error": format!("{e:#}")});
             (status, v)
         }
     };

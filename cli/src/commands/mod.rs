@@ -7,6 +7,7 @@ pub mod capture;
 pub mod demo;
 pub mod diff;
 pub mod experiment;
+pub mod exporter;
 pub mod inventory;
 pub mod jobs;
 pub mod merge;
@@ -106,6 +107,10 @@ pub async fn run(args: Args) -> Result<Outcome> {
             diff::run(&a, &dirs, output).await
         }
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
+        Command::Exporter(_) if output != crate::args::OutputFormat::Table => anyhow::bail!(
+            "the exporter serves Prometheus text (and prints it with --once); it has no other output format"
+        ),
+        Command::Exporter(a) => exporter::run(&a, &dirs).await,
         Command::Merge(a) => merge::run(&a, output),
         Command::Completions { shell } => {
             let mut out = Vec::new();

@@ -228,11 +228,21 @@ fn write_marker(path: &Path, marker: &Marker) -> Result<()> {
     crate::state::write_private(path, &serde_json::to_vec_pretty(marker)?)
 }
 
-/// Applies the profile to one connected host.
+/// The audit steps that write to the host: power on, job creation, deleting pending work,
+/// iDRAC attributes, the BIOS PATCH, the reboot.
+const WRITES: [&str; 6] = ["power-on", "job", "replace", "idrac", "stage", "reboot"];
+
+/// Applies the profile to one connected host. Whether it wrote to the host before a failure is
+/// [`AuditLog::wrote`](crate::audit::AuditLog::wrote) of the run's audit log.
 pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> Result<HostApply> {
     let opts = &ctx.options;
     let host = target.name.as_str();
     let audit = |step: &str, request: Value, outcome: &str, detail: Value| {
+        // The steps that change the host, when they did (a reboot that failed part way may
+        // have): what `AuditLog::wrote` answers for a host that then failed.
+        if WRITES.contains(&step) && (outcome == "ok" || (step == "reboot" && outcome == "error")) {
+            ctx.audit.note_write(host);
+        }
         ctx.audit.record(host, step, request, outcome, detail)
     };
     // A run interrupted after its reset may have left the host in POST, where the job queue
@@ -541,6 +551,7 @@ pub async fn apply_host(ctx: &Run, target: &Target, observer: &dyn Observer) -> 
                     .into());
                 }
                 Err(read) => {
+                    ctx.audit.note_write(host);
                     return Err(err.context(format!(
                         "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
                         crate::error::report(&read)

@@ -263,6 +263,12 @@ async fn rolling_apply_stops_at_a_failing_host_and_names_its_reason() {
         .find(|l| l.starts_with(&format!("fatal: [{}", name(1))))
         .unwrap_or_else(|| panic!("no fatal line for {}:\n{}", name(1), out.output));
     assert!(failure.contains(&host1) && failure.contains("[SYS051]"), "{failure}");
+    // The values were staged and the host rebooted before the job failed: a change, which
+    // rftune's `written` tells the module.
+    assert!(
+        failure.contains("\"changed\": true") && failure.contains("\"written\": true"),
+        "{failure}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -201,6 +201,32 @@ async fn stuck_failed_and_missing_hosts_are_reported_with_their_reason() {
     }
 }
 
+/// A failed host's JSON entry says whether rftune wrote to it first (Ansible's `changed` reads
+/// it): a job that got stuck after the PATCH and the reboot did; refused pending work did not.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_hosts_entry_says_whether_anything_was_written_before_the_failure() {
+    let fleet = sim("r7625", 2, |c| c.faults = vec!["stuck-job@1".parse().unwrap()]).await;
+    let (stuck, refused) = (&fleet.hosts()[0].url, &fleet.hosts()[1].url);
+    client(refused)
+        .stage_settings(
+            &ODataId::new(dell::BIOS_SETTINGS),
+            &attrs(&[("MemTest", "Enabled")]),
+            Some(&SettingsApplyTime::on_reset()),
+        )
+        .await
+        .unwrap();
+    for (url, written) in [(stuck, true), (refused, false)] {
+        let out = Run::new(&apply(url, &["--reboot", "force", "-o", "json"]))
+            .output()
+            .await;
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let entry = &doc["hosts"][0];
+        assert_eq!(entry["outcome"], "error", "{entry}");
+        assert_eq!(entry["written"], written, "{entry}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn reboot_none_leaves_the_job_and_the_next_run_adopts_it() {
     let fleet = sim("r7625", 1, |_| {}).await;

@@ -145,3 +145,71 @@ fn the_awx_objects_wire_every_shard_to_the_merge() {
         );
     }
 }
+
+/// The exporter Deployment's own arguments start an exporter whose probe path answers, with the
+/// password from the Secret only; the test swaps in its inventory and a free port.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_exporter_deployment_runs_the_exporter_it_describes() {
+    use tokio::io::AsyncBufReadExt;
+    let Some(python) = python() else { return };
+    let docs = yaml(&python, "k8s/exporter.yaml");
+    let deployment = docs.iter().find(|d| d["kind"] == "Deployment").expect("a Deployment");
+    let container = &deployment["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(
+        env(container, "RFTUNE_PASSWORD")["valueFrom"]["secretKeyRef"]["key"],
+        "password"
+    );
+    let probe = &container["readinessProbe"]["httpGet"];
+    assert_eq!(probe["port"], "metrics");
+    let port = &container["ports"][0];
+    assert_eq!(port["name"], "metrics");
+    let service = docs.iter().find(|d| d["kind"] == "Service").expect("a Service");
+    assert_eq!(service["spec"]["ports"][0]["port"], port["containerPort"]);
+    let mut args: Vec<String> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect();
+    assert!(!args.concat().to_lowercase().contains("password"), "{args:?}");
+    assert_eq!(args[0], "exporter");
+    let fleet = sim("r7625", 3, |_| {}).await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let mut swap = |flag: &str, value: &str| {
+        let at = args
+            .iter()
+            .position(|a| a == flag)
+            .unwrap_or_else(|| panic!("no {flag}"));
+        args[at + 1] = value.to_owned();
+    };
+    swap("--inventory", inventory.to_str().unwrap());
+    swap("--listen", "127.0.0.1:0");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut cmd = Run::new(&args).cmd;
+    let mut child = cmd.spawn().unwrap();
+    drop(child.stdin.take());
+    let mut line = String::new();
+    tokio::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .await
+        .unwrap();
+    let addr = line
+        .strip_prefix("rftune-exporter: listening http://")
+        .and_then(|l| l.split(' ').next())
+        .unwrap_or_else(|| panic!("no listening line: {line:?}"));
+    let path = probe["path"].as_str().unwrap();
+    let (status, body) = super::exporter::get(addr, path).await;
+    assert_eq!(status, 200, "{body}");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().unwrap().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = tokio::time::timeout(std::time::Duration::from_secs(120), child.wait())
+        .await
+        .expect("the exporter stops after SIGTERM")
+        .unwrap();
+    assert_eq!(status.code(), Some(143));
+}

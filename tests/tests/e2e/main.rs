@@ -11,6 +11,7 @@ mod contrib;
 mod diff;
 mod examples;
 mod experiment;
+mod exporter;
 mod fixture_dir;
 mod hardening;
 mod housekeeping;

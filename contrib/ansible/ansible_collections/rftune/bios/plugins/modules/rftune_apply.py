@@ -20,7 +20,8 @@ description:
   - C(changed) is true when this run wrote to the BMC (staged BIOS values, set iDRAC values,
     discarded pending work, or rebooted) or converged the host; in check mode, when it would.
     Values an earlier run staged and this run only adopts (I(reboot=none) run again) are not
-    a change.
+    a change. A failed run is a change when rftune says it wrote before failing (C(written)),
+    e.g. values staged before a BIOS job that never ran.
   - In check mode the module runs C(rftune apply --dry-run); it reports the plan and whether
     the host would change, and writes nothing.
   - With C(--diff) the module first runs C(rftune diff) and shows the desired against the
@@ -177,6 +178,13 @@ error:
   description: Why the host failed, with the URL and the iDRAC MessageId and resolution where there is one.
   returned: failure
   type: str
+written:
+  description: >-
+    Whether rftune wrote to the BMC before the host failed (staged BIOS values, set iDRAC
+    values, deleted pending work, created a job or rebooted), or sent a write whose effect is
+    unknown; C(changed) follows it.
+  returned: failure, when rftune printed a document
+  type: bool
 stderr:
   description: rftune's standard error, when it printed no document.
   returned: failure
@@ -200,6 +208,9 @@ def wrote(entry, reboot):
     outcome = entry.get('outcome')
     if outcome == 'converged':
         return True
+    if outcome in ('error', 'not_started'):
+        # rftune says whether it wrote before the failure (a staged PATCH, a reboot, ...).
+        return bool(entry.get('written'))
     if outcome not in ('in_sync', 'not_converged', 'planned'):
         return False
     adopted = bool(entry.get('adopted'))
