@@ -374,14 +374,17 @@ mod tests {
     /// the gaps wide enough: the search moves past all of them to a free block.
     #[tokio::test]
     async fn many_busy_ports_spread_over_the_range_are_all_skipped() {
+        // An address of its own in 127/8, so that fleets other tests or benchmarks start on
+        // 127.0.0.1 cannot hold the ports this test means to hold.
+        let ip = IpAddr::V4(Ipv4Addr::new(127, 83, 0, 7));
         let base = 20_000u16;
         // Every third port of 600, where another process may already hold some: either way,
         // they are busy and no block of four fits between them.
         let held: Vec<std::net::TcpListener> = (0..200)
-            .filter_map(|k| std::net::TcpListener::bind((LOCALHOST, base + 3 * k)).ok())
+            .filter_map(|k| std::net::TcpListener::bind((ip, base + 3 * k)).ok())
             .collect();
         assert!(held.len() > 100, "held {} ports", held.len());
-        let listeners = bind_free_block(LOCALHOST, 4, base, None).await.unwrap();
+        let listeners = bind_free_block(ip, 4, base, None).await.unwrap();
         let ports: Vec<u16> = listeners.iter().map(|l| l.local_addr().unwrap().port()).collect();
         assert!(ports.windows(2).all(|w| w[1] == w[0] + 1), "consecutive: {ports:?}");
         assert!(ports[0] >= base + 3 * 199, "past the busy region: {ports:?}");
