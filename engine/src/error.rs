@@ -274,6 +274,14 @@ macro_rules! bail {
 }
 pub(crate) use bail;
 
+/// `text` without the `host: ` that a host's errors start with, for saying it once where the
+/// host is already named.
+pub(crate) fn without_host<'a>(host: &str, text: &'a str) -> &'a str {
+    text.strip_prefix(host)
+        .and_then(|t| t.strip_prefix(": "))
+        .unwrap_or(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -108,14 +108,7 @@ pub async fn run(
 /// `text` about `host`, named once: errors from the host's connection already start with its
 /// name.
 fn named(host: &str, text: &str) -> String {
-    format!("{host}: {}", without_host(host, text))
-}
-
-/// `text` without the `host: ` that errors from the host's connection start with.
-fn without_host<'a>(host: &str, text: &'a str) -> &'a str {
-    text.strip_prefix(host)
-        .and_then(|t| t.strip_prefix(": "))
-        .unwrap_or(text)
+    format!("{host}: {}", crate::error::without_host(host, text))
 }
 
 struct Shared {
@@ -266,7 +259,7 @@ async fn preflight(
                         }
                         Err(e) => {
                             let text = crate::error::report(&e);
-                            let text = without_host(&host.name, &text);
+                            let text = crate::error::without_host(&host.name, &text);
                             problems.push(format!("{}: profile {name:?}: {text}", host.name));
                         }
                     }

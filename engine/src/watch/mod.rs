@@ -146,7 +146,8 @@ impl Reason {
 pub struct Failure {
     /// Why, coarsely.
     pub reason: Reason,
-    /// The error, for people (logged; not a label, it varies too much).
+    /// The error, for people, without the host's name (logged after it; not a label, it varies
+    /// too much).
     pub message: String,
 }
 
@@ -498,13 +499,12 @@ impl HostLoop {
                 Ok(Ok(finding)) => Ok(finding),
                 Ok(Err(e)) => Err(Failure {
                     reason: Reason::of(&e),
-                    message: format!("{e:#}"),
+                    message: crate::error::without_host(&self.entry.name, &format!("{e:#}")).to_owned(),
                 }),
                 Err(_) => Err(Failure {
                     reason: Reason::Timeout,
                     message: format!(
-                        "{}: the check took longer than {} and was abandoned",
-                        self.entry.name,
+                        "the check took longer than {} and was abandoned",
                         humantime::format_duration(timeout)
                     ),
                 }),
