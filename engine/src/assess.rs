@@ -174,8 +174,9 @@ pub(crate) async fn assess_with(
         }
     }
     let options = ValidateOptions { strict };
-    let violations = bios_profiles::validate(&profile, &state.view(), &options);
-    let diff = bios_profiles::diff(&profile, &state.view());
+    let (violations, diff) = cache
+        .checks()
+        .assess(&state.registry, &profile, &state.view(), &options);
     Ok(Assessment {
         state,
         profile,

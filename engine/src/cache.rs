@@ -25,12 +25,15 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The cache directory and this run's decoded registries, which clones share.
+/// The cache directory and this run's decoded registries, which clones share, with the BIOS
+/// checks made against them (hosts that share a registry and the values that matter to a
+/// check share the check: [`bios_profiles::memo`]).
 #[derive(Debug, Default, Clone)]
 pub struct RegistryCache {
     dir: PathBuf,
     refresh: bool,
     loaded: Arc<Mutex<HashMap<String, Slot>>>,
+    checks: Arc<bios_profiles::CheckMemo>,
 }
 
 type Slot = Arc<tokio::sync::OnceCell<Arc<AttributeRegistry>>>;
@@ -66,7 +69,13 @@ impl RegistryCache {
             dir: cache_dir.join("registries"),
             refresh,
             loaded: Arc::default(),
+            checks: Arc::default(),
         }
+    }
+
+    /// The BIOS checks of this run, shared by the hosts they hold for.
+    pub fn checks(&self) -> &bios_profiles::CheckMemo {
+        &self.checks
     }
 
     fn path(&self, model: &str, bios_version: &str) -> PathBuf {
