@@ -12,8 +12,8 @@
 //!
 //! Registries are told apart by identity (the `Arc` a fleet shares), not content: a host that
 //! brought its own registry (one served under System Lockdown, one that does not fit the
-//! shared copy) is checked on its own. Matches are confirmed by comparing the values
-//! themselves, not only their hash.
+//! shared copy) is checked on its own. A host matches a check when its listing and values
+//! equal the recorded ones, compared in full.
 
 use crate::diff::{Diff, diff_checked};
 use crate::host::HostState;
@@ -23,10 +23,9 @@ use crate::verdict::Violation;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::AttributeValue;
 use std::collections::{HashSet, VecDeque};
-use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 
-/// Checks kept at once (the oldest goes first): a fleet shows a handful of distinct states;
+/// Checks kept at once (the oldest goes first; the newest are looked at first): a fleet shows a handful of distinct states;
 /// one where every host differs gains nothing from more.
 const MAX_CHECKS: usize = 64;
 
@@ -52,10 +51,10 @@ struct Entry {
     registry: Weak<AttributeRegistry>,
     profile: ResolvedProfile,
     strict: bool,
-    fingerprint: u64,
     /// Every attribute the host listed, in order, with its value where it matters.
     listing: Vec<(String, Option<AttributeValue>)>,
-    checked: Arc<Checked>,
+    /// Filled by the first host of its kind.
+    checked: Arc<OnceLock<Arc<Checked>>>,
 }
 
 impl std::fmt::Debug for CheckMemo {
@@ -115,55 +114,47 @@ impl CheckMemo {
         if !std::ptr::eq(host.registry, Arc::as_ptr(registry)) {
             return Arc::new(check_bios(profile, host, &options));
         }
-        let ruled = self.ruled(registry);
-        let matters = |name: &str| ruled.contains(name) || profile.bios.contains_key(name);
-        let mut hasher = DefaultHasher::new();
-        for (name, value) in host.bios {
-            name.hash(&mut hasher);
-            if matters(name) {
-                hash_value(value, &mut hasher);
-            } else {
-                hasher.write_u8(0xff);
-            }
-        }
-        let fingerprint = hasher.finish();
         let weak = Arc::downgrade(registry);
-        {
-            let inner = self.lock();
-            let found = inner.checks.iter().find(|e| {
-                e.fingerprint == fingerprint
-                    && e.strict == strict
-                    && Weak::ptr_eq(&e.registry, &weak)
-                    && e.listing.len() == host.bios.len()
-                    && e.listing
-                        .iter()
-                        .zip(host.bios)
-                        .all(|((n, v), (name, value))| n == name && v.as_ref().is_none_or(|v| v == value))
-                    && e.profile == *profile
-            });
-            if let Some(e) = found {
-                return e.checked.clone();
-            }
-        }
-        let checked = Arc::new(check_bios(profile, host, &options));
-        let listing = host
-            .bios
-            .iter()
-            .map(|(name, value)| (name.clone(), matters(name).then(|| value.clone())))
-            .collect();
-        let mut inner = self.lock();
-        if inner.checks.len() >= MAX_CHECKS {
-            inner.checks.pop_front();
-        }
-        inner.checks.push_back(Entry {
-            registry: weak,
-            profile: profile.clone(),
-            strict,
-            fingerprint,
-            listing,
-            checked: checked.clone(),
+        let found = self.lock().checks.iter().find_map(|e| {
+            (e.strict == strict
+                && Weak::ptr_eq(&e.registry, &weak)
+                && e.listing.len() == host.bios.len()
+                && e.listing
+                    .iter()
+                    .zip(host.bios)
+                    .all(|((n, v), (name, value))| n == name && v.as_ref().is_none_or(|v| v == value))
+                && e.profile == *profile)
+                .then(|| e.checked.clone())
         });
-        checked
+        let cell = match found {
+            Some(cell) => cell,
+            None => {
+                let ruled = self.ruled(registry);
+                let matters = |name: &str| ruled.contains(name) || profile.bios.contains_key(name);
+                let listing = host
+                    .bios
+                    .iter()
+                    .map(|(name, value)| (name.clone(), matters(name).then(|| value.clone())))
+                    .collect();
+                let cell = Arc::new(OnceLock::new());
+                let mut inner = self.lock();
+                if inner.checks.len() >= MAX_CHECKS {
+                    inner.checks.pop_back();
+                }
+                inner.checks.push_front(Entry {
+                    registry: weak,
+                    profile: profile.clone(),
+                    strict,
+                    listing,
+                    checked: cell.clone(),
+                });
+                cell
+            }
+        };
+        // Hosts that arrive while the first of their kind is being checked wait for that check
+        // (a fleet's first hosts arrive together) instead of each making its own.
+        cell.get_or_init(|| Arc::new(check_bios(profile, host, &options)))
+            .clone()
     }
 
     /// The attributes `registry`'s rules read or set (computed once per registry).
@@ -187,16 +178,6 @@ impl CheckMemo {
         }
         inner.ruled.push_back((weak, names.clone()));
         names
-    }
-}
-
-fn hash_value(value: &AttributeValue, hasher: &mut DefaultHasher) {
-    match value {
-        AttributeValue::Null => hasher.write_u8(0),
-        AttributeValue::Bool(b) => (1u8, b).hash(hasher),
-        AttributeValue::Integer(i) => (2u8, i).hash(hasher),
-        AttributeValue::String(s) => (3u8, s).hash(hasher),
-        AttributeValue::Other(v) => (4u8, v.to_string()).hash(hasher),
     }
 }
 
