@@ -22,8 +22,8 @@ pub fn json<T: Serialize>(value: &T) -> Result<()> {
 /// After a failed write (a closed pipe) the rest is dropped and [`JsonDocument::finish`]
 /// returns the error, as with [`JsonLines`].
 #[derive(Debug)]
-pub struct JsonDocument {
-    out: std::io::BufWriter<std::io::Stdout>,
+pub struct JsonDocument<W: Write = std::io::Stdout> {
+    out: std::io::BufWriter<W>,
     /// `\n  "hosts": []`: where the list sits in the document's pretty text.
     marker: String,
     next: usize,
@@ -32,15 +32,23 @@ pub struct JsonDocument {
 }
 
 impl JsonDocument {
-    /// Writes `head`, the document with `list` (a top-level field) empty, up to that list.
+    /// Writes `head`, the document with `list` (a top-level field) empty, up to that list, on
+    /// stdout.
     pub fn start<T: Serialize>(head: &T, list: &str) -> Result<Self> {
+        Self::start_on(std::io::stdout(), head, list)
+    }
+}
+
+impl<W: Write> JsonDocument<W> {
+    /// [`JsonDocument::start`], writing on `out`.
+    pub fn start_on<T: Serialize>(out: W, head: &T, list: &str) -> Result<Self> {
         let marker = format!("\n  \"{list}\": []");
         let text = serde_json::to_string_pretty(head)?;
         let at = text
             .find(&marker)
             .ok_or_else(|| anyhow::anyhow!("the document has no top-level list {list}"))?;
         let mut doc = Self {
-            out: std::io::BufWriter::with_capacity(1 << 16, std::io::stdout()),
+            out: std::io::BufWriter::with_capacity(1 << 16, out),
             next: 0,
             waiting: std::collections::BTreeMap::new(),
             error: None,
@@ -88,8 +96,9 @@ impl JsonDocument {
         }
     }
 
-    /// Writes the rest of `tail` (the whole document with the list empty) after the list.
-    pub fn finish<T: Serialize>(mut self, tail: &T) -> Result<()> {
+    /// Writes the rest of `tail` (the whole document with the list empty) after the list, and
+    /// hands back the writer.
+    pub fn finish<T: Serialize>(mut self, tail: &T) -> Result<W> {
         // Every position is handed over; should one be missing, the rest still go out in order.
         for (_, bytes) in std::mem::take(&mut self.waiting) {
             if self.error.is_none() {
@@ -108,8 +117,9 @@ impl JsonDocument {
         self.out.write_all(closing)?;
         self.out.write_all(&text.as_bytes()[at + self.marker.len()..])?;
         writeln!(self.out)?;
-        self.out.flush()?;
-        Ok(())
+        let mut out = self.out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        out.flush()?;
+        Ok(out)
     }
 }
 
@@ -328,5 +338,68 @@ impl rftune_engine::observe::Observer for Notices {
         if let rftune_engine::observe::Event::Notice { .. } = event {
             eprintln!("rftune: {event}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Doc {
+        schema: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        shard: Option<&'static str>,
+        hosts: Vec<serde_json::Value>,
+        summary: serde_json::Value,
+    }
+
+    fn streamed(doc: &Doc, order: &[usize]) -> String {
+        let head = Doc {
+            hosts: Vec::new(),
+            summary: serde_json::Value::Null,
+            ..*doc
+        };
+        let mut out = JsonDocument::start_on(Vec::new(), &head, "hosts").unwrap();
+        for &i in order {
+            out.entry(i, &doc.hosts[i]);
+        }
+        let tail = Doc {
+            hosts: Vec::new(),
+            summary: doc.summary.clone(),
+            ..*doc
+        };
+        String::from_utf8(out.finish(&tail).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_document_written_while_its_entries_finish_is_the_one_written_whole() {
+        let hosts = vec![
+            serde_json::json!({"host": "a", "changes": [{"attribute": "X", "note": "line\nbreak \"hosts\": []"}], "counts": {}}),
+            serde_json::json!({"host": "b", "changes": [], "violations": ["w"]}),
+            serde_json::json!({"host": "c", "error": "unreachable"}),
+        ];
+        let doc = Doc {
+            schema: "rftune.diff/v1",
+            shard: Some("1/2"),
+            hosts,
+            summary: serde_json::json!({"hosts": 3, "drift": 1}),
+        };
+        let whole = format!("{}\n", serde_json::to_string_pretty(&doc).unwrap());
+        for order in [[0, 1, 2], [2, 0, 1], [1, 2, 0]] {
+            assert_eq!(
+                streamed(&doc, &order),
+                whole,
+                "entries finishing in the order {order:?}"
+            );
+        }
+        let empty = Doc {
+            schema: "rftune.diff/v1",
+            shard: None,
+            hosts: Vec::new(),
+            summary: serde_json::json!({"hosts": 0}),
+        };
+        let whole = format!("{}\n", serde_json::to_string_pretty(&empty).unwrap());
+        assert_eq!(streamed(&empty, &[]), whole);
     }
 }
