@@ -28,6 +28,8 @@
 //! - [`verdict`]: the words those judgements share, below all of them — [`Target`],
 //!   [`Violation`] and its [`Severity`], the [`Condition`]s and [`Fix`]es behind a block, and
 //!   the plan's [`Unlock`]s.
+//! - [`memo`]: the BIOS check made once for every host of a fleet it holds for (same registry,
+//!   profile, and values that matter to it).
 //! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
 //!   tokens seen on real hosts.
 //!
@@ -83,6 +85,7 @@ mod engine;
 pub mod error;
 pub mod host;
 pub mod library;
+pub mod memo;
 pub mod plan;
 pub mod profile;
 pub mod sources;
@@ -96,6 +99,7 @@ pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts, HostState, MemoryPopulation};
 pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
+pub use memo::CheckMemo;
 pub use plan::{Plan, plan, simulate, simulate_idrac};
 pub use profile::{
     Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,

@@ -7,11 +7,120 @@ use std::io::Write;
 
 /// Prints `value` as pretty JSON followed by a newline.
 pub fn json<T: Serialize>(value: &T) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    // Buffered: stdout alone is line-buffered, a write per line of the document.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
     out.flush()?;
     Ok(())
+}
+
+/// A fleet's `-o json` document written while its hosts finish, byte for byte what [`json`]
+/// prints for the whole document: the fields before the host list, each entry of the list in
+/// inventory order as soon as every entry before it is in (the few that finish early wait,
+/// serialised), then the fields after it. A fleet's entries are then never all held at once.
+/// After a failed write (a closed pipe) the rest is dropped and [`JsonDocument::finish`]
+/// returns the error, as with [`JsonLines`].
+#[derive(Debug)]
+pub struct JsonDocument<W: Write = std::io::Stdout> {
+    out: std::io::BufWriter<W>,
+    /// `\n  "hosts": []`: where the list sits in the document's pretty text.
+    marker: String,
+    next: usize,
+    waiting: std::collections::BTreeMap<usize, Vec<u8>>,
+    error: Option<anyhow::Error>,
+}
+
+impl JsonDocument {
+    /// Writes `head`, the document with `list` (a top-level field) empty, up to that list, on
+    /// stdout.
+    pub fn start<T: Serialize>(head: &T, list: &str) -> Result<Self> {
+        Self::start_on(std::io::stdout(), head, list)
+    }
+}
+
+impl<W: Write> JsonDocument<W> {
+    /// [`JsonDocument::start`], writing on `out`.
+    pub fn start_on<T: Serialize>(out: W, head: &T, list: &str) -> Result<Self> {
+        let marker = format!("\n  \"{list}\": []");
+        let text = serde_json::to_string_pretty(head)?;
+        let at = text
+            .find(&marker)
+            .ok_or_else(|| anyhow::anyhow!("the document has no top-level list {list}"))?;
+        let mut doc = Self {
+            out: std::io::BufWriter::with_capacity(1 << 16, out),
+            next: 0,
+            waiting: std::collections::BTreeMap::new(),
+            error: None,
+            marker,
+        };
+        let opening = &doc.marker[..doc.marker.len() - 1];
+        let written = doc
+            .out
+            .write_all(&text.as_bytes()[..at])
+            .and_then(|()| doc.out.write_all(opening.as_bytes()));
+        doc.error = written.err().map(Into::into);
+        Ok(doc)
+    }
+
+    /// The list's entry at `position` (0, 1, 2, … each once, in any order).
+    pub fn entry<T: Serialize>(&mut self, position: usize, value: &T) {
+        if self.error.is_some() {
+            return;
+        }
+        match serde_json::to_vec_pretty(value) {
+            Ok(bytes) => self.waiting.insert(position, bytes),
+            Err(e) => {
+                self.error = Some(e.into());
+                return;
+            }
+        };
+        while let Some(bytes) = self.waiting.remove(&self.next) {
+            self.write_entry(&bytes);
+            self.next += 1;
+        }
+    }
+
+    /// One entry, indented as the second level of the document.
+    fn write_entry(&mut self, bytes: &[u8]) {
+        let separator: &[u8] = if self.next == 0 { b"\n    " } else { b",\n    " };
+        let mut written = self.out.write_all(separator);
+        for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+            if i > 0 {
+                written = written.and_then(|()| self.out.write_all(b"\n    "));
+            }
+            written = written.and_then(|()| self.out.write_all(line));
+        }
+        if let Err(e) = written {
+            self.error.get_or_insert(e.into());
+        }
+    }
+
+    /// Writes the rest of `tail` (the whole document with the list empty) after the list, and
+    /// hands back the writer.
+    pub fn finish<T: Serialize>(mut self, tail: &T) -> Result<W> {
+        // Every position is handed over; should one be missing, the rest still go out in order.
+        for (_, bytes) in std::mem::take(&mut self.waiting) {
+            if self.error.is_none() {
+                self.write_entry(&bytes);
+                self.next += 1;
+            }
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let text = serde_json::to_string_pretty(tail)?;
+        let at = text
+            .find(&self.marker)
+            .ok_or_else(|| anyhow::anyhow!("the document's list moved"))?;
+        let closing: &[u8] = if self.next == 0 { b"]" } else { b"\n  ]" };
+        self.out.write_all(closing)?;
+        self.out.write_all(&text.as_bytes()[at + self.marker.len()..])?;
+        writeln!(self.out)?;
+        let mut out = self.out.into_inner().map_err(std::io::IntoInnerError::into_error)?;
+        out.flush()?;
+        Ok(out)
+    }
 }
 
 /// `-o jsonl`: one compact JSON object per line, each flushed as it is written so a reader
@@ -28,11 +137,15 @@ impl JsonLines {
         if self.error.is_some() {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        let written = serde_json::to_writer(&mut out, value)
+        // One write per line: stdout alone would write whenever its small buffer fills.
+        let written = serde_json::to_vec(value)
             .map_err(anyhow::Error::from)
-            .and_then(|()| Ok(out.write_all(b"\n")?))
-            .and_then(|()| Ok(out.flush()?));
+            .and_then(|mut line| {
+                line.push(b'\n');
+                let mut out = std::io::stdout().lock();
+                out.write_all(&line)?;
+                Ok(out.flush()?)
+            });
         self.error = written.err();
     }
 
@@ -225,5 +338,68 @@ impl rftune_engine::observe::Observer for Notices {
         if let rftune_engine::observe::Event::Notice { .. } = event {
             eprintln!("rftune: {event}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Doc {
+        schema: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        shard: Option<&'static str>,
+        hosts: Vec<serde_json::Value>,
+        summary: serde_json::Value,
+    }
+
+    fn streamed(doc: &Doc, order: &[usize]) -> String {
+        let head = Doc {
+            hosts: Vec::new(),
+            summary: serde_json::Value::Null,
+            ..*doc
+        };
+        let mut out = JsonDocument::start_on(Vec::new(), &head, "hosts").unwrap();
+        for &i in order {
+            out.entry(i, &doc.hosts[i]);
+        }
+        let tail = Doc {
+            hosts: Vec::new(),
+            summary: doc.summary.clone(),
+            ..*doc
+        };
+        String::from_utf8(out.finish(&tail).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_document_written_while_its_entries_finish_is_the_one_written_whole() {
+        let hosts = vec![
+            serde_json::json!({"host": "a", "changes": [{"attribute": "X", "note": "line\nbreak \"hosts\": []"}], "counts": {}}),
+            serde_json::json!({"host": "b", "changes": [], "violations": ["w"]}),
+            serde_json::json!({"host": "c", "error": "unreachable"}),
+        ];
+        let doc = Doc {
+            schema: "rftune.diff/v1",
+            shard: Some("1/2"),
+            hosts,
+            summary: serde_json::json!({"hosts": 3, "drift": 1}),
+        };
+        let whole = format!("{}\n", serde_json::to_string_pretty(&doc).unwrap());
+        for order in [[0, 1, 2], [2, 0, 1], [1, 2, 0]] {
+            assert_eq!(
+                streamed(&doc, &order),
+                whole,
+                "entries finishing in the order {order:?}"
+            );
+        }
+        let empty = Doc {
+            schema: "rftune.diff/v1",
+            shard: None,
+            hosts: Vec::new(),
+            summary: serde_json::json!({"hosts": 0}),
+        };
+        let whole = format!("{}\n", serde_json::to_string_pretty(&empty).unwrap());
+        assert_eq!(streamed(&empty, &[]), whole);
     }
 }

@@ -11,6 +11,7 @@ use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Whether a profile argument names a file rather than a shipped profile.
 pub(crate) fn is_profile_path(name_or_path: &str) -> bool {
@@ -26,7 +27,12 @@ pub struct Chosen {
     groups: BTreeSet<AttributeGroup>,
     /// Whether its choice depends on the host's memory population.
     needs_memory: bool,
+    /// The profile resolved for the facts seen so far: a fleet's hosts share a handful.
+    resolved: std::sync::Mutex<Vec<(HostFacts, Arc<ResolvedProfile>)>>,
 }
+
+/// Resolutions kept at once (by distinct host facts: model, CPU, sockets, cores, memory).
+const MAX_RESOLVED: usize = 64;
 
 impl Chosen {
     /// A shipped profile by name, or a profile file by path.
@@ -65,6 +71,7 @@ impl Chosen {
             profile,
             groups,
             needs_memory,
+            resolved: std::sync::Mutex::default(),
         })
     }
 
@@ -93,6 +100,22 @@ impl Chosen {
     pub fn resolve(&self, facts: &HostFacts) -> Result<ResolvedProfile> {
         Ok(self.library.resolve_profile(&self.profile, facts)?)
     }
+
+    /// [`Chosen::resolve`], shared by every host with the same facts (resolution depends on
+    /// nothing else).
+    pub fn resolve_shared(&self, facts: &HostFacts) -> Result<Arc<ResolvedProfile>> {
+        let lock = || self.resolved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, profile)) = lock().iter().find(|(f, _)| f == facts) {
+            return Ok(profile.clone());
+        }
+        let profile = Arc::new(self.resolve(facts)?);
+        let mut resolved = lock();
+        if resolved.len() >= MAX_RESOLVED {
+            resolved.remove(0);
+        }
+        resolved.push((facts.clone(), profile.clone()));
+        Ok(profile)
+    }
 }
 
 /// A host read and compared with the profile.
@@ -100,8 +123,8 @@ impl Chosen {
 pub struct Assessment {
     /// What was read.
     pub state: HostState,
-    /// The profile as it applies to this host.
-    pub profile: ResolvedProfile,
+    /// The profile as it applies to this host (shared with the hosts of the same facts).
+    pub profile: Arc<ResolvedProfile>,
     /// Desired vs current vs pending.
     pub diff: Diff,
     /// Validation findings (errors stop an apply; warnings are informational).
@@ -158,7 +181,7 @@ pub(crate) async fn assess_with(
         facts = facts.with_memory(&dimms);
     }
     let profile = chosen
-        .resolve(&facts)
+        .resolve_shared(&facts)
         .with_context(|| format!("{}: resolving profile {}", target.name, chosen.name()))?;
     let mut state = bmc::with_registry(target, cache, values).await?;
     // A platform override may name a group the generic resolution did not.
@@ -174,8 +197,9 @@ pub(crate) async fn assess_with(
         }
     }
     let options = ValidateOptions { strict };
-    let violations = bios_profiles::validate(&profile, &state.view(), &options);
-    let diff = bios_profiles::diff(&profile, &state.view());
+    let (violations, diff) = cache
+        .checks()
+        .assess(&state.registry, &profile, &state.view(), &options);
     Ok(Assessment {
         state,
         profile,

@@ -25,15 +25,40 @@ use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The cache directory and this run's decoded registries, which clones share.
+/// The cache directory and this run's decoded registries, which clones share, with the BIOS
+/// checks made against them (hosts that share a registry and the values that matter to a
+/// check share the check: [`bios_profiles::memo`]).
 #[derive(Debug, Default, Clone)]
 pub struct RegistryCache {
     dir: PathBuf,
     refresh: bool,
     loaded: Arc<Mutex<HashMap<String, Slot>>>,
+    checks: Arc<bios_profiles::CheckMemo>,
 }
 
-type Slot = Arc<tokio::sync::OnceCell<Arc<AttributeRegistry>>>;
+type Slot = Arc<tokio::sync::OnceCell<Shared>>;
+
+/// A registry this run's hosts share, with its attribute names sorted: every host's listing is
+/// checked against them.
+#[derive(Debug)]
+struct Shared {
+    registry: Arc<AttributeRegistry>,
+    names: Vec<String>,
+}
+
+impl Shared {
+    fn new(registry: AttributeRegistry) -> Self {
+        let names = sorted_names(&registry);
+        Self {
+            registry: Arc::new(registry),
+            names,
+        }
+    }
+
+    fn fits(&self, info: &HostRegistryInfo<'_>) -> Result<(), String> {
+        fits_named(&self.registry, &self.names, info)
+    }
+}
 
 /// What a host says about itself, which a registry must match to serve it.
 #[derive(Debug, Clone, Copy)]
@@ -66,7 +91,13 @@ impl RegistryCache {
             dir: cache_dir.join("registries"),
             refresh,
             loaded: Arc::default(),
+            checks: Arc::default(),
         }
+    }
+
+    /// The BIOS checks of this run, shared by the hosts they hold for.
+    pub fn checks(&self) -> &bios_profiles::CheckMemo {
+        &self.checks
     }
 
     fn path(&self, model: &str, bios_version: &str) -> PathBuf {
@@ -103,8 +134,8 @@ impl RegistryCache {
         if let Some(slot) = slot
             && let Some(shared) = slot.get()
         {
-            if fits(shared, &info).is_ok() {
-                return Ok((shared.clone(), RegistrySource::Cache));
+            if shared.fits(&info).is_ok() {
+                return Ok((shared.registry.clone(), RegistrySource::Cache));
             }
             return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
         }
@@ -125,7 +156,7 @@ impl RegistryCache {
             .get_or_try_init(|| async {
                 let fetch = &fetch;
                 if let Some(r) = self.read_fitting(&info) {
-                    return Ok(Arc::new(r));
+                    return Ok(Shared::new(r));
                 }
                 source = RegistrySource::Fetched;
                 let r = fetch().await?;
@@ -133,7 +164,7 @@ impl RegistryCache {
                     Ok(()) => {
                         let r = statics(r);
                         self.write(info.model, info.bios_version, &r);
-                        Ok::<_, crate::Error>(Arc::new(r))
+                        Ok::<_, crate::Error>(Shared::new(r))
                     }
                     Err(why) => {
                         // The host's own registry disagrees with its own values: use it for this
@@ -151,11 +182,11 @@ impl RegistryCache {
             .await;
         match (registry, own) {
             (Ok(r), _) => {
-                if source == RegistrySource::Cache && fits(r, &info).is_err() {
+                if source == RegistrySource::Cache && r.fits(&info).is_err() {
                     // Another host filled the slot with a copy that does not fit this one.
                     return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
                 }
-                Ok((r.clone(), source))
+                Ok((r.registry.clone(), source))
             }
             (Err(_), Some(own)) => Ok((Arc::new(own), RegistrySource::Fetched)),
             (Err(e), None) => Err(e),
@@ -206,6 +237,23 @@ impl RegistryCache {
 
 /// Why a registry from elsewhere cannot serve this host; `Ok` when it can.
 fn fits(registry: &AttributeRegistry, info: &HostRegistryInfo<'_>) -> Result<(), String> {
+    fits_named(registry, &sorted_names(registry), info)
+}
+
+/// The names of the attributes `registry` defines, sorted as a `BTreeMap` orders its keys.
+fn sorted_names(registry: &AttributeRegistry) -> Vec<String> {
+    let mut names: Vec<String> = registry
+        .registry_entries
+        .attributes
+        .iter()
+        .map(|a| a.attribute_name.clone())
+        .collect();
+    names.sort_unstable();
+    names
+}
+
+/// [`fits`], given the registry's [`sorted_names`].
+fn fits_named(registry: &AttributeRegistry, names: &[String], info: &HostRegistryInfo<'_>) -> Result<(), String> {
     if let Some(id) = info.registry_id
         && !registry.id.is_empty()
         && registry.id != id
@@ -227,12 +275,16 @@ fn fits(registry: &AttributeRegistry, info: &HostRegistryInfo<'_>) -> Result<(),
             ));
         }
     }
-    let defined = registry.index();
+    // Both lists are sorted: one walk along the registry's names finds each listed one.
+    let mut defined = names.iter().peekable();
     let missing: Vec<&str> = info
         .values
         .keys()
+        .filter(|name| {
+            while defined.next_if(|d| d < name).is_some() {}
+            defined.peek() != Some(name)
+        })
         .map(String::as_str)
-        .filter(|name| !defined.contains_key(name))
         .take(3)
         .collect();
     if !missing.is_empty() {
@@ -304,6 +356,25 @@ mod tests {
             values,
             lockdown: false,
         }
+    }
+
+    #[test]
+    fn a_registry_fits_only_a_host_whose_every_listed_attribute_it_defines() {
+        let r = registry("PowerEdge R7625", "1.6.10", "ABC1234");
+        let shared = Shared::new(r.clone());
+        let mut host = values("ABC1234");
+        assert_eq!(fits(&r, &info("PowerEdge R7625", "1.6.10", &host)), Ok(()));
+        assert_eq!(shared.fits(&info("PowerEdge R7625", "1.6.10", &host)), Ok(()));
+        // Before, between and after the names it defines.
+        for extra in ["AcPwrRcvry", "SysProfileX", "ZzzLast"] {
+            host.insert(extra.to_owned(), "x".into());
+        }
+        let why = "it does not define attribute(s) the host lists: AcPwrRcvry, SysProfileX, ZzzLast";
+        assert_eq!(fits(&r, &info("PowerEdge R7625", "1.6.10", &host)), Err(why.to_owned()));
+        assert_eq!(
+            shared.fits(&info("PowerEdge R7625", "1.6.10", &host)),
+            Err(why.to_owned())
+        );
     }
 
     #[tokio::test]

@@ -163,10 +163,11 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// 128 at a time, no failure limit, no canaries.
+    /// 512 at a time (a fleet's reads wait on round trips, not CPU), no failure limit, no
+    /// canaries.
     fn default() -> Self {
         Self {
-            concurrency: 128,
+            concurrency: 512,
             max_failures: None,
             canaries: 0,
         }

@@ -675,8 +675,10 @@ pub struct TargetArgs {
     /// in exactly one, whatever machine runs them. `rftune merge` combines their outputs.
     #[arg(long, value_name = "K/N", requires = "inventory", value_parser = parse_shard)]
     pub shard: Option<rftune_engine::fleet::Shard>,
-    /// Hosts read at the same time (BMC round trips dominate, not CPU).
-    #[arg(long, default_value_t = 128, value_name = "N")]
+    /// Hosts read at the same time (BMC round trips dominate, not CPU). Each holds a socket
+    /// and about 200 KB while in flight; 512 keep 10,000 hosts at 50 ms round trips within
+    /// about 6 s of waiting on the network.
+    #[arg(long, default_value_t = 512, value_name = "N")]
     pub concurrency: usize,
     /// How to connect.
     #[command(flatten)]

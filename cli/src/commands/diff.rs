@@ -210,9 +210,32 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         lines.finish()?;
         return summary.outcome();
     }
+    let profile = chosen.name();
+    if output == OutputFormat::Json {
+        // Each host's entry is written once every host before it in the inventory is done:
+        // only the entries of hosts that finished early are held, serialised.
+        let mut report = DiffReport {
+            schema: Kind::Diff.schema(),
+            profile: profile.to_owned(),
+            shard,
+            hosts: Vec::new(),
+            summary: Summary::default(),
+        };
+        let mut document = render::JsonDocument::start(&report, "hosts")?;
+        report.summary.hosts = entries.len();
+        fleet::for_each_limited(&entries, &limits, diff_one, |i, r| {
+            progress.host_done(r.result.is_ok());
+            let host = host_diff(profile, &r);
+            report.summary.count(host.status);
+            document.entry(i, &host);
+        })
+        .await;
+        progress.finish();
+        document.finish(&report)?;
+        return report.summary.outcome();
+    }
     // Each host's assessment (its BIOS values, pending values, registry) becomes its report
     // entry as soon as it arrives, so only the entries are held until the end.
-    let profile = chosen.name();
     let mut hosts: Vec<Option<HostDiff>> = entries.iter().map(|_| None).collect();
     let mut failed_alone = None;
     fleet::for_each_limited(&entries, &limits, diff_one, |i, r| {
