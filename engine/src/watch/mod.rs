@@ -47,12 +47,13 @@ pub struct Schedule {
 }
 
 impl Default for Schedule {
-    /// Every 5 minutes, a minute per check, 128 at a time; jobs stuck after an hour.
+    /// Every 5 minutes, a minute per check, as many at a time as any fleet run
+    /// ([`crate::fleet::Limits`]); jobs stuck after an hour.
     fn default() -> Self {
         Self {
             interval: Duration::from_secs(300),
             timeout: Duration::from_secs(60),
-            concurrency: 128,
+            concurrency: crate::fleet::Limits::default().concurrency,
             stuck_after: Duration::from_secs(3600),
             once: false,
         }
