@@ -58,6 +58,12 @@ pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// The profile a shipped file holds, by its file name: `profiles/dell/hpc.toml` holds `hpc`.
+fn shipped_name(file: &str) -> &str {
+    let base = file.rsplit('/').next().unwrap_or(file);
+    base.strip_suffix(".toml").unwrap_or(base)
+}
+
 /// The shipped sources file.
 pub const SHIPPED_SOURCES: &str = include_str!("../profiles/dell/sources.toml");
 
@@ -213,11 +219,40 @@ impl ResolvedProfile {
 impl Library {
     /// The shipped profiles (`profiles/dell/*.toml`) and sources, embedded in the binary.
     pub fn shipped() -> Result<Self> {
-        let mut library = Self::with_sources(Sources::from_toml(SHIPPED_SOURCES, "profiles/dell/sources.toml")?);
+        let mut library = Self::shipped_sources()?;
         for (file, text) in SHIPPED_PROFILES {
             library.add_toml(text, file)?;
         }
         Ok(library)
+    }
+
+    /// The shipped sources, with no profile parsed yet: [`Library::add_shipped`] adds the
+    /// profiles a run needs. A command naming one profile parses that profile and the ones it
+    /// extends instead of all of them (parsing every shipped profile was a seventh of a
+    /// single-host `diff`'s CPU).
+    pub fn shipped_sources() -> Result<Self> {
+        Ok(Self::with_sources(Sources::from_toml(
+            SHIPPED_SOURCES,
+            "profiles/dell/sources.toml",
+        )?))
+    }
+
+    /// Adds the shipped profile `name` and the shipped profiles it extends, those not added
+    /// yet. False when `name`, or a profile it extends, is not shipped: the caller takes
+    /// [`Library::shipped`] instead, whose errors can suggest the names it has.
+    pub fn add_shipped(&mut self, name: &str) -> Result<bool> {
+        let mut next = Some(name.to_owned());
+        while let Some(name) = next.take() {
+            if self.profiles.contains_key(&name) {
+                break;
+            }
+            // A shipped profile's file is named after it (test `every_shipped_file_is_named_after_its_profile`).
+            let Some((file, text)) = SHIPPED_PROFILES.iter().find(|(file, _)| shipped_name(file) == name) else {
+                return Ok(false);
+            };
+            next = self.add_toml(text, file)?.extends.clone();
+        }
+        Ok(true)
     }
 
     /// An empty library citing `sources`.
@@ -536,4 +571,48 @@ fn limit_setting(setting: &mut Setting, limit: &Unsupported) -> bool {
     candidates
         .iter()
         .any(|v| !setting.excluded.iter().any(|e| &e.value == v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_file_is_named_after_its_profile() {
+        let library = Library::shipped().unwrap();
+        for (file, _) in SHIPPED_PROFILES {
+            let name = shipped_name(file);
+            assert_eq!(library.get(name).map(|p| p.file.as_str()), Some(*file), "{file}");
+        }
+        assert_eq!(library.list().len(), SHIPPED_PROFILES.len());
+    }
+
+    /// A run naming one profile parses only it and its parents, and resolves it exactly as the
+    /// whole library does.
+    #[test]
+    fn adding_one_shipped_profile_adds_its_parents_and_resolves_alike() {
+        let whole = Library::shipped().unwrap();
+        let host = HostFacts::default();
+        for (file, _) in SHIPPED_PROFILES {
+            let name = shipped_name(file);
+            let mut some = Library::shipped_sources().unwrap();
+            assert!(some.add_shipped(name).unwrap(), "{name}");
+            let mut chain = vec![name.to_owned()];
+            while let Some(parent) = some.get(chain.last().unwrap()).unwrap().extends.clone() {
+                chain.push(parent);
+            }
+            let mut loaded: Vec<String> = some.list().iter().map(|p| p.name.clone()).collect();
+            loaded.sort();
+            chain.sort();
+            assert_eq!(loaded, chain, "only {name} and its parents are parsed");
+            assert_eq!(
+                format!("{:?}", some.resolve(name, &host)),
+                format!("{:?}", whole.resolve(name, &host)),
+                "{name}"
+            );
+        }
+        let mut some = Library::shipped_sources().unwrap();
+        assert!(!some.add_shipped("perfromance").unwrap());
+        assert!(some.list().is_empty());
+    }
 }

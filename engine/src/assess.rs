@@ -35,28 +35,44 @@ pub struct Chosen {
 const MAX_RESOLVED: usize = 64;
 
 impl Chosen {
-    /// A shipped profile by name, or a profile file by path.
+    /// A shipped profile by name, or a profile file by path. Only the profiles it needs are
+    /// parsed: it and those it extends.
     pub fn load(name_or_path: &str) -> Result<Self> {
-        let library = Library::shipped().context("loading the shipped profiles")?;
-        let profile = if is_profile_path(name_or_path) {
-            library.parse_file(Path::new(name_or_path))?
-        } else {
-            match library.get(name_or_path) {
-                Some(p) => p.clone(),
-                None => {
-                    // Let the library phrase the error (with suggestions).
-                    library.resolve(name_or_path, &HostFacts::default())?;
-                    crate::error::bail!("no profile named {name_or_path}");
-                }
-            }
+        let loading = "loading the shipped profiles";
+        let mut library = Library::shipped_sources().context(loading)?;
+        if is_profile_path(name_or_path) {
+            let profile = library.parse_file(Path::new(name_or_path))?;
+            return Self::with_parents(library, profile);
+        }
+        if !library.add_shipped(name_or_path).context(loading)? {
+            // Let the whole library phrase the error (with suggestions).
+            Library::shipped()
+                .context(loading)?
+                .resolve(name_or_path, &HostFacts::default())?;
+            crate::error::bail!("no profile named {name_or_path}");
+        }
+        let Some(profile) = library.get(name_or_path).cloned() else {
+            crate::error::bail!("no profile named {name_or_path}");
         };
         Self::checked(library, profile)
     }
 
     /// A profile given as TOML text (a derived profile); `file` names it in messages.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
-        let library = Library::shipped().context("loading the shipped profiles")?;
+        let library = Library::shipped_sources().context("loading the shipped profiles")?;
         let profile = Profile::from_toml(text, file, library.sources())?;
+        Self::with_parents(library, profile)
+    }
+
+    /// `profile` (not shipped) with the shipped profiles it extends; with every shipped profile
+    /// when a parent is not shipped, so the error names the ones that are.
+    fn with_parents(mut library: Library, profile: Profile) -> Result<Self> {
+        let loading = "loading the shipped profiles";
+        if let Some(parent) = &profile.extends
+            && !library.add_shipped(parent).context(loading)?
+        {
+            library = Library::shipped().context(loading)?;
+        }
         Self::checked(library, profile)
     }
 
