@@ -80,7 +80,7 @@ impl CheckMemo {
     }
 
     /// The validation findings and the diff of `profile` on `host`, exactly as
-    /// [`crate::validate`] and [`crate::diff()`] give them, with the BIOS check made once for
+    /// [`crate::validate()`] and [`crate::diff()`] give them, with the BIOS check made once for
     /// every host it holds for. `registry` is the shared registry `host.registry` borrows;
     /// when it is another, nothing is shared.
     pub fn assess(
