@@ -106,29 +106,10 @@ async fn the_exporter_serves_a_faulty_100_host_fleet_and_stops_cleanly_on_sigter
     .await;
     let hosts = fleet.hosts();
     let name = |i: usize| hosts[i].name.as_str();
-    let synced = Run::new(&[
-        "apply",
-        "--bmc",
-        &hosts[0].url,
-        "-p",
-        "performance",
-        "--reboot",
-        "force",
-    ])
-    .output()
-    .await;
+    let apply = |url: &str| Run::new(&["apply", "--bmc", url, "-p", "performance", "--reboot", "force"]).output();
+    let synced = apply(&hosts[0].url).await;
     assert_eq!(synced.status.code(), Some(0), "{}", stderr(&synced));
-    let stuck = Run::new(&[
-        "apply",
-        "--bmc",
-        &hosts[4].url,
-        "-p",
-        "performance",
-        "--reboot",
-        "force",
-    ])
-    .output()
-    .await;
+    let stuck = apply(&hosts[4].url).await;
     assert_eq!(stuck.status.code(), Some(1), "the job is stuck: {}", stderr(&stuck));
     let dir = TempDir::new();
     let wrong = dir.0.join("wrong.toml");
