@@ -302,12 +302,34 @@ pub async fn run_with(
         lines.finish()?;
         return summary.outcome(&audit_log);
     }
+    if output == OutputFormat::Json {
+        // Each host's entry is written once every host before it in the inventory is done:
+        // only the entries of hosts that finished early are held, serialised.
+        let mut report = ApplyReport {
+            schema: Kind::Apply.schema(),
+            profile: ctx.chosen.name().to_owned(),
+            dry_run: args.dry_run,
+            shard,
+            hosts: Vec::new(),
+            summary: ApplySummary {
+                hosts: entries.len(),
+                ..ApplySummary::default()
+            },
+            audit_log: ctx.audit.path().display().to_string(),
+        };
+        let mut document = render::JsonDocument::start(&report, "hosts")?;
+        fleet::for_each_limited(&entries, &limits, &converge_one, |i, r| {
+            bar.host_done(r.result.is_ok());
+            document.entry(i, &host_entry(&ctx, &r, &mut report.summary));
+        })
+        .await;
+        progress.finish();
+        document.finish(&report)?;
+        return report.summary.outcome(&report.audit_log);
+    }
     let results = fleet::run_all_limited(entries, &limits, &converge_one, |_, ok| bar.host_done(ok)).await;
     progress.finish();
-    if single
-        && output != OutputFormat::Json
-        && let Some(Err(_)) = results.first().map(|r| &r.result)
-    {
+    if single && let Some(Err(_)) = results.first().map(|r| &r.result) {
         // One host: its error is the message, on stderr.
         let failed = results.into_iter().next().map(|r| r.result);
         eprintln!("rftune: every step is in the audit log {}", ctx.audit.path().display());
@@ -318,10 +340,8 @@ pub async fn run_with(
     }
     let mut report = report(&ctx, args.dry_run, &results);
     report.shard = shard;
-    match output {
-        OutputFormat::Json | OutputFormat::Jsonl => render::json(&report)?,
-        OutputFormat::Table | OutputFormat::Junit => render::text(&table(&report, &results))?,
-    }
+    // Table or JUnit (JSON and JSON lines were streamed above).
+    render::text(&table(&report, &results))?;
     report.summary.outcome(&report.audit_log)
 }
 
