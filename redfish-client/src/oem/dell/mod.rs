@@ -336,6 +336,41 @@ mod tests {
         assert!(job("Completed", "PR19").is_bios_config());
     }
 
+    /// A BIOS job as a real R750 (iDRAC 7.x) reports it after its configuration partly failed:
+    /// the fields of the public Redfish Mockup Creator capture, including `TIME_NA` and a null
+    /// `TargetSettingsURI`. It decodes, counts as finished, and no longer holds the job queue
+    /// (so `apply` does not wait on it and the exporter counts it neither open nor stuck).
+    #[test]
+    fn a_real_bios_job_completed_with_errors_is_done_and_holds_no_queue() {
+        let job: DellJob = serde_json::from_value(serde_json::json!({
+            "@odata.context": "/redfish/v1/$metadata#DellJob.DellJob",
+            "@odata.id": "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs/JID_229700026199",
+            "@odata.type": "#DellJob.v1_5_0.DellJob",
+            "ActualRunningStartTime": "2024-08-06T13:48:09",
+            "ActualRunningStopTime": "2024-08-06T13:52:29",
+            "CompletionTime": "2024-08-06T13:52:29",
+            "Description": "Job Instance",
+            "EndTime": "TIME_NA",
+            "Id": "JID_229700026199",
+            "JobState": "CompletedWithErrors",
+            "JobType": "BIOSConfiguration",
+            "Message": "Job completed with errors.",
+            "MessageArgs": [],
+            "MessageArgs@odata.count": 0,
+            "MessageId": "PR31",
+            "Name": "Configure: BIOS.Setup.1-1",
+            "PercentComplete": 100,
+            "StartTime": "2024-08-06T13:46:42",
+            "TargetSettingsURI": null
+        }))
+        .unwrap();
+        assert_eq!(job.outcome(), JobOutcome::SucceededWithErrors);
+        assert!(!job.holds_queue());
+        assert!(job.is_bios_config());
+        assert_eq!(job.percent_complete, Some(100));
+        assert_eq!(job.message_code(), Some("PR31"));
+    }
+
     #[test]
     fn attribute_groups_have_idrac_paths() {
         assert_eq!(
