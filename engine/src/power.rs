@@ -8,6 +8,32 @@ use host_bench::power::{Sample, Sensor};
 use redfish_client::ODataId;
 use std::time::{Duration, Instant};
 
+/// One reading of `chassis`, watts, and where it came from: `EnvironmentMetrics` when it has a
+/// reading (unless `known` says the chassis has only `Power.PowerControl`), else
+/// `Power.PowerControl`. One request when the first source answers.
+pub async fn read_best(target: &Target, chassis: &ODataId, known: Option<Sensor>) -> Result<(Sensor, f64)> {
+    if known != Some(Sensor::PowerControl) {
+        let env = target.client.environment_metrics(chassis).await;
+        if let Some(watts) = env.ok().and_then(|e| e.power_watts?.reading) {
+            return Ok((Sensor::EnvironmentMetrics, watts));
+        }
+    }
+    let watts = target
+        .client
+        .power(chassis)
+        .await
+        .map_err(|e| target.explain(e, "reading power"))?
+        .consumed_watts()
+        .ok_or_else(|| {
+            HostError::new(
+                &target.name,
+                HostErrorKind::Unsupported,
+                "the BMC reports no power reading",
+            )
+        })?;
+    Ok((Sensor::PowerControl, watts))
+}
+
 /// Reads power from one BMC through the source chosen at start.
 #[derive(Debug)]
 pub struct Meter<'a> {
@@ -27,25 +53,7 @@ impl<'a> Meter<'a> {
     /// Picks the best source of `chassis` ([`Target::chassis_id`]) that gives a reading; for a
     /// caller that keeps using the target while the meter lives (an experiment's applies).
     pub async fn of_chassis(target: &'a Target, chassis: ODataId) -> Result<Meter<'a>> {
-        let env = target.client.environment_metrics(&chassis).await;
-        let sensor = match env.ok().and_then(|e| e.power_watts?.reading) {
-            Some(_) => Sensor::EnvironmentMetrics,
-            None => {
-                let power = target
-                    .client
-                    .power(&chassis)
-                    .await
-                    .map_err(|e| target.explain(e, "reading power"))?;
-                power.consumed_watts().ok_or_else(|| {
-                    HostError::new(
-                        &target.name,
-                        HostErrorKind::Unsupported,
-                        "the BMC reports no power reading",
-                    )
-                })?;
-                Sensor::PowerControl
-            }
-        };
+        let (sensor, _) = read_best(target, &chassis, None).await?;
         Ok(Meter {
             target,
             chassis,

@@ -4,14 +4,13 @@
 
 use crate::assess::{self, Chosen};
 use crate::cache::RegistryCache;
-use crate::error::{HostError, HostErrorKind, Result};
+use crate::error::Result;
 use crate::fleet::BmcEntry;
 use crate::observe::Observer;
 use crate::state::StateDirs;
-use crate::target::{self, ConnectConfig, Target};
+use crate::target::{self, ConnectConfig};
 use bios_profiles::{Severity, StatusCounts};
 use host_bench::power::Sensor;
-use redfish_client::ODataId;
 use redfish_client::oem::dell::JobOutcome;
 use std::sync::Arc;
 
@@ -106,12 +105,12 @@ impl Checker {
         target.login().await?;
         let (assessment, power) = tokio::join!(
             assess::assess(&target, &self.chosen, &self.cache, true, self.strict),
-            power(&target, &chassis, sensor)
+            crate::power::read_best(&target, &chassis, sensor)
         );
         target.close().await;
         let a = assessment?;
         let power = match power {
-            Ok(p) => Some(p),
+            Ok((sensor, watts)) => Some(PowerReading { sensor, watts }),
             Err(e) => {
                 tracing::debug!("{}: no power reading: {e:#}", target.name);
                 None
@@ -142,35 +141,4 @@ impl Checker {
             power,
         })
     }
-}
-
-/// One power reading from `chassis`: from `sensor` when an earlier check found it, else
-/// EnvironmentMetrics, falling back to PowerControl (as [`crate::power::Meter`] chooses).
-async fn power(target: &Target, chassis: &ODataId, sensor: Option<Sensor>) -> Result<PowerReading> {
-    let client = &target.client;
-    if sensor != Some(Sensor::PowerControl) {
-        let env = client.environment_metrics(chassis).await;
-        if let Some(watts) = env.ok().and_then(|e| e.power_watts?.reading) {
-            return Ok(PowerReading {
-                sensor: Sensor::EnvironmentMetrics,
-                watts,
-            });
-        }
-    }
-    let watts = client
-        .power(chassis)
-        .await
-        .map_err(|e| target.explain(e, "reading Power"))?
-        .consumed_watts()
-        .ok_or_else(|| {
-            HostError::new(
-                &target.name,
-                HostErrorKind::Unsupported,
-                "the BMC reports no power reading",
-            )
-        })?;
-    Ok(PowerReading {
-        sensor: Sensor::PowerControl,
-        watts,
-    })
 }
