@@ -3,7 +3,7 @@
 //! The resource models ([`resources`]), the OData plumbing ([`odata`]), request builders
 //! ([`request`]) and the attribute-registry [`dependencies`] evaluator do no IO and build
 //! without default features, so the profile logic and the emulator can share them. The HTTP
-//! [`Client`] (reqwest + rustls + tokio) sits behind the default `client` feature; Dell's
+//! [`Client`] (hyper + rustls + tokio) sits behind the default `client` feature; Dell's
 //! OEM layer behind the default `dell` feature.
 //!
 //! ```no_run

@@ -1,5 +1,6 @@
 //! [`ClientBuilder`]: the client's configuration, checked when it is built and before any IO.
 
+use super::wire::{Wire, WireConfig};
 use super::{Client, Inner};
 use crate::auth::{AuthMethod, AuthState, Credentials};
 use crate::error::{Error, Result};
@@ -126,24 +127,26 @@ impl ClientBuilder {
         }
         let observed: Observed = Arc::default();
         let trusted: Trusted = Arc::default();
-        let tls = tls::client_config(&self.tls, observed.clone(), trusted.clone())?;
-        let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .timeout(self.timeout)
-            .connect_timeout(self.connect_timeout)
-            .user_agent(concat!("rftune-redfish-client/", env!("CARGO_PKG_VERSION")))
-            // Redfish needs no redirects, and a followed one would carry the password (a 307
-            // on login resends the body) or X-Auth-Token to wherever it points.
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .build()
-            .map_err(|e| Error::Config {
-                what: "HTTP client".into(),
-                source: Some(Box::new(e)),
-            })?;
+        // Plain HTTP has no certificate to check: no verifier is built for it.
+        let tls = match base.scheme() {
+            "https" => Some(Arc::new(tls::client_config(
+                &self.tls,
+                observed.clone(),
+                trusted.clone(),
+            )?)),
+            _ => None,
+        };
+        let config = WireConfig {
+            tls,
+            connections: self.connections,
+            connect_timeout: self.connect_timeout,
+            timeout: self.timeout,
+            max_body: self.max_body,
+        };
+        let wire = Wire::new(&base, config).map_err(Error::config)?;
         Ok(Client {
             inner: Arc::new(Inner {
-                http,
+                wire,
                 base,
                 credentials: self.credentials,
                 method: self.auth,
@@ -155,7 +158,6 @@ impl ClientBuilder {
                 trusted,
                 first_use: self.tls == TlsVerification::TrustOnFirstUse,
                 requests: AtomicU64::new(0),
-                wire: tokio::sync::Semaphore::new(self.connections),
             }),
         })
     }

@@ -2,6 +2,8 @@
 //!
 //! - `builder`: [`ClientBuilder`], the configuration checked once (URL, TLS, timeouts, retry
 //!   bounds, body cap) before any IO;
+//! - `wire`: the connections to the BMC (at most [`ClientBuilder::connections`], reused, one
+//!   request at a time on each) and one HTTP/1.1 exchange on them, within the timeouts;
 //! - `transport`: one request on the wire (headers, body cap, redirects refused, the error it
 //!   maps to) and its retries within the [`RetryPolicy`](crate::RetryPolicy); links off the
 //!   BMC's origin are refused here;
@@ -17,6 +19,7 @@ mod builder;
 mod reads;
 mod session;
 mod transport;
+mod wire;
 mod writes;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_BODY};
@@ -37,7 +40,7 @@ pub struct Client {
 
 #[derive(Debug)]
 struct Inner {
-    http: reqwest::Client,
+    wire: wire::Wire,
     base: Url,
     credentials: Option<Credentials>,
     method: AuthMethod,
@@ -50,8 +53,6 @@ struct Inner {
     /// Trust on first use: no credential leaves before `trusted` is set.
     first_use: bool,
     requests: AtomicU64,
-    /// One permit per request on the wire ([`ClientBuilder::connections`]).
-    wire: tokio::sync::Semaphore,
 }
 
 impl Client {

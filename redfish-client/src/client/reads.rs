@@ -12,7 +12,7 @@ use crate::resources::bios::{Bios, BiosSettings};
 use crate::resources::computer_system::{ComputerSystem, Memory};
 use crate::resources::power::{EnvironmentMetrics, Power};
 use crate::resources::service_root::ServiceRoot;
-use reqwest::Method;
+use http::Method;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use std::time::Instant;

@@ -6,7 +6,7 @@ use super::transport::{RawResponse, Replay};
 use crate::auth::{AuthMethod, AuthState, Authorization};
 use crate::error::{Error, Result};
 use crate::request;
-use reqwest::Method;
+use http::Method;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::time::Instant;

@@ -3,12 +3,17 @@
 //! client's [`RetryPolicy`](crate::RetryPolicy). Links off the BMC's origin are refused here.
 
 use super::Client;
+use super::wire::{self, Failure};
 use crate::auth::{Authorization, Password};
 use crate::error::{Error, Result, TransportKind};
 use crate::resources::message::RedfishError;
 use crate::retry::parse_retry_after;
 use crate::tls;
-use reqwest::Method;
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use bytes::Bytes;
+use http::{HeaderValue, Method, header};
+use http_body_util::Full;
 use serde_json::Value;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -23,6 +28,9 @@ pub(super) enum Replay {
     /// beats leaving the run without a session at all.
     Always,
 }
+
+/// What the client calls itself in `User-Agent`.
+const USER_AGENT: &str = concat!("rftune-redfish-client/", env!("CARGO_PKG_VERSION"));
 
 /// A response as it came off the wire, before its body is decoded.
 #[derive(Debug)]
@@ -105,37 +113,17 @@ impl Client {
         body: Option<&Value>,
         auth: &Authorization,
     ) -> Result<RawResponse> {
-        // Held until the body is read, when the connection goes back to the pool for the next
-        // request. Never closed, so acquiring cannot fail.
-        let _wire = self.inner.wire.acquire().await.ok();
+        let request = self.request(method, url, body, auth)?;
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
-        let mut req = self
-            .inner
-            .http
-            .request(method.clone(), url.clone())
-            .header("Accept", "application/json")
-            .header("OData-Version", "4.0");
-        if let Some(b) = body {
-            let bytes = serde_json::to_vec(b).unwrap_or_default();
-            req = req.header("Content-Type", "application/json").body(bytes);
-        }
-        req = match auth {
-            Authorization::None => req,
-            Authorization::Basic => match &self.inner.credentials {
-                Some(c) => req.basic_auth(&c.username, Some(c.password.expose())),
-                None => req,
-            },
-            Authorization::Token { token, .. } => req.header("X-Auth-Token", token.expose()),
-        };
         tracing::trace!(%method, %url, "request");
-        let mut resp = req.send().await.map_err(|e| self.transport_error(method, url, e))?;
-        let status = resp.status().as_u16();
-        let header = |name: &str| {
-            resp.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
+        let (parts, body) = self
+            .inner
+            .wire
+            .exchange(request)
+            .await
+            .map_err(|failure| self.transport_error(method, url, failure))?;
+        let status = parts.status.as_u16();
+        let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let location = header("Location");
         if (300..400).contains(&status) {
             return Err(Error::Redirect {
@@ -145,58 +133,106 @@ impl Client {
                 location: location.map(|l| url.join(&l).map_or(l, String::from)),
             });
         }
-        let retry_after = header("Retry-After").as_deref().and_then(parse_retry_after);
-        let token = header("X-Auth-Token").map(Password::new);
-        let limit = self.inner.max_body;
-        let too_large = || Error::BodyTooLarge {
-            method: method.to_string(),
-            url: url.to_string(),
-            limit,
-        };
-        if resp.content_length().is_some_and(|n| n > limit as u64) {
-            return Err(too_large());
-        }
-        let mut body = Vec::new();
-        while let Some(chunk) = resp.chunk().await.map_err(|e| self.transport_error(method, url, e))? {
-            if body.len() + chunk.len() > limit {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
         Ok(RawResponse {
             status,
             location,
-            retry_after,
-            token,
+            retry_after: header("Retry-After").as_deref().and_then(parse_retry_after),
+            token: header("X-Auth-Token").map(Password::new),
             body,
         })
     }
 
-    fn transport_error(&self, method: &Method, url: &Url, e: reqwest::Error) -> Error {
-        if let Some((expected, found)) = tls::find_pin_mismatch(&e) {
-            return Error::PinMismatch {
-                url: url.to_string(),
-                expected: expected.to_string(),
-                found: found.to_string(),
-            };
+    /// The HTTP/1.1 request for `method url`: origin-form target, `Host`, Redfish's headers,
+    /// the JSON body and the credential (marked sensitive, so it is never printed).
+    fn request(&self, method: &Method, url: &Url, body: Option<&Value>, auth: &Authorization) -> Result<wire::Request> {
+        let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
+        let mut req = http::Request::builder()
+            .method(method.clone())
+            .uri(target)
+            .header(header::HOST, url.authority())
+            .header(header::USER_AGENT, USER_AGENT)
+            .header(header::ACCEPT, "application/json")
+            .header("OData-Version", "4.0");
+        let credential = match auth {
+            Authorization::None => None,
+            Authorization::Basic => self.inner.credentials.as_ref().map(|c| {
+                let pair = format!("{}:{}", c.username, c.password.expose());
+                (header::AUTHORIZATION, format!("Basic {}", BASE64.encode(pair)))
+            }),
+            Authorization::Token { token, .. } => Some((
+                header::HeaderName::from_static("x-auth-token"),
+                token.expose().to_owned(),
+            )),
+        };
+        if let Some((name, value)) = credential {
+            let mut value = HeaderValue::try_from(value).map_err(|_| {
+                Error::config(format!(
+                    "the credential for {url} holds a character an HTTP header cannot carry"
+                ))
+            })?;
+            value.set_sensitive(true);
+            req = req.header(name, value);
         }
-        let kind = if tls::is_certificate_error(&e) {
-            TransportKind::Certificate
-        } else if e.is_connect() && tls::is_plain_http_answer(&e) {
-            TransportKind::PlainHttp
-        } else if e.is_timeout() {
-            TransportKind::Timeout
-        } else if e.is_connect() {
-            TransportKind::Connect
-        } else {
-            TransportKind::Interrupted
+        let bytes = match body {
+            Some(b) => {
+                req = req.header(header::CONTENT_TYPE, "application/json");
+                Bytes::from(serde_json::to_vec(b).unwrap_or_default())
+            }
+            None => Bytes::new(),
+        };
+        req.body(Full::new(bytes)).map_err(|e| Error::Config {
+            what: format!("request {method} {url}"),
+            source: Some(Box::new(e)),
+        })
+    }
+
+    fn transport_error(&self, method: &Method, url: &Url, failure: Failure) -> Error {
+        let (kind, source): (TransportKind, wire::Cause) = match failure {
+            Failure::TooLarge => {
+                return Error::BodyTooLarge {
+                    method: method.to_string(),
+                    url: url.to_string(),
+                    limit: self.inner.max_body,
+                };
+            }
+            Failure::Connect(e) => {
+                if let Some((expected, found)) = tls::find_pin_mismatch(e.as_ref()) {
+                    return Error::PinMismatch {
+                        url: url.to_string(),
+                        expected: expected.to_string(),
+                        found: found.to_string(),
+                    };
+                }
+                let kind = if tls::is_certificate_error(e.as_ref()) {
+                    TransportKind::Certificate
+                } else if tls::is_plain_http_answer(e.as_ref()) {
+                    TransportKind::PlainHttp
+                } else {
+                    TransportKind::Connect
+                };
+                (kind, e)
+            }
+            Failure::ConnectTimeout(limit) => (
+                TransportKind::Timeout,
+                Box::new(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no connection within {limit:?}"),
+                )),
+            ),
+            Failure::Timeout(limit) => (
+                TransportKind::Timeout,
+                Box::new(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("no whole answer within {limit:?}"),
+                )),
+            ),
+            Failure::Interrupted(e) => (TransportKind::Interrupted, e),
         };
         Error::Transport {
             method: method.to_string(),
             url: url.to_string(),
             kind,
-            // The URL is already in this error's own message.
-            source: e.without_url(),
+            source,
         }
     }
 

@@ -9,7 +9,7 @@ use crate::request;
 use crate::resources::bios::{Attributes, SettingsApplyTime};
 use crate::resources::computer_system::{ComputerSystem, ResetType};
 use crate::resources::message::Message;
-use reqwest::Method;
+use http::Method;
 use serde::Serialize;
 use serde_json::Value;
 

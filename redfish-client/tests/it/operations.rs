@@ -280,3 +280,25 @@ async fn concurrent_requests_share_one_connection_unless_more_are_allowed() {
     }
     assert!(Client::builder("http://127.0.0.1:1").connections(0).build().is_err());
 }
+
+/// One request after another stays on one connection on a multi-threaded runtime too, where
+/// the HTTP pool takes a connection back on another task: a request that came too early would
+/// open a second connection (a second TLS handshake per BMC) while the first was coming back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_one_after_another_reuse_the_one_connection() {
+    let (url, accepted) = counting_server(Duration::ZERO).await;
+    let c = Client::builder(&url)
+        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+        .auth_method(AuthMethod::Basic)
+        .retry(fast_retry())
+        .build()
+        .unwrap();
+    for i in 0..30 {
+        assert_eq!(c.get_value(&format!("/redfish/v1/R{i}")).await.unwrap(), json!({}));
+    }
+    assert_eq!(
+        accepted.load(Ordering::SeqCst),
+        1,
+        "connections for 30 requests in turn"
+    );
+}
