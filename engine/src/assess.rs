@@ -169,6 +169,28 @@ pub async fn assess(
     assess_with(target, chosen, cache, jobs, strict, None).await
 }
 
+/// [`assess`] for a caller that is done with the host once it is read (a drift check): the
+/// session is closed ([`Target::close`]) on every outcome, and its logout goes out while the
+/// values are judged rather than after.
+pub async fn assess_and_close(
+    target: &Target,
+    chosen: &Chosen,
+    cache: &RegistryCache,
+    strict: bool,
+) -> Result<Assessment> {
+    match read(target, chosen, cache, false, None).await {
+        Ok((state, profile)) => {
+            let judged = async { judge(cache, state, profile, strict) };
+            let ((), assessment) = tokio::join!(target.close(), judged);
+            Ok(assessment)
+        }
+        Err(e) => {
+            target.close().await;
+            Err(e)
+        }
+    }
+}
+
 /// [`assess`], with the BIOS resource taken from `bios` when the caller has just read it (an
 /// apply after the host came back): the rest is read and judged the same way.
 pub(crate) async fn assess_with(
@@ -179,6 +201,19 @@ pub(crate) async fn assess_with(
     strict: bool,
     bios: Option<Bios>,
 ) -> Result<Assessment> {
+    let (state, profile) = read(target, chosen, cache, jobs, bios).await?;
+    Ok(judge(cache, state, profile, strict))
+}
+
+/// Everything an assessment reads: the host's state (with its registry and every iDRAC group
+/// the profile names) and the profile resolved for it.
+async fn read(
+    target: &Target,
+    chosen: &Chosen,
+    cache: &RegistryCache,
+    jobs: bool,
+    bios: Option<Bios>,
+) -> Result<(HostState, Arc<ResolvedProfile>)> {
     let groups = chosen.groups();
     let read_dimms = async {
         if !chosen.needs_memory() {
@@ -212,14 +247,20 @@ pub(crate) async fn assess_with(
             state.idrac.insert(*group, attrs.attributes);
         }
     }
+    Ok((state, profile))
+}
+
+/// The profile's verdict on a host's state: its violations and its diff, made once per
+/// distinct check by the run's [`CheckMemo`](bios_profiles::CheckMemo).
+fn judge(cache: &RegistryCache, state: HostState, profile: Arc<ResolvedProfile>, strict: bool) -> Assessment {
     let options = ValidateOptions { strict };
     let (violations, diff) = cache
         .checks()
         .assess(&state.registry, &profile, &state.view(), &options);
-    Ok(Assessment {
+    Assessment {
         state,
         profile,
         diff,
         violations,
-    })
+    }
 }

@@ -152,10 +152,12 @@ impl Summary {
 
 /// Runs `rftune diff`.
 pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+    // First, so the registry decodes while the profile is parsed and the hosts are read.
+    let cache = Arc::new(dirs.registry_cache());
+    cache.prefetch_newest();
     let chosen = Arc::new(Chosen::load(&args.profile)?);
     let (entries, single) = super::targets(&args.target)?;
     let connect = Arc::new(crate::credentials::connect_config(&args.target.connect, &entries)?);
-    let cache = Arc::new(dirs.registry_cache());
     let dirs_owned = Arc::new(dirs.clone());
     let strict = args.strict;
     let progress = std::sync::Arc::new(render::Progress::hosts("diff", entries.len(), output));
@@ -165,9 +167,7 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         async move {
             let target = target::connect(&entry, &connect, &dirs, &*progress).await?;
             target.login().await?;
-            let result = assess::assess(&target, &chosen, &cache, false, strict).await;
-            target.close().await;
-            result
+            assess::assess_and_close(&target, &chosen, &cache, strict).await
         }
     };
     let shard = args.target.shard.map(|s| s.to_string());

@@ -30,11 +30,13 @@ pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Outcome> {
     // No request may outlast the check it belongs to.
     connect.timeout = connect.timeout.min(args.check_timeout);
     connect.retry_for = connect.retry_for.min(args.check_timeout);
+    let cache = dirs.registry_cache();
+    cache.prefetch_newest();
     let checker = Checker {
         chosen: chosen.clone(),
         connect: Arc::new(connect),
         dirs: Arc::new(dirs.clone()),
-        cache: Arc::new(dirs.registry_cache()),
+        cache: Arc::new(cache),
         strict: args.strict,
         observer: Arc::new(render::Notices),
     };

@@ -147,9 +147,11 @@ impl Run {
         options: ApplyOptions,
         max_rebooting: usize,
     ) -> Result<Self> {
+        let cache = dirs.registry_cache();
+        cache.prefetch_newest();
         Ok(Self {
             chosen,
-            cache: dirs.registry_cache(),
+            cache,
             audit: AuditLog::open(&dirs.state)?,
             state_dir: dirs.state.clone(),
             options,
