@@ -180,7 +180,12 @@ pub async fn assess_and_close(
 ) -> Result<Assessment> {
     match read(target, chosen, cache, false, None).await {
         Ok((state, profile)) => {
-            let judged = async { judge(cache, state, profile, strict) };
+            let judged = async {
+                // The logout was handed to the connection's task, which the runtime queued on
+                // this thread: let it send before the judging holds the thread.
+                tokio::task::yield_now().await;
+                judge(cache, state, profile, strict)
+            };
             let ((), assessment) = tokio::join!(target.close(), judged);
             Ok(assessment)
         }

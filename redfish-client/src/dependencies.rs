@@ -265,8 +265,10 @@ impl<'r> DependencyEvaluator<'r> {
 
     /// Recomputes flags until they stop changing: a condition may read another attribute's flag.
     fn settle_flags(&self, values: &Attributes, mut state: FlagState<'r>) -> FlagState<'r> {
+        // The values stay put while flags settle: index them once for the many lookups.
+        let values: FxHashMap<&str, &AttributeValue> = values.iter().map(|(k, v)| (k.as_str(), v)).collect();
         for _ in 0..=self.flag_rules.len() {
-            let next = self.flags(values, &state);
+            let next = self.flags(&values, &state);
             let stable = next.flags == state.flags;
             state = next;
             if stable {
@@ -276,8 +278,11 @@ impl<'r> DependencyEvaluator<'r> {
         state
     }
 
-    fn flags(&self, values: &Attributes, previous: &FlagState<'r>) -> FlagState<'r> {
-        let mut next = FlagState::default();
+    fn flags(&self, values: &impl Values, previous: &FlagState<'r>) -> FlagState<'r> {
+        let mut next = FlagState {
+            flags: FxHashMap::with_capacity_and_hasher(previous.flags.len(), Default::default()),
+            causes: Vec::with_capacity(previous.causes.len()),
+        };
         for (&(target, flag), rules) in &self.flag_rules {
             let mut firing: Vec<&MapDependency> = Vec::new();
             let mut unknown = false;
@@ -331,7 +336,7 @@ impl FlagState<'_> {
 
 impl DependencyEvaluator<'_> {
     /// Whether a rule's conditions hold: `None` when that depends on values not known.
-    fn conditions_hold(&self, conditions: &[MapFrom], values: &Attributes, flags: &FlagState<'_>) -> Option<bool> {
+    fn conditions_hold(&self, conditions: &[MapFrom], values: &impl Values, flags: &FlagState<'_>) -> Option<bool> {
         let holds = |c: &MapFrom| self.condition_holds(c, values, flags);
         if !self.explicit_terms {
             // Dell: every condition of a rule joins with OR.
@@ -351,7 +356,7 @@ impl DependencyEvaluator<'_> {
         result
     }
 
-    fn condition_holds(&self, c: &MapFrom, values: &Attributes, flags: &FlagState<'_>) -> Option<bool> {
+    fn condition_holds(&self, c: &MapFrom, values: &impl Values, flags: &FlagState<'_>) -> Option<bool> {
         let name = c.map_from_attribute.as_str();
         let static_flag = |flag: Flag| {
             let a = self.attributes.get(name)?;
@@ -367,12 +372,30 @@ impl DependencyEvaluator<'_> {
                 .map(AttributeValue::Bool)
         };
         let actual = match c.map_from_property {
-            AttributeProperty::CurrentValue => Cow::Borrowed(values.get(name)?),
+            AttributeProperty::CurrentValue => Cow::Borrowed(values.value(name)?),
             AttributeProperty::ReadOnly | AttributeProperty::GrayOut => Cow::Owned(flag(Flag::ReadOnly)?),
             AttributeProperty::Hidden => Cow::Owned(flag(Flag::Hidden)?),
             _ => return Some(false),
         };
         Some(compare(c.map_from_condition, &actual, &c.map_from_value))
+    }
+}
+
+/// Values by attribute name, as conditions read them: the candidate map itself, or an index of
+/// it while flags settle.
+trait Values {
+    fn value(&self, name: &str) -> Option<&AttributeValue>;
+}
+
+impl Values for Attributes {
+    fn value(&self, name: &str) -> Option<&AttributeValue> {
+        self.get(name)
+    }
+}
+
+impl Values for FxHashMap<&str, &AttributeValue> {
+    fn value(&self, name: &str) -> Option<&AttributeValue> {
+        self.get(name).copied()
     }
 }
 
