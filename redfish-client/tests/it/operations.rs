@@ -302,3 +302,56 @@ async fn requests_one_after_another_reuse_the_one_connection() {
         "connections for 30 requests in turn"
     );
 }
+
+/// A BMC closes a keep-alive connection it considers idle (iDRAC does, after a few seconds).
+/// The next request goes out on a new connection, and a write is sent exactly once: the closed
+/// connection is noticed before anything is written on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_the_bmc_closed_while_idle_is_replaced_and_a_write_goes_out_once() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let mut got = Vec::new();
+                // One request per connection: answer it as keep-alive, then close.
+                while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match sock.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let line = String::from_utf8_lossy(&got)
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                log.lock().unwrap().push(line);
+                let answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+                let _ = sock.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    let c = Client::builder(&url)
+        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+        .auth_method(AuthMethod::Basic)
+        .retry(fast_retry())
+        .build()
+        .unwrap();
+    assert_eq!(c.get_value("/redfish/v1/A").await.unwrap(), json!({}));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    c.patch("/redfish/v1/B", &json!({"X": 1})).await.unwrap();
+    assert_eq!(c.get_value("/redfish/v1/C").await.unwrap(), json!({}));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "GET /redfish/v1/A HTTP/1.1",
+            "PATCH /redfish/v1/B HTTP/1.1",
+            "GET /redfish/v1/C HTTP/1.1"
+        ]
+    );
+}
