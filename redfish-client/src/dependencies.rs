@@ -445,6 +445,16 @@ fn compare(condition: MapCondition, actual: &AttributeValue, expected: &Value) -
             _ => false,
         }
     };
+    verdict(condition, equal, ordered)
+}
+
+/// What `condition` says, given how the two sides compare: equality, and their order when both
+/// are numbers.
+fn verdict(
+    condition: MapCondition,
+    equal: impl FnOnce() -> bool,
+    ordered: impl FnOnce() -> Option<std::cmp::Ordering>,
+) -> bool {
     match condition {
         MapCondition::Equ => equal(),
         MapCondition::Neq => !equal(),
@@ -564,15 +574,7 @@ mod tests {
                 }
                 *actual == expected
             };
-            match condition {
-                MapCondition::Equ => equal(),
-                MapCondition::Neq => !equal(),
-                MapCondition::Gtr => ordered().is_some_and(|o| o.is_gt()),
-                MapCondition::Geq => ordered().is_some_and(|o| o.is_ge()),
-                MapCondition::Lss => ordered().is_some_and(|o| o.is_lt()),
-                MapCondition::Leq => ordered().is_some_and(|o| o.is_le()),
-                MapCondition::Unknown => false,
-            }
+            verdict(condition, equal, ordered)
         }
         let json = [
             json!(null),

@@ -252,16 +252,21 @@ async fn counting_server(delay: Duration) -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}"), accepted)
 }
 
+/// A client of `url` with Basic authentication and quick retries, to build.
+fn basic_client(url: &str) -> redfish_client::ClientBuilder {
+    Client::builder(url)
+        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
+        .auth_method(AuthMethod::Basic)
+        .retry(fast_retry())
+}
+
 /// Requests made at the same time share one keep-alive connection by default (one handshake
 /// per BMC); `connections(n)` allows n.
 #[tokio::test]
 async fn concurrent_requests_share_one_connection_unless_more_are_allowed() {
     for (allowed, expected) in [(None, 1), (Some(3), 3)] {
         let (url, accepted) = counting_server(Duration::from_millis(100)).await;
-        let mut builder = Client::builder(&url)
-            .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
-            .auth_method(AuthMethod::Basic)
-            .retry(fast_retry());
+        let mut builder = basic_client(&url);
         if let Some(n) = allowed {
             builder = builder.connections(n);
         }
@@ -287,12 +292,7 @@ async fn concurrent_requests_share_one_connection_unless_more_are_allowed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_one_after_another_reuse_the_one_connection() {
     let (url, accepted) = counting_server(Duration::ZERO).await;
-    let c = Client::builder(&url)
-        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
-        .auth_method(AuthMethod::Basic)
-        .retry(fast_retry())
-        .build()
-        .unwrap();
+    let c = basic_client(&url).build().unwrap();
     for i in 0..30 {
         assert_eq!(c.get_value(&format!("/redfish/v1/R{i}")).await.unwrap(), json!({}));
     }
@@ -336,12 +336,7 @@ async fn a_connection_the_bmc_closed_while_idle_is_replaced_and_a_write_goes_out
             });
         }
     });
-    let c = Client::builder(&url)
-        .credentials(Credentials::new(rftune_tests::USERNAME, rftune_tests::PASSWORD))
-        .auth_method(AuthMethod::Basic)
-        .retry(fast_retry())
-        .build()
-        .unwrap();
+    let c = basic_client(&url).build().unwrap();
     assert_eq!(c.get_value("/redfish/v1/A").await.unwrap(), json!({}));
     tokio::time::sleep(Duration::from_millis(50)).await;
     c.patch("/redfish/v1/B", &json!({"X": 1})).await.unwrap();
