@@ -461,11 +461,14 @@ fn run_child(argv: &[String], stop: &Stop, timeout: Option<Duration>) -> Result<
     if stop.requested() {
         return Err(interrupted());
     }
-    let mut child = std::process::Command::new(program)
+    let mut command = std::process::Command::new(program);
+    command
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    crate::sys::default_sigint(&mut command);
+    let mut child = command
         .spawn()
         .map_err(crate::io_err(format!("running {program} (is {program} installed?)")))?;
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());

@@ -86,6 +86,23 @@ pub(crate) fn interrupt(child: &std::process::Child) -> io::Result<()> {
     Ok(())
 }
 
+/// Makes `command`'s child start with SIGINT at its default action, so [`interrupt`] stops it
+/// gracefully (fio writes its results on SIGINT). A process started in the background by a
+/// non-interactive shell, or under `nohup`, ignores SIGINT, and its children inherit that.
+pub(crate) fn default_sigint(command: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: runs in the forked child before exec and only calls signal(2), which is
+    // async-signal-safe; it touches no memory of ours.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::signal(libc::SIGINT, libc::SIG_DFL) == libc::SIG_ERR {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Whether the non-temporal kernels exist on this architecture.
 pub(crate) const HAS_NT_STORES: bool = cfg!(target_arch = "x86_64");
 
@@ -165,7 +182,11 @@ mod tests {
 
     #[test]
     fn an_interrupted_child_ends_on_sigint() {
-        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        // Also when this test runs with SIGINT ignored (started in the background by a script).
+        let mut sleep = std::process::Command::new("sleep");
+        sleep.arg("30");
+        default_sigint(&mut sleep);
+        let mut child = sleep.spawn().unwrap();
         interrupt(&child).unwrap();
         let status = child.wait().unwrap();
         use std::os::unix::process::ExitStatusExt;
