@@ -77,6 +77,15 @@ pub struct Target {
     service: Option<(ServiceRoot, Layout)>,
 }
 
+/// A target dropped with its session open (its work abandoned: `--check-timeout` passed, or a
+/// stop) logs out in the background, so the BMC's few sessions are not held until they expire.
+/// After [`Target::close`] there is no session and nothing is sent.
+impl Drop for Target {
+    fn drop(&mut self) {
+        self.client.logout_in_background();
+    }
+}
+
 /// Where a BMC keeps what rftune reads, decided once per [`Target`] from its service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {

@@ -68,17 +68,24 @@ pub(crate) type Trusted = Arc<OnceLock<Fingerprint>>;
 /// rustls' `ring` provider, offering AES-128-GCM first. Both TLS 1.3 AEADs are mandatory and
 /// safe; the AES-256 suite rustls lists first also hashes with SHA-384, which was 3–5% of a
 /// fleet run's CPU on either end (a rustls server, like the emulator, follows the client's
-/// order; an iDRAC may pick its own).
-fn provider() -> rustls::crypto::CryptoProvider {
-    let mut provider = rustls::crypto::ring::default_provider();
-    let aes_128_first = |s: &rustls::SupportedCipherSuite| s.suite() != rustls::CipherSuite::TLS13_AES_128_GCM_SHA256;
-    provider.cipher_suites.sort_by_key(aes_128_first);
-    provider
+/// order; an iDRAC may pick its own). Made once per process and shared by every client: a
+/// fleet run builds one client per host.
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    static PROVIDER: OnceLock<Arc<rustls::crypto::CryptoProvider>> = OnceLock::new();
+    PROVIDER
+        .get_or_init(|| {
+            let mut provider = rustls::crypto::ring::default_provider();
+            let aes_128_first =
+                |s: &rustls::SupportedCipherSuite| s.suite() != rustls::CipherSuite::TLS13_AES_128_GCM_SHA256;
+            provider.cipher_suites.sort_by_key(aes_128_first);
+            Arc::new(provider)
+        })
+        .clone()
 }
 
 /// Builds the rustls configuration for `mode`. `trusted` receives the pinned fingerprint.
 pub(crate) fn client_config(mode: &TlsVerification, observed: Observed, trusted: Trusted) -> Result<ClientConfig> {
-    let provider = Arc::new(provider());
+    let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()
         .map_err(|e| config_err("TLS protocol versions", e))?;
@@ -339,16 +346,16 @@ pub(crate) fn find_pin_mismatch(err: &(dyn std::error::Error + 'static)) -> Opti
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn aes_128_gcm_is_offered_first_and_every_default_suite_still_is() {
-        let ours = super::provider().cipher_suites;
+        let ours = &provider().cipher_suites;
         let default = rustls::crypto::ring::default_provider().cipher_suites;
         assert_eq!(ours[0].suite(), rustls::CipherSuite::TLS13_AES_128_GCM_SHA256);
         assert_eq!(ours.len(), default.len());
         assert!(default.iter().all(|d| ours.iter().any(|o| o.suite() == d.suite())));
     }
-
-    use super::*;
 
     fn first_use() -> (Fingerprinting, Trusted) {
         let trusted = Trusted::default();

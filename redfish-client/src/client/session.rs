@@ -52,6 +52,30 @@ impl Client {
         }
     }
 
+    /// Ends the session, if one is open, on a task of its own: for a caller whose work was
+    /// abandoned mid-way (a timeout or a stop dropped it) and that cannot wait for the answer.
+    /// A BMC allows few sessions, and one left open blocks others until it expires. Does
+    /// nothing without a session, or outside a tokio runtime.
+    pub fn logout_in_background(&self) {
+        // Locked means in use, so possibly mid-login: log out once that is done.
+        let open = self
+            .inner
+            .auth
+            .try_lock()
+            .map_or(true, |state| matches!(*state, AuthState::Session { .. }));
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if open {
+            let client = self.clone();
+            runtime.spawn(async move {
+                if let Err(e) = client.logout().await {
+                    tracing::debug!(url = %client.base_url(), "logout of an abandoned session failed: {e}");
+                }
+            });
+        }
+    }
+
     async fn authorization(&self) -> Result<Authorization> {
         let Some(creds) = &self.inner.credentials else {
             return Ok(Authorization::None);

@@ -13,6 +13,7 @@
 use bytes::Bytes;
 use http::response::Parts;
 use http_body_util::{BodyExt, Full};
+use hyper::body::Body as _;
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
@@ -175,11 +176,8 @@ impl Wire {
 
     async fn read(&self, response: http::Response<hyper::body::Incoming>) -> Result<(Parts, Vec<u8>), Failure> {
         let (parts, mut body) = response.into_parts();
-        let declared = parts
-            .headers
-            .get(http::header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
+        // hyper's reading of `Content-Length`, when the answer has one.
+        let declared = body.size_hint().exact();
         if declared.is_some_and(|n| n > self.max_body as u64) {
             return Err(Failure::TooLarge);
         }

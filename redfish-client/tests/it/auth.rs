@@ -35,6 +35,33 @@ async fn session_login_uses_token_and_logout_is_sent() {
     assert_eq!(reqs.iter().filter(|r| r.starts_with("GET")).count(), 2);
 }
 
+/// A client abandoned with its session open (its work dropped by a timeout) logs out on a task
+/// of its own, once; after the session is gone nothing more is sent.
+#[tokio::test]
+async fn an_abandoned_session_is_logged_out_in_the_background() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("DELETE"))
+        .and(path("/redfish/v1/SessionService/Sessions/1"))
+        .respond_with(ResponseTemplate::new(200))
+        .expect(1)
+        .named("logout of the abandoned session")
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Session);
+    let _: Bios = c.get(BIOS).await.unwrap();
+    c.logout_in_background();
+    let started = std::time::Instant::now();
+    while !bmc.requests().await.iter().any(|r| r.starts_with("DELETE")) {
+        assert!(started.elapsed().as_secs() < 10, "no logout was sent");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert!(!c.has_session().await);
+    c.logout_in_background();
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let deletes = bmc.requests().await.iter().filter(|r| r.starts_with("DELETE")).count();
+    assert_eq!(deletes, 1);
+}
+
 #[tokio::test]
 async fn basic_auth_sends_no_login() {
     let bmc = MockBmc::start("r7625").await;
