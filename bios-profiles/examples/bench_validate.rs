@@ -2,7 +2,7 @@
 //!
 //! `cargo run -p bios-profiles --release --example bench_validate [ITERATIONS]`
 
-use bios_profiles::{HostFacts, HostState, Library, ValidateOptions, diff, plan, validate, validate_idrac};
+use bios_profiles::{HostFacts, HostView, Library, ValidateOptions, diff, plan, validate, validate_idrac};
 use redfish_client::oem::dell::{AttributeGroup, DellAttributes};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{Bios, BiosSettings};
@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let (name, settings) = largest.ok_or("no shipped profile targets the fixture")?;
     let options = ValidateOptions::default();
-    let state = HostState::new(&registry, &current)
+    let state = HostView::new(&registry, &current)
         .with_pending(&pending)
         .with_idrac(&idrac);
 

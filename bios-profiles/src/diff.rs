@@ -1,7 +1,7 @@
 //! Desired vs current vs pending, per attribute, with a status: the report `rftune diff` prints.
 
 use crate::choose::Choice;
-use crate::host::HostState;
+use crate::host::HostView;
 use crate::library::ResolvedProfile;
 use crate::profile::{Confidence, Setting};
 use crate::validate::{Checked, ValidateOptions, check_bios};
@@ -175,13 +175,13 @@ impl Diff {
 ///
 /// "Forced" is judged on the planned state, as for [`crate::plan::plan`]: current values
 /// overlaid with the profile's values and unlocks.
-pub fn diff(profile: &ResolvedProfile, host: &HostState<'_>) -> Diff {
+pub fn diff(profile: &ResolvedProfile, host: &HostView<'_>) -> Diff {
     diff_checked(profile, host, &check_bios(profile, host, &ValidateOptions::default()))
 }
 
 /// [`diff`], from the BIOS check of `profile` on `host` made with the default options (the
 /// same check for every host whose values that matter to it are the same: [`crate::memo`]).
-pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostState<'_>, checked: &Checked) -> Diff {
+pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, checked: &Checked) -> Diff {
     let (current, pending, idrac_current) = (host.bios, host.pending, host.idrac);
     let problems: BTreeMap<&str, String> = checked
         .violations

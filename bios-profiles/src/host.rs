@@ -1,7 +1,7 @@
 //! What a profile needs to know about a host: its AMD EPYC generation, CPU model, sockets and
 //! cores, its PowerEdge model and, when a profile asks, how its memory channels are populated
 //! ([`HostFacts`]); and what the host shows, which a resolved profile is judged against
-//! ([`HostState`]).
+//! ([`HostView`]).
 
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
@@ -327,12 +327,12 @@ impl fmt::Display for HostFacts {
 /// What a host shows, borrowed from whoever read it: the state that validation, diff, plan and
 /// simulation judge a resolved profile against.
 ///
-/// [`HostState::new`] starts from a registry and current BIOS values, with nothing pending and
+/// [`HostView::new`] starts from a registry and current BIOS values, with nothing pending and
 /// no iDRAC attributes; a caller that read more adds it (`.with_pending(..)`,
 /// `.with_idrac(..)`), or replaces a part with struct update syntax
-/// (`HostState { bios: &after, ..host }`).
+/// (`HostView { bios: &after, ..host }`).
 #[derive(Debug, Clone, Copy)]
-pub struct HostState<'a> {
+pub struct HostView<'a> {
     /// The BIOS attribute registry.
     pub registry: &'a AttributeRegistry,
     /// The BIOS's current values (`GET …/Bios`, which on an iDRAC lists only visible
@@ -347,7 +347,7 @@ pub struct HostState<'a> {
 static NO_ATTRIBUTES: Attributes = Attributes::new();
 static NO_GROUPS: BTreeMap<AttributeGroup, Attributes> = BTreeMap::new();
 
-impl<'a> HostState<'a> {
+impl<'a> HostView<'a> {
     /// A host with this BIOS `registry` and current `bios` values, nothing pending and no iDRAC
     /// attributes.
     pub fn new(registry: &'a AttributeRegistry, bios: &'a Attributes) -> Self {

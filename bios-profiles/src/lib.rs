@@ -12,7 +12,7 @@
 //! - [`choose`](mod@choose): values the host decides — ordered preferences, accepted tokens,
 //!   integers derived from the registry's bounds — picked from the host's registry, with the
 //!   reason; a setting the host offers nothing for is unavailable, never guessed.
-//! - [`HostState`]: what a host shows — its BIOS registry, current and pending values, and
+//! - [`HostView`]: what a host shows — its BIOS registry, current and pending values, and
 //!   iDRAC attribute groups — borrowed from whoever read it; validation, diff, plan and
 //!   simulation judge a resolved profile against it.
 //! - [`validate`](mod@validate): every problem of a resolved profile on a host at once —
@@ -37,7 +37,7 @@
 //! evaluator without the HTTP client.
 //!
 //! ```
-//! use bios_profiles::{HostFacts, HostState, Library, ValidateOptions, diff, plan, simulate, validate};
+//! use bios_profiles::{HostFacts, HostView, Library, ValidateOptions, diff, plan, simulate, validate};
 //! use redfish_client::resources::attribute_registry::AttributeRegistry;
 //! use redfish_client::resources::bios::Attributes;
 //!
@@ -67,14 +67,14 @@
 //! "#, "idle-friendly.toml")?;
 //! let profile = library.resolve("idle-friendly", &HostFacts::from_bios(&current))?;
 //!
-//! let host = HostState::new(&registry, &current);
+//! let host = HostView::new(&registry, &current);
 //! assert!(validate(&profile, &host, &ValidateOptions::default()).is_empty());
 //! let plan = plan(&profile, &host)?;
 //! // ProcCStates is locked by SysProfile, which the profile leaves alone: the plan unlocks it.
 //! assert_eq!(plan.bios["SysProfile"], "Custom".into());
 //! assert_eq!(plan.unlocks[0].attribute, "SysProfile");
 //! let after = simulate(&host, &plan);
-//! assert!(diff(&profile, &HostState { bios: &after, ..host }).is_clean());
+//! assert!(diff(&profile, &HostView { bios: &after, ..host }).is_clean());
 //! # Ok(()) }
 //! ```
 
@@ -97,7 +97,7 @@ pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
-pub use host::{Generation, HostFacts, HostState, MemoryPopulation};
+pub use host::{Generation, HostFacts, HostView, MemoryPopulation};
 pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
 pub use memo::CheckMemo;
 pub use plan::{Plan, plan, simulate, simulate_idrac};

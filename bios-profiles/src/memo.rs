@@ -16,7 +16,7 @@
 //! equal the recorded ones, compared in full.
 
 use crate::diff::{Diff, diff_checked};
-use crate::host::HostState;
+use crate::host::HostView;
 use crate::library::ResolvedProfile;
 use crate::validate::{Checked, ValidateOptions, check_bios};
 use crate::verdict::Violation;
@@ -87,7 +87,7 @@ impl CheckMemo {
         &self,
         registry: &Arc<AttributeRegistry>,
         profile: &ResolvedProfile,
-        host: &HostState<'_>,
+        host: &HostView<'_>,
         options: &ValidateOptions,
     ) -> (Vec<Violation>, Diff) {
         let checked = self.check(registry, profile, host, false);
@@ -107,7 +107,7 @@ impl CheckMemo {
         &self,
         registry: &Arc<AttributeRegistry>,
         profile: &ResolvedProfile,
-        host: &HostState<'_>,
+        host: &HostView<'_>,
         strict: bool,
     ) -> Arc<Checked> {
         let options = ValidateOptions { strict };
@@ -237,7 +237,7 @@ mod tests {
     /// The memo's answer, checked against the one computed for this host alone.
     fn assess(memo: &CheckMemo, registry: &Arc<AttributeRegistry>, bios: &Attributes) -> (Vec<Violation>, Diff) {
         let profile = profile(bios);
-        let state = HostState::new(registry, bios);
+        let state = HostView::new(registry, bios);
         let options = ValidateOptions::default();
         let shared = memo.assess(registry, &profile, &state, &options);
         assert_eq!(shared.0, validate(&profile, &state, &options));
@@ -313,7 +313,7 @@ mod tests {
         // ProcCStates absent from the registry's listing and the host: strict makes it an error.
         let bios = host(&[("SysProfile", "PerfOptimized"), ("SystemServiceTag", "A")]);
         let profile = profile(&bios);
-        let state = HostState::new(&registry, &bios);
+        let state = HostView::new(&registry, &bios);
         for strict in [false, true, false] {
             let options = ValidateOptions { strict };
             let (violations, _) = memo.assess(&registry, &profile, &state, &options);

@@ -6,7 +6,7 @@
 use crate::choose::Choice;
 use crate::engine::overlaid;
 use crate::error::{Error, Result};
-use crate::host::HostState;
+use crate::host::HostView;
 use crate::library::ResolvedProfile;
 use crate::validate::{ValidateOptions, check_bios};
 use crate::verdict::{Severity, Unlock, Verdict};
@@ -54,7 +54,7 @@ impl Plan {
 /// diff is clean. iDRAC: attributes whose current value differs; attributes the host lacks
 /// are left out. Fails with [`Error::Invalid`] when validation finds errors (warnings, such as
 /// attributes absent on this host, do not block).
-pub fn plan(profile: &ResolvedProfile, host: &HostState<'_>) -> Result<Plan> {
+pub fn plan(profile: &ResolvedProfile, host: &HostView<'_>) -> Result<Plan> {
     let checked = check_bios(profile, host, &ValidateOptions::default());
     if checked.violations.iter().any(|v| v.severity == Severity::Error) {
         return Err(Error::Invalid {
@@ -99,7 +99,7 @@ pub fn plan(profile: &ResolvedProfile, host: &HostState<'_>) -> Result<Plan> {
 /// are read-only or hidden in that state, are dropped first, as firmware that refuses or
 /// ignores writes to locked attributes would. Attributes hidden afterwards are left out, as a
 /// real iDRAC's `GET …/Bios` leaves them out.
-pub fn simulate(host: &HostState<'_>, plan: &Plan) -> Attributes {
+pub fn simulate(host: &HostView<'_>, plan: &Plan) -> Attributes {
     let (registry, current) = (host.registry, host.bios);
     let mut evaluator = DependencyEvaluator::new(registry);
     if !current.is_empty() {
@@ -129,7 +129,7 @@ pub fn simulate(host: &HostState<'_>, plan: &Plan) -> Attributes {
 
 /// What the `host`'s `DellAttributes` show after the plan's iDRAC PATCHes (applied
 /// immediately).
-pub fn simulate_idrac(host: &HostState<'_>, plan: &Plan) -> BTreeMap<AttributeGroup, Attributes> {
+pub fn simulate_idrac(host: &HostView<'_>, plan: &Plan) -> BTreeMap<AttributeGroup, Attributes> {
     let mut out = host.idrac.clone();
     for (group, values) in &plan.idrac {
         let attributes = out.entry(*group).or_default();

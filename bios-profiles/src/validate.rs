@@ -7,7 +7,7 @@
 use crate::catalog;
 use crate::choose::{self, Choice};
 use crate::engine::{self, Analysis};
-use crate::host::{Generation, HostState};
+use crate::host::{Generation, HostView};
 use crate::library::ResolvedProfile;
 use crate::profile::Setting;
 use crate::suggest;
@@ -31,7 +31,7 @@ pub struct ValidateOptions {
 /// judged on the planned state: current values overlaid with the profile's values and the
 /// plan's automatic unlocks, with the registry's dependencies re-evaluated. Setting an
 /// attribute to the value it already has, or would be forced to, is never a problem.
-pub fn validate(profile: &ResolvedProfile, host: &HostState<'_>, options: &ValidateOptions) -> Vec<Violation> {
+pub fn validate(profile: &ResolvedProfile, host: &HostView<'_>, options: &ValidateOptions) -> Vec<Violation> {
     check_bios(profile, host, options).violations
 }
 
@@ -41,7 +41,7 @@ pub fn validate(profile: &ResolvedProfile, host: &HostState<'_>, options: &Valid
 /// do not overlap.
 pub fn validate_idrac(
     profile: &ResolvedProfile,
-    host: &HostState<'_>,
+    host: &HostView<'_>,
     manager_registry: &AttributeRegistry,
     options: &ValidateOptions,
 ) -> Vec<Violation> {
@@ -112,7 +112,7 @@ pub(crate) struct Checked {
     pub(crate) choices: BTreeMap<String, Choice>,
 }
 
-pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostState<'_>, options: &ValidateOptions) -> Checked {
+pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options: &ValidateOptions) -> Checked {
     let (registry, current) = (host.registry, host.bios);
     let mut evaluator = DependencyEvaluator::new(registry);
     if !current.is_empty() {

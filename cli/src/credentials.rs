@@ -5,10 +5,9 @@
 use crate::args::{AuthArg, ConnectArgs};
 use anyhow::{Context, Result, bail};
 use redfish_client::{AuthMethod, Credentials};
-use rftune_engine::credentials;
+use rftune_engine::connect::ConnectConfig;
+use rftune_engine::connect::credentials;
 use rftune_engine::fleet::BmcEntry;
-use rftune_engine::state::StateDirs;
-use rftune_engine::target::{ConnectConfig, Target};
 use std::io::{BufRead, IsTerminal};
 use std::sync::OnceLock;
 
@@ -46,12 +45,6 @@ pub fn connect_config(args: &ConnectArgs, entries: &[BmcEntry]) -> Result<Connec
         timeout: args.timeout,
         retry_for: args.retry_for,
     })
-}
-
-/// Connects to the one BMC of a single-host command, with the settings of `args`.
-pub async fn connect_one(args: &ConnectArgs, entry: &BmcEntry, dirs: &StateDirs) -> Result<Target> {
-    let config = connect_config(args, std::slice::from_ref(entry))?;
-    Ok(rftune_engine::target::connect(entry, &config, dirs, &crate::render::Notices).await?)
 }
 
 /// Resolves the credentials for `whom` (a URL, or `the 20 BMCs`), in order: --credentials,

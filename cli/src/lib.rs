@@ -1,13 +1,17 @@
 //! `rftune`: keeps Dell PowerEdge servers with AMD EPYC on the recommended BIOS and iDRAC
 //! settings. This crate is the command line over [`rftune_engine`]: argument parsing
-//! ([`args`]), where the password comes from ([`credentials`]), signals ([`signals`]), the
-//! commands, and all output ([`render`]). Domain decisions live in the engine.
+//! ([`args`]) turned once into the engine's plain values ([`config`]), where the password comes
+//! from ([`credentials`]), signals ([`signals`]), the commands, the vocabulary of the fleet
+//! documents ([`documents`]), and all output ([`render`]). Every BMC operation and domain
+//! decision is the engine's.
 //!
 //! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
 
 pub mod args;
 pub mod commands;
+pub mod config;
 pub mod credentials;
+pub mod documents;
 pub mod logging;
 pub mod render;
 pub mod signals;
@@ -17,14 +21,14 @@ use std::process::ExitCode;
 
 /// What a command concluded, mapped to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Exit {
     /// Success, or in sync (exit 0).
     Success,
     /// Drift found, or not converged (exit 2).
     Drift,
 }
 
-impl Outcome {
+impl Exit {
     /// The process exit code.
     pub fn code(self) -> u8 {
         match self {
@@ -64,7 +68,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(code);
     }
     match result {
-        Ok(outcome) => ExitCode::from(outcome.code()),
+        Ok(exit) => ExitCode::from(exit.code()),
         Err(e) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -1,7 +1,8 @@
 //! What a provisioning tool writes with the rftune engine: read each new server's facts,
 //! choose a profile for it, converge the fleet with at most one host rebooting at a time, and
 //! react to typed outcomes — here, another tool's pending BIOS change on one host, which the
-//! program inspects and then replaces.
+//! program inspects and then replaces. Everything goes through the engine's front door
+//! ([`Access`] runs each host's work and logs out, and audits what writes).
 //!
 //! It runs against three emulated iDRACs it starts on 127.0.0.1 (no hardware, no network):
 //!
@@ -12,13 +13,11 @@
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::{Client, Credentials, ODataId};
-use rftune_engine::assess::{self, Chosen};
-use rftune_engine::converge::{self, ApplyOptions, Outcome, Run};
-use rftune_engine::fleet::{self, BmcEntry};
-use rftune_engine::observe::{Event, Observer};
-use rftune_engine::state::StateDirs;
-use rftune_engine::target::{self, ConnectConfig};
-use rftune_engine::{HostErrorKind, Result};
+use rftune_engine::{
+    Access, Apply, ApplyOptions, ApplyOutcome, ApplyRun, Assess, BmcEntry, ConnectConfig, Error, Event, HostApply,
+    HostErrorKind, HostResult, Limits, LoadedProfile, Observer, Result, StateDirs,
+};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,10 +49,14 @@ async fn provision() -> Result<()> {
         ..idrac_sim::SimConfig::default()
     })
     .await
-    .map_err(|e| rftune_engine::Error::invalid(format!("starting the emulated iDRACs: {e}")))?;
+    .map_err(|e| Error::bad_input(format!("starting the emulated iDRACs: {e}")))?;
     let scratch = std::env::temp_dir().join(format!("rftune-provision-{}", std::process::id()));
     let dirs = StateDirs::resolve(Some(&scratch))?;
-    let config = Arc::new(ConnectConfig::new(Credentials::new("root", "calvin")));
+    let access = Access::new(
+        ConnectConfig::new(Credentials::new("root", "calvin")),
+        dirs.clone(),
+        Arc::new(Log),
+    );
     let entries: Vec<BmcEntry> = fleet
         .hosts()
         .iter()
@@ -66,8 +69,7 @@ async fn provision() -> Result<()> {
         .collect::<Result<_>>()?;
 
     // Another tool left a BIOS change pending on the last host.
-    let last = &fleet.hosts()[2];
-    let other = Client::builder(&last.url)
+    let other = Client::builder(&fleet.hosts()[2].url)
         .credentials(Credentials::new("root", "calvin"))
         .build()?;
     let foreign: Attributes = [("SysProfile".to_owned(), "PerfPerWattOptimizedOs".into())]
@@ -83,20 +85,21 @@ async fn provision() -> Result<()> {
 
     // 1. Facts: which profile each host gets.
     println!("== facts");
+    let facts = Arc::new(Assess {
+        profile: Arc::new(LoadedProfile::load("hpc")?),
+        cache: Arc::new(dirs.registry_cache()),
+        strict: false,
+    });
     let mut plans = Vec::new();
     for entry in &entries {
-        let host = target::connect(entry, &config, &dirs, &Log).await?;
-        host.login().await?;
-        let hpc = Chosen::load("hpc")?;
-        let a = assess::assess(&host, &hpc, &dirs.registry_cache(), true, false).await?;
-        host.close().await;
-        let facts = &a.profile.host;
+        let a = access.one(entry, None, &*facts).await?;
+        let host = &a.profile.host;
         // Two-socket Genoa nodes run HPC; anything else the general performance profile.
-        let profile = if facts.sockets == Some(2) { "hpc" } else { "performance" };
+        let profile = if host.sockets == Some(2) { "hpc" } else { "performance" };
         println!(
-            "{}: {facts}, {} socket(s) → {profile}",
+            "{}: {host}, {} socket(s) → {profile}",
             entry.name,
-            facts.sockets.unwrap_or(0)
+            host.sockets.unwrap_or(0)
         );
         plans.push((entry.clone(), profile));
     }
@@ -104,53 +107,8 @@ async fn provision() -> Result<()> {
     // 2. Converge, one reboot at a time; refuse other people's pending work at first.
     println!("\n== converge");
     let reboots = Arc::new(tokio::sync::Semaphore::new(1));
-    let converge_all = |replace_pending: bool, plans: Vec<(BmcEntry, &'static str)>| {
-        let (config, dirs, reboots) = (config.clone(), dirs.clone(), reboots.clone());
-        async move {
-            // One run per profile: one audit run id and one registry cache for the fleet, and
-            // one reboot limiter shared by every profile's hosts.
-            let mut runs = std::collections::BTreeMap::new();
-            for (_, profile) in &plans {
-                if !runs.contains_key(profile) {
-                    let options = ApplyOptions {
-                        graceful_timeout: Duration::from_secs(30),
-                        job_timeout: Duration::from_secs(60),
-                        boot_timeout: Duration::from_secs(60),
-                        replace_pending,
-                        ..ApplyOptions::default()
-                    };
-                    let mut run = Run::new(Chosen::load(profile)?, &dirs, options, 1)?;
-                    run.reboots = reboots.clone();
-                    runs.insert(*profile, Arc::new(run));
-                }
-            }
-            let work: Vec<(BmcEntry, Arc<Run>)> = plans.into_iter().map(|(e, p)| (e, runs[p].clone())).collect();
-            let runs_by_host: std::collections::BTreeMap<String, Arc<Run>> =
-                work.iter().map(|(e, r)| (e.name.clone(), r.clone())).collect();
-            let entries = work.into_iter().map(|(e, _)| e).collect();
-            Ok::<_, rftune_engine::Error>(
-                fleet::run_all(
-                    entries,
-                    3,
-                    |entry| {
-                        let (config, dirs) = (config.clone(), dirs.clone());
-                        let run = runs_by_host[&entry.name].clone();
-                        async move {
-                            let host = target::connect(&entry, &config, &dirs, &Log).await?;
-                            host.login().await?;
-                            let result = converge::apply_host(&run, &host, &Log).await;
-                            host.close().await;
-                            result
-                        }
-                    },
-                    |_, _| {},
-                )
-                .await,
-            )
-        }
-    };
     let mut retry = Vec::new();
-    for r in converge_all(false, plans.clone()).await? {
+    for r in converge(&access, &dirs, &reboots, false, &plans).await? {
         match &r.result {
             Ok(done) => println!("{}: {:?}: {}", r.entry.name, done.outcome, done.summary),
             // A typed outcome to act on: someone else's work is pending on this host.
@@ -162,21 +120,63 @@ async fn provision() -> Result<()> {
                     .map_or("performance", |p| p.1);
                 retry.push((r.entry.clone(), profile));
             }
-            Err(e) => return Err(rftune_engine::Error::invalid(rftune_engine::error::report(e))),
+            Err(e) => return Err(Error::bad_input(rftune_engine::error::report(e))),
         }
     }
-    for r in converge_all(true, retry).await? {
+    for r in converge(&access, &dirs, &reboots, true, &retry).await? {
         let done = r.result?;
         println!("{}: {:?}: {}", r.entry.name, done.outcome, done.summary);
-        if !matches!(done.outcome, Outcome::Converged | Outcome::InSync) {
-            return Err(rftune_engine::Error::invalid(format!(
-                "{} did not converge",
-                r.entry.name
-            )));
+        if !matches!(done.outcome, ApplyOutcome::Converged | ApplyOutcome::InSync) {
+            return Err(Error::bad_input(format!("{} did not converge", r.entry.name)));
         }
     }
     let audited = std::fs::read_to_string(dirs.state.join("audit.log"))?.lines().count();
     println!("\nevery host converged; {audited} audit records");
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(())
+}
+
+/// Applies each host's profile: one run per profile (one audit log, one registry cache), one
+/// reboot limiter shared by every profile's hosts, up to three hosts read at once.
+async fn converge(
+    access: &Access,
+    dirs: &StateDirs,
+    reboots: &Arc<tokio::sync::Semaphore>,
+    replace_pending: bool,
+    plans: &[(BmcEntry, &'static str)],
+) -> Result<Vec<HostResult<HostApply>>> {
+    let mut by_profile: BTreeMap<&str, Vec<BmcEntry>> = BTreeMap::new();
+    for (entry, profile) in plans {
+        by_profile.entry(profile).or_default().push(entry.clone());
+    }
+    let options = ApplyOptions {
+        graceful_timeout: Duration::from_secs(30),
+        job_timeout: Duration::from_secs(60),
+        boot_timeout: Duration::from_secs(60),
+        replace_pending,
+        ..ApplyOptions::default()
+    };
+    let limits = Limits {
+        concurrency: 3,
+        ..Limits::default()
+    };
+    let mut results = Vec::new();
+    for (profile, entries) in by_profile {
+        let mut run = ApplyRun::new(LoadedProfile::load(profile)?, dirs, options.clone(), 1)?;
+        run.reboots = reboots.clone();
+        let run = Arc::new(run);
+        let done = access
+            .fleet_collected(
+                &entries,
+                &limits,
+                Some(&run.audit),
+                Arc::new(Apply(run.clone())),
+                |_, _| {},
+            )
+            .await;
+        results.extend(done);
+    }
+    // In the order the hosts were planned, whatever profile each got.
+    results.sort_by_key(|r| plans.iter().position(|(e, _)| e.name == r.entry.name));
+    Ok(results)
 }

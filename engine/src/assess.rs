@@ -1,10 +1,10 @@
 //! Reading a host and judging it against a profile: the shared first half of `diff` and
 //! `apply`. The profile is parsed once per run and resolved per host (generation, model).
 
-use crate::bmc::{self, HostState};
 use crate::cache::RegistryCache;
+use crate::connect::Bmc;
 use crate::error::{Context, Result};
-use crate::target::Target;
+use crate::read::{self, HostState};
 use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::bios::Bios;
@@ -18,9 +18,10 @@ pub(crate) fn is_profile_path(name_or_path: &str) -> bool {
     name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml")
 }
 
-/// The profile chosen on the command line, with the library it may extend.
+/// A profile loaded for a run (shipped, or from a file), with the library it may extend, ready
+/// to be resolved for each host (resolutions shared by hosts with the same facts).
 #[derive(Debug)]
-pub struct Chosen {
+pub struct LoadedProfile {
     library: Library,
     profile: Profile,
     /// The `DellAttributes` groups the profile may touch, known once it is loaded.
@@ -34,7 +35,7 @@ pub struct Chosen {
 /// Resolutions kept at once (by distinct host facts: model, CPU, sockets, cores, memory).
 const MAX_RESOLVED: usize = 64;
 
-impl Chosen {
+impl LoadedProfile {
     /// A shipped profile by name, or a profile file by path. Only the profiles it needs are
     /// parsed: it and those it extends.
     pub fn load(name_or_path: &str) -> Result<Self> {
@@ -49,10 +50,10 @@ impl Chosen {
             Library::shipped()
                 .context(loading)?
                 .resolve(name_or_path, &HostFacts::default())?;
-            crate::error::bail!("no profile named {name_or_path}");
+            crate::error::bad_input!("no profile named {name_or_path}");
         }
         let Some(profile) = library.get(name_or_path).cloned() else {
-            crate::error::bail!("no profile named {name_or_path}");
+            crate::error::bad_input!("no profile named {name_or_path}");
         };
         Self::checked(library, profile)
     }
@@ -117,7 +118,7 @@ impl Chosen {
         Ok(self.library.resolve_profile(&self.profile, facts)?)
     }
 
-    /// [`Chosen::resolve`], shared by every host with the same facts (resolution depends on
+    /// [`LoadedProfile::resolve`], shared by every host with the same facts (resolution depends on
     /// nothing else).
     pub fn resolve_shared(&self, facts: &HostFacts) -> Result<Arc<ResolvedProfile>> {
         let lock = || self.resolved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -152,33 +153,61 @@ impl Assessment {
     pub fn errors(&self) -> impl Iterator<Item = &Violation> {
         self.violations.iter().filter(|v| v.severity == Severity::Error)
     }
+
+    /// Why the profile must not be applied to this host as read, if it must not: the rule
+    /// apply and an experiment's preflight both follow.
+    pub fn blocked(&self) -> Option<Blocked> {
+        if self.state.in_lockdown() {
+            // The iDRAC refuses every write, and its registry calls everything read-only.
+            return Some(Blocked::Lockdown);
+        }
+        let errors: Vec<String> = self.errors().map(ToString::to_string).collect();
+        (!errors.is_empty()).then_some(Blocked::NotApplicable(errors))
+    }
 }
 
-/// Reads `target` (with its job queue when `jobs`) and compares it with the profile.
+/// Why a profile must not be applied to a host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocked {
+    /// System Lockdown is on: the iDRAC refuses every BIOS and iDRAC change.
+    Lockdown,
+    /// The profile cannot be applied as written: its validation errors, one line each.
+    NotApplicable(Vec<String>),
+}
+
+/// What an assessment reads besides the values, and how it judges them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AssessOptions {
+    /// Read the job queue too (apply and the exporter need it; diff does not).
+    pub jobs: bool,
+    /// Attributes the profile names that the host lacks are errors, not warnings.
+    pub strict: bool,
+}
+
+/// Reads the BMC (with its job queue when `jobs`) and compares it with the profile.
 ///
 /// The profile is resolved for the host as soon as its BIOS values are in, before the
 /// registry is fetched: a host the profile does not target (an Intel host for an AMD
 /// profile, another EPYC generation) is refused up front, saying what it has.
 pub async fn assess(
-    target: &Target,
-    chosen: &Chosen,
+    bmc: &Bmc,
+    profile: &LoadedProfile,
     cache: &RegistryCache,
-    jobs: bool,
-    strict: bool,
+    options: AssessOptions,
 ) -> Result<Assessment> {
-    assess_with(target, chosen, cache, jobs, strict, None).await
+    assess_with(bmc, profile, cache, options.jobs, options.strict, None).await
 }
 
 /// [`assess`] for a caller that is done with the host once it is read (a drift check): the
-/// session is closed ([`Target::close`]) on every outcome, and its logout goes out while the
+/// session is closed ([`Bmc::close`]) on every outcome, and its logout goes out while the
 /// values are judged rather than after.
 pub async fn assess_and_close(
-    target: &Target,
-    chosen: &Chosen,
+    bmc: &Bmc,
+    loaded: &LoadedProfile,
     cache: &RegistryCache,
     strict: bool,
 ) -> Result<Assessment> {
-    match read(target, chosen, cache, false, None).await {
+    match read(bmc, loaded, cache, false, None).await {
         Ok((state, profile)) => {
             let judged = async {
                 // The logout was handed to the connection's task, which the runtime queued on
@@ -186,11 +215,11 @@ pub async fn assess_and_close(
                 tokio::task::yield_now().await;
                 judge(cache, state, profile, strict)
             };
-            let ((), assessment) = tokio::join!(target.close(), judged);
+            let ((), assessment) = tokio::join!(bmc.close(), judged);
             Ok(assessment)
         }
         Err(e) => {
-            target.close().await;
+            bmc.close().await;
             Err(e)
         }
     }
@@ -199,56 +228,56 @@ pub async fn assess_and_close(
 /// [`assess`], with the BIOS resource taken from `bios` when the caller has just read it (an
 /// apply after the host came back): the rest is read and judged the same way.
 pub(crate) async fn assess_with(
-    target: &Target,
-    chosen: &Chosen,
+    bmc: &Bmc,
+    loaded: &LoadedProfile,
     cache: &RegistryCache,
     jobs: bool,
     strict: bool,
     bios: Option<Bios>,
 ) -> Result<Assessment> {
-    let (state, profile) = read(target, chosen, cache, jobs, bios).await?;
+    let (state, profile) = read(bmc, loaded, cache, jobs, bios).await?;
     Ok(judge(cache, state, profile, strict))
 }
 
 /// Everything an assessment reads: the host's state (with its registry and every iDRAC group
 /// the profile names) and the profile resolved for it.
 async fn read(
-    target: &Target,
-    chosen: &Chosen,
+    bmc: &Bmc,
+    loaded: &LoadedProfile,
     cache: &RegistryCache,
     jobs: bool,
     bios: Option<Bios>,
 ) -> Result<(HostState, Arc<ResolvedProfile>)> {
-    let groups = chosen.groups();
+    let groups = loaded.groups();
     let read_dimms = async {
-        if !chosen.needs_memory() {
+        if !loaded.needs_memory() {
             return Ok(None);
         }
         let collection = format!("{}/Memory", dell::SYSTEM);
-        match target.client.expanded_members::<Memory>(&collection).await {
+        match bmc.client.expanded_members::<Memory>(&collection).await {
             Ok(dimms) => Ok(Some(dimms)),
-            Err(e) => Err(target.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
+            Err(e) => Err(bmc.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
         }
     };
-    let (values, dimms) = tokio::join!(bmc::read_values_with(target, groups, jobs, bios), read_dimms);
+    let (values, dimms) = tokio::join!(read::read_values_with(bmc, groups, jobs, bios), read_dimms);
     let values = values?;
     let mut facts = HostFacts::from_bios(&values.bios);
     if let Some(dimms) = dimms? {
         facts = facts.with_memory(&dimms);
     }
-    let profile = chosen
+    let profile = loaded
         .resolve_shared(&facts)
-        .with_context(|| format!("{}: resolving profile {}", target.name, chosen.name()))?;
-    let mut state = bmc::with_registry(target, cache, values).await?;
+        .with_context(|| format!("{}: resolving profile {}", bmc.name, loaded.name()))?;
+    let mut state = read::with_registry(bmc, cache, values).await?;
     // A platform override may name a group the generic resolution did not.
     for (group, _) in profile.idrac.keys() {
         if !state.idrac.contains_key(group) {
-            let attrs = target
+            let attrs = bmc
                 .client
                 .dell()
                 .attributes(*group)
                 .await
-                .map_err(|e| target.explain(e, &format!("reading iDRAC attributes {group}")))?;
+                .map_err(|e| bmc.explain(e, &format!("reading iDRAC attributes {group}")))?;
             state.idrac.insert(*group, attrs.attributes);
         }
     }
@@ -267,5 +296,25 @@ fn judge(cache: &RegistryCache, state: HostState, profile: Arc<ResolvedProfile>,
         profile,
         diff,
         violations,
+    }
+}
+
+/// Diff as a fleet [`Operation`]: each host read and judged against the profile, its session
+/// closed while it is judged ([`assess_and_close`]).
+#[derive(Debug, Clone)]
+pub struct Assess {
+    /// The profile hosts are judged against.
+    pub profile: Arc<LoadedProfile>,
+    /// The run's registry cache (and its memo of checks).
+    pub cache: Arc<RegistryCache>,
+    /// Attributes the host lacks are errors.
+    pub strict: bool,
+}
+
+impl crate::lifecycle::Operation for Assess {
+    type Output = Assessment;
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn crate::observe::Observer) -> Result<Assessment> {
+        assess_and_close(bmc, &self.profile, &self.cache, self.strict).await
     }
 }

@@ -20,7 +20,7 @@ pub struct Record<'a> {
     pub run: &'a str,
     /// The host's name.
     pub host: &'a str,
-    /// What happened: `plan`, `snapshot`, `stage`, `reset`, `job`, `verify`, ...
+    /// What happened: `plan`, `snapshot`, `stage`, `reboot`, `job`, `verify`, ...
     pub step: &'a str,
     /// What was sent, if anything (never credentials).
     #[serde(skip_serializing_if = "Value::is_null")]
@@ -30,6 +30,121 @@ pub struct Record<'a> {
     /// Details: job ids, MessageIds, error text.
     #[serde(skip_serializing_if = "Value::is_null")]
     pub detail: Value,
+}
+
+/// The steps a record can be of, as the log spells them (`Step::as_str`), and whether a step
+/// changes the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Step {
+    /// Connecting to the BMC (and reading its service root) failed.
+    Connect,
+    /// Logging in.
+    Login,
+    /// The plan of an apply: the profile and the writes it needs.
+    Plan,
+    /// The host is in System Lockdown: nothing is written.
+    Lockdown,
+    /// The profile cannot be applied as written.
+    Validate,
+    /// Pending work rftune did not stage, refused.
+    Pending,
+    /// Pending values rftune staged earlier, adopted.
+    Adopt,
+    /// Pending work deleted (`--replace-pending`).
+    Replace,
+    /// A BIOS job created, or waited for.
+    Job,
+    /// The snapshot taken before any change.
+    Snapshot,
+    /// iDRAC attributes written.
+    Idrac,
+    /// The BIOS PATCH.
+    Stage,
+    /// The reboot that runs the BIOS job.
+    Reboot,
+    /// The host coming back after the reboot.
+    Boot,
+    /// The read-back and diff after a change.
+    Verify,
+    /// The end of a host's work, when it failed or had nothing to do.
+    Done,
+    /// Powering the host on (`rftune power on`, or after an interrupted reboot).
+    PowerOn,
+    /// Powering the host off.
+    PowerOff,
+    /// Power-cycling the host.
+    PowerCycle,
+    /// Deleting one job.
+    DeleteJob,
+    /// Clearing the job queue.
+    ClearJobQueue,
+    /// Clearing pending BIOS values.
+    ClearPending,
+    /// One step of an experiment.
+    ExperimentStep,
+}
+
+impl Step {
+    /// As the audit log spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Connect => "connect",
+            Self::Login => "login",
+            Self::Plan => "plan",
+            Self::Lockdown => "lockdown",
+            Self::Validate => "validate",
+            Self::Pending => "pending",
+            Self::Adopt => "adopt",
+            Self::Replace => "replace",
+            Self::Job => "job",
+            Self::Snapshot => "snapshot",
+            Self::Idrac => "idrac",
+            Self::Stage => "stage",
+            Self::Reboot => "reboot",
+            Self::Boot => "boot",
+            Self::Verify => "verify",
+            Self::Done => "done",
+            Self::PowerOn => "power-on",
+            Self::PowerOff => "power-off",
+            Self::PowerCycle => "power-cycle",
+            Self::DeleteJob => "delete-job",
+            Self::ClearJobQueue => "clear-job-queue",
+            Self::ClearPending => "clear-pending",
+            Self::ExperimentStep => "experiment:step",
+        }
+    }
+
+    /// Whether the step sends the host a write: what [`AuditLog::wrote`] answers for, once a
+    /// record of it says `ok` (or, for a step that may be part-way done when it fails, `error`).
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Self::PowerOn
+                | Self::PowerOff
+                | Self::PowerCycle
+                | Self::Job
+                | Self::Replace
+                | Self::Idrac
+                | Self::Stage
+                | Self::Reboot
+                | Self::DeleteJob
+                | Self::ClearJobQueue
+                | Self::ClearPending
+        )
+    }
+
+    /// Whether a failure of the step may still have changed the host (a reboot or power
+    /// action that failed part way).
+    fn may_have_written_on_error(self) -> bool {
+        matches!(self, Self::Reboot | Self::PowerOff | Self::PowerCycle)
+    }
+}
+
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The audit log of this run. Clones share the file and the run id (an experiment's applies of
@@ -88,13 +203,17 @@ impl AuditLog {
             .contains(host)
     }
 
-    /// Appends a record; a failure to write the audit log fails the step that wanted it.
-    pub fn record(&self, host: &str, step: &str, request: Value, outcome: &str, detail: Value) -> Result<()> {
+    /// Appends a record; a failure to write the audit log fails the step that wanted it. A
+    /// record of a write that happened (or may have) is noted for [`AuditLog::wrote`].
+    pub fn record(&self, host: &str, step: Step, request: Value, outcome: &str, detail: Value) -> Result<()> {
+        if step.writes() && (outcome == "ok" || (outcome == "error" && step.may_have_written_on_error())) {
+            self.note_write(host);
+        }
         let rec = Record {
             ts: now_iso(),
             run: &self.run,
             host,
-            step,
+            step: step.as_str(),
             request,
             outcome,
             detail,
@@ -124,18 +243,23 @@ mod tests {
         let log = AuditLog::open(&dir).unwrap();
         log.record(
             "h1",
-            "stage",
+            Step::Stage,
             serde_json::json!({"Attributes": {"A": 1}}),
             "ok",
             Value::Null,
         )
         .unwrap();
-        log.record("h2", "reset", Value::Null, "error", serde_json::json!("boom"))
+        log.record("h2", Step::Reboot, Value::Null, "error", serde_json::json!("boom"))
             .unwrap();
         let text = std::fs::read_to_string(log.path()).unwrap();
         let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0]["step"], "stage");
+        assert_eq!(lines[1]["step"], "reboot");
+        assert!(
+            log.wrote("h1") && log.wrote("h2"),
+            "a staged PATCH, and a reboot that may have happened"
+        );
         assert_eq!(lines[1]["detail"], "boom");
         assert!(lines[0].get("detail").is_none());
         std::fs::remove_dir_all(dir).ok();

@@ -3,13 +3,13 @@
 //! of the machine it manages (to check that it is the machine the benchmark runs on), read once
 //! before the run; then the power sensor and the idle baseline, from the run's [`Meter`].
 
+use crate::connect::{Bmc, Layout};
 use crate::error::Result;
 use crate::observe::Silent;
 use crate::power::Meter;
-use crate::target::{Layout, Target};
 use host_bench::host::MachineId;
 use host_bench::report::BmcInfo;
-use host_bench::run::Bmc;
+use host_bench::run::Bmc as BenchBmc;
 use host_bench::{power, stream};
 use redfish_client::ODataId;
 use redfish_client::oem::dell;
@@ -18,10 +18,10 @@ use std::time::Duration;
 
 /// Reads what a benchmark document records about the BMC's server (the power sensor and the
 /// idle baseline come later, from the run's meter: [`record_idle_power`]).
-pub async fn bmc_facts(target: &mut Target) -> Result<Bmc> {
-    let root = target.service_root().await?;
-    let dell = target.layout().await? == Layout::Dell;
-    let t = &*target;
+pub async fn bmc_facts(bmc: &mut Bmc) -> Result<BenchBmc> {
+    let root = bmc.service_root().await?;
+    let dell = bmc.layout().await? == Layout::Dell;
+    let t = &*bmc;
     let c = &t.client;
     let system = if dell {
         c.system(&ODataId::new(dell::SYSTEM))
@@ -64,7 +64,7 @@ pub async fn bmc_facts(target: &mut Target) -> Result<Bmc> {
         serial: info.service_tag.clone(),
         uuid: system.uuid.clone(),
     };
-    Ok(Bmc {
+    Ok(BenchBmc {
         info,
         dimms: memory.iter().map(dimm).collect(),
         machine,

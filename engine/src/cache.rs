@@ -189,7 +189,6 @@ impl RegistryCache {
             loaded.entry(key).or_default().clone()
         };
         let mut source = RegistrySource::Cache;
-        let mut own: Option<AttributeRegistry> = None;
         let registry = slot
             .get_or_try_init(|| async {
                 let fetch = &fetch;
@@ -197,12 +196,12 @@ impl RegistryCache {
                     return Ok(Shared::new(r));
                 }
                 source = RegistrySource::Fetched;
-                let r = fetch().await?;
+                let r = fetch().await.map_err(Unshared::Failed)?;
                 match fits(&r, &info) {
                     Ok(()) => {
                         let r = statics(r);
                         self.write(info.model, info.bios_version, &r);
-                        Ok::<_, crate::Error>(Shared::new(r))
+                        Ok::<_, Unshared>(Shared::new(r))
                     }
                     Err(why) => {
                         // The host's own registry disagrees with its own values: use it for this
@@ -212,22 +211,21 @@ impl RegistryCache {
                             info.model,
                             info.bios_version
                         );
-                        own = Some(r);
-                        Err(crate::Error::Other(Box::new(NotShared)))
+                        Err(Unshared::OwnOnly(r))
                     }
                 }
             })
             .await;
-        match (registry, own) {
-            (Ok(r), _) => {
+        match registry {
+            Ok(r) => {
                 if source == RegistrySource::Cache && r.fits(&info).is_err() {
                     // Another host filled the slot with a copy that does not fit this one.
                     return Ok((Arc::new(fetch().await?), RegistrySource::Fetched));
                 }
                 Ok((r.registry.clone(), source))
             }
-            (Err(_), Some(own)) => Ok((Arc::new(own), RegistrySource::Fetched)),
-            (Err(e), None) => Err(e),
+            Err(Unshared::OwnOnly(own)) => Ok((Arc::new(own), RegistrySource::Fetched)),
+            Err(Unshared::Failed(e)) => Err(e),
         }
     }
 
@@ -387,9 +385,13 @@ impl crate::state::StateDirs {
 }
 
 /// The marker error of a registry that serves only the host that sent it.
-#[derive(Debug, thiserror::Error)]
-#[error("registry not shared")]
-struct NotShared;
+/// Why a registry slot stays empty: the fetch failed, or the host's registry fits only itself
+/// (it disagrees with the host's own values), so it serves that host and is shared with none.
+#[derive(Debug)]
+enum Unshared {
+    Failed(crate::Error),
+    OwnOnly(AttributeRegistry),
+}
 
 #[cfg(test)]
 mod tests {

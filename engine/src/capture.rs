@@ -8,7 +8,7 @@
 //! The walk is breadth-first and one request at a time, in link order: the same service gives
 //! the same tree, so a capture of `rftune sim --fixture DIR` reproduces `DIR`.
 
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use crate::sanitize::Sanitizer;
 use redfish_client::Client;
 use serde_json::Value;
@@ -29,6 +29,27 @@ pub struct Captured {
     pub replaced: Vec<crate::sanitize::Replaced>,
 }
 
+/// A capture as an [`Operation`](crate::lifecycle::Operation): the service root first (read
+/// anonymously), then every resource linked from it, `progress` told the count so far.
+pub struct Walk<F> {
+    /// Hears how many resources have been read.
+    pub progress: F,
+}
+
+impl<F: Fn(usize) + Send + Sync> crate::lifecycle::Operation for Walk<F> {
+    type Output = Captured;
+
+    fn reads_service_root_first(&self) -> bool {
+        true
+    }
+
+    async fn run(&self, bmc: &mut crate::connect::Bmc, _: &dyn crate::observe::Observer) -> Result<Captured> {
+        walk(&bmc.client, &self.progress)
+            .await
+            .map_err(|e| e.context(format!("{}: capturing", bmc.name)))
+    }
+}
+
 /// Walks `client`'s service from the root.
 pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured> {
     let mut queue: VecDeque<String> = VecDeque::from(["/redfish/v1".to_owned()]);
@@ -37,7 +58,7 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
     let mut missing = Vec::new();
     while let Some(path) = queue.pop_front() {
         if raw.len() >= MAX_RESOURCES {
-            bail!("stopped after {MAX_RESOURCES} resources: the service links more than a BMC should");
+            bad_input!("stopped after {MAX_RESOURCES} resources: the service links more than a BMC should");
         }
         let doc = match client.get_value(&path).await {
             Ok(doc) => doc,
@@ -81,7 +102,7 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
 /// Writes `captured` under `dir` (which must not exist, or be empty) with `capture.toml`.
 pub fn write(dir: &Path, captured: &Captured) -> Result<PathBuf> {
     if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
-        bail!(
+        bad_input!(
             "{} exists and is not empty; give a new directory, so no earlier capture is mixed in or overwritten",
             dir.display()
         );
@@ -111,7 +132,7 @@ fn file_for(dir: &Path, path: &str) -> Result<PathBuf> {
             || segment.contains(['\\', '\0'])
             || segment.starts_with('~');
         if bad {
-            bail!("refusing to write resource {path:?}: its path has an unsafe segment {segment:?}");
+            bad_input!("refusing to write resource {path:?}: its path has an unsafe segment {segment:?}");
         }
         out.push(segment);
     }

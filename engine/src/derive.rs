@@ -2,7 +2,7 @@
 //! server's snapshot, and `rftune restore` derives one in memory and applies it through the
 //! same plan/apply path (with validation) as any profile.
 
-use crate::error::{Result, bail};
+use crate::error::{Result, bad_input};
 use crate::snapshot::Snapshot;
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::AttributeGroup;
@@ -63,7 +63,7 @@ pub fn profile_toml(
                 } else if let Some((g, v)) = snapshot.idrac.iter().find_map(|(g, a)| a.get(n).map(|v| (*g, v))) {
                     idrac.push((g, n, v));
                 } else {
-                    bail!("the snapshot of {host} has no attribute {n:?}");
+                    bad_input!("the snapshot of {host} has no attribute {n:?}");
                 }
             }
         }
@@ -168,6 +168,6 @@ fn toml_value(v: &AttributeValue) -> Result<String> {
         AttributeValue::String(s) => toml_string(s),
         AttributeValue::Integer(i) => i.to_string(),
         AttributeValue::Bool(b) => b.to_string(),
-        other => bail!("cannot express the value {other} in a profile"),
+        other => bad_input!("cannot express the value {other} in a profile"),
     })
 }

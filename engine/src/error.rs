@@ -1,7 +1,8 @@
-//! The engine's failures: typed where a caller acts on them ([`HostError`] with a
-//! [`HostErrorKind`], [`Interrupted`](crate::interrupt::Interrupted), a profile error), with
-//! the chain of what was being done kept for people (`source()` links, printed with
-//! [`report`]).
+//! The engine's failures, as variants a caller can match: a host's failure ([`HostError`] with
+//! a [`HostErrorKind`]), a stop request, a profile that cannot be used, input that cannot be
+//! used as given, an experiment refused before it started, a profile that did not converge, a
+//! Redfish error kept as itself, and the system's and libraries' own errors. The chain of what
+//! was being done is kept as `source()` links, printed whole by [`report`] or `{:#}`.
 
 use std::fmt::{self, Write as _};
 
@@ -19,9 +20,36 @@ pub enum Error {
     Interrupted(crate::interrupt::Interrupted),
     /// A profile could not be read or resolved.
     Profile(bios_profiles::Error),
-    /// Input that cannot be used as given: an inventory, an experiment file, a state file, an
-    /// option.
-    Invalid(String),
+    /// Input that cannot be used as given: an inventory, an experiment file, a snapshot, a state
+    /// file, an option. The message names the input and what is wrong with it.
+    BadInput(String),
+    /// An experiment was not started because a host cannot take one of its profiles (or cannot
+    /// be changed at all); nothing was written to any host. One line per host and profile.
+    PreflightRefused(Vec<String>),
+    /// A profile was applied but the host does not show it afterwards: the summary says what is
+    /// left.
+    NotConverged(String),
+    /// A command on a host's operating system failed, timed out, or could not be started.
+    OsCommand(String),
+    /// A Redfish request failed outside any one host's work (the client's own error, with its
+    /// method, URL, status and MessageIds).
+    Redfish(Box<redfish_client::Error>),
+    /// A benchmark on the host failed.
+    Bench(host_bench::Error),
+    /// A file or directory could not be read or written.
+    Io(std::io::Error),
+    /// JSON could not be read or written.
+    Json(serde_json::Error),
+    /// TOML could not be read.
+    Toml(toml::de::Error),
+    /// TOML could not be written.
+    TomlWrite(toml::ser::Error),
+    /// A URL could not be parsed.
+    Url(url::ParseError),
+    /// A certificate fingerprint could not be parsed.
+    Fingerprint(redfish_client::tls::FingerprintParseError),
+    /// A task of the engine's ended abnormally (it panicked or was cancelled).
+    Task(tokio::task::JoinError),
     /// What was being done when the failure below happened.
     Context {
         /// What was being done.
@@ -29,8 +57,6 @@ pub enum Error {
         /// The failure.
         source: Box<Error>,
     },
-    /// A failure of the operating system or a library (I/O, JSON, TOML, ...).
-    Other(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl fmt::Display for Error {
@@ -39,9 +65,22 @@ impl fmt::Display for Error {
             Self::Host(e) => write!(f, "{e}")?,
             Self::Interrupted(e) => write!(f, "{e}")?,
             Self::Profile(e) => write!(f, "{e}")?,
-            Self::Invalid(message) => f.write_str(message)?,
+            Self::BadInput(m) | Self::NotConverged(m) | Self::OsCommand(m) => f.write_str(m)?,
+            Self::PreflightRefused(problems) => write!(
+                f,
+                "the experiment was not started (nothing was changed on any host):\n  {}",
+                problems.join("\n  ")
+            )?,
+            Self::Redfish(e) => write!(f, "{e}")?,
+            Self::Bench(e) => write!(f, "{e}")?,
+            Self::Io(e) => write!(f, "{e}")?,
+            Self::Json(e) => write!(f, "{e}")?,
+            Self::Toml(e) => write!(f, "{e}")?,
+            Self::TomlWrite(e) => write!(f, "{e}")?,
+            Self::Url(e) => write!(f, "{e}")?,
+            Self::Fingerprint(e) => write!(f, "{e}")?,
+            Self::Task(e) => write!(f, "{e}")?,
             Self::Context { what, .. } => f.write_str(what)?,
-            Self::Other(e) => write!(f, "{e}")?,
         }
         if f.alternate() {
             let mut next = std::error::Error::source(self);
@@ -54,29 +93,26 @@ impl fmt::Display for Error {
     }
 }
 
+/// The layer below: for the variants that wrap an error, what the wrapped error wraps (its own
+/// text is this layer's), so a chain never prints a layer twice.
 impl std::error::Error for Error {
-    /// The layer below: for the wrapping variants, what the wrapped error wraps.
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Host(e) => std::error::Error::source(&**e),
-            Self::Interrupted(e) => std::error::Error::source(e),
-            Self::Profile(e) => std::error::Error::source(e),
-            Self::Invalid(_) => None,
+            Self::Host(e) => e.source(),
+            Self::Interrupted(e) => e.source(),
+            Self::Profile(e) => e.source(),
+            Self::Redfish(e) => e.source(),
+            Self::Bench(e) => e.source(),
+            Self::Io(e) => e.source(),
+            Self::Json(e) => e.source(),
+            Self::Toml(e) => e.source(),
+            Self::TomlWrite(e) => e.source(),
+            Self::Url(e) => e.source(),
+            Self::Fingerprint(e) => e.source(),
+            Self::Task(e) => e.source(),
             Self::Context { source, .. } => Some(&**source),
-            Self::Other(e) => e.source(),
+            Self::BadInput(_) | Self::PreflightRefused(_) | Self::NotConverged(_) | Self::OsCommand(_) => None,
         }
-    }
-}
-
-impl From<crate::interrupt::Interrupted> for Error {
-    fn from(e: crate::interrupt::Interrupted) -> Self {
-        Self::Interrupted(e)
-    }
-}
-
-impl From<bios_profiles::Error> for Error {
-    fn from(e: bios_profiles::Error) -> Self {
-        Self::Profile(e)
     }
 }
 
@@ -147,30 +183,51 @@ impl HostError {
     }
 }
 
+impl From<redfish_client::Error> for Error {
+    fn from(e: redfish_client::Error) -> Self {
+        Self::Redfish(Box::new(e))
+    }
+}
+
 impl From<HostError> for Error {
     fn from(e: HostError) -> Self {
         Self::Host(Box::new(e))
     }
 }
 
-impl From<String> for Error {
-    /// A message (a parser's) is input that cannot be used as given.
-    fn from(message: String) -> Self {
-        Self::Invalid(message)
-    }
+macro_rules! from_error {
+    ($($variant:ident($t:ty)),* $(,)?) => {$(
+        impl From<$t> for Error {
+            fn from(e: $t) -> Self {
+                Self::$variant(e)
+            }
+        }
+    )*};
 }
 
+from_error!(
+    Interrupted(crate::interrupt::Interrupted),
+    Profile(bios_profiles::Error),
+    Bench(host_bench::Error),
+    Io(std::io::Error),
+    Json(serde_json::Error),
+    Toml(toml::de::Error),
+    TomlWrite(toml::ser::Error),
+    Url(url::ParseError),
+    Fingerprint(redfish_client::tls::FingerprintParseError),
+    Task(tokio::task::JoinError),
+);
+
 impl Error {
-    /// Input that cannot be used as given.
-    pub fn invalid(message: impl Into<String>) -> Self {
-        Self::Invalid(message.into())
+    /// Input that cannot be used as given; `message` names the input and what is wrong.
+    pub fn bad_input(message: impl Into<String>) -> Self {
+        Self::BadInput(message.into())
     }
 
     /// The host failure underneath any context, if this is one.
     pub fn host_error(&self) -> Option<&HostError> {
-        match self {
+        match self.innermost() {
             Self::Host(e) => Some(e),
-            Self::Context { source, .. } => source.host_error(),
             _ => None,
         }
     }
@@ -187,10 +244,27 @@ impl Error {
 
     /// The stop request underneath any context, if this is one.
     pub fn interrupted(&self) -> Option<&crate::interrupt::Interrupted> {
-        match self {
+        match self.innermost() {
             Self::Interrupted(e) => Some(e),
-            Self::Context { source, .. } => source.interrupted(),
             _ => None,
+        }
+    }
+
+    /// The Redfish error underneath any context, whether a host's work explained it or not:
+    /// its status, URL and MessageIds.
+    pub fn redfish(&self) -> Option<&redfish_client::Error> {
+        match self.innermost() {
+            Self::Redfish(e) => Some(e),
+            Self::Host(e) => e.source.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The error under every [`Error::Context`] layer.
+    fn innermost(&self) -> &Self {
+        match self {
+            Self::Context { source, .. } => source.innermost(),
+            other => other,
         }
     }
 
@@ -215,7 +289,7 @@ pub fn report(err: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
-/// Adds what was being done to a failure (and turns a missing value into an error).
+/// Adds what was being done to a failure.
 pub trait Context<T> {
     /// With `what` as the outer layer.
     fn context(self, what: impl Into<String>) -> Result<T>;
@@ -233,46 +307,21 @@ impl<T, E: Into<Error>> Context<T> for std::result::Result<T, E> {
     }
 }
 
-impl<T> Context<T> for Option<T> {
-    fn context(self, what: impl Into<String>) -> Result<T> {
-        self.ok_or_else(|| Error::Invalid(what.into()))
-    }
-
-    fn with_context<S: Into<String>>(self, what: impl FnOnce() -> S) -> Result<T> {
-        self.ok_or_else(|| Error::Invalid(what().into()))
-    }
-}
-
-macro_rules! from_foreign {
-    ($($t:ty),* $(,)?) => {$(
-        impl From<$t> for Error {
-            fn from(e: $t) -> Self {
-                Self::Other(Box::new(e))
-            }
-        }
-    )*};
-}
-
-from_foreign!(
-    std::io::Error,
-    serde_json::Error,
-    toml::de::Error,
-    toml::ser::Error,
-    url::ParseError,
-    redfish_client::Error,
-    tokio::sync::AcquireError,
-    tokio::task::JoinError,
-    host_bench::Error,
-    redfish_client::tls::FingerprintParseError,
-);
-
-/// Returns early with [`Error::Invalid`] built like `format!`.
-macro_rules! bail {
+/// Returns early with [`Error::BadInput`] built like `format!`.
+macro_rules! bad_input {
     ($($arg:tt)*) => {
-        return Err($crate::error::Error::Invalid(format!($($arg)*)))
+        return Err($crate::error::Error::BadInput(format!($($arg)*)))
     };
 }
-pub(crate) use bail;
+pub(crate) use bad_input;
+
+/// Returns early with [`Error::OsCommand`] built like `format!`.
+macro_rules! os_command {
+    ($($arg:tt)*) => {
+        return Err($crate::error::Error::OsCommand(format!($($arg)*)))
+    };
+}
+pub(crate) use os_command;
 
 /// `text` without the `host: ` that a host's errors start with, for saying it once where the
 /// host is already named.
@@ -295,12 +344,24 @@ mod tests {
         assert_eq!(report(&e), "applying performance: r1: 2 BIOS value(s) already staged");
         assert_eq!(e.kind(), Some(HostErrorKind::PendingWork));
         assert_eq!(e.hint(), Some("rerun with --replace-pending"));
-        let missing: Result<u8> = None.context("no power reading");
-        assert_eq!(missing.unwrap_err().to_string(), "no power reading");
         let io: Result<()> = Err(std::io::Error::other("disk full")).context("writing x");
         let io = io.unwrap_err();
         assert_eq!(report(&io), "writing x: disk full");
         assert_eq!(format!("{io:#}"), "writing x: disk full", "{{:#}} shows the chain");
         assert_eq!(io.to_string(), "writing x", "{{}} shows the layer");
+        assert!(matches!(io.innermost(), Error::Io(_)), "the I/O error is matchable");
+    }
+
+    #[test]
+    fn a_redfish_error_that_escapes_a_host_s_work_keeps_its_status() {
+        let status = redfish_client::Error::Status {
+            method: "PATCH".into(),
+            url: "https://idrac/redfish/v1/Systems/System.Embedded.1/Bios/Settings".into(),
+            status: 400,
+            body: None,
+        };
+        let e = Error::from(status).context("staging");
+        assert_eq!(e.redfish().and_then(redfish_client::Error::status), Some(400));
+        assert_eq!(e.kind(), None, "not a host's failure");
     }
 }

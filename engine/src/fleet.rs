@@ -2,7 +2,7 @@
 //! `credentials`, `tags`; see the README), selection by tag, and running one operation per host
 //! with bounded concurrency, where one host's failure never stops the others.
 
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use serde::Deserialize;
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -70,7 +70,7 @@ pub fn host_key(url: &Url) -> String {
 pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
     let text = crate::state::read_capped(path, crate::state::MAX_INVENTORY_BYTES, "inventory")?;
     let file: InventoryFile =
-        toml::from_str(&text).map_err(|e| crate::Error::invalid(format!("inventory {}: {e}", path.display())))?;
+        toml::from_str(&text).map_err(|e| crate::Error::bad_input(format!("inventory {}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut seen = BTreeSet::new();
     let mut out = Vec::with_capacity(file.bmc.len());
@@ -84,7 +84,7 @@ pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
             )
         })?;
         if !matches!(url.scheme(), "http" | "https") {
-            bail!(
+            bad_input!(
                 "inventory {}: entry {} url must be http:// or https://",
                 path.display(),
                 i + 1
@@ -94,7 +94,7 @@ pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
             entry.name = host_key(&url);
         }
         if !seen.insert(entry.name.clone()) {
-            bail!(
+            bad_input!(
                 "inventory {}: the name {:?} appears twice; names must be unique",
                 path.display(),
                 entry.name
@@ -108,7 +108,7 @@ pub fn read_inventory(path: &Path) -> Result<Vec<BmcEntry>> {
         out.push(entry);
     }
     if out.is_empty() {
-        bail!("inventory {} lists no [[bmc]] entries", path.display());
+        bad_input!("inventory {} lists no [[bmc]] entries", path.display());
     }
     Ok(out)
 }
@@ -244,7 +244,7 @@ pub async fn for_each_limited<T, E, F, Fut>(
                 let i = running
                     .remove(&e.id())
                     .expect("a task the set hands back was recorded in `running` when spawned");
-                let lost = crate::Error::invalid(format!("{}: the task was lost: {e}", entries[i].name));
+                let lost = crate::Error::Task(e).context(format!("{}: the task was lost", entries[i].name));
                 (i, Err(E::from(lost)))
             }
         };
@@ -404,7 +404,7 @@ url = "https://127.0.0.1:9002"
                 async move {
                     seen.lock().unwrap().push(e.name.clone());
                     if e.name.ends_with("9001") {
-                        Err(crate::Error::invalid("boom"))
+                        Err(crate::Error::bad_input("boom"))
                     } else {
                         Ok(())
                     }
@@ -475,7 +475,7 @@ url = "https://127.0.0.1:9002"
         let results = run_all_limited(
             entries_of(6),
             &limits,
-            |_| async { Err::<(), _>(crate::Error::invalid("boom")) },
+            |_| async { Err::<(), _>(crate::Error::bad_input("boom")) },
             |_, _| {},
         )
         .await;
@@ -508,11 +508,11 @@ url = "https://127.0.0.1:9002"
                     if e.name.ends_with("9000") {
                         let rx = rx.lock().await.take();
                         if let Some(rx) = rx {
-                            rx.await.map_err(|_| crate::Error::invalid("host 1 never arrived"))?;
+                            rx.await.map_err(|_| crate::Error::bad_input("host 1 never arrived"))?;
                         }
                     }
                     if e.name.ends_with("9002") {
-                        return Err(crate::Error::invalid("boom"));
+                        return Err(crate::Error::bad_input("boom"));
                     }
                     Ok(e.name.clone())
                 }
@@ -543,7 +543,7 @@ url = "https://127.0.0.1:9002"
             2,
             |e| async move {
                 if e.name.ends_with("9002") {
-                    crate::error::bail!("boom")
+                    crate::error::bad_input!("boom")
                 } else {
                     Ok(e.name.clone())
                 }

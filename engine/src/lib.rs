@@ -1,42 +1,49 @@
 //! The rftune engine: brings Dell PowerEdge servers with AMD EPYC to a BIOS and iDRAC profile
 //! and proves it — as a library that provisioning code calls, under the `rftune` command line.
+//! Every BMC operation the command line performs is here; the command line only configures and
+//! renders.
 //!
-//! The layers, bottom up:
-//! - **Connections** ([`target`], [`trust`], [`credentials`]): a [`target::ConnectConfig`] of
-//!   plain values (credentials already resolved) and an inventory entry
-//!   ([`fleet::BmcEntry`]) give a connected [`target::Target`]; failures explain themselves
-//!   with the host, what was attempted, the iDRAC MessageId and a hint.
-//! - **Reading and judging** ([`bmc`], [`cache`], [`assess`]): a host's BIOS values, pending
-//!   values, jobs and registry (cached per model and BIOS version), compared with a profile.
-//! - **Converging** ([`converge`]): plan → adopt / replace / refuse pending work → snapshot →
-//!   iDRAC attributes → one BIOS PATCH → reboot → job → verify, with every step in the
-//!   [`audit`] log and the decisions as pure functions ([`converge::decide`]).
-//! - **Fleets** ([`fleet`]): bounded concurrency where one host's failure never stops the
-//!   others; reboots throttled by the caller's semaphore; stop requests ([`interrupt`]).
-//! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had before a
-//!   change, profiles derived from hosts, sanitised captures, private state directories.
-//! - **Measuring** ([`power`], [`experiment`]): power readings from the BMC, and experiments
-//!   that compare profiles on real hosts with confidence intervals.
-//! - **Watching** ([`watch`]): every host re-checked on a schedule, its latest result kept
-//!   small and rendered as Prometheus metrics (`rftune exporter`).
+//! Start from the re-exports below. The layers, bottom up:
+//! - **Reaching hosts** ([`connect`], [`lifecycle`], [`fleet`]): a [`ConnectConfig`] of plain
+//!   values (credentials already resolved) and an inventory entry ([`BmcEntry`]) give a
+//!   connected [`Bmc`]. [`Access`] runs an [`Operation`] on one host or a fleet with the same
+//!   life every time — connect, log in, work, always log out — and, where work is audited, the
+//!   records of a failed connection or login. One host's failure never stops the others.
+//! - **Reading and judging** ([`read`], [`assess`], [`inventory`]): a host's BIOS values,
+//!   pending values, jobs and registry (cached per model and BIOS version), compared with a
+//!   [`LoadedProfile`].
+//! - **Changing** ([`converge`], [`control`], [`jobs`]): the apply of a profile as a pipeline
+//!   of named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes
+//!   → one BIOS PATCH → reboot → job → verify), power on/off/cycle, job and pending-value
+//!   housekeeping — every write in the [`audit`] log, every stop request ([`interrupt`]) honoured
+//!   at a step boundary.
+//! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
+//!   before a change, profiles derived from hosts, sanitised captures, private state directories.
+//! - **Measuring and watching** ([`power`], [`bench`], [`experiment`], [`watch`]): power
+//!   readings from the BMC, experiments that compare profiles on real hosts, and the exporter's
+//!   schedule of checks.
 //!
-//! The engine never prints and never parses command lines: progress goes to an
-//! [`observe::Observer`], failures are an [`Error`] whose [`HostError`] kinds a caller can act
-//! on.
+//! The engine never prints and never parses command lines: progress goes to an [`Observer`],
+//! failures are an [`Error`] a caller can match (a [`HostError`] of a [`HostErrorKind`], a stop,
+//! bad input, a refused experiment, a Redfish error kept as itself).
 //!
 //! ```no_run
-//! use rftune_engine::{assess::Chosen, fleet::BmcEntry, observe::Silent, state::StateDirs};
-//! use rftune_engine::target::{self, ConnectConfig};
+//! use rftune_engine::{Access, ApplyOptions, ApplyRun, BmcEntry, ConnectConfig, Limits, LoadedProfile, Silent, StateDirs};
 //! use redfish_client::Credentials;
+//! use std::sync::Arc;
 //!
 //! # async fn run() -> rftune_engine::Result<()> {
 //! let dirs = StateDirs::resolve(None)?;
-//! let config = ConnectConfig::new(Credentials::new("root", "calvin"));
-//! let entry = BmcEntry::from_url("https://idrac-r7625-01.example")?;
-//! let host = target::connect(&entry, &config, &dirs, &Silent).await?;
-//! let profile = Chosen::load("performance")?;
-//! let assessment = rftune_engine::assess::assess(&host, &profile, &dirs.registry_cache(), false, false).await?;
-//! println!("{} drifted attribute(s)", assessment.diff.counts().drift);
+//! let access = Access::new(ConnectConfig::new(Credentials::new("root", "calvin")), dirs.clone(), Arc::new(Silent));
+//! let hosts = vec![BmcEntry::from_url("https://idrac-r7625-01.example")?];
+//! let run = Arc::new(ApplyRun::new(LoadedProfile::load("performance")?, &dirs, ApplyOptions::default(), 1)?);
+//! let op = Arc::new(rftune_engine::converge::Apply(run.clone()));
+//! access
+//!     .fleet(&hosts, &Limits::default(), Some(&run.audit), op, |_, host| match host.result {
+//!         Ok(done) => println!("{}: {}", host.entry.name, done.summary),
+//!         Err(e) => eprintln!("{e:#}"),
+//!     })
+//!     .await;
 //! # Ok(())
 //! # }
 //! ```
@@ -44,11 +51,11 @@
 pub mod assess;
 pub mod audit;
 pub mod bench;
-pub mod bmc;
-pub mod cache;
+mod cache;
 pub mod capture;
+pub mod connect;
+pub mod control;
 pub mod converge;
-pub mod credentials;
 pub mod derive;
 pub mod duration;
 pub mod error;
@@ -56,17 +63,29 @@ pub mod experiment;
 pub mod fleet;
 mod hash;
 pub mod interrupt;
+pub mod inventory;
+pub mod jobs;
+pub mod lifecycle;
 pub mod observe;
 pub mod power;
+pub mod read;
 pub mod sanitize;
 pub mod snapshot;
 pub mod state;
 pub mod table;
-pub mod target;
-pub mod trust;
+pub mod wait;
 pub mod watch;
 
+pub use assess::{Assess, AssessOptions, Assessment, LoadedProfile};
+pub use cache::RegistryCache;
+pub use connect::{Bmc, ConnectConfig};
+pub use control::RebootPolicy;
+pub use converge::{Apply, ApplyOptions, ApplyOutcome, ApplyRun, HostApply};
 pub use error::{Error, HostError, HostErrorKind, Result};
+pub use fleet::{BmcEntry, HostResult, Limits};
+pub use lifecycle::{Access, Operation};
+pub use observe::{Event, Observer, Silent};
+pub use state::StateDirs;
 
 /// The `tracing` target of warnings about where the password goes (plain HTTP, `--insecure`):
 /// the command line shows them at every verbosity.

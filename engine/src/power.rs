@@ -1,9 +1,9 @@
 //! Power readings from a BMC: the chassis's `EnvironmentMetrics` where the BMC has it (iDRAC
 //! 7.x), else `Power.PowerControl`, sampled on a schedule or while work runs.
 
+use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::observe::{Event, Observer, Phase};
-use crate::target::Target;
 use host_bench::power::{Sample, Sensor};
 use redfish_client::ODataId;
 use std::time::{Duration, Instant};
@@ -11,22 +11,22 @@ use std::time::{Duration, Instant};
 /// One reading of `chassis`, watts, and where it came from: `EnvironmentMetrics` when it has a
 /// reading (unless `known` says the chassis has only `Power.PowerControl`), else
 /// `Power.PowerControl`. One request when the first source answers.
-pub async fn read_best(target: &Target, chassis: &ODataId, known: Option<Sensor>) -> Result<(Sensor, f64)> {
+pub async fn read_best(bmc: &Bmc, chassis: &ODataId, known: Option<Sensor>) -> Result<(Sensor, f64)> {
     if known != Some(Sensor::PowerControl) {
-        let env = target.client.environment_metrics(chassis).await;
+        let env = bmc.client.environment_metrics(chassis).await;
         if let Some(watts) = env.ok().and_then(|e| e.power_watts?.reading) {
             return Ok((Sensor::EnvironmentMetrics, watts));
         }
     }
-    let watts = target
+    let watts = bmc
         .client
         .power(chassis)
         .await
-        .map_err(|e| target.explain(e, "reading power"))?
+        .map_err(|e| bmc.explain(e, "reading power"))?
         .consumed_watts()
         .ok_or_else(|| {
             HostError::new(
-                &target.name,
+                &bmc.name,
                 HostErrorKind::Unsupported,
                 "the BMC reports no power reading",
             )
@@ -37,7 +37,7 @@ pub async fn read_best(target: &Target, chassis: &ODataId, known: Option<Sensor>
 /// Reads power from one BMC through the source chosen at start.
 #[derive(Debug)]
 pub struct Meter<'a> {
-    target: &'a Target,
+    bmc: &'a Bmc,
     chassis: ODataId,
     /// The source in use.
     pub sensor: Sensor,
@@ -45,25 +45,21 @@ pub struct Meter<'a> {
 
 impl<'a> Meter<'a> {
     /// Picks the chassis and the best source that gives a reading.
-    pub async fn new(target: &'a mut Target) -> Result<Meter<'a>> {
-        let chassis = target.chassis_id().await?;
-        Self::of_chassis(target, chassis).await
+    pub async fn new(bmc: &'a mut Bmc) -> Result<Meter<'a>> {
+        let chassis = bmc.chassis_id().await?;
+        Self::of_chassis(bmc, chassis).await
     }
 
-    /// Picks the best source of `chassis` ([`Target::chassis_id`]) that gives a reading; for a
-    /// caller that keeps using the target while the meter lives (an experiment's applies).
-    pub async fn of_chassis(target: &'a Target, chassis: ODataId) -> Result<Meter<'a>> {
-        let (sensor, _) = read_best(target, &chassis, None).await?;
-        Ok(Meter {
-            target,
-            chassis,
-            sensor,
-        })
+    /// Picks the best source of `chassis` ([`Bmc::chassis_id`]) that gives a reading; for a
+    /// caller that keeps using the BMC while the meter lives (an experiment's applies).
+    pub async fn of_chassis(bmc: &'a Bmc, chassis: ODataId) -> Result<Meter<'a>> {
+        let (sensor, _) = read_best(bmc, &chassis, None).await?;
+        Ok(Meter { bmc, chassis, sensor })
     }
 
     /// One reading, watts.
     pub async fn read(&self) -> Result<f64> {
-        let t = self.target;
+        let t = self.bmc;
         let watts = match self.sensor {
             Sensor::EnvironmentMetrics => t
                 .client
@@ -146,7 +142,7 @@ impl<'a> Meter<'a> {
             tokio::time::sleep_until((origin + interval * i).into()).await;
             out.push(self.sample(origin).await?);
             observer.event(&Event::phase(
-                &self.target.name,
+                &self.bmc.name,
                 Phase::SamplingPower { done: i + 1, total: n },
             ));
         }
@@ -170,5 +166,37 @@ impl host_bench::run::PowerSource for Meter<'_> {
 
     fn caveat(&self) -> Option<String> {
         Some(host_bench::power::CAVEAT.to_owned())
+    }
+}
+
+/// Power readings as an [`Operation`](crate::lifecycle::Operation): one reading, or one every
+/// `interval` for `duration`, from the best source the BMC offers, as a `rftune.power/v1`
+/// document.
+#[derive(Debug, Clone, Copy)]
+pub struct Readings {
+    /// How often to read, with a duration.
+    pub interval: Duration,
+    /// How long to read; `None` for one reading.
+    pub duration: Option<Duration>,
+}
+
+impl crate::lifecycle::Operation for Readings {
+    type Output = host_bench::power::PowerReport;
+
+    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Self::Output> {
+        let started_at = host_bench::utc_now();
+        let host = bmc.name.clone();
+        let meter = Meter::new(bmc).await?;
+        let samples = match self.duration {
+            Some(d) => meter.sample_for(self.interval, d, observer).await?,
+            None => vec![meter.sample(Instant::now()).await?],
+        };
+        let interval = if self.duration.is_some() {
+            self.interval.as_secs_f64()
+        } else {
+            0.0
+        };
+        host_bench::power::PowerReport::new(&host, meter.sensor, started_at, interval, samples)
+            .ok_or_else(|| HostError::new(&host, HostErrorKind::Unsupported, "no readings").into())
     }
 }

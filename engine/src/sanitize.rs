@@ -12,7 +12,7 @@ use std::net::Ipv6Addr;
 
 /// What kind of identifier was replaced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
+pub enum IdentifierKind {
     /// A Dell service tag (`SystemServiceTag`, `SKU`, `ServiceTag`, registry `SystemId`).
     ServiceTag,
     /// A serial number or Dell express service code.
@@ -33,7 +33,7 @@ pub enum Kind {
     UserName,
 }
 
-impl Kind {
+impl IdentifierKind {
     /// The name used in `capture.toml`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -53,16 +53,16 @@ impl Kind {
 /// Replaces identifiers in documents, remembering every replacement.
 #[derive(Debug, Default)]
 pub struct Sanitizer {
-    mapping: HashMap<(Kind, String), String>,
-    counts: BTreeMap<Kind, usize>,
-    fields: BTreeMap<Kind, BTreeSet<String>>,
+    mapping: HashMap<(IdentifierKind, String), String>,
+    counts: BTreeMap<IdentifierKind, usize>,
+    fields: BTreeMap<IdentifierKind, BTreeSet<String>>,
 }
 
 /// What one kind of replacement amounted to, for `capture.toml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replaced {
     /// The kind.
-    pub kind: Kind,
+    pub kind: IdentifierKind,
     /// How many distinct originals were replaced.
     pub distinct: usize,
     /// The property names (JSON keys) where they were found.
@@ -82,7 +82,9 @@ impl Sanitizer {
         let mut pairs: Vec<(&str, &str)> = self
             .mapping
             .iter()
-            .filter(|((kind, original), _)| original.len() >= 4 && !matches!(kind, Kind::Ipv4 | Kind::Ipv6))
+            .filter(|((kind, original), _)| {
+                original.len() >= 4 && !matches!(kind, IdentifierKind::Ipv4 | IdentifierKind::Ipv6)
+            })
             .map(|((_, original), placeholder)| (original.as_str(), placeholder.as_str()))
             .collect();
         // Longest first, so a host name is replaced before a shorter tag inside it.
@@ -147,7 +149,7 @@ impl Sanitizer {
                         .split(':')
                         .map(|part| {
                             if is_ipv4(part)
-                                && let Some(r) = self.replace(Kind::Ipv4, key, part)
+                                && let Some(r) = self.replace(IdentifierKind::Ipv4, key, part)
                             {
                                 changed = true;
                                 return r;
@@ -159,13 +161,13 @@ impl Sanitizer {
                 }
                 Token::Candidate(t) => {
                     let kind = if is_mac(t) {
-                        Some(Kind::Mac)
+                        Some(IdentifierKind::Mac)
                     } else if is_uuid(t) {
-                        Some(Kind::Uuid)
+                        Some(IdentifierKind::Uuid)
                     } else if !versionish && is_ipv4(t) {
-                        Some(Kind::Ipv4)
+                        Some(IdentifierKind::Ipv4)
                     } else if (lower.contains("ipv6") || lower.contains("address")) && t.parse::<Ipv6Addr>().is_ok() {
-                        Some(Kind::Ipv6)
+                        Some(IdentifierKind::Ipv6)
                     } else {
                         None
                     };
@@ -183,7 +185,7 @@ impl Sanitizer {
         changed.then_some(out)
     }
 
-    fn replace(&mut self, kind: Kind, key: &str, original: &str) -> Option<String> {
+    fn replace(&mut self, kind: IdentifierKind, key: &str, original: &str) -> Option<String> {
         if is_placeholder(kind, original) {
             return None;
         }
@@ -203,43 +205,43 @@ impl Sanitizer {
 }
 
 /// The kind of identifier a property holds by its name, for those recognised by name.
-fn kind_of_field(key: &str, value: &str) -> Option<Kind> {
+fn kind_of_field(key: &str, value: &str) -> Option<IdentifierKind> {
     let k = key.to_ascii_lowercase();
     let last = k.rsplit('.').next().unwrap_or(&k);
     if last.contains("servicetag") || last == "nodeid" || last == "systemid" {
-        return Some(Kind::ServiceTag);
+        return Some(IdentifierKind::ServiceTag);
     }
     if last == "sku" && value.len() == 7 && value.chars().all(|c| c.is_ascii_alphanumeric()) {
-        return Some(Kind::ServiceTag);
+        return Some(IdentifierKind::ServiceTag);
     }
     if last.contains("serialnumber") || last == "serial" || last == "expressservicecode" {
-        return Some(Kind::Serial);
+        return Some(IdentifierKind::Serial);
     }
     if last.contains("assettag") {
-        return Some(Kind::AssetTag);
+        return Some(IdentifierKind::AssetTag);
     }
     if last.contains("hostname") || last.contains("dnsracname") || last.contains("domainname") || last == "fqdn" {
-        return Some(Kind::HostName);
+        return Some(IdentifierKind::HostName);
     }
     if last.ends_with("username") || last == "user" {
-        return (value != "root").then_some(Kind::UserName);
+        return (value != "root").then_some(IdentifierKind::UserName);
     }
     None
 }
 
 /// Whether `value` is already a placeholder or a documentation value that needs no scrubbing.
-fn is_placeholder(kind: Kind, value: &str) -> bool {
+fn is_placeholder(kind: IdentifierKind, value: &str) -> bool {
     let digits_after = |prefix: &str| {
         value
             .strip_prefix(prefix)
             .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
     };
     match kind {
-        Kind::ServiceTag => digits_after("SVC"),
-        Kind::Serial => digits_after("SN"),
-        Kind::AssetTag => digits_after("asset-"),
-        Kind::UserName => digits_after("user-"),
-        Kind::HostName => {
+        IdentifierKind::ServiceTag => digits_after("SVC"),
+        IdentifierKind::Serial => digits_after("SN"),
+        IdentifierKind::AssetTag => digits_after("asset-"),
+        IdentifierKind::UserName => digits_after("user-"),
+        IdentifierKind::HostName => {
             // The documentation domain itself is no one's (`DNSDomainName = example.invalid`).
             value == "localhost"
                 || value == "example.invalid"
@@ -248,30 +250,32 @@ fn is_placeholder(kind: Kind, value: &str) -> bool {
                     .and_then(|r| r.strip_suffix(".example.invalid"))
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         }
-        Kind::Mac => {
+        IdentifierKind::Mac => {
             let upper = value.to_ascii_uppercase().replace('-', ":");
             upper.starts_with("00:00:5E:00:53:") || upper.starts_with("02:00:00:00:") || upper == "00:00:00:00:00:00"
         }
-        Kind::Uuid => value.starts_with("00000000-0000-4000-8000-") || value.bytes().all(|b| b == b'0' || b == b'-'),
-        Kind::Ipv4 => {
+        IdentifierKind::Uuid => {
+            value.starts_with("00000000-0000-4000-8000-") || value.bytes().all(|b| b == b'0' || b == b'-')
+        }
+        IdentifierKind::Ipv4 => {
             let keep = ["192.0.2.", "198.51.100.", "203.0.113.", "127.", "255.", "0.0.0.0"];
             keep.iter().any(|p| value.starts_with(p))
         }
-        Kind::Ipv6 => {
+        IdentifierKind::Ipv6 => {
             let lower = value.to_ascii_lowercase();
             lower.starts_with("2001:db8:") || lower == "::" || lower == "::1"
         }
     }
 }
 
-fn placeholder(kind: Kind, n: usize, original: &str) -> String {
+fn placeholder(kind: IdentifierKind, n: usize, original: &str) -> String {
     match kind {
-        Kind::ServiceTag => format!("SVC{n:04}"),
-        Kind::Serial => format!("SN{n:08}"),
-        Kind::AssetTag => format!("asset-{n}"),
-        Kind::UserName => format!("user-{n}"),
-        Kind::HostName => format!("host-{n}.example.invalid"),
-        Kind::Mac => {
+        IdentifierKind::ServiceTag => format!("SVC{n:04}"),
+        IdentifierKind::Serial => format!("SN{n:08}"),
+        IdentifierKind::AssetTag => format!("asset-{n}"),
+        IdentifierKind::UserName => format!("user-{n}"),
+        IdentifierKind::HostName => format!("host-{n}.example.invalid"),
+        IdentifierKind::Mac => {
             let sep = if original.contains('-') { '-' } else { ':' };
             let text = if n < 256 {
                 format!("00:00:5E:00:53:{n:02X}")
@@ -285,13 +289,13 @@ fn placeholder(kind: Kind, n: usize, original: &str) -> String {
                 text
             }
         }
-        Kind::Ipv4 => match n {
+        IdentifierKind::Ipv4 => match n {
             1..=254 => format!("192.0.2.{n}"),
             255..=508 => format!("198.51.100.{}", n - 254),
             _ => format!("203.0.113.{}", (n - 508) % 254 + 1),
         },
-        Kind::Ipv6 => format!("2001:db8::{n:x}"),
-        Kind::Uuid => format!("00000000-0000-4000-8000-{n:012}"),
+        IdentifierKind::Ipv6 => format!("2001:db8::{n:x}"),
+        IdentifierKind::Uuid => format!("00000000-0000-4000-8000-{n:012}"),
     }
 }
 
@@ -502,7 +506,11 @@ mod tests {
         assert_eq!(doc["@odata.id"], "/redfish/v1/Systems/System.Embedded.1");
         let kinds: Vec<&str> = s.replaced().iter().map(|r| r.kind.as_str()).collect();
         assert!(kinds.contains(&"service_tag") && kinds.contains(&"mac_address") && kinds.contains(&"user_name"));
-        let tags = s.replaced().into_iter().find(|r| r.kind == Kind::ServiceTag).unwrap();
+        let tags = s
+            .replaced()
+            .into_iter()
+            .find(|r| r.kind == IdentifierKind::ServiceTag)
+            .unwrap();
         assert_eq!(tags.distinct, 1);
         assert!(tags.fields.contains(&"SKU".to_owned()) && tags.fields.contains(&"NodeID".to_owned()));
     }

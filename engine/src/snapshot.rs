@@ -1,7 +1,12 @@
 //! Snapshots (`rftune.snapshot/v1`): every current BIOS value and the iDRAC attributes rftune
 //! may touch, saved before any change and usable by `rftune restore`.
 
-use crate::error::{Context, Result, bail};
+use crate::assess::LoadedProfile;
+use crate::connect::Bmc;
+use crate::error::{Context, Result, bad_input};
+use crate::fleet::BmcEntry;
+use crate::lifecycle::{Access, Operation};
+use crate::observe::Observer;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
 use serde::{Deserialize, Serialize};
@@ -42,7 +47,7 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// A snapshot of what `state` holds, taken now, for the host called `host` at `url`.
-    pub fn of(host: &str, url: &str, state: &crate::bmc::HostState, reason: impl Into<String>) -> Self {
+    pub fn of(host: &str, url: &str, state: &crate::read::HostState, reason: impl Into<String>) -> Self {
         Self {
             schema: SCHEMA.into(),
             host: host.to_owned(),
@@ -91,7 +96,7 @@ impl Snapshot {
         let snap: Self = serde_json::from_str(&text)
             .with_context(|| format!("snapshot {} is not a {SCHEMA} document", path.display()))?;
         if snap.schema != SCHEMA {
-            bail!(
+            bad_input!(
                 "snapshot {} has schema {:?}; this rftune reads {SCHEMA}",
                 path.display(),
                 snap.schema
@@ -99,6 +104,63 @@ impl Snapshot {
         }
         Ok(snap)
     }
+}
+
+/// Taking snapshots as a fleet [`Operation`]: each host's BIOS values, pending values and the
+/// iDRAC groups rftune manages, saved under the state directory.
+#[derive(Debug, Clone)]
+pub struct Take {
+    /// The run's registry cache.
+    pub cache: std::sync::Arc<crate::cache::RegistryCache>,
+    /// Where snapshots are saved (`snapshots/` below it).
+    pub state_dir: PathBuf,
+}
+
+impl Operation for Take {
+    type Output = (Snapshot, PathBuf);
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<Self::Output> {
+        let groups = [AttributeGroup::System, AttributeGroup::Idrac].into_iter().collect();
+        let state = crate::read::read_state(bmc, &self.cache, &groups, false).await;
+        bmc.close().await;
+        let snap = Snapshot::of(&bmc.name, &bmc.url, &state?, "rftune snapshot");
+        let path = snap.save(&self.state_dir)?;
+        Ok((snap, path))
+    }
+}
+
+/// The profile that puts `snap` back on the host of `entry`: every attribute writable under
+/// the snapshot's own values (the host's registry decides, read once and cached) and the iDRAC
+/// attributes rftune manages. A host whose service tag is not the snapshot's is refused unless
+/// `any_host`. `file` names the snapshot in messages.
+pub async fn restore_profile(
+    access: &Access,
+    entry: &BmcEntry,
+    snap: &Snapshot,
+    file: &Path,
+    any_host: bool,
+) -> Result<LoadedProfile> {
+    let read = crate::read::ReadState {
+        cache: std::sync::Arc::new(access.dirs.registry_cache()),
+        groups: Default::default(),
+        jobs: false,
+    };
+    let state = access.one(entry, None, &read).await?;
+    if state.service_tag.is_some() && snap.service_tag.is_some() && state.service_tag != snap.service_tag && !any_host {
+        bad_input!(
+            "{}: the snapshot is of service tag {}, this host is {}; pass --any-host to restore it here anyway",
+            entry.name,
+            snap.service_tag.as_deref().unwrap_or_default(),
+            state.service_tag.as_deref().unwrap_or_default()
+        );
+    }
+    let name = format!(
+        "restore-{}",
+        snap.host.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    );
+    let selection = crate::derive::Selection::Restorable(state.registry);
+    let text = crate::derive::profile_toml(snap, &name, None, &selection)?;
+    LoadedProfile::from_toml(&text, &file.display().to_string()).context("the derived restore profile")
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@ impl StateDirs {
             std::env::var_os("HOME")
                 .filter(|h| !h.is_empty())
                 .map(PathBuf::from)
-                .context("HOME is not set; pass --state-dir")
+                .ok_or_else(|| crate::Error::bad_input("HOME is not set; pass --state-dir"))
         };
         let xdg = |var: &str, fallback: &str| -> Result<PathBuf> {
             match std::env::var_os(var).filter(|v| !v.is_empty()) {
@@ -86,7 +86,7 @@ pub fn read_capped(path: &Path, limit: u64, what: &str) -> Result<String> {
         .with_context(|| format!("reading {what} {}", path.display()))?
         .len();
     if size > limit {
-        crate::error::bail!(
+        crate::error::bad_input!(
             "{what} {} is {size} bytes; the limit is {limit} bytes (is this the right file?)",
             path.display()
         );

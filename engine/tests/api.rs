@@ -1,5 +1,5 @@
 //! The engine's public API against emulated iDRACs started in-process on 127.0.0.1: connecting
-//! (`target`), reading a host (`bmc`) and judging it against a profile (`assess`), as a
+//! (`connect`), reading a host (`read`) and judging it against a profile (`assess`), as a
 //! provisioning program calls them. Each test starts its own emulator, which stops when the
 //! test ends.
 #![allow(clippy::unwrap_used)]
@@ -7,13 +7,13 @@
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::Attributes;
 use redfish_client::{Credentials, ODataId};
-use rftune_engine::assess::{self, Chosen};
-use rftune_engine::bmc;
+use rftune_engine::assess::{self, AssessOptions, LoadedProfile};
+use rftune_engine::connect::{self, Bmc as Target, ConnectConfig, Layout};
 use rftune_engine::fleet::BmcEntry;
 use rftune_engine::observe::Silent;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::{self, ConnectConfig, Layout, Target};
 use rftune_engine::{Error, HostErrorKind};
+use rftune_engine::{control, read, wait};
 use rftune_tests::TempDir;
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -74,7 +74,7 @@ impl Bench {
         let mut config = ConnectConfig::new(Credentials::new("root", password));
         config.retry_for = Duration::ZERO;
         config.timeout = Duration::from_secs(10);
-        target::connect(&self.entry(), &config, &self.dirs, &Silent).await
+        connect::connect(&self.entry(), &config, &self.dirs, &Silent).await
     }
 
     async fn connect(&self) -> Target {
@@ -115,8 +115,8 @@ async fn reading_a_host_twice_fetches_its_registry_once() {
     let target = b.connect().await;
     let cache = b.dirs.registry_cache();
     let groups = BTreeSet::from([dell::AttributeGroup::System]);
-    let first = bmc::read_state(&target, &cache, &groups, true).await.unwrap();
-    let second = bmc::read_state(&target, &cache, &groups, true).await.unwrap();
+    let first = read::read_state(&target, &cache, &groups, true).await.unwrap();
+    let second = read::read_state(&target, &cache, &groups, true).await.unwrap();
     assert!(!first.registry_cached);
     assert!(
         second.registry_cached,
@@ -127,7 +127,7 @@ async fn reading_a_host_twice_fetches_its_registry_once() {
     assert!(first.idrac.contains_key(&dell::AttributeGroup::System));
     assert_eq!(first.lockdown, Some(false));
     assert!(!first.in_lockdown());
-    assert_eq!(bmc::describe_pending(&first), None, "a fresh host has nothing pending");
+    assert_eq!(read::describe_pending(&first), None, "a fresh host has nothing pending");
 }
 
 #[tokio::test]
@@ -136,14 +136,14 @@ async fn staged_values_and_their_job_are_described_for_the_user() {
     let target = b.connect().await;
     let cache = b.dirs.registry_cache();
     stage_sys_profile(&target).await;
-    let state = bmc::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
+    let state = read::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
     assert_eq!(
-        bmc::describe_pending(&state).as_deref(),
+        read::describe_pending(&state).as_deref(),
         Some("1 pending BIOS value(s): SysProfile=PerfPerWattOptimizedOs")
     );
     let job = target.client.dell().create_bios_job().await.unwrap();
-    let state = bmc::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
-    let described = bmc::describe_pending(&state).unwrap();
+    let state = read::read_state(&target, &cache, &BTreeSet::new(), true).await.unwrap();
+    let described = read::describe_pending(&state).unwrap();
     let id = job_id(&job);
     assert!(
         described.starts_with(&format!("BIOS job {id} (Scheduled")),
@@ -162,9 +162,9 @@ async fn a_failing_bios_job_is_a_job_failure_and_a_missing_one_times_out() {
     stage_sys_profile(&target).await;
     let job = target.client.dell().create_bios_job().await.unwrap();
     let id = job_id(&job);
-    let rebooted = bmc::reboot(
+    let rebooted = control::reboot(
         &target,
-        bmc::RebootPolicy::Force,
+        control::RebootPolicy::Force,
         Duration::from_secs(30),
         &Silent,
         &|_, _| {},
@@ -172,12 +172,12 @@ async fn a_failing_bios_job_is_a_job_failure_and_a_missing_one_times_out() {
     .await
     .unwrap();
     assert!(rebooted);
-    let err = bmc::wait_for_job(&target, &id, Duration::from_secs(30), &Silent)
+    let err = wait::wait_for_job(&target, &id, Duration::from_secs(30), &Silent)
         .await
         .unwrap_err();
     assert_eq!(host_error(&err).kind, HostErrorKind::JobFailed, "{err:#}");
 
-    let err = bmc::wait_for_job(&target, "JID_000000000000", Duration::from_millis(300), &Silent)
+    let err = wait::wait_for_job(&target, "JID_000000000000", Duration::from_millis(300), &Silent)
         .await
         .unwrap_err();
     let he = host_error(&err);
@@ -187,12 +187,12 @@ async fn a_failing_bios_job_is_a_job_failure_and_a_missing_one_times_out() {
 
 #[test]
 fn a_mistyped_profile_name_is_refused_with_a_suggestion() {
-    let err = Chosen::load("perfromance").unwrap_err();
+    let err = LoadedProfile::load("perfromance").unwrap_err();
     let text = format!("{err:#}");
     assert!(text.contains("perfromance") && text.contains("performance"), "{text}");
     // A profile whose choice depends on DIMM population asks for the DIMMs; others do not.
-    assert!(Chosen::load("hpc").unwrap().needs_memory());
-    assert!(!Chosen::load("performance").unwrap().needs_memory());
+    assert!(LoadedProfile::load("hpc").unwrap().needs_memory());
+    assert!(!LoadedProfile::load("performance").unwrap().needs_memory());
 }
 
 #[tokio::test]
@@ -200,9 +200,17 @@ async fn assessing_a_host_resolves_the_profile_for_its_generation_and_memory() {
     let b = bench("r7625", &[]).await;
     let target = b.connect().await;
     let cache = b.dirs.registry_cache();
-    let performance = assess::assess(&target, &Chosen::load("performance").unwrap(), &cache, true, false)
-        .await
-        .unwrap();
+    let performance = assess::assess(
+        &target,
+        &LoadedProfile::load("performance").unwrap(),
+        &cache,
+        AssessOptions {
+            jobs: true,
+            strict: false,
+        },
+    )
+    .await
+    .unwrap();
     assert_eq!(performance.errors().count(), 0);
     // A Rome/Milan-only attribute is not applicable on Genoa, and says so.
     let rome_only = performance
@@ -217,9 +225,17 @@ async fn assessing_a_host_resolves_the_profile_for_its_generation_and_memory() {
         "{rome_only:?}"
     );
     // hpc asks for four NUMA nodes per socket, which a fully populated R7625 can have.
-    let hpc = assess::assess(&target, &Chosen::load("hpc").unwrap(), &cache, true, false)
-        .await
-        .unwrap();
+    let hpc = assess::assess(
+        &target,
+        &LoadedProfile::load("hpc").unwrap(),
+        &cache,
+        AssessOptions {
+            jobs: true,
+            strict: false,
+        },
+    )
+    .await
+    .unwrap();
     let nps = hpc
         .diff
         .changes
@@ -228,4 +244,64 @@ async fn assessing_a_host_resolves_the_profile_for_its_generation_and_memory() {
         .unwrap();
     assert_eq!(nps.desired, "4".into(), "{nps:?}");
     assert_eq!(nps.status, bios_profiles::Status::Drift, "{nps:?}");
+}
+
+/// The audit records of `host` in the log under `dirs`, as (step, outcome) pairs.
+fn audit_steps(dirs: &StateDirs, host: &str) -> Vec<(String, String, String)> {
+    let text = std::fs::read_to_string(dirs.state.join("audit.log")).unwrap_or_default();
+    text.lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["host"] == host)
+        .map(|r| {
+            let text = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+            (text("step"), text("outcome"), r["detail"].to_string())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_login_or_connection_that_fails_in_a_fleet_apply_leaves_an_audit_record_and_no_write() {
+    use rftune_engine::{Access, Apply, ApplyOptions, ApplyRun, Limits};
+    use std::sync::Arc;
+    let b = bench("r7625", &[]).await;
+    let mut config = ConnectConfig::new(Credentials::new("root", "not-the-password"));
+    config.retry_for = Duration::ZERO;
+    let access = Access::new(config, b.dirs.clone(), Arc::new(Silent));
+    let profile = LoadedProfile::load("hpc").unwrap();
+    let run = Arc::new(ApplyRun::new(profile, &b.dirs, ApplyOptions::default(), 1).unwrap());
+    // The second host's port has nothing listening.
+    let gone = BmcEntry {
+        name: "gone".into(),
+        ..BmcEntry::from_url("http://127.0.0.1:9").unwrap()
+    };
+    let hosts = [b.entry(), gone];
+    let op = Arc::new(Apply(run.clone()));
+    let results = access
+        .fleet_collected(&hosts, &Limits::default(), Some(&run.audit), op, |_, _| {})
+        .await;
+    for r in &results {
+        let e = r.result.as_ref().unwrap_err();
+        assert_eq!(e.kind(), Some(HostErrorKind::Connection), "{e:#}");
+        assert!(
+            !run.audit.wrote(&r.entry.name),
+            "nothing was written to {}",
+            r.entry.name
+        );
+    }
+    let refused = audit_steps(&b.dirs, &hosts[0].name);
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!((refused[0].0.as_str(), refused[0].1.as_str()), ("login", "error"));
+    assert!(
+        refused[0].2.contains("SYS415"),
+        "the iDRAC's MessageId is recorded: {refused:?}"
+    );
+    let unreachable = audit_steps(&b.dirs, "gone");
+    assert_eq!(unreachable.len(), 1, "{unreachable:?}");
+    assert_eq!(
+        (unreachable[0].0.as_str(), unreachable[0].1.as_str()),
+        ("connect", "error")
+    );
+    // And the BMC saw no write: the apply never got past the login.
+    let stats = b.fleet.hosts()[0].host.stats.to_json("x");
+    assert_eq!(stats["bios_patches"], 0, "{stats}");
 }

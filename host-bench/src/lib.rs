@@ -19,6 +19,7 @@
 pub mod chart;
 pub mod device;
 pub mod exec;
+pub mod exposition;
 pub mod fio;
 pub mod host;
 pub mod nvme;

@@ -175,66 +175,49 @@ impl PowerReport {
     /// Prometheus text exposition format (version 0.0.4): the last reading as a gauge and the
     /// statistics of the sampling window.
     pub fn prometheus(&self) -> String {
-        let labels = format!(
-            "host=\"{}\",sensor=\"{}\"",
-            prom_escape(&self.host),
-            self.sensor.as_str()
-        );
+        let labels = [("host", self.host.as_str()), ("sensor", self.sensor.as_str())];
         let last = self.samples.last().map_or(f64::NAN, |s| s.watts);
         let st = &self.stats;
-        let metrics: [(&str, &str, &str, f64); 8] = [
-            (
-                "rftune_power_watts",
-                "gauge",
-                "Last power reading from the BMC, in watts.",
-                last,
-            ),
+        let metrics: [(&'static str, &str, f64); 8] = [
+            ("rftune_power_watts", "Last power reading from the BMC, in watts.", last),
             (
                 "rftune_power_min_watts",
-                "gauge",
                 "Smallest reading in the sampling window.",
                 st.min_w,
             ),
             (
                 "rftune_power_max_watts",
-                "gauge",
                 "Largest reading in the sampling window.",
                 st.max_w,
             ),
             (
                 "rftune_power_mean_watts",
-                "gauge",
                 "Mean of the readings in the window.",
                 st.mean_w,
             ),
             (
                 "rftune_power_stddev_watts",
-                "gauge",
                 "Sample standard deviation of the readings.",
                 st.stddev_w,
             ),
             (
                 "rftune_power_average_watts",
-                "gauge",
                 "Energy divided by the window length.",
                 st.average_w,
             ),
             (
                 "rftune_power_energy_joules",
-                "gauge",
                 "Energy over the window by the trapezoid rule.",
                 st.energy_j,
             ),
-            ("rftune_power_samples", "gauge", "Readings in the window.", st.n as f64),
+            ("rftune_power_samples", "Readings in the window.", st.n as f64),
         ];
-        let mut out = String::new();
-        for (name, kind, help, value) in metrics {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name}{{{labels}}} {value}"
-            );
+        let mut out = crate::exposition::Exposition::default();
+        for (name, help, value) in metrics {
+            out.family(name, crate::exposition::MetricType::Gauge, help)
+                .sample(&labels, value);
         }
-        out
+        out.finish()
     }
 }
 
@@ -245,10 +228,6 @@ pub fn csv_field(s: &str) -> String {
     } else {
         s.to_owned()
     }
-}
-
-fn prom_escape(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
 }
 
 #[cfg(test)]

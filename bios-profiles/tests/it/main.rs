@@ -7,7 +7,7 @@ mod shipped;
 mod snapshots;
 mod synthetic;
 
-use bios_profiles::{HostFacts, HostState, Library, ResolvedProfile};
+use bios_profiles::{HostFacts, HostView, Library, ResolvedProfile};
 use redfish_client::oem::dell::{AttributeGroup, DellAttributes};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
@@ -63,8 +63,8 @@ impl Fixture {
     }
 
     /// Everything the fixture's host shows.
-    pub(crate) fn state(&self) -> HostState<'_> {
-        HostState::new(&self.registry, &self.current)
+    pub(crate) fn state(&self) -> HostView<'_> {
+        HostView::new(&self.registry, &self.current)
             .with_pending(&self.pending)
             .with_idrac(&self.idrac)
     }

@@ -6,7 +6,7 @@
 use crate::synthetic::profile;
 use crate::{attrs, enumeration, registry, resolve_toml, rule};
 use bios_profiles::{
-    Error, Generation, HostFacts, HostState, Library, Severity, Status, ValidateOptions, ViolationKind, diff, plan,
+    Error, Generation, HostFacts, HostView, Library, Severity, Status, ValidateOptions, ViolationKind, diff, plan,
     simulate, validate,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
@@ -54,7 +54,7 @@ fn an_attribute_the_bios_omits_is_hidden_in_diff_and_left_out_of_the_plan() {
         &profile("hid", &[("Secret", "\"Off\""), ("MemTest", "\"Disabled\"")]),
         &genoa(),
     );
-    let violations = validate(&p, &HostState::new(&reg, &current), &ValidateOptions::default());
+    let violations = validate(&p, &HostView::new(&reg, &current), &ValidateOptions::default());
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].kind, ViolationKind::HiddenOnHost);
     assert_eq!(violations[0].severity, Severity::Warning);
@@ -63,14 +63,14 @@ fn an_attribute_the_bios_omits_is_hidden_in_diff_and_left_out_of_the_plan() {
         "{}",
         violations[0]
     );
-    let strict = validate(&p, &HostState::new(&reg, &current), &ValidateOptions { strict: true });
+    let strict = validate(&p, &HostView::new(&reg, &current), &ValidateOptions { strict: true });
     assert_eq!(strict[0].severity, Severity::Error);
 
-    let d = diff(&p, &HostState::new(&reg, &current));
+    let d = diff(&p, &HostView::new(&reg, &current));
     let secret = d.changes.iter().find(|c| c.attribute == "Secret").unwrap();
     assert_eq!(secret.status, Status::NotApplicable);
     assert!(secret.note.as_deref().unwrap().contains("hidden on this host"));
-    let planned = plan(&p, &HostState::new(&reg, &current)).unwrap();
+    let planned = plan(&p, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(planned.bios, attrs(&[("MemTest", "Disabled")]));
 }
 
@@ -82,16 +82,16 @@ fn a_hidden_attribute_the_profile_makes_visible_is_written_in_the_same_plan() {
         &profile("apb", &[("ApbDis", "\"Enabled\""), ("FixedSocPstate", "\"P0\"")]),
         &genoa(),
     );
-    assert!(validate(&p, &HostState::new(&reg, &current), &ValidateOptions::default()).is_empty());
-    let d = diff(&p, &HostState::new(&reg, &current));
+    assert!(validate(&p, &HostView::new(&reg, &current), &ValidateOptions::default()).is_empty());
+    let d = diff(&p, &HostView::new(&reg, &current));
     let fixed = d.changes.iter().find(|c| c.attribute == "FixedSocPstate").unwrap();
     assert_eq!((fixed.status, fixed.current.as_ref()), (Status::Drift, None));
-    let planned = plan(&p, &HostState::new(&reg, &current)).unwrap();
+    let planned = plan(&p, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(planned.bios, attrs(&[("ApbDis", "Enabled"), ("FixedSocPstate", "P0")]));
     // After the job the BIOS shows it, and the diff is clean.
-    let after = simulate(&HostState::new(&reg, &current), &planned);
+    let after = simulate(&HostView::new(&reg, &current), &planned);
     assert_eq!(after.get("FixedSocPstate"), Some(&"P0".into()));
-    assert!(diff(&p, &HostState::new(&reg, &after)).is_clean());
+    assert!(diff(&p, &HostView::new(&reg, &after)).is_clean());
 }
 
 #[test]
@@ -101,11 +101,7 @@ fn without_the_unhiding_value_a_rule_hidden_attribute_is_an_error_with_its_fix()
         &profile("fix", &[("ApbDis", "\"Disabled\""), ("FixedSocPstate", "\"P0\"")]),
         &genoa(),
     );
-    let violations = validate(
-        &p,
-        &HostState::new(&reg, &hidden_current()),
-        &ValidateOptions::default(),
-    );
+    let violations = validate(&p, &HostView::new(&reg, &hidden_current()), &ValidateOptions::default());
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(violations[0].severity, Severity::Error);
     assert_eq!(
@@ -144,7 +140,7 @@ fn one_holding_condition_of_an_or_rule_is_enough_to_lock_and_is_what_the_plan_un
     ]);
     let p = resolve_toml(&profile("ip", &[("HttpDev1Ip", "\"192.0.2.7\"")]), &genoa());
     // Under the old AND reading the IP was writable and the iDRAC would have refused the PATCH.
-    let planned = plan(&p, &HostState::new(&reg, &current)).unwrap();
+    let planned = plan(&p, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(
         planned.bios,
         attrs(&[("HttpDev1DhcpEnDis", "Disabled"), ("HttpDev1Ip", "192.0.2.7")])
@@ -164,13 +160,13 @@ fn an_or_rule_held_by_two_conditions_cannot_be_unlocked_by_one_change() {
         ("HttpDev1Ip", ""),
     ]);
     let p = resolve_toml(&profile("ip", &[("HttpDev1Ip", "\"192.0.2.7\"")]), &genoa());
-    let violations = validate(&p, &HostState::new(&reg, &current), &ValidateOptions::default());
+    let violations = validate(&p, &HostView::new(&reg, &current), &ValidateOptions::default());
     assert_eq!(
         violations[0].to_string(),
         "HttpDev1Ip: read-only while HttpDev1EnDis = Disabled (current value) and HttpDev1DhcpEnDis = Enabled (current value); no single change frees it; set it in a separate step first, or drop it from the profile"
     );
     assert!(matches!(
-        plan(&p, &HostState::new(&reg, &current)),
+        plan(&p, &HostView::new(&reg, &current)),
         Err(Error::Invalid { .. })
     ));
 }
@@ -202,7 +198,7 @@ fn a_value_outside_a_value_rules_list_is_an_error_naming_the_rule() {
         ),
         &genoa(),
     );
-    let violations = validate(&p, &HostState::new(&reg, &current), &ValidateOptions::default());
+    let violations = validate(&p, &HostView::new(&reg, &current), &ValidateOptions::default());
     assert_eq!(violations.len(), 1, "{violations:?}");
     assert_eq!(
         violations[0].to_string(),
@@ -210,7 +206,7 @@ fn a_value_outside_a_value_rules_list_is_an_error_naming_the_rule() {
     );
     // With virtualization on, the rule does not hold and the value is fine.
     let ok = resolve_toml(&profile("ats2", &[("ProcAts", "\"Disabled\"")]), &genoa());
-    assert!(validate(&ok, &HostState::new(&reg, &current), &ValidateOptions::default()).is_empty());
+    assert!(validate(&ok, &HostView::new(&reg, &current), &ValidateOptions::default()).is_empty());
 }
 
 #[test]
@@ -218,7 +214,7 @@ fn a_value_rule_on_the_hosts_own_value_is_freed_by_the_plan() {
     let reg = ats_registry();
     let current = attrs(&[("ProcVirtualization", "Disabled"), ("ProcAts", "Disabled")]);
     let p = resolve_toml(&profile("ats3", &[("ProcAts", "\"Enabled\"")]), &genoa());
-    let planned = plan(&p, &HostState::new(&reg, &current)).unwrap();
+    let planned = plan(&p, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(
         planned.bios,
         attrs(&[("ProcAts", "Enabled"), ("ProcVirtualization", "Enabled")])

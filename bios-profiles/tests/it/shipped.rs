@@ -3,8 +3,8 @@
 use crate::{Fixture, MODELS};
 use bios_profiles::library::SHIPPED_PROFILES;
 use bios_profiles::{
-    Confidence, Generation, HostState, Library, Plan, ResolvedProfile, Severity, Status, ValidateOptions,
-    ViolationKind, Wanted, catalog, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
+    Confidence, Generation, HostView, Library, Plan, ResolvedProfile, Severity, Status, ValidateOptions, ViolationKind,
+    Wanted, catalog, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
 };
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::resources::bios::AttributeValue;
@@ -171,7 +171,7 @@ fn clean_after(profile: &ResolvedProfile, fixture: &Fixture, plan: &Plan) -> boo
     let idrac_after = simulate_idrac(&fixture.state(), plan);
     diff(
         profile,
-        &HostState::new(&fixture.registry, &after).with_idrac(&idrac_after),
+        &HostView::new(&fixture.registry, &after).with_idrac(&idrac_after),
     )
     .is_clean()
 }

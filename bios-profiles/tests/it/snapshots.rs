@@ -5,7 +5,7 @@ use crate::synthetic::{
 };
 use crate::{library_with, resolve_toml};
 use bios_profiles::{
-    Error, Generation, HostFacts, HostState, Library, ValidateOptions, Violation, plan, validate, validate_idrac,
+    Error, Generation, HostFacts, HostView, Library, ValidateOptions, Violation, plan, validate, validate_idrac,
 };
 
 fn genoa() -> HostFacts {
@@ -63,7 +63,7 @@ fn validation_messages() {
     for (text, strict) in [(&locks, false), (&values, false), (&range, false), (&locks, true)] {
         let resolved = resolve_toml(text, &genoa());
         let options = ValidateOptions { strict };
-        let violations = validate(&resolved, &HostState::new(&bios_registry(), &bios_current()), &options);
+        let violations = validate(&resolved, &HostView::new(&bios_registry(), &bios_current()), &options);
         out.push_str(&format!(
             "## {} (strict: {strict})\n{}\n\n",
             resolved.name,
@@ -108,7 +108,7 @@ fn idrac_validation_messages() {
         &genoa(),
     );
     let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
-    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let host = HostView::new(&registry, &current).with_idrac(&idrac);
     let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     insta::assert_snapshot!(render(&violations));
 }
@@ -126,7 +126,7 @@ fn plan_refusal_message() {
         ),
         &genoa(),
     );
-    let err = plan(&resolved, &HostState::new(&bios_registry(), &bios_current())).unwrap_err();
+    let err = plan(&resolved, &HostView::new(&bios_registry(), &bios_current())).unwrap_err();
     insta::assert_snapshot!(err.to_string());
 }
 

@@ -2,7 +2,7 @@
 
 use crate::{attrs, enumeration, registry, resolve_toml, rule};
 use bios_profiles::{
-    Error, Generation, HostFacts, HostState, ResolvedProfile, Severity, Status, ValidateOptions, Violation,
+    Error, Generation, HostFacts, HostView, ResolvedProfile, Severity, Status, ValidateOptions, Violation,
     ViolationKind, diff, plan, simulate, simulate_idrac, validate, validate_idrac,
 };
 use redfish_client::oem::dell::AttributeGroup;
@@ -128,7 +128,7 @@ pub(crate) fn validate_on_synthetic_host(profile: &ResolvedProfile) -> Vec<Viola
     let (registry, current) = (bios_registry(), bios_current());
     validate(
         profile,
-        &HostState::new(&registry, &current),
+        &HostView::new(&registry, &current),
         &ValidateOptions::default(),
     )
 }
@@ -173,7 +173,7 @@ fn diff_reports_each_status() {
     let resolved = resolve_toml(&text, &genoa());
     let (reg, current) = (bios_registry(), bios_current());
     let pending = attrs(&[("MemTest", "Disabled"), ("ApbDis", "Enabled")]);
-    let d = diff(&resolved, &HostState::new(&reg, &current).with_pending(&pending));
+    let d = diff(&resolved, &HostView::new(&reg, &current).with_pending(&pending));
     let statuses: Vec<(&str, Status)> = d.changes.iter().map(|c| (c.attribute.as_str(), c.status)).collect();
     assert_eq!(
         statuses,
@@ -205,16 +205,16 @@ fn diff_reports_each_status() {
 
     // The plan writes SysProfile (the presets then force C-states and CPU power) and MemTest
     // (pending values are not assumed to apply). ApbDis is already right.
-    let plan = plan(&resolved, &HostState::new(&reg, &current)).unwrap();
+    let plan = plan(&resolved, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(
         plan.bios,
         attrs(&[("MemTest", "Disabled"), ("SysProfile", "PerfPerWattOptimizedDapc")])
     );
     assert!(plan.unlocks.is_empty());
-    let after = simulate(&HostState::new(&reg, &current), &plan);
+    let after = simulate(&HostView::new(&reg, &current), &plan);
     assert_eq!(after["ProcCStates"], "Enabled".into());
     assert_eq!(after["ProcPwrPerf"], "SysDbpm".into());
-    assert!(diff(&resolved, &HostState::new(&reg, &after)).is_clean());
+    assert!(diff(&resolved, &HostView::new(&reg, &after)).is_clean());
 }
 
 #[test]
@@ -230,8 +230,8 @@ fn plan_adds_the_unlock_a_profile_leaves_out() {
     // ProcCStates is read-only and forced to Disabled by PerfOptimized; only Custom frees it
     // (the Dapc preset would force Enabled, but keeps it read-only). C2 latency is read-only
     // while C-states are disabled, so it follows.
-    assert!(validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default()).is_empty());
-    let p = plan(&resolved, &HostState::new(&reg, &current)).unwrap();
+    assert!(validate(&resolved, &HostView::new(&reg, &current), &ValidateOptions::default()).is_empty());
+    let p = plan(&resolved, &HostView::new(&reg, &current)).unwrap();
     let mut want = attrs(&[("ProcCStates", "Enabled"), ("SysProfile", "Custom")]);
     want.insert("CpuAcpiCstC2Latency".into(), 18.into());
     assert_eq!(p.bios, want);
@@ -246,12 +246,12 @@ fn plan_adds_the_unlock_a_profile_leaves_out() {
         unlock.reason,
         "SysProfile = PerfOptimized (current value) forces ProcCStates = Disabled"
     );
-    let after = simulate(&HostState::new(&reg, &current), &p);
-    assert!(diff(&resolved, &HostState::new(&reg, &after)).is_clean());
+    let after = simulate(&HostView::new(&reg, &current), &p);
+    assert!(diff(&resolved, &HostView::new(&reg, &after)).is_clean());
     // Without the unlock, the firmware would refuse ProcCStates and the host would stay put.
     let mut without = p.clone();
     without.bios.remove("SysProfile");
-    let stuck = simulate(&HostState::new(&reg, &current), &without);
+    let stuck = simulate(&HostView::new(&reg, &current), &without);
     assert_eq!(stuck["ProcCStates"], "Disabled".into());
     assert_eq!(stuck["CpuAcpiCstC2Latency"], 800.into());
 }
@@ -268,7 +268,7 @@ fn a_preset_in_the_same_profile_that_forces_another_value_is_an_error() {
     let (reg, mut current) = (bios_registry(), bios_current());
     current.insert("SysProfile".into(), "Custom".into());
     current.insert("ProcCStates".into(), "Enabled".into());
-    let violations = validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default());
+    let violations = validate(&resolved, &HostView::new(&reg, &current), &ValidateOptions::default());
     assert_eq!(violations.len(), 1);
     let v = &violations[0];
     assert_eq!((v.attribute.as_str(), v.severity), ("ProcCStates", Severity::Error));
@@ -277,10 +277,10 @@ fn a_preset_in_the_same_profile_that_forces_another_value_is_an_error() {
         v.to_string(),
         "ProcCStates: SysProfile = PerfOptimized forces ProcCStates = Disabled, but the profile asks for Enabled; set SysProfile = Custom in the profile"
     );
-    let err = plan(&resolved, &HostState::new(&reg, &current)).unwrap_err();
+    let err = plan(&resolved, &HostView::new(&reg, &current)).unwrap_err();
     assert!(matches!(err, Error::Invalid { ref violations, .. } if violations.len() == 1));
     // The host is in sync on ProcCStates today, but the planned state would move it.
-    let d = diff(&resolved, &HostState::new(&reg, &current));
+    let d = diff(&resolved, &HostView::new(&reg, &current));
     assert_eq!(d.changes[0].attribute, "ProcCStates");
     assert_eq!(d.changes[0].status, Status::InSync);
     assert_eq!(d.changes[1].status, Status::Drift);
@@ -310,7 +310,7 @@ fn a_lock_the_profile_itself_sets_is_explained() {
         &genoa(),
     );
     assert!(validate_on_synthetic_host(&same).is_empty());
-    let p = plan(&same, &HostState::new(&bios_registry(), &bios_current())).unwrap();
+    let p = plan(&same, &HostView::new(&bios_registry(), &bios_current())).unwrap();
     assert!(p.is_empty());
 }
 
@@ -326,7 +326,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    let messages: Vec<String> = validate(&hidden, &HostState::new(&reg, &current), &options)
+    let messages: Vec<String> = validate(&hidden, &HostView::new(&reg, &current), &options)
         .iter()
         .map(ToString::to_string)
         .collect();
@@ -339,7 +339,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         &profile("unlocked", &[("FixedSocPstate", "\"FixedSocPstate1\"")]),
         &genoa(),
     );
-    let p = plan(&unlocked, &HostState::new(&reg, &current)).unwrap();
+    let p = plan(&unlocked, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(
         p.bios,
         attrs(&[("ApbDis", "Enabled"), ("FixedSocPstate", "FixedSocPstate1")])
@@ -356,7 +356,7 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    let p = plan(&both, &HostState::new(&reg, &current)).unwrap();
+    let p = plan(&both, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(p.bios.len(), 2);
     assert!(p.unlocks.is_empty());
     // The hidden value already matches: nothing to do, nothing wrong.
@@ -367,8 +367,8 @@ fn fixed_soc_pstate_is_hidden_unless_apbdis_is_enabled() {
         ),
         &genoa(),
     );
-    assert!(validate(&matching, &HostState::new(&reg, &current), &options).is_empty());
-    assert!(plan(&matching, &HostState::new(&reg, &current)).unwrap().is_empty());
+    assert!(validate(&matching, &HostView::new(&reg, &current), &options).is_empty());
+    assert!(plan(&matching, &HostView::new(&reg, &current)).unwrap().is_empty());
 }
 
 #[test]
@@ -379,7 +379,7 @@ fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
     );
     let resolved = resolve_toml(&text, &genoa());
     let (reg, current) = (bios_registry(), bios_current());
-    let lenient = validate(&resolved, &HostState::new(&reg, &current), &ValidateOptions::default());
+    let lenient = validate(&resolved, &HostView::new(&reg, &current), &ValidateOptions::default());
     let summary: Vec<(&str, Severity)> = lenient.iter().map(|v| (v.attribute.as_str(), v.severity)).collect();
     assert_eq!(
         summary,
@@ -403,7 +403,7 @@ fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
     assert_eq!(suggestions, &["ProcCStates"]);
     let strict = validate(
         &resolved,
-        &HostState::new(&reg, &current),
+        &HostView::new(&reg, &current),
         &ValidateOptions { strict: true },
     );
     assert_eq!(strict[0].severity, Severity::Error);
@@ -412,7 +412,7 @@ fn absent_attributes_are_not_applicable_unless_strict_and_typos_are_unknown() {
         &profile("na", &[("DfCState", "\"Disabled\""), ("MemTest", "\"Disabled\"")]),
         &genoa(),
     );
-    let p = plan(&na, &HostState::new(&reg, &current)).unwrap();
+    let p = plan(&na, &HostView::new(&reg, &current)).unwrap();
     assert_eq!(p.bios, attrs(&[("MemTest", "Disabled")]));
 }
 
@@ -530,7 +530,7 @@ fn idrac_settings_are_validated_diffed_and_planned() {
         &genoa(),
     );
     let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
-    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let host = HostView::new(&registry, &current).with_idrac(&idrac);
     let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     let summary: Vec<(&str, Severity)> = violations.iter().map(|v| (v.attribute.as_str(), v.severity)).collect();
     assert_eq!(
@@ -568,7 +568,7 @@ fn idrac_settings_are_validated_diffed_and_planned() {
         )])
     );
     let after = simulate_idrac(&host, &p);
-    assert!(diff(&resolved, &HostState { idrac: &after, ..host }).is_clean());
+    assert!(diff(&resolved, &HostView { idrac: &after, ..host }).is_clean());
 }
 
 #[test]
@@ -579,7 +579,7 @@ fn idrac_locks_are_reported_not_unlocked() {
         &genoa(),
     );
     let (registry, current, idrac) = (bios_registry(), bios_current(), idrac_current());
-    let host = HostState::new(&registry, &current).with_idrac(&idrac);
+    let host = HostView::new(&registry, &current).with_idrac(&idrac);
     let violations = validate_idrac(&resolved, &host, &manager_registry(), &ValidateOptions::default());
     let messages: Vec<String> = violations.iter().map(ToString::to_string).collect();
     assert_eq!(

@@ -743,16 +743,6 @@ pub enum RebootArg {
     None,
 }
 
-impl From<RebootArg> for rftune_engine::bmc::RebootPolicy {
-    fn from(arg: RebootArg) -> Self {
-        match arg {
-            RebootArg::Graceful => Self::Graceful,
-            RebootArg::Force => Self::Force,
-            RebootArg::None => Self::None,
-        }
-    }
-}
-
 /// Authentication method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum AuthArg {

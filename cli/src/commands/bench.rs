@@ -5,7 +5,7 @@
 //! meter is the runs' power source), catches the signals that stop a run, writes the files and
 //! renders.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::OutputFormat;
 use crate::args::bench::{BenchCommand, CommonArgs, CompareArgs, EngineArg, MemoryArgs, StorageArgs};
 use crate::render::{self, Progress, Table};
@@ -18,14 +18,14 @@ use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NoPower, PowerSource, StorageRun, StorageSettings,
 };
 use host_bench::{Stop, device, stream};
+use rftune_engine::connect::Bmc;
 use rftune_engine::power::Meter;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::Target;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Runs `rftune bench ...`.
-pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     match cmd {
         BenchCommand::Storage(a) => storage(a, dirs, output).await,
         BenchCommand::Memory(a) => memory(a, dirs, output).await,
@@ -34,20 +34,22 @@ pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> 
 }
 
 /// The BMC side of a run: the connection, and what it said before the run.
-struct Bmc {
-    target: Target,
+struct Server {
+    bmc: Bmc,
     said: bench_run::Bmc,
 }
 
-async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Bmc>> {
+/// Connects the BMC of `--bmc` and reads what the document records of its server; the session
+/// stays open for the run's power readings.
+async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Server>> {
     let Some(url) = &common.bmc else { return Ok(None) };
     let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
-    let mut target = crate::credentials::connect_one(&common.connect, &entry, dirs).await?;
-    target.login().await?;
-    match rftune_engine::bench::bmc_facts(&mut target).await {
-        Ok(said) => Ok(Some(Bmc { target, said })),
+    let access = crate::config::access_one(&common.connect, &entry, dirs)?;
+    let mut bmc = access.open(&entry, None, false).await?;
+    match rftune_engine::bench::bmc_facts(&mut bmc).await {
+        Ok(said) => Ok(Some(Server { bmc, said })),
         Err(e) => {
-            target.close().await;
+            bmc.close().await;
             Err(e.into())
         }
     }
@@ -67,20 +69,20 @@ async fn run_and_finish(
         &dyn PowerSource,
         &dyn bench_run::Progress,
     ) -> host_bench::Result<BenchReport>,
-) -> Result<Outcome> {
+) -> Result<Exit> {
     create_dir(dir)?;
-    let mut bmc = connect_bmc(common, dirs).await?;
-    let report = match bmc.as_mut() {
-        Some(Bmc { target, said }) => {
-            metered(target, said, common.idle, async |meter, said| {
+    let mut server = connect_bmc(common, dirs).await?;
+    let report = match server.as_mut() {
+        Some(Server { bmc, said }) => {
+            metered(bmc, said, common.idle, async |meter, said| {
                 spinning(output, async |progress| run(Some(said), meter, progress).await).await
             })
             .await
         }
         None => spinning(output, async |progress| run(None, &NoPower, progress).await).await,
     };
-    if let Some(b) = &bmc {
-        b.target.close().await;
+    if let Some(s) = &server {
+        s.bmc.close().await;
     }
     finish(report?, dir, output, table)
 }
@@ -88,12 +90,12 @@ async fn run_and_finish(
 /// Builds the BMC's meter, records its sensor and the idle baseline in `said`, then runs `work`
 /// with both.
 async fn metered(
-    target: &mut Target,
+    bmc: &mut Bmc,
     said: &mut bench_run::Bmc,
     idle: Duration,
     work: impl AsyncFnOnce(&Meter<'_>, &bench_run::Bmc) -> Result<BenchReport>,
 ) -> Result<BenchReport> {
-    let meter = Meter::new(target).await?;
+    let meter = Meter::new(bmc).await?;
     rftune_engine::bench::record_idle_power(&meter, idle, &mut said.info).await?;
     work(&meter, said).await
 }
@@ -134,7 +136,7 @@ fn common(args: &CommonArgs) -> bench_run::Common {
 
 /// Writes bench.json, bench.csv and report.html, prints the summary, and fails if the results
 /// are not valid.
-fn finish(r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&BenchReport) -> String) -> Result<Outcome> {
+fn finish(r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&BenchReport) -> String) -> Result<Exit> {
     let json = serde_json::to_string_pretty(&r)?;
     for (name, body) in [("bench.json", json), ("bench.csv", r.csv()), ("report.html", r.html())] {
         let p = dir.join(name);
@@ -159,10 +161,10 @@ fn finish(r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&Benc
     if !r.valid {
         bail!("the results are not valid: {}", r.problems.join("; "));
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
-async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let dir = out_dir(&args.common, "storage");
     let stop = Stop::default();
     let local = Local::new(stop.clone());
@@ -293,7 +295,7 @@ fn storage_table(r: &BenchReport) -> String {
     out
 }
 
-async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let array_mib = match args.array_mib.as_str() {
         "auto" => None,
         text => Some(
@@ -378,7 +380,7 @@ fn memory_table(r: &BenchReport) -> String {
     out
 }
 
-fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
+fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
     use rftune_engine::experiment::{compare, report};
     let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
     let comparison = compare::documents(&a, &b, &compare::Method::default())?;
@@ -386,5 +388,5 @@ fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Outcome> {
         OutputFormat::Json => render::json(&comparison)?,
         _ => render::text(&report::bench_comparison_text(&comparison))?,
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }

@@ -1,12 +1,13 @@
-//! `rftune bios get`: current (and pending) BIOS attribute values.
+//! `rftune bios get`: current (and pending) BIOS attribute values, as the engine reads them.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{BiosGetArgs, OutputFormat};
 use crate::render::{self, Table};
 use anyhow::{Result, bail};
-use redfish_client::resources::bios::{Attributes, Bios};
+use redfish_client::resources::bios::Attributes;
+use rftune_engine::fleet::BmcEntry;
+use rftune_engine::read::BiosValues;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::{Layout, Target};
 use serde::Serialize;
 
 /// The `rftune.bios/v1` document.
@@ -14,7 +15,7 @@ use serde::Serialize;
 pub struct BiosReport {
     /// Always `rftune.bios/v1`.
     pub schema: &'static str,
-    /// The target's name.
+    /// The host's name.
     pub host: String,
     /// Current values (all, or those asked for).
     pub attributes: Attributes,
@@ -24,13 +25,12 @@ pub struct BiosReport {
 }
 
 /// Runs `rftune bios get`.
-pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let entry = rftune_engine::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
-    let mut target = crate::credentials::connect_one(&args.bmc.connect, &entry, dirs).await?;
-    let result = read(&mut target, args.pending).await;
-    target.close().await;
-    let (bios, pending) = result?;
-    let attributes = select(&target.name, &bios.attributes, &args.attributes)?;
+pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let entry = BmcEntry::from_url(&args.bmc.bmc)?;
+    let access = crate::config::access_one(&args.bmc.connect, &entry, dirs)?;
+    let read = BiosValues { pending: args.pending };
+    let (bios, pending) = access.one(&entry, None, &read).await?;
+    let attributes = select(&entry.name, &bios.attributes, &args.attributes)?;
     let pending = pending.map(|p| {
         if args.attributes.is_empty() {
             p
@@ -40,7 +40,7 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
     });
     let report = BiosReport {
         schema: "rftune.bios/v1",
-        host: target.name.clone(),
+        host: entry.name.clone(),
         attributes,
         pending,
     };
@@ -50,44 +50,7 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
             render::text(&table(&report, !args.attributes.is_empty()))?;
         }
     }
-    Ok(Outcome::Success)
-}
-
-async fn read(target: &mut Target, pending: bool) -> Result<(Bios, Option<Attributes>)> {
-    let layout = target.layout().await?;
-    target.login().await?;
-    let bios_id = target.bios_id().await?;
-    let t = &*target;
-    let bios = t
-        .client
-        .bios(&bios_id)
-        .await
-        .map_err(|e| t.explain(e, "reading BIOS values"))?;
-    let pending = if pending {
-        let settings = t
-            .client
-            .pending_bios(&bios)
-            .await
-            .map_err(|e| t.explain(e, "reading pending BIOS values"))?;
-        Some(match layout {
-            // iDRAC lists only what is staged; a staged value equal to the current one still
-            // rides on the pending job.
-            Layout::Dell => settings.attributes,
-            Layout::Generic => pending_changes(&bios.attributes, settings.attributes),
-        })
-    } else {
-        None
-    };
-    Ok((bios, pending))
-}
-
-/// The entries of a settings object that differ from the current values. Generic services
-/// often mirror every attribute in their settings object; only a different value is pending.
-pub fn pending_changes(current: &Attributes, settings: Attributes) -> Attributes {
-    settings
-        .into_iter()
-        .filter(|(k, v)| current.get(k) != Some(v))
-        .collect()
+    Ok(Exit::Success)
 }
 
 fn select(host: &str, all: &Attributes, wanted: &[String]) -> Result<Attributes> {
@@ -142,24 +105,5 @@ fn table(report: &BiosReport, explicit: bool) -> String {
                 t.render()
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_settings_object_mirroring_current_values_has_nothing_pending() {
-        let current: Attributes = [("A".to_owned(), "x".into()), ("B".to_owned(), 1.into())]
-            .into_iter()
-            .collect();
-        let mirror = current.clone();
-        assert!(pending_changes(&current, mirror).is_empty());
-        let mut changed = current.clone();
-        changed.insert("B".into(), 2.into());
-        changed.insert("New".into(), "y".into());
-        let pending = pending_changes(&current, changed);
-        assert_eq!(pending.keys().collect::<Vec<_>>(), ["B", "New"]);
     }
 }

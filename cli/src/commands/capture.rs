@@ -1,6 +1,7 @@
-//! `rftune capture`: record a BMC as a sanitized fixture tree.
+//! `rftune capture`: record a BMC as a sanitized fixture tree (the engine walks and sanitises
+//! it; this writes the tree and the summary).
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{CaptureArgs, OutputFormat};
 use crate::render;
 use anyhow::Result;
@@ -27,7 +28,7 @@ struct Replaced {
 }
 
 /// Runs `rftune capture`.
-pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let entry = rftune_engine::fleet::BmcEntry::from_url(&args.bmc.bmc)?;
     // Refuse a non-empty directory before any request.
     if args.out.exists()
@@ -40,21 +41,18 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
             args.out.display()
         );
     }
-    let mut target = crate::credentials::connect_one(&args.bmc.connect, &entry, dirs).await?;
-    target.service_root().await?;
-    target.login().await?;
+    let access = crate::config::access_one(&args.bmc.connect, &entry, dirs)?;
     let progress = render::Progress::spinner(output);
-    let captured = rftune_engine::capture::walk(&target.client, |n| {
-        progress.message(format!("{}: {n} resources read", target.name));
-    })
-    .await;
+    let walk = rftune_engine::capture::Walk {
+        progress: |n| progress.message(format!("{}: {n} resources read", entry.name)),
+    };
+    let captured = access.one(&entry, None, &walk).await;
     progress.finish();
-    target.close().await;
-    let captured = captured.map_err(|e| e.context(format!("{}: capturing", target.name)))?;
+    let captured = captured?;
     let manifest = rftune_engine::capture::write(&args.out, &captured)?;
     let summary = Summary {
         schema: "rftune.capture/v1",
-        host: target.name.clone(),
+        host: entry.name.clone(),
         out: args.out.display().to_string(),
         manifest: manifest.display().to_string(),
         resources: captured.resources.len(),
@@ -90,5 +88,5 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
             render::text(&text)?;
         }
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }

@@ -2,22 +2,23 @@
 //! against a shipped profile, apply with one reboot, verify, a second apply that does nothing,
 //! and the power draw before and after.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{DemoArgs, OutputFormat};
+use crate::documents::{DiffReport, host_diff};
 use crate::render::{self, Progress};
 use anyhow::{Context, Result};
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{Client, Credentials, ODataId, TlsVerification};
-use rftune_engine::assess::{self, Chosen};
-use rftune_engine::converge::{self, ApplyOptions, Run};
+use rftune_engine::assess::{self, AssessOptions, Assessment, LoadedProfile};
+use rftune_engine::connect::Bmc;
+use rftune_engine::converge::{self, ApplyOptions, ApplyRun};
 use rftune_engine::fleet::HostResult;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::Target;
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
 /// Runs `rftune demo`.
-pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Result<Outcome> {
+pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Result<Exit> {
     let started = Instant::now();
     let scratch = if state_dir_given { None } else { Some(tempdir()?) };
     let dirs = match &scratch {
@@ -52,28 +53,25 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         .credentials(Credentials::new("root", "calvin"))
         .tls(TlsVerification::Pinned(fingerprint))
         .build()?;
-    let mut target = Target::from_client(sim.name.clone(), client);
-    target.login().await?;
+    let mut bmc = Bmc::from_client(sim.name.clone(), client);
+    bmc.service_root().await?;
+    bmc.login().await?;
 
     say("== 1. Inventory")?;
-    let inventory = super::inventory::collect(&mut target).await?;
-    render::text(&super::inventory::table(&inventory))?;
+    let inventory = rftune_engine::inventory::collect(&mut bmc).await?;
+    render::text(&render::inventory::table(&inventory))?;
 
-    let chosen = Chosen::load(&args.profile)?;
+    let profile = LoadedProfile::load(&args.profile)?;
     let cache = dirs.registry_cache();
-    say(&format!("\n== 2. Diff against the shipped profile `{}`", chosen.name()))?;
-    let before = assess::assess(&target, &chosen, &cache, false, false).await?;
-    let report = super::diff::report(
-        chosen.name(),
-        &[HostResult {
-            entry: entry(sim),
-            result: Ok(before),
-        }],
-    );
-    render::text(&super::diff::table(&report, false))?;
+    say(&format!(
+        "\n== 2. Diff against the shipped profile `{}`",
+        profile.name()
+    ))?;
+    let before = assess::assess(&bmc, &profile, &cache, AssessOptions::default()).await?;
+    render::text(&render::diff::table(&one_host(profile.name(), sim, before), false))?;
 
     let chassis = ODataId::new(redfish_client::oem::dell::CHASSIS);
-    let watts_before = idle_watts(&target, &chassis).await?;
+    let watts_before = idle_watts(&bmc, &chassis).await?;
 
     say("\n== 3. Apply: one PATCH with ApplyTime OnReset, a graceful reboot, the BIOS job during POST, verify")?;
     let options = ApplyOptions {
@@ -82,9 +80,9 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         boot_timeout: Duration::from_secs(60),
         ..ApplyOptions::default()
     };
-    let run = Run::new(chosen, &dirs, options, 1)?;
+    let run = ApplyRun::new(profile, &dirs, options, 1)?;
     let progress = Progress::spinner(OutputFormat::Table);
-    let applied = converge::apply_host(&run, &target, &progress).await;
+    let applied = converge::apply_host(&run, &bmc, &progress).await;
     progress.finish();
     let applied = applied?;
     say(&format!("   {}: {}", sim.name, applied.summary))?;
@@ -96,33 +94,26 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     }
 
     say("\n== 4. Verify: diff again")?;
-    let after = assess::assess(&target, &run.chosen, &run.cache, false, false).await?;
+    let after = assess::assess(&bmc, &run.profile, &run.cache, AssessOptions::default()).await?;
     let clean = after.diff.is_clean();
-    let report = super::diff::report(
-        run.chosen.name(),
-        &[HostResult {
-            entry: entry(sim),
-            result: Ok(after),
-        }],
-    );
-    render::text(&super::diff::table(&report, false))?;
+    render::text(&render::diff::table(&one_host(run.profile.name(), sim, after), false))?;
 
     say("\n== 5. Apply again: idempotent")?;
     sim.host.stats.reset();
-    let again = converge::apply_host(&run, &target, &Progress::spinner(OutputFormat::Json)).await?;
+    let again = converge::apply_host(&run, &bmc, &Progress::spinner(OutputFormat::Json)).await?;
     let stats = sim.host.stats.to_json(&sim.host.service_tag);
     say(&format!(
         "   {}: {} ({} requests, {} BIOS PATCH, {} reset)",
         sim.name, again.summary, stats["requests"]["total"], stats["bios_patches"], stats["resets"]
     ))?;
 
-    let watts_after = idle_watts(&target, &chassis).await?;
+    let watts_after = idle_watts(&bmc, &chassis).await?;
     say("\n== 6. Power at idle, from the iDRAC (emulated readings follow the settings)")?;
     say(&format!(
         "   before: {watts_before:.0} W   after: {watts_after:.0} W   ({:+.0} W)",
         watts_after - watts_before
     ))?;
-    target.close().await;
+    bmc.close().await;
     let mut end = String::new();
     let _ = write!(end, "\nDone in {:.1} s.", started.elapsed().as_secs_f64(),);
     if scratch.is_some() {
@@ -136,29 +127,32 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     if let Some(d) = scratch {
         let _ = std::fs::remove_dir_all(d);
     }
-    Ok(if clean { Outcome::Success } else { Outcome::Drift })
+    Ok(if clean { Exit::Success } else { Exit::Drift })
 }
 
-fn entry(sim: &idrac_sim::RunningHost) -> rftune_engine::fleet::BmcEntry {
-    rftune_engine::fleet::BmcEntry {
+/// The diff document of the emulated host's assessment.
+fn one_host(profile: &str, sim: &idrac_sim::RunningHost, assessment: Assessment) -> DiffReport {
+    let entry = rftune_engine::fleet::BmcEntry {
         name: sim.name.clone(),
         url: sim.url.clone(),
         fingerprint: None,
         credentials: None,
         tags: Vec::new(),
-    }
+    };
+    let result = HostResult {
+        entry,
+        result: Ok(assessment),
+    };
+    DiffReport::of(profile, None, vec![host_diff(profile, &result)])
 }
 
 /// The median of five idle readings.
-async fn idle_watts(target: &Target, chassis: &ODataId) -> Result<f64> {
+async fn idle_watts(bmc: &Bmc, chassis: &ODataId) -> Result<f64> {
     let mut readings = Vec::new();
     for _ in 0..5 {
-        let p = target
-            .client
-            .power(chassis)
-            .await
-            .map_err(|e| target.explain(e, "reading power"))?;
-        readings.extend(p.consumed_watts());
+        let (_, watts) =
+            rftune_engine::power::read_best(bmc, chassis, Some(host_bench::power::Sensor::PowerControl)).await?;
+        readings.push(watts);
     }
     readings.sort_by(f64::total_cmp);
     readings

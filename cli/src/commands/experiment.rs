@@ -1,7 +1,7 @@
 //! `rftune experiment run|resume|report`: A/B-test BIOS profiles on real hosts — apply, reboot,
 //! benchmark on the host, compare with confidence intervals.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{ExperimentCommand, OutputFormat};
 use crate::render;
 use anyhow::{Context, Result, bail};
@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// Runs an `experiment` subcommand.
-pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     match cmd {
         ExperimentCommand::Run { file, connect } => {
             let spec = Spec::load(file)?;
@@ -43,7 +43,7 @@ pub async fn run(cmd: &ExperimentCommand, dirs: &StateDirs, output: OutputFormat
             let files = report::write(dir, &r)?;
             show(&r, &files, output)?;
             unreadable(&r, dir)?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
     }
 }
@@ -56,11 +56,12 @@ async fn execute(
     connect: &crate::args::ConnectArgs,
     dirs: &StateDirs,
     output: OutputFormat,
-) -> Result<Outcome> {
+) -> Result<Exit> {
     let entries: Vec<_> = state.spec.hosts.iter().map(|h| h.entry()).collect();
     let config = crate::credentials::connect_config(connect, &entries)?;
     let bar = Arc::new(render::Progress::spinner(output));
-    let done = run::run(state, dir, &config, dirs, bar.clone()).await;
+    let access = rftune_engine::lifecycle::Access::new(config, dirs.clone(), bar.clone());
+    let done = run::run(state, dir, &access).await;
     bar.finish();
     finish(done?, dir, output)
 }
@@ -68,7 +69,7 @@ async fn execute(
 /// Prints the report of a run, names the hosts that stopped early (with how to continue them),
 /// and maps the result to the exit code: 0 when every step finished, 2 when some failed or are
 /// left.
-fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outcome> {
+fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Exit> {
     show(&done.report, &done.files, output)?;
     for e in &done.stopped_early {
         eprintln!("rftune: {e}");
@@ -89,11 +90,7 @@ fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Outco
     if let Some(resume) = resume {
         bail!("{resume}");
     }
-    Ok(if done.complete {
-        Outcome::Success
-    } else {
-        Outcome::Drift
-    })
+    Ok(if done.complete { Exit::Success } else { Exit::Drift })
 }
 
 /// Results the report could not read are an error, never a report that says "No results."

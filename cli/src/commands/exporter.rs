@@ -2,27 +2,28 @@
 //! Prometheus metrics on `GET /metrics` with `GET /healthz`, until SIGTERM or Ctrl-C; or, with
 //! `--once`, one check per host printed on stdout.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::ExporterArgs;
 use crate::render;
 use anyhow::{Context, Result, bail};
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
-use rftune_engine::assess::Chosen;
+use host_bench::exposition::CONTENT_TYPE;
+use rftune_engine::assess::LoadedProfile;
+use rftune_engine::lifecycle::Access;
 use rftune_engine::state::StateDirs;
 use rftune_engine::watch::check::Checker;
-use rftune_engine::watch::exposition::CONTENT_TYPE;
 use rftune_engine::watch::{self, Board, HostStatus, Schedule, SharedBoard};
 use std::io::Write as _;
 use std::sync::Arc;
 
 /// Runs `rftune exporter`.
-pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Outcome> {
+pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Exit> {
     if args.interval.is_zero() || args.check_timeout.is_zero() {
         bail!("--interval and --check-timeout must be longer than 0s");
     }
-    let chosen = Arc::new(Chosen::load(&args.profile)?);
-    let (entries, _) = super::targets(&args.target)?;
+    let chosen = Arc::new(LoadedProfile::load(&args.profile)?);
+    let entries = crate::config::Hosts::of(&args.target)?.entries;
     if entries.is_empty() {
         bail!("no host to watch: the shard given is empty");
     }
@@ -33,12 +34,10 @@ pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Outcome> {
     let cache = dirs.registry_cache();
     cache.prefetch_newest();
     let checker = Checker {
-        chosen: chosen.clone(),
-        connect: Arc::new(connect),
-        dirs: Arc::new(dirs.clone()),
+        profile: chosen.clone(),
+        access: Access::new(connect, dirs.clone(), Arc::new(render::Notices)),
         cache: Arc::new(cache),
         strict: args.strict,
-        observer: Arc::new(render::Notices),
     };
     let schedule = Schedule {
         interval: args.interval,
@@ -95,12 +94,12 @@ pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Outcome> {
         .context("serving metrics")?;
     watching.await.context("the check loop ended abnormally")?;
     eprintln!("rftune: exporter stopped");
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 /// `--once`'s exit code, by the fleet rule: 1 if any check failed (or the profile cannot be
 /// applied to a host as written), else 2 if any host drifts, else 0.
-fn outcome(board: &Board) -> Result<Outcome> {
+fn outcome(board: &Board) -> Result<Exit> {
     let by_status = board.by_status();
     let count = |s: HostStatus| by_status.iter().find(|(t, _)| *t == s).map_or(0, |(_, n)| *n);
     let failed = count(HostStatus::Error) + count(HostStatus::Unknown);
@@ -111,9 +110,9 @@ fn outcome(board: &Board) -> Result<Outcome> {
         );
     }
     Ok(if count(HostStatus::Drift) > 0 {
-        Outcome::Drift
+        Exit::Drift
     } else {
-        Outcome::Success
+        Exit::Success
     })
 }
 

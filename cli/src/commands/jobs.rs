@@ -1,38 +1,61 @@
-//! `rftune jobs list|delete|clear-queue` and `rftune bios clear-pending`: the housekeeping that
-//! `apply --replace-pending` does implicitly, each write recorded in the audit log.
+//! `rftune jobs list|delete|clear-queue` and `rftune bios clear-pending`: the engine's job and
+//! pending-value housekeeping on one iDRAC, each write recorded in the audit log.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{BmcArgs, JobsCommand, OutputFormat};
 use crate::render::{self, Table};
 use anyhow::Result;
-use redfish_client::oem::dell::JobQueueClear;
 use rftune_engine::audit::AuditLog;
+use rftune_engine::connect::Bmc;
+use rftune_engine::fleet::BmcEntry;
+use rftune_engine::jobs;
+use rftune_engine::lifecycle::Operation;
+use rftune_engine::observe::Observer;
 use rftune_engine::state::StateDirs;
-use rftune_engine::target::Target;
-use serde_json::{Value, json};
+use serde_json::json;
 
-async fn open(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Target> {
-    let entry = rftune_engine::fleet::BmcEntry::from_url(&bmc.bmc)?;
-    let target = crate::credentials::connect_one(&bmc.connect, &entry, dirs).await?;
-    target.login().await?;
-    Ok(target)
+/// One housekeeping action as an engine operation.
+enum Housekeeping<'a> {
+    List,
+    Delete(&'a str, &'a AuditLog),
+    ClearQueue(bool, &'a AuditLog),
+    ClearPending(&'a AuditLog),
+}
+
+impl Operation for Housekeeping<'_> {
+    type Output = Vec<redfish_client::oem::dell::DellJob>;
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> rftune_engine::Result<Self::Output> {
+        match self {
+            Self::List => jobs::list(bmc).await,
+            Self::Delete(job, audit) => jobs::delete(bmc, job, audit).await.map(|()| Vec::new()),
+            Self::ClearQueue(force, audit) => jobs::clear_queue(bmc, *force, audit).await.map(|()| Vec::new()),
+            Self::ClearPending(audit) => jobs::clear_pending(bmc, audit).await.map(|()| Vec::new()),
+        }
+    }
+}
+
+/// Runs `op` on the BMC of `bmc`, audited when it writes.
+async fn on(
+    bmc: &BmcArgs,
+    dirs: &StateDirs,
+    audit: Option<&AuditLog>,
+    op: &Housekeeping<'_>,
+) -> Result<(String, Vec<redfish_client::oem::dell::DellJob>)> {
+    let entry = BmcEntry::from_url(&bmc.bmc)?;
+    let access = crate::config::access_one(&bmc.connect, &entry, dirs)?;
+    let out = access.one(&entry, audit, op).await?;
+    Ok((entry.name, out))
 }
 
 /// Runs a `jobs` subcommand.
-pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     match cmd {
         JobsCommand::List { bmc, all } => {
-            let target = open(bmc, dirs).await?;
-            let jobs = target
-                .client
-                .dell()
-                .jobs()
-                .await
-                .map_err(|e| target.explain(e, "reading the job queue"));
-            target.close().await;
-            let jobs: Vec<_> = jobs?.into_iter().filter(|j| *all || j.holds_queue()).collect();
+            let (host, jobs) = on(bmc, dirs, None, &Housekeeping::List).await?;
+            let jobs: Vec<_> = jobs.into_iter().filter(|j| *all || j.holds_queue()).collect();
             if output == OutputFormat::Json {
-                render::json(&json!({"schema": "rftune.jobs/v1", "host": target.name, "jobs": jobs}))?;
+                render::json(&json!({"schema": "rftune.jobs/v1", "host": host, "jobs": jobs}))?;
             } else if jobs.is_empty() {
                 render::text(if *all {
                     "No jobs.\n"
@@ -56,88 +79,36 @@ pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> R
                 }
                 render::text(&t.render())?;
             }
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
         JobsCommand::Delete { bmc, job } => {
-            let target = open(bmc, dirs).await?;
-            let result = target
-                .client
-                .dell()
-                .delete_job(job)
-                .await
-                .map_err(|e| target.explain(e, &format!("deleting job {job}")));
-            target.close().await;
-            record(dirs, &target.name, "delete-job", json!({"job": job}), &result)?;
-            result?;
+            let audit = AuditLog::open(&dirs.state)?;
+            let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::Delete(job, &audit)).await?;
             render::text(&format!(
-                "{}: deleted job {job} (a BIOS job's pending values go with it)\n",
-                target.name
+                "{host}: deleted job {job} (a BIOS job's pending values go with it)\n"
             ))?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
         JobsCommand::ClearQueue { bmc, force } => {
-            let target = open(bmc, dirs).await?;
-            let what = if *force {
-                JobQueueClear::AllForce
-            } else {
-                JobQueueClear::All
-            };
-            let result = target
-                .client
-                .dell()
-                .clear_job_queue(&what)
-                .await
-                .map_err(|e| target.explain(e, "clearing the job queue"));
-            target.close().await;
-            record(dirs, &target.name, "clear-job-queue", json!({"force": force}), &result)?;
-            result?;
+            let audit = AuditLog::open(&dirs.state)?;
+            let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::ClearQueue(*force, &audit)).await?;
             render::text(&format!(
-                "{}: job queue cleared{}\n",
-                target.name,
+                "{host}: job queue cleared{}\n",
                 if *force {
                     " (Lifecycle Controller services restart)"
                 } else {
                     ""
                 }
             ))?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
     }
 }
 
 /// Runs `rftune bios clear-pending`.
-pub async fn clear_pending(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Outcome> {
-    let target = open(bmc, dirs).await?;
-    let result = target
-        .client
-        .dell()
-        .clear_pending()
-        .await
-        .map_err(|e| target.explain(e, "clearing pending BIOS values"));
-    target.close().await;
-    record(dirs, &target.name, "clear-pending", Value::Null, &result)?;
-    result?;
-    render::text(&format!("{}: pending BIOS values cleared\n", target.name))?;
-    Ok(Outcome::Success)
-}
-
-fn record<T>(
-    dirs: &StateDirs,
-    host: &str,
-    step: &str,
-    request: Value,
-    result: &Result<T, rftune_engine::Error>,
-) -> Result<()> {
+pub async fn clear_pending(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Exit> {
     let audit = AuditLog::open(&dirs.state)?;
-    match result {
-        Ok(_) => audit.record(host, step, request, "ok", Value::Null)?,
-        Err(e) => audit.record(
-            host,
-            step,
-            request,
-            "error",
-            Value::String(rftune_engine::error::report(e)),
-        )?,
-    }
-    Ok(())
+    let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::ClearPending(&audit)).await?;
+    render::text(&format!("{host}: pending BIOS values cleared\n"))?;
+    Ok(Exit::Success)
 }

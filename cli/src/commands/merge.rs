@@ -7,8 +7,9 @@
 //! of the same N present once. The summary is recounted from the hosts, so the exit code
 //! follows the same rules as the commands' own.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{MergeArgs, OutputFormat};
+use crate::documents::{ApplyStatus, ApplySummary, DiffStatus, DiffSummary, DocumentKind};
 use crate::render::{self, Line, SummaryBody};
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
@@ -18,80 +19,14 @@ use std::fmt::Write;
 use std::io::Read;
 use std::path::Path;
 
-use super::apply::{ApplyStatus, ApplySummary};
-use super::diff::{DiffStatus, Summary};
-
 /// Largest input accepted: a 10,000-host diff with every attribute listed stays well below.
 const MAX_INPUT_BYTES: u64 = 1 << 30;
-
-/// Which command wrote an output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Diff,
-    Apply,
-}
-
-impl Kind {
-    const ALL: [Self; 2] = [Self::Diff, Self::Apply];
-
-    fn name(self) -> &'static str {
-        match self {
-            Self::Diff => "diff",
-            Self::Apply => "apply",
-        }
-    }
-
-    /// The schema of the command's `-o json` document.
-    pub(crate) const fn schema(self) -> &'static str {
-        match self {
-            Self::Diff => "rftune.diff/v1",
-            Self::Apply => "rftune.apply/v1",
-        }
-    }
-
-    /// The schema of an `-o jsonl` host line.
-    pub(crate) const fn host_schema(self) -> &'static str {
-        match self {
-            Self::Diff => "rftune.diff.host/v1",
-            Self::Apply => "rftune.apply.host/v1",
-        }
-    }
-
-    /// The schema of the last `-o jsonl` line.
-    pub(crate) const fn summary_schema(self) -> &'static str {
-        match self {
-            Self::Diff => "rftune.diff.summary/v1",
-            Self::Apply => "rftune.apply.summary/v1",
-        }
-    }
-
-    /// The field of a host entry that says how it ended.
-    fn status_field(self) -> &'static str {
-        match self {
-            Self::Diff => "status",
-            Self::Apply => "outcome",
-        }
-    }
-
-    /// The statuses this kind writes, as spelled.
-    fn statuses(self) -> Vec<&'static str> {
-        match self {
-            Self::Diff => DiffStatus::ALL.map(DiffStatus::as_str).to_vec(),
-            Self::Apply => ApplyStatus::ALL.map(ApplyStatus::as_str).to_vec(),
-        }
-    }
-
-    /// The kind whose `which` schema (e.g. [`Kind::schema`]) is `schema`.
-    fn of(schema: &str, which: fn(Self) -> &'static str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| which(*k) == schema)
-    }
-}
 
 /// One input, read and checked on its own.
 #[derive(Debug)]
 struct Input {
     file: String,
-    kind: Kind,
+    kind: DocumentKind,
     profile: String,
     dry_run: Option<bool>,
     shard: Option<rftune_engine::fleet::Shard>,
@@ -114,7 +49,7 @@ struct Source {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 enum Counts {
-    Diff(Summary),
+    Diff(DiffSummary),
     Apply(ApplySummary),
 }
 
@@ -133,7 +68,7 @@ impl std::fmt::Display for Counts {
 #[derive(Debug, Serialize)]
 struct Merged {
     #[serde(skip)]
-    kind: Kind,
+    kind: DocumentKind,
     schema: &'static str,
     profile: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,7 +82,7 @@ struct Merged {
 }
 
 /// Runs `rftune merge`.
-pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
+pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Exit> {
     let inputs = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
     let merged = merge(inputs)?;
     let kind = merged.kind;
@@ -179,8 +114,8 @@ pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Outcome> {
         OutputFormat::Table | OutputFormat::Junit => render::text(&table(&merged, kind))?,
     }
     match &merged.summary {
-        Counts::Diff(s) => s.outcome(),
-        Counts::Apply(s) => s.outcome(merged.audit_log.as_deref().unwrap_or("each shard's audit log")),
+        Counts::Diff(s) => s.exit(),
+        Counts::Apply(s) => s.exit(merged.audit_log.as_deref().unwrap_or("each shard's audit log")),
     }
 }
 
@@ -204,7 +139,9 @@ fn read(path: &Path) -> Result<Input> {
         rftune_engine::state::read_capped(path, MAX_INPUT_BYTES, "result")?
     };
     if let Ok(doc) = serde_json::from_str::<Value>(&text)
-        && let Some(kind) = doc["schema"].as_str().and_then(|s| Kind::of(s, Kind::schema))
+        && let Some(kind) = doc["schema"]
+            .as_str()
+            .and_then(|s| DocumentKind::of(s, DocumentKind::schema))
     {
         return document(file, kind, doc);
     }
@@ -226,10 +163,10 @@ fn shard(v: &Value, at: &str) -> Result<Option<rftune_engine::fleet::Shard>> {
     }
 }
 
-fn dry_run(kind: Kind, v: &Value, at: &str) -> Result<Option<bool>> {
+fn dry_run(kind: DocumentKind, v: &Value, at: &str) -> Result<Option<bool>> {
     match kind {
-        Kind::Diff => Ok(None),
-        Kind::Apply => v["dry_run"]
+        DocumentKind::Diff => Ok(None),
+        DocumentKind::Apply => v["dry_run"]
             .as_bool()
             .map(Some)
             .with_context(|| format!("{at}: no \"dry_run\" true/false")),
@@ -237,7 +174,7 @@ fn dry_run(kind: Kind, v: &Value, at: &str) -> Result<Option<bool>> {
 }
 
 /// Checks that a host entry has a name and a status this kind knows.
-fn check_host(kind: Kind, host: &Value, at: &str) -> Result<()> {
+fn check_host(kind: DocumentKind, host: &Value, at: &str) -> Result<()> {
     let name = string(host, "host", at)?;
     let field = kind.status_field();
     match host[field].as_str() {
@@ -252,7 +189,7 @@ fn check_host(kind: Kind, host: &Value, at: &str) -> Result<()> {
 }
 
 /// An `rftune.<kind>/v1` document.
-fn document(file: String, kind: Kind, mut doc: Value) -> Result<Input> {
+fn document(file: String, kind: DocumentKind, mut doc: Value) -> Result<Input> {
     let profile = string(&doc, "profile", &file)?;
     let dry_run = dry_run(kind, &doc, &file)?;
     let Some(Value::Array(hosts)) = doc.get_mut("hosts").map(Value::take) else {
@@ -287,8 +224,8 @@ fn lines(file: String, text: &str) -> Result<Input> {
         }
         let schema = v["schema"].as_str().unwrap_or_default().to_owned();
         let (this, is_summary) = match (
-            Kind::of(&schema, Kind::host_schema),
-            Kind::of(&schema, Kind::summary_schema),
+            DocumentKind::of(&schema, DocumentKind::host_schema),
+            DocumentKind::of(&schema, DocumentKind::summary_schema),
         ) {
             (Some(k), _) => (k, false),
             (None, Some(k)) => (k, true),
@@ -300,7 +237,7 @@ fn lines(file: String, text: &str) -> Result<Input> {
             bail!(
                 "{at}: an rftune {} line in a stream of rftune {}",
                 this.name(),
-                kind.map_or("", Kind::name)
+                kind.map_or("", DocumentKind::name)
             );
         }
         let profile = string(&v, "profile", &at)?;
@@ -348,7 +285,7 @@ fn lines(file: String, text: &str) -> Result<Input> {
 /// What an input's first part says: where it is, which command, profile and dry run.
 struct Head {
     file: String,
-    kind: Kind,
+    kind: DocumentKind,
     profile: String,
     dry_run: Option<bool>,
 }
@@ -447,10 +384,10 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
     let field = kind.status_field();
     let unknown = |h: &Value| anyhow::anyhow!("host {}: unknown {field} {:?}", h["host"], h[field]);
     let summary = match kind {
-        Kind::Diff => {
-            let mut s = Summary {
+        DocumentKind::Diff => {
+            let mut s = DiffSummary {
                 hosts: hosts.len(),
-                ..Summary::default()
+                ..DiffSummary::default()
             };
             for h in &hosts {
                 s.count(
@@ -462,7 +399,7 @@ fn merge(inputs: Vec<Input>) -> Result<Merged> {
             }
             Counts::Diff(s)
         }
-        Kind::Apply => {
+        DocumentKind::Apply => {
             let mut s = ApplySummary {
                 hosts: hosts.len(),
                 ..ApplySummary::default()
@@ -532,7 +469,7 @@ fn check_shards(inputs: &[Input]) -> Result<()> {
 }
 
 /// For people: the hosts that need attention, then the counts.
-fn table(merged: &Merged, kind: Kind) -> String {
+fn table(merged: &Merged, kind: DocumentKind) -> String {
     let mut out = String::new();
     let field = kind.status_field();
     for h in &merged.hosts {
@@ -566,7 +503,7 @@ mod tests {
     fn input(text: &str) -> Result<Input> {
         let doc = serde_json::from_str::<Value>(text)
             .ok()
-            .and_then(|d| Some((Kind::of(d["schema"].as_str()?, Kind::schema)?, d)));
+            .and_then(|d| Some((DocumentKind::of(d["schema"].as_str()?, DocumentKind::schema)?, d)));
         match doc {
             Some((kind, d)) => document("doc.json".into(), kind, d),
             None => lines("run.jsonl".into(), text),
@@ -598,7 +535,7 @@ mod tests {
     fn shards_must_be_one_complete_set() {
         let with = |k: u32, n: u32| Input {
             file: format!("s{k}"),
-            kind: Kind::Diff,
+            kind: DocumentKind::Diff,
             profile: "hpc".into(),
             dry_run: None,
             shard: Some(rftune_engine::fleet::Shard::new(k, n).unwrap()),

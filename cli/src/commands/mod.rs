@@ -1,4 +1,6 @@
-//! One module per command; each returns an [`Outcome`] or an error that names the host.
+//! One module per command; each returns an [`Exit`] or an error that names the host. Commands
+//! share the configuration (`config`), the documents (`documents`) and the rendering (`render`),
+//! never each other.
 
 pub mod apply;
 pub mod bench;
@@ -17,48 +19,14 @@ pub mod profiles;
 pub mod sim;
 pub mod snapshot;
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{Args, BiosCommand, Command};
 use anyhow::Result;
 use clap::CommandFactory;
 use rftune_engine::state::StateDirs;
 
-/// The hosts a command addresses, and whether it was a single `--bmc`.
-pub fn targets(args: &crate::args::TargetArgs) -> Result<(Vec<rftune_engine::fleet::BmcEntry>, bool)> {
-    // clap's `requires` does not hold against an argument another one conflicts with.
-    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty()) {
-        anyhow::bail!("--shard and --tag choose among the hosts of an inventory: give --inventory FILE");
-    }
-    match (&args.bmc, &args.inventory) {
-        (Some(url), _) => Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url)?], true)),
-        (None, Some(path)) => {
-            let all = rftune_engine::fleet::read_inventory(path)?;
-            let chosen = rftune_engine::fleet::filter_tags(all, &args.tags);
-            if chosen.is_empty() {
-                anyhow::bail!(
-                    "no host in {} carries the tags {}",
-                    path.display(),
-                    args.tags.join(", ")
-                );
-            }
-            // A shard may be empty (more shards than hosts): its output then lists no host.
-            let chosen = match args.shard {
-                Some(shard) => shard.select(chosen),
-                None => chosen,
-            };
-            Ok((chosen, false))
-        }
-        (None, None) => match std::env::var("RFTUNE_BMC") {
-            Ok(url) if !url.trim().is_empty() => {
-                Ok((vec![rftune_engine::fleet::BmcEntry::from_url(url.trim())?], true))
-            }
-            _ => anyhow::bail!("give --bmc URL or --inventory FILE (or set RFTUNE_BMC)"),
-        },
-    }
-}
-
 /// Runs the parsed command.
-pub async fn run(args: Args) -> Result<Outcome> {
+pub async fn run(args: Args) -> Result<Exit> {
     let mut dirs = StateDirs::resolve(args.global.state_dir.as_deref())?;
     dirs.refresh_registry = args.global.refresh_registry;
     let state_dir_given = args.global.state_dir.is_some();
@@ -91,7 +59,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
         Command::Experiment(cmd) => experiment::run(&cmd, &dirs, output).await,
         Command::Profiles(cmd) => profiles::run(&cmd, &dirs, output).await,
         Command::Snapshot(a) => snapshot::snapshot(&a, &dirs, output).await,
-        Command::Restore(a) => snapshot::restore(&a, &dirs, output).await,
+        Command::Restore(a) => apply::restore(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,
         Command::Demo(_) if output != crate::args::OutputFormat::Table => anyhow::bail!(
             "demo tells its story as text for people and has no {} output; the commands it runs take -o json (`rftune sim --write-inventory fleet.toml`, then `rftune diff --inventory fleet.toml --profile low-latency -o json`)",
@@ -116,7 +84,7 @@ pub async fn run(args: Args) -> Result<Outcome> {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut crate::args::Args::command(), "rftune", &mut out);
             crate::render::text(&String::from_utf8_lossy(&out))?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
     }
 }

@@ -2,7 +2,7 @@
 //! the nvme-cli sequence; `--execute` runs it after the controller's serial is confirmed,
 //! recording the before-state in the state directory and verifying with `id-ns`.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::OutputFormat;
 use crate::args::nvme::NvmeCommand;
 use crate::render::{self, Table};
@@ -11,7 +11,7 @@ use host_bench::nvme::{self, NvmeCli, Sizing};
 use rftune_engine::state::StateDirs;
 
 /// Runs `rftune nvme ...`.
-pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let NvmeCommand::Plan(args) = cmd;
     let cli = NvmeCli::default();
     let sizing = match (args.sectors, args.idema) {
@@ -121,5 +121,5 @@ pub async fn run(cmd: &NvmeCommand, dirs: &StateDirs, output: OutputFormat) -> R
             render::text(&out)?;
         }
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }

@@ -1,15 +1,15 @@
 //! `rftune profiles list|show|validate|search|derive`: browse and check the recommendations.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
 use bios_profiles::{
-    Citation, Generation, HostFacts, HostState, Library, ResolvedProfile, Setting, Severity, ValidateOptions,
+    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, ValidateOptions,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
-use rftune_engine::assess::Chosen;
+use rftune_engine::assess::LoadedProfile;
 use rftune_engine::derive::{self, Selection};
 use rftune_engine::snapshot::Snapshot;
 use rftune_engine::state::StateDirs;
@@ -17,7 +17,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 /// Runs a `profiles` subcommand.
-pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
+pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     match cmd {
         ProfilesCommand::List => list(output),
         ProfilesCommand::Show {
@@ -56,14 +56,14 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             };
             let text = derive::profile_toml(&snap, name, description.as_deref(), &selection)?;
             // Parse what we wrote, so a derived file is always valid.
-            Chosen::from_toml(&text, "derived profile")?;
+            LoadedProfile::from_toml(&text, "derived profile")?;
             render::text(&text)?;
-            Ok(Outcome::Success)
+            Ok(Exit::Success)
         }
     }
 }
 
-fn list(output: OutputFormat) -> Result<Outcome> {
+fn list(output: OutputFormat) -> Result<Exit> {
     let library = Library::shipped()?;
     if output == OutputFormat::Json {
         let profiles: Vec<_> = library
@@ -76,7 +76,7 @@ fn list(output: OutputFormat) -> Result<Outcome> {
             })
             .collect();
         render::json(&json!({"schema": "rftune.profiles/v1", "profiles": profiles}))?;
-        return Ok(Outcome::Success);
+        return Ok(Exit::Success);
     }
     let mut t = Table::new(["NAME", "EXTENDS", "SETTINGS", "TARGETS", "DESCRIPTION"]);
     for p in library.list() {
@@ -89,7 +89,7 @@ fn list(output: OutputFormat) -> Result<Outcome> {
         ]);
     }
     render::text(&t.render())?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 fn first_sentence(s: &str) -> String {
@@ -109,8 +109,8 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
     })
 }
 
-fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Outcome> {
-    let chosen = Chosen::load(name)?;
+fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Exit> {
+    let chosen = LoadedProfile::load(name)?;
     let resolved = chosen.resolve(host)?;
     let citations = resolved.citations(chosen.library().sources());
     if output == OutputFormat::Json {
@@ -120,10 +120,10 @@ fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Outcome> {
             map.insert("sources".into(), serde_json::to_value(&citations)?);
         }
         render::json(&doc)?;
-        return Ok(Outcome::Success);
+        return Ok(Exit::Success);
     }
     render::text(&show_text(&resolved, &citations))?;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 /// `4 | 2 | 1 (4 ruled out here) when sockets = 2`: what a setting asks for on this host.
@@ -219,7 +219,7 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
     out
 }
 
-fn search(query: &str, output: OutputFormat) -> Result<Outcome> {
+fn search(query: &str, output: OutputFormat) -> Result<Exit> {
     let hits = bios_profiles::catalog::search(query);
     if output == OutputFormat::Json {
         render::json(&json!({"schema": "rftune.catalog/v1", "query": query, "settings": hits}))?;
@@ -237,11 +237,11 @@ fn search(query: &str, output: OutputFormat) -> Result<Outcome> {
         }
         render::text(&t.render())?;
     }
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
-async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Outcome> {
-    let chosen = Chosen::load(&args.profile)?;
+async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let chosen = LoadedProfile::load(&args.profile)?;
     let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
         match (&args.registry, &args.bmc) {
             (Some(path), _) => {
@@ -261,12 +261,13 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
             }
             (None, Some(url)) => {
                 let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
-                let target = crate::credentials::connect_one(&args.connect, &entry, dirs).await?;
-                target.login().await?;
-                let state =
-                    rftune_engine::bmc::read_state(&target, &dirs.registry_cache(), &Default::default(), false).await;
-                target.close().await;
-                let state = state?;
+                let access = crate::config::access_one(&args.connect, &entry, dirs)?;
+                let read = rftune_engine::read::ReadState {
+                    cache: std::sync::Arc::new(dirs.registry_cache()),
+                    groups: Default::default(),
+                    jobs: false,
+                };
+                let state = access.one(&entry, None, &read).await?;
                 let facts = HostFacts::from_bios(&state.bios);
                 (Some(std::sync::Arc::unwrap_or_clone(state.registry)), state.bios, facts)
             }
@@ -279,7 +280,7 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
     let violations = match &registry {
         Some(r) => bios_profiles::validate(
             &resolved,
-            &HostState::new(r, &current),
+            &HostView::new(r, &current),
             &ValidateOptions { strict: args.strict },
         ),
         None => Vec::new(),
@@ -314,5 +315,5 @@ async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: Ou
         let _ = writeln!(out, "{errors} error(s), {} warning(s)", violations.len() - errors);
         render::text(&out)?;
     }
-    Ok(if errors > 0 { Outcome::Drift } else { Outcome::Success })
+    Ok(if errors > 0 { Exit::Drift } else { Exit::Success })
 }

@@ -1,6 +1,6 @@
 //! `rftune sim`: serve emulated iDRACs until interrupted.
 
-use crate::Outcome;
+use crate::Exit;
 use crate::args::SimArgs;
 use anyhow::{Context, Result};
 use idrac_sim::{Fleet, ModelSource, SimConfig};
@@ -34,7 +34,7 @@ pub fn config(args: &SimArgs) -> SimConfig {
 }
 
 /// Runs `rftune sim`.
-pub async fn run(args: SimArgs) -> Result<Outcome> {
+pub async fn run(args: SimArgs) -> Result<Exit> {
     if !args.listen.ip().is_loopback() {
         tracing::warn!(
             "serving emulated iDRACs on {} — not a loopback address; anyone who can reach it can log in as {}",
@@ -67,7 +67,7 @@ pub async fn run(args: SimArgs) -> Result<Outcome> {
         out.flush()?;
     }
     serve_until_stopped(&fleet, args.exit_after).await;
-    Ok(Outcome::Success)
+    Ok(Exit::Success)
 }
 
 async fn serve_until_stopped(_fleet: &Fleet, exit_after: Option<std::time::Duration>) {

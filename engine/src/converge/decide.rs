@@ -8,7 +8,7 @@ use redfish_client::resources::bios::{ApplyTime, Attributes};
 
 /// What the host has staged already, as read before the apply.
 #[derive(Debug, Clone, Copy)]
-pub struct Staged<'a> {
+pub(crate) struct Staged<'a> {
     /// Pending BIOS values (`Bios/Settings`).
     pub values: &'a Attributes,
     /// The open BIOS job, if any.
@@ -19,14 +19,14 @@ pub struct Staged<'a> {
 
 impl Staged<'_> {
     /// Whether any pending work exists: values, or an open BIOS job.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.values.is_empty() || self.open_job.is_some()
     }
 }
 
 /// What to do about pending work.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PendingAction {
+pub(crate) enum PendingAction {
     /// Nothing is pending.
     None,
     /// rftune's own values from an earlier run, exactly as planned now: adopt them and their
@@ -43,7 +43,7 @@ pub enum PendingAction {
 
 /// Why pending work is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Someone else staged it.
     NotOurs,
     /// rftune staged it, but its job is stuck and will never run.
@@ -54,7 +54,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// The words that follow "already staged" in the refusal.
-    pub fn why(self) -> &'static str {
+    pub(crate) fn why(self) -> &'static str {
         match self {
             Self::NotOurs => "",
             Self::OursButStuck => " (it is rftune's own, but its job is stuck and will never run)",
@@ -65,7 +65,7 @@ impl Refusal {
 
 /// The decision about one host before anything is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// What to do about pending work.
     pub pending: PendingAction,
     /// Nothing is left to write once the pending work is dealt with: no snapshot, no reboot.
@@ -77,7 +77,7 @@ pub struct Decision {
 /// `planned` is the BIOS part of the plan (what differs from the current values) and
 /// `plan_empty` whether the whole plan (BIOS and iDRAC) is empty; `marker` is rftune's record
 /// of what an earlier run of `profile` staged on this host.
-pub fn decide(
+pub(crate) fn decide(
     staged: &Staged<'_>,
     planned: &Attributes,
     plan_empty: bool,
@@ -109,7 +109,7 @@ pub fn decide(
 
 /// How the BIOS job gets to run once values are staged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RebootStep {
+pub(crate) enum RebootStep {
     /// Leave it: the job runs in the maintenance window.
     LeaveForWindow,
     /// Leave it: the job runs at the host's next reboot (`--reboot none`).
@@ -121,7 +121,7 @@ pub enum RebootStep {
 /// Decides how the BIOS job runs: from the `apply_time` of the staged values and whether
 /// rftune may reboot. Known before anything is read or written, so one decision serves the
 /// dry run, the reboot slot and the reboot itself.
-pub fn reboot_step(apply_time: ApplyTime, may_reboot: bool) -> RebootStep {
+pub(crate) fn reboot_step(apply_time: ApplyTime, may_reboot: bool) -> RebootStep {
     if apply_time != ApplyTime::OnReset {
         RebootStep::LeaveForWindow
     } else if !may_reboot {
@@ -133,7 +133,7 @@ pub fn reboot_step(apply_time: ApplyTime, may_reboot: bool) -> RebootStep {
 
 /// Whether the reset can be skipped: values adopted from an earlier run whose host is already
 /// in POST or running the job (that run's reset went through).
-pub fn already_rebooting(adopted: bool, in_post: bool, job_running: bool) -> bool {
+pub(crate) fn already_rebooting(adopted: bool, in_post: bool, job_running: bool) -> bool {
     adopted && (in_post || job_running)
 }
 

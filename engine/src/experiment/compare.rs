@@ -11,7 +11,7 @@
 //! Comparisons are made per host: hosts differ, and pooling them would hide a profile's effect
 //! in the spread between machines.
 
-use crate::error::{Result, bail};
+use crate::error::{Result, bad_input};
 use host_bench::fio::{DataDirection, Percentile};
 pub use host_bench::stats::{Interval, Method};
 use host_bench::stats::{bootstrap_median, bootstrap_median_difference, median, welch_interval};
@@ -427,7 +427,7 @@ pub fn documents(
     method: &Method,
 ) -> Result<BenchComparison> {
     if a.kind != b.kind {
-        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
+        bad_input!("cannot compare a {} run with a {} run", a.kind, b.kind);
     }
     let mut observations = run_observations(a, PAIR[0]);
     observations.extend(run_observations(b, PAIR[1]));

@@ -11,14 +11,15 @@ use super::schedule::{self, Step};
 use super::spec::{BenchKind, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::transport::{OnHost, Transport, contradictions};
-use crate::assess::Chosen;
+use crate::assess::{AssessOptions, Blocked, LoadedProfile};
 use crate::audit::AuditLog;
-use crate::converge::{self, ApplyOptions, Run};
+use crate::connect::Bmc;
+use crate::converge::{self, ApplyOptions, ApplyRun};
 use crate::error::{Context, Result};
+use crate::lifecycle::Access;
 use crate::observe::{Event, Observer, Phase};
 use crate::power::Meter;
 use crate::state::StateDirs;
-use crate::target::{ConnectConfig, Target};
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
 use redfish_client::resources::bios::SettingsApplyTime;
@@ -44,13 +45,8 @@ pub struct Finished {
 }
 
 /// Runs (or resumes) the experiment whose state lives in `dir`, then writes its report.
-pub async fn run(
-    state: State,
-    dir: &Path,
-    connect: &ConnectConfig,
-    dirs: &StateDirs,
-    observer: Arc<dyn Observer>,
-) -> Result<Finished> {
+pub async fn run(state: State, dir: &Path, access: &Access) -> Result<Finished> {
+    let (dirs, observer) = (&*access.dirs, access.observer.clone());
     let spec = state.spec.clone();
     let waits = spec.timeouts.waits()?;
     let audit = AuditLog::open(&dirs.state)?;
@@ -59,7 +55,7 @@ pub async fn run(
     let plan = schedule::plan(&spec);
     // Every host is connected, and every profile it will get checked against its registry,
     // before the first step: a profile one host cannot take stops the run before any reboot.
-    let mut targets = preflight(&spec, &state, &plan, &runs, connect, dirs, &*observer).await?;
+    let mut bmcs = preflight(&spec, &state, &plan, &runs, access, &audit).await?;
     crate::state::ensure_private_dir(dir)?;
     state.save(dir)?;
     let shared = Arc::new(Shared {
@@ -72,14 +68,14 @@ pub async fn run(
     });
     let mut tasks = tokio::task::JoinSet::new();
     for host in spec.hosts.iter().cloned() {
-        let Some(target) = targets.remove(&host.name) else {
+        let Some(bmc) = bmcs.remove(&host.name) else {
             continue;
         };
         let steps = plan.get(&host.name).cloned().unwrap_or_default();
         let (shared, spec) = (shared.clone(), spec.clone());
         tasks.spawn(async move {
             let name = host.name.clone();
-            (name, run_host(&shared, &spec, &host, target, &steps).await)
+            (name, run_host(&shared, &spec, &host, bmc, &steps).await)
         });
     }
     let mut host_errors = Vec::new();
@@ -116,7 +112,7 @@ struct Shared {
     dir: PathBuf,
     audit: AuditLog,
     /// The apply run of each profile, by its index in the spec.
-    runs: Vec<Run>,
+    runs: Vec<ApplyRun>,
     waits: Waits,
     observer: Arc<dyn Observer>,
 }
@@ -124,7 +120,7 @@ struct Shared {
 /// One apply run per profile, built once: all of them share the experiment's audit log (one run
 /// id), one registry cache, and one reboot semaphore with a permit per host (hosts never wait
 /// for each other's reboots).
-fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) -> Result<Vec<Run>> {
+fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) -> Result<Vec<ApplyRun>> {
     let cache = dirs.registry_cache();
     let reboots = Arc::new(tokio::sync::Semaphore::new(spec.hosts.len().max(1)));
     let options = ApplyOptions {
@@ -140,8 +136,8 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
     spec.profiles
         .iter()
         .map(|profile| {
-            Ok(Run {
-                chosen: Chosen::load(profile)?,
+            Ok(ApplyRun {
+                profile: LoadedProfile::load(profile)?,
                 cache: cache.clone(),
                 audit: audit.clone(),
                 state_dir: dirs.state.clone(),
@@ -163,7 +159,7 @@ struct Tools {
 
 /// One host's side of the experiment, set up once for all its steps.
 struct HostRun<'a> {
-    target: &'a Target,
+    bmc: &'a Bmc,
     /// The iDRAC's power, sampled here while benchmarks run (the host never gets BMC
     /// credentials): the chassis and its sensor do not change between steps.
     meter: Meter<'a>,
@@ -190,16 +186,16 @@ async fn run_host(
     shared: &Shared,
     spec: &Spec,
     host: &super::spec::HostSpec,
-    target: Result<Target>,
+    bmc: Result<Bmc>,
     steps: &[Step],
 ) -> Result<()> {
     let remaining: Vec<Step> = shared.state.lock().await.remaining(&host.name, steps).to_vec();
-    let mut target = target?;
-    let result = match target.chassis_id().await {
-        Ok(chassis) => run_steps(shared, spec, host, &target, chassis, remaining).await,
+    let mut bmc = bmc?;
+    let result = match bmc.chassis_id().await {
+        Ok(chassis) => run_steps(shared, spec, host, &bmc, chassis, remaining).await,
         Err(e) => Err(e),
     };
-    target.close().await;
+    bmc.close().await;
     result
 }
 
@@ -213,11 +209,11 @@ async fn preflight(
     spec: &Spec,
     state: &State,
     plan: &BTreeMap<String, Vec<Step>>,
-    runs: &[Run],
-    connect: &ConnectConfig,
-    dirs: &StateDirs,
-    observer: &dyn Observer,
-) -> Result<BTreeMap<String, Result<Target>>> {
+    runs: &[ApplyRun],
+    access: &Access,
+    audit: &AuditLog,
+) -> Result<BTreeMap<String, Result<Bmc>>> {
+    let (observer, dirs) = (&*access.observer, &*access.dirs);
     let checks = spec.hosts.iter().filter_map(|host| {
         let steps = plan.get(&host.name).map(Vec::as_slice).unwrap_or_default();
         let mut profiles: Vec<usize> = state.remaining(&host.name, steps).iter().map(|s| s.profile).collect();
@@ -227,14 +223,9 @@ async fn preflight(
         profiles.sort_unstable();
         profiles.dedup();
         Some(async move {
-            let connected = async {
-                let target = crate::target::connect(&host.entry(), connect, dirs, observer).await?;
-                target.login().await?;
-                Ok::<_, crate::Error>(target)
-            }
-            .await;
+            let connected = access.open(&host.entry(), Some(audit), false).await;
             let mut problems = Vec::new();
-            if let Ok(target) = &connected
+            if let Ok(bmc) = &connected
                 && !crate::converge::interrupted(&dirs.state, &host.name)
             {
                 observer.event(&Event::phase(&host.name, Phase::Reading));
@@ -242,21 +233,21 @@ async fn preflight(
                     let (Some(run), Some(name)) = (runs.get(i), spec.profiles.get(i)) else {
                         continue;
                     };
-                    match crate::assess::assess(target, &run.chosen, &run.cache, false, false).await {
-                        Ok(a) if a.state.in_lockdown() => {
-                            problems.push(format!("{}: {}", host.name, crate::bmc::lockdown_reason()));
+                    let assessed = crate::assess::assess(bmc, &run.profile, &run.cache, AssessOptions::default()).await;
+                    let blocked = assessed.map(|a| a.blocked());
+                    match blocked {
+                        Ok(Some(Blocked::Lockdown)) => {
+                            problems.push(format!("{}: {}", host.name, crate::read::lockdown_reason()));
                             break;
                         }
-                        Ok(a) => {
-                            let errors: Vec<String> = a.errors().map(ToString::to_string).collect();
-                            if !errors.is_empty() {
-                                problems.push(format!(
-                                    "{}: profile {name:?} cannot be applied as written:\n    {}",
-                                    host.name,
-                                    errors.join("\n    ")
-                                ));
-                            }
+                        Ok(Some(Blocked::NotApplicable(errors))) => {
+                            problems.push(format!(
+                                "{}: profile {name:?} cannot be applied as written:\n    {}",
+                                host.name,
+                                errors.join("\n    ")
+                            ));
                         }
+                        Ok(None) => {}
                         Err(e) => {
                             let text = crate::error::report(&e);
                             let text = crate::error::without_host(&host.name, &text);
@@ -269,22 +260,19 @@ async fn preflight(
         })
     });
     let checked = futures_util::future::join_all(checks).await;
-    let mut targets = BTreeMap::new();
+    let mut bmcs = BTreeMap::new();
     let mut problems = Vec::new();
     for (name, connected, found) in checked {
         problems.extend(found);
-        targets.insert(name, connected);
+        bmcs.insert(name, connected);
     }
     if !problems.is_empty() {
-        for target in targets.values().filter_map(|t| t.as_ref().ok()) {
-            target.close().await;
+        for bmc in bmcs.values().filter_map(|t| t.as_ref().ok()) {
+            bmc.close().await;
         }
-        crate::error::bail!(
-            "the experiment was not started (nothing was changed on any host):\n  {}",
-            problems.join("\n  ")
-        );
+        return Err(crate::Error::PreflightRefused(problems));
     }
-    Ok(targets)
+    Ok(bmcs)
 }
 
 /// The host's remaining steps, in order, each recorded (done or skipped) as it ends.
@@ -292,13 +280,13 @@ async fn run_steps(
     shared: &Shared,
     spec: &Spec,
     host: &super::spec::HostSpec,
-    target: &Target,
+    bmc: &Bmc,
     chassis: redfish_client::ODataId,
     remaining: Vec<Step>,
 ) -> Result<()> {
     let mut on_host = HostRun {
-        target,
-        meter: Meter::of_chassis(target, chassis).await?,
+        bmc,
+        meter: Meter::of_chassis(bmc, chassis).await?,
         transport: Transport::from(&host.os),
         program: match &host.os {
             OsAccess::Local { rftune } => rftune
@@ -312,10 +300,10 @@ async fn run_steps(
     let experiment = spec.name.clone().unwrap_or_else(|| "experiment".into());
     for step in remaining {
         let profile = spec.profiles.get(step.profile).cloned().unwrap_or_default();
-        let audit = |what: &str, outcome: &str, detail: Value| {
+        let audit = |outcome: &str, detail: Value| {
             shared.audit.record(
                 &host.name,
-                &format!("experiment:{what}"),
+                crate::audit::Step::ExperimentStep,
                 json!({"experiment": experiment, "step": step.index, "profile": profile}),
                 outcome,
                 detail,
@@ -323,12 +311,12 @@ async fn run_steps(
         };
         let record = match run_step(shared, spec, &mut on_host, &step).await {
             Ok(done) => {
-                audit("step", "ok", json!({"results": done.results}))?;
+                audit("ok", json!({"results": done.results}))?;
                 done
             }
             Err(e) => {
                 let reason = crate::error::report(&e);
-                audit("step", "skipped", json!(reason))?;
+                audit("skipped", json!(reason))?;
                 StepRecord {
                     step,
                     profile: profile.clone(),
@@ -356,25 +344,28 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         .profiles
         .get(step.profile)
         .zip(shared.runs.get(step.profile))
-        .context("a step names a profile the experiment lacks")?;
-    let target = host.target;
+        .ok_or_else(|| crate::Error::bad_input("a step names a profile the experiment lacks"))?;
+    let bmc = host.bmc;
     observer.event(&Event::phase(
-        &target.name,
+        &bmc.name,
         Phase::ExperimentStep {
             index: step.index,
             profile: profile.clone(),
         },
     ));
-    let applied = converge::apply_host(run, target, observer)
+    let applied = converge::apply_host(run, bmc, observer)
         .await
         .context("applying the profile")?;
     if !matches!(
         applied.outcome,
-        converge::Outcome::Converged | converge::Outcome::InSync
+        converge::ApplyOutcome::Converged | converge::ApplyOutcome::InSync
     ) {
-        crate::error::bail!("the profile did not converge: {}", applied.summary);
+        return Err(crate::Error::NotConverged(format!(
+            "the profile did not converge: {}",
+            applied.summary
+        )));
     }
-    observer.event(&Event::phase(&target.name, Phase::WaitingForOs));
+    observer.event(&Event::phase(&bmc.name, Phase::WaitingForOs));
     let transport = &host.transport;
     transport
         .wait_ready(waits.os, Duration::from_secs(1))
@@ -385,10 +376,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
     let os = transport.os_view(Duration::from_secs(30)).await.ok();
     let contradictions = os.as_ref().map(|o| contradictions(&bios, o)).unwrap_or_default();
     let mut results = Vec::new();
-    let host_dir = shared
-        .dir
-        .join("results")
-        .join(crate::state::path_component(&target.name));
+    let host_dir = shared.dir.join("results").join(crate::state::path_component(&bmc.name));
     let tools = host
         .tools(spec.benchmarks.storage.is_some())
         .await
@@ -398,7 +386,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
             crate::state::path_component(spec.name.as_deref().unwrap_or("experiment")),
-            crate::state::path_component(&target.name),
+            crate::state::path_component(&bmc.name),
             step.index,
             kind.as_str()
         );
@@ -412,7 +400,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
             match (kind, &spec.benchmarks.storage) {
                 (BenchKind::Storage, Some(storage)) if tools.fio => {
                     observer.event(&Event::phase(
-                        &target.name,
+                        &bmc.name,
                         Phase::Benchmark {
                             index: step.index,
                             kind: kind.as_str().to_owned(),
@@ -428,7 +416,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
                     results.push(local);
                     continue;
                 }
-                _ => crate::error::bail!(
+                _ => crate::error::os_command!(
                     "{program} is not installed on the host (and the {} benchmark needs it{})",
                     kind.as_str(),
                     if kind == BenchKind::Storage { ", or fio" } else { "" }
@@ -436,7 +424,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
             }
         }
         observer.event(&Event::phase(
-            &target.name,
+            &bmc.name,
             Phase::Benchmark {
                 index: step.index,
                 kind: kind.as_str().to_owned(),
@@ -464,7 +452,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
             Err(e) => {
                 tracing::warn!(
                     "{}: no power readings during the {} benchmark: {}",
-                    target.name,
+                    bmc.name,
                     kind.as_str(),
                     crate::error::report(&e)
                 );
@@ -501,7 +489,9 @@ async fn fio_directly(
     let defaults = StorageSettings::default();
     let seconds = |text: Option<&str>, default: Duration| -> Result<Duration> {
         match text {
-            Some(t) => crate::duration::parse(t.trim()).with_context(|| format!("duration {t:?}")),
+            Some(t) => crate::duration::parse(t.trim())
+                .map_err(crate::Error::BadInput)
+                .with_context(|| format!("duration {t:?}")),
             None => Ok(default),
         }
     };

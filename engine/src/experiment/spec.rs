@@ -5,7 +5,7 @@
 //! `examples/experiment.toml` at the root of the repository shows every field (and
 //! `rftune experiment run --help` prints it); a test loads it.
 
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -137,10 +137,10 @@ pub enum Reboot {
 
 impl Reboot {
     /// The apply path's policy.
-    pub fn policy(self) -> crate::bmc::RebootPolicy {
+    pub fn policy(self) -> crate::control::RebootPolicy {
         match self {
-            Self::Graceful => crate::bmc::RebootPolicy::Graceful,
-            Self::Force => crate::bmc::RebootPolicy::Force,
+            Self::Graceful => crate::control::RebootPolicy::Graceful,
+            Self::Force => crate::control::RebootPolicy::Force,
         }
     }
 }
@@ -221,6 +221,7 @@ impl Timeouts {
     pub fn waits(&self) -> Result<Waits> {
         let d = |field: &str, text: &str| {
             crate::duration::parse(text)
+                .map_err(crate::Error::BadInput)
                 .with_context(|| format!("timeouts.{field} = {text:?} is not a duration (e.g. \"90s\", \"10m\")"))
         };
         Ok(Waits {
@@ -428,7 +429,7 @@ impl Spec {
             .iter()
             .enumerate()
             .filter_map(|(i, p)| {
-                crate::assess::Chosen::load(p).err().map(|e| Problem {
+                crate::assess::LoadedProfile::load(p).err().map(|e| Problem {
                     path: vec!["profiles".to_owned(), i.to_string()],
                     message: format!("profile {p:?}: {}", crate::error::report(&e)),
                 })
@@ -448,7 +449,7 @@ impl Spec {
 
     /// Parses and validates experiment text (TOML errors carry line and column).
     pub fn parse(text: &str) -> Result<Self> {
-        let spec: Self = toml::from_str(text).map_err(|e| crate::Error::invalid(e.to_string()))?;
+        let spec: Self = toml::from_str(text).map_err(|e| crate::Error::bad_input(e.to_string()))?;
         finish(spec.problems(), Some(text))?;
         Ok(spec)
     }
@@ -677,7 +678,7 @@ fn finish(problems: Vec<Problem>, text: Option<&str>) -> Result<()> {
             }
         })
         .collect();
-    bail!("{}", lines.join("\n  "))
+    bad_input!("{}", lines.join("\n  "))
 }
 
 /// The line (from 1) where the value at `path` (keys, and array indexes as numbers) starts in

@@ -6,7 +6,7 @@
 
 use super::schedule::Step;
 use super::spec::Spec;
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub struct State {
     /// UTC start of the first run.
     pub started_at: String,
     /// Per host, by name.
-    pub hosts: BTreeMap<String, HostState>,
+    pub hosts: BTreeMap<String, HostProgress>,
     /// Steps that were skipped, with the reason.
     #[serde(default)]
     pub failures: Vec<Failure>,
@@ -35,14 +35,14 @@ pub struct State {
 
 /// One host's progress.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct HostState {
+pub struct HostProgress {
     /// Steps finished (done or skipped): the next step to run has this index.
     pub finished: usize,
     /// What each finished step produced, in order.
     pub steps: Vec<StepRecord>,
 }
 
-impl HostState {
+impl HostProgress {
     /// The index of the last finished step.
     pub fn last_finished(&self) -> Option<usize> {
         self.finished.checked_sub(1)
@@ -106,7 +106,7 @@ impl State {
         let hosts = spec
             .hosts
             .iter()
-            .map(|h| (h.name.clone(), HostState::default()))
+            .map(|h| (h.name.clone(), HostProgress::default()))
             .collect();
         Self {
             schema: STATE_SCHEMA.to_owned(),
@@ -135,7 +135,7 @@ impl State {
         let state: Self =
             serde_json::from_slice(&bytes).with_context(|| format!("{} is not an experiment state", path.display()))?;
         if state.schema != STATE_SCHEMA {
-            bail!(
+            bad_input!(
                 "{} has schema {:?}; this rftune reads {STATE_SCHEMA:?}",
                 path.display(),
                 state.schema
@@ -166,7 +166,7 @@ impl State {
     pub fn record(&mut self, host: &str, record: StepRecord) -> Result<()> {
         let h = self.hosts.entry(host.to_owned()).or_default();
         if record.step.index != h.finished {
-            bail!(
+            bad_input!(
                 "{host}: step {} finished but step {} was next; is another rftune working on this experiment?",
                 record.step.index,
                 h.finished

@@ -5,7 +5,7 @@
 //! contradicts, and the host as the place host-bench's storage run works through these commands
 //! when rftune is not installed there ([`OnHost`]).
 
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ impl Transport {
     /// Runs `argv` on the host, killing it after `timeout`.
     pub async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let Some((program, args)) = argv.split_first() else {
-            bail!("no command to run");
+            bad_input!("no command to run");
         };
         let mut cmd = match self {
             Self::Local => {
@@ -108,7 +108,7 @@ impl Transport {
         let out = tokio::time::timeout(timeout, child.wait_with_output())
             .await
             .map_err(|_| {
-                crate::Error::invalid(format!(
+                crate::Error::OsCommand(format!(
                     "{what} did not finish within {}",
                     humantime::format_duration(timeout)
                 ))
@@ -152,11 +152,11 @@ impl Transport {
                 Err(e) => crate::error::report(&e),
             };
             if start.elapsed() + interval > timeout {
-                bail!(
+                return Err(crate::Error::OsCommand(format!(
                     "the OS did not answer over {} within {}: {last}",
                     self.describe(),
                     humantime::format_duration(timeout)
-                );
+                )));
             }
             tokio::time::sleep(interval).await;
         }
@@ -173,7 +173,7 @@ impl Transport {
             }
         };
         if bytes.len() as u64 > limit {
-            bail!(
+            bad_input!(
                 "{remote} on {} is larger than {limit} bytes (is this the right file?)",
                 self.describe()
             );
@@ -196,13 +196,16 @@ impl Transport {
         let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
         match out.code {
             Some(0) => Ok(true),
-            Some(255) if matches!(self, Self::Ssh(_)) => bail!(
+            Some(255) if matches!(self, Self::Ssh(_)) => Err(crate::Error::OsCommand(format!(
                 "looking for {program} over {} failed: {}",
                 self.describe(),
                 out.stderr.trim()
-            ),
+            ))),
             Some(_) => Ok(false),
-            None => bail!("looking for {program} over {} was killed", self.describe()),
+            None => Err(crate::Error::OsCommand(format!(
+                "looking for {program} over {} was killed",
+                self.describe()
+            ))),
         }
     }
 }

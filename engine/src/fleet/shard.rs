@@ -26,17 +26,17 @@ impl Shard {
     /// Shard `index` (1 ≤ index ≤ count) of `count`.
     pub fn new(index: u32, count: u32) -> Result<Self> {
         if count == 0 {
-            return Err(crate::Error::invalid(format!(
+            return Err(crate::Error::bad_input(format!(
                 "shard {index}/0: the number of shards N must be at least 1 (e.g. 1/4 … 4/4)"
             )));
         }
         if index == 0 {
-            return Err(crate::Error::invalid(format!(
+            return Err(crate::Error::bad_input(format!(
                 "shard 0/{count}: shards count from 1, so K must be 1 to {count} (a 0-based index such as JOB_COMPLETION_INDEX needs +1)"
             )));
         }
         if index > count {
-            return Err(crate::Error::invalid(format!(
+            return Err(crate::Error::bad_input(format!(
                 "shard {index}/{count}: there are only {count} shard(s), so K must be 1 to {count}"
             )));
         }
@@ -83,7 +83,7 @@ impl FromStr for Shard {
         let parse = |part: &str| part.trim().parse::<u32>().ok();
         match s.split_once('/').map(|(k, n)| (parse(k), parse(n))) {
             Some((Some(k), Some(n))) => Self::new(k, n),
-            _ => Err(crate::Error::invalid(format!(
+            _ => Err(crate::Error::bad_input(format!(
                 "shard {s:?} is not K/N: give this process's shard K and the number of shards N, e.g. 2/4"
             ))),
         }

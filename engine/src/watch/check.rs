@@ -2,13 +2,12 @@
 //! with the job queue, plus one power reading, boiled down to a [`Finding`] of counts and
 //! names. Nothing of the host's documents outlives the check.
 
-use crate::assess::{self, Chosen};
+use crate::assess::{self, AssessOptions, LoadedProfile};
 use crate::cache::RegistryCache;
+use crate::connect::Bmc;
 use crate::error::Result;
 use crate::fleet::BmcEntry;
-use crate::observe::Observer;
-use crate::state::StateDirs;
-use crate::target::{self, ConnectConfig};
+use crate::lifecycle::{Access, Operation};
 use bios_profiles::{Severity, StatusCounts};
 use host_bench::power::Sensor;
 use redfish_client::oem::dell::JobOutcome;
@@ -68,29 +67,56 @@ pub struct PowerReading {
     pub watts: f64,
 }
 
-/// What every check of a run shares: the profile, how to connect, the registry cache.
+/// What every check of a run shares: the profile, how to reach the hosts, the registry cache.
 #[derive(Clone)]
 pub struct Checker {
     /// The profile hosts are judged against.
-    pub chosen: Arc<Chosen>,
-    /// How to connect (credentials resolved).
-    pub connect: Arc<ConnectConfig>,
-    /// known_hosts and the registry cache live here.
-    pub dirs: Arc<StateDirs>,
+    pub profile: Arc<LoadedProfile>,
+    /// How to reach the hosts (credentials resolved; told of notices such as trust-on-first-use
+    /// records).
+    pub access: Access,
     /// Registries shared between hosts and checks.
     pub cache: Arc<RegistryCache>,
     /// Attributes the host lacks count as errors.
     pub strict: bool,
-    /// Told about trust-on-first-use records and other notices.
-    pub observer: Arc<dyn Observer>,
 }
 
 impl std::fmt::Debug for Checker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Checker")
-            .field("profile", &self.chosen.name())
+            .field("profile", &self.profile.name())
             .field("strict", &self.strict)
             .finish_non_exhaustive()
+    }
+}
+
+/// One check as an [`Operation`]: the power source an earlier check found, if any.
+struct Check<'a> {
+    checker: &'a Checker,
+    sensor: Option<Sensor>,
+}
+
+impl Operation for Check<'_> {
+    type Output = Finding;
+
+    /// The chassis comes from the service root, read before the password is sent.
+    fn reads_service_root_first(&self) -> bool {
+        true
+    }
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn crate::observe::Observer) -> Result<Finding> {
+        let chassis = bmc.chassis_id().await?;
+        let c = self.checker;
+        let options = AssessOptions {
+            jobs: true,
+            strict: c.strict,
+        };
+        let (assessment, power) = tokio::join!(
+            assess::assess(bmc, &c.profile, &c.cache, options),
+            crate::power::read_best(bmc, &chassis, self.sensor)
+        );
+        bmc.close().await;
+        finding(&bmc.name, assessment?, power)
     }
 }
 
@@ -99,46 +125,42 @@ impl Checker {
     /// judge it with its job queue while reading its power, log out. `sensor` is the power
     /// source an earlier check found, so the reading takes one request.
     pub async fn check(&self, entry: &BmcEntry, sensor: Option<Sensor>) -> Result<Finding> {
-        let mut target = target::connect(entry, &self.connect, &self.dirs, &*self.observer).await?;
-        // The service root is read anonymously, before the password is sent.
-        let chassis = target.chassis_id().await?;
-        target.login().await?;
-        let (assessment, power) = tokio::join!(
-            assess::assess(&target, &self.chosen, &self.cache, true, self.strict),
-            crate::power::read_best(&target, &chassis, sensor)
-        );
-        target.close().await;
-        let a = assessment?;
-        let power = match power {
-            Ok((sensor, watts)) => Some(PowerReading { sensor, watts }),
-            Err(e) => {
-                tracing::debug!("{}: no power reading: {e:#}", target.name);
-                None
-            }
-        };
-        let severity = |s| a.violations.iter().filter(|v| v.severity == s).count();
-        Ok(Finding {
-            counts: a.diff.counts(),
-            profile_errors: severity(Severity::Error),
-            profile_warnings: severity(Severity::Warning),
-            pending_values: a.state.pending.len(),
-            jobs: a
-                .state
-                .jobs
-                .iter()
-                .filter(|j| j.holds_queue())
-                .map(|j| JobSeen {
-                    id: j.id.clone(),
-                    outcome: j.outcome(),
-                    percent: j.percent_complete,
-                    message_id: j.message_code().map(str::to_owned),
-                })
-                .collect(),
-            lockdown: a.state.lockdown,
-            model: a.state.model,
-            bios_version: a.state.bios_version,
-            service_tag: a.state.service_tag,
-            power,
-        })
+        let check = Check { checker: self, sensor };
+        self.access.one(entry, None, &check).await
     }
+}
+
+/// What a check keeps of an assessment and a power reading.
+fn finding(host: &str, a: crate::assess::Assessment, power: Result<(Sensor, f64)>) -> Result<Finding> {
+    let power = match power {
+        Ok((sensor, watts)) => Some(PowerReading { sensor, watts }),
+        Err(e) => {
+            tracing::debug!("{host}: no power reading: {e:#}");
+            None
+        }
+    };
+    let severity = |s| a.violations.iter().filter(|v| v.severity == s).count();
+    Ok(Finding {
+        counts: a.diff.counts(),
+        profile_errors: severity(Severity::Error),
+        profile_warnings: severity(Severity::Warning),
+        pending_values: a.state.pending.len(),
+        jobs: a
+            .state
+            .jobs
+            .iter()
+            .filter(|j| j.holds_queue())
+            .map(|j| JobSeen {
+                id: j.id.clone(),
+                outcome: j.outcome(),
+                percent: j.percent_complete,
+                message_id: j.message_code().map(str::to_owned),
+            })
+            .collect(),
+        lockdown: a.state.lockdown,
+        model: a.state.model,
+        bios_version: a.state.bios_version,
+        service_tag: a.state.service_tag,
+        power,
+    })
 }

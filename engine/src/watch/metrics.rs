@@ -10,8 +10,8 @@
 //! tell "no host drifts" from "no such metric".
 
 use super::Board;
-use super::exposition::{Exposition, Kind};
 use bios_profiles::Status;
+use host_bench::exposition::{Exposition, MetricType};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Every metric family served, in order: the contract `contrib/grafana` and the tests check
@@ -56,32 +56,32 @@ fn counter(n: u64) -> f64 {
     n as f64
 }
 
-/// The board in the text exposition format (see [`super::exposition`]).
+/// The board in the text exposition format (see [`host_bench::exposition`]).
 pub fn render(board: &Board) -> String {
     let mut e = Exposition::default();
     let profile = board.profile.as_str();
     e.family(
         "rftune_exporter_build_info",
-        Kind::Gauge,
+        MetricType::Gauge,
         "The rftune exporter's version, as a label; always 1.",
     )
     .sample(&[("version", env!("CARGO_PKG_VERSION"))], 1.0);
     e.family(
         "rftune_exporter_check_interval_seconds",
-        Kind::Gauge,
+        MetricType::Gauge,
         "Time between two checks of a host (--interval).",
     )
     .sample(&[], board.schedule.interval.as_secs_f64());
     e.family(
         "rftune_exporter_checks_in_flight",
-        Kind::Gauge,
+        MetricType::Gauge,
         "Host checks running now (at most --concurrency).",
     )
     .sample(&[], count(board.hosts.iter().filter(|h| h.running).count()));
     {
         let mut f = e.family(
             "rftune_hosts",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Hosts by status after their latest check against the profile: in_sync, drift (or the profile's values only pending), error (check failed, or the profile cannot be applied as written), unknown (not checked yet).",
         );
         for (status, n) in board.by_status() {
@@ -92,7 +92,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_check_success",
-            Kind::Gauge,
+            MetricType::Gauge,
             "1 if the host's latest check read and judged it, 0 if it failed.",
         );
         for (h, last) in checked() {
@@ -102,7 +102,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_check_failed",
-            Kind::Gauge,
+            MetricType::Gauge,
             "1 for a host whose latest check failed, with the reason: timeout (no answer in time), connection (unreachable, untrusted certificate, credentials refused), redfish (an error answer), unsupported, profile, other.",
         );
         for (h, last) in checked() {
@@ -114,7 +114,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_check_last_timestamp_seconds",
-            Kind::Gauge,
+            MetricType::Gauge,
             "When the host's latest check ended, successful or not (Unix time).",
         );
         for (h, last) in checked() {
@@ -124,7 +124,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_check_last_success_timestamp_seconds",
-            Kind::Gauge,
+            MetricType::Gauge,
             "When the host's latest successful check ended (Unix time).",
         );
         for h in &board.hosts {
@@ -136,7 +136,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_check_duration_seconds",
-            Kind::Gauge,
+            MetricType::Gauge,
             "How long the host's latest check took.",
         );
         for (h, last) in checked() {
@@ -146,7 +146,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_checks_total",
-            Kind::Counter,
+            MetricType::Counter,
             "Checks of the host since the exporter started, by result (success, failure).",
         );
         for h in &board.hosts {
@@ -158,7 +158,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_bios_drift_attributes",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Attributes of the profile (BIOS and iDRAC) not as it wants them: drift, pending, pending_conflict or forced; 0 when the host is in sync.",
         );
         for (h, c) in found() {
@@ -169,7 +169,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_bios_attributes",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Attributes of the profile by status, as rftune diff spells it (in_sync, drift, pending, pending_conflict, not_applicable, forced).",
         );
         for (h, c) in found() {
@@ -184,7 +184,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_bios_pending_attributes",
-            Kind::Gauge,
+            MetricType::Gauge,
             "BIOS values staged on the BMC (Bios/Settings), by anyone; they apply at the next reboot.",
         );
         for (h, c) in found() {
@@ -194,7 +194,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_profile_violations",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Validation findings of the profile against the host's registry, by severity; errors mean apply would refuse the host.",
         );
         for (h, c) in found() {
@@ -211,7 +211,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_idrac_jobs",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Jobs holding the iDRAC's queue, by state: waiting (scheduled, or waiting for a reboot), running, stuck (PR30: will never run; or running without progress for longer than --job-stuck-after). A stuck job blocks new BIOS jobs until deleted.",
         );
         for (h, c) in found() {
@@ -227,7 +227,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_idrac_system_lockdown",
-            Kind::Gauge,
+            MetricType::Gauge,
             "1 if System Lockdown is on (the iDRAC refuses every change; apply refuses the host), else 0.",
         );
         for (h, c) in found() {
@@ -239,7 +239,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_bios_info",
-            Kind::Gauge,
+            MetricType::Gauge,
             "The host's model, BIOS version and service tag, as labels; always 1.",
         );
         for (h, c) in found() {
@@ -258,7 +258,7 @@ pub fn render(board: &Board) -> String {
     {
         let mut f = e.family(
             "rftune_power_watts",
-            Kind::Gauge,
+            MetricType::Gauge,
             "Power draw the BMC reported at the host's latest check, in watts (the same metric as rftune power --format prometheus).",
         );
         for (h, c) in found() {

@@ -18,7 +18,6 @@
 //! job waiting for a reboot is not stuck: it is how `apply --reboot none` leaves a host.
 
 pub mod check;
-pub mod exposition;
 pub mod metrics;
 
 use crate::error::{Error, HostErrorKind, Result};

@@ -108,7 +108,7 @@ fn failure_reasons_come_from_the_error_kind() {
     assert_eq!(Reason::of(&host(HostErrorKind::Timeout)), Reason::Timeout);
     assert_eq!(Reason::of(&host(HostErrorKind::ProfileNotApplicable)), Reason::Profile);
     assert_eq!(Reason::of(&host(HostErrorKind::PendingWork)), Reason::Other);
-    assert_eq!(Reason::of(&Error::invalid("bad")), Reason::Other);
+    assert_eq!(Reason::of(&Error::bad_input("bad")), Reason::Other);
 }
 
 fn schedule(once: bool) -> Schedule {

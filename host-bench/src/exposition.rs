@@ -14,14 +14,14 @@ pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
 /// A metric family's type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum MetricType {
     /// A value that goes up and down.
     Gauge,
     /// A count that only goes up (reset when the process restarts); its name ends in `_total`.
     Counter,
 }
 
-impl Kind {
+impl MetricType {
     fn as_str(self) -> &'static str {
         match self {
             Self::Gauge => "gauge",
@@ -39,10 +39,10 @@ pub struct Exposition {
 impl Exposition {
     /// Starts the family `name` with its help and type lines; its samples follow through the
     /// returned [`Family`].
-    pub fn family(&mut self, name: &'static str, kind: Kind, help: &str) -> Family<'_> {
+    pub fn family(&mut self, name: &'static str, kind: MetricType, help: &str) -> Family<'_> {
         debug_assert!(valid_name(name), "metric name {name:?}");
         debug_assert!(
-            kind != Kind::Counter || name.ends_with("_total"),
+            kind != MetricType::Counter || name.ends_with("_total"),
             "counter {name} must end in _total"
         );
         let _ = writeln!(self.out, "# HELP {name} {}", escape_help(help));
@@ -147,10 +147,10 @@ mod tests {
     #[test]
     fn a_family_has_help_and_type_before_its_samples() {
         let mut e = Exposition::default();
-        e.family("rftune_x", Kind::Gauge, "An example.")
+        e.family("rftune_x", MetricType::Gauge, "An example.")
             .sample(&[("host", "a")], 1.0)
             .sample(&[("host", "b")], 2.5);
-        e.family("rftune_checks_total", Kind::Counter, "Checks.")
+        e.family("rftune_checks_total", MetricType::Counter, "Checks.")
             .sample(&[], 7.0);
         assert_eq!(
             e.finish(),
@@ -162,8 +162,12 @@ mod tests {
     #[test]
     fn label_values_escape_backslash_quote_and_newline() {
         let mut e = Exposition::default();
-        e.family("rftune_x", Kind::Gauge, "Help with \\ and\na newline, \"quoted\".")
-            .sample(&[("host", "r\\1 \"a\"\nb"), ("profile", "perf")], 1.0);
+        e.family(
+            "rftune_x",
+            MetricType::Gauge,
+            "Help with \\ and\na newline, \"quoted\".",
+        )
+        .sample(&[("host", "r\\1 \"a\"\nb"), ("profile", "perf")], 1.0);
         let text = e.finish();
         assert_eq!(
             text.lines().collect::<Vec<_>>(),

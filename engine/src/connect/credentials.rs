@@ -2,7 +2,7 @@
 //! How a caller gets a password otherwise (a prompt, an environment variable) is its business;
 //! the engine only refuses an empty one.
 
-use crate::error::{Context, Result, bail};
+use crate::error::{Context, Result, bad_input};
 use redfish_client::Credentials;
 use serde::Deserialize;
 use std::path::Path;
@@ -21,7 +21,7 @@ struct CredentialsFile {
 /// failed login on every BMC, and iDRACs block an address after a few of those.
 pub fn non_empty(creds: Credentials, source: &str, url: &str) -> Result<Credentials> {
     if creds.password.expose().is_empty() {
-        bail!(
+        bad_input!(
             "empty password from {source} for {url}: not sending it (an iDRAC counts it as a failed login and blocks the address after a few)"
         );
     }
@@ -41,7 +41,7 @@ pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credent
     let text = crate::state::read_capped(path, crate::state::MAX_CREDENTIALS_BYTES, "credentials file")?;
     // The TOML error would quote the offending line, which may hold the password.
     let parsed: CredentialsFile = toml::from_str(&text).map_err(|e| {
-        crate::Error::invalid(format!(
+        crate::Error::bad_input(format!(
             "credentials file {} is not valid: expected `username = \"...\"` and `password = \"...\"` ({})",
             path.display(),
             e.message()
@@ -60,7 +60,7 @@ fn check_private(path: &Path) -> Result<()> {
     let meta = std::fs::metadata(path).with_context(|| format!("reading credentials file {}", path.display()))?;
     let mode = meta.permissions().mode() & 0o777;
     if mode & 0o077 != 0 {
-        bail!(
+        bad_input!(
             "credentials file {} can be read by others (mode {mode:03o}); run `chmod 600 {}`",
             path.display(),
             path.display()

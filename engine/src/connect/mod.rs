@@ -1,15 +1,16 @@
-//! Turning an inventory entry and a [`ConnectConfig`] into a connected [`Target`]:
+//! Turning an inventory entry and a [`ConnectConfig`] into a connected [`Bmc`]:
 //! credentials, certificate trust (CA, pin, known_hosts, trust on first use, or an explicit
-//! insecure mode), and error messages that say what to do next. A target also knows, from
+//! insecure mode), and error messages that say what to do next. A [`Bmc`] also knows, from
 //! the first read of its service root, which [`Layout`] the BMC has: an iDRAC's fixed paths or
 //! a generic service's discovery.
 
-use crate::credentials;
+pub mod credentials;
+pub mod trust;
+
 use crate::error::{Context, HostError, HostErrorKind, Result};
 use crate::fleet::{BmcEntry, host_key};
 use crate::observe::{Event, Observer};
 use crate::state::StateDirs;
-use crate::trust::KnownHosts;
 use redfish_client::error::TransportKind;
 use redfish_client::odata::Link;
 use redfish_client::oem::dell;
@@ -22,6 +23,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Duration;
+use trust::KnownHosts;
 use url::Url;
 
 /// How to connect to BMCs: plain values, credentials already resolved.
@@ -66,9 +68,11 @@ impl ConnectConfig {
 
 /// A BMC this run talks to.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub struct Bmc {
     /// How messages name it: the inventory name, or `host:port`.
     pub name: String,
+    /// Its URL as the inventory entry (or `--bmc`) gives it.
+    pub url: String,
     /// The connected client.
     pub client: Client,
     /// How its certificate is trusted (for hints in errors).
@@ -77,16 +81,16 @@ pub struct Target {
     service: Option<(ServiceRoot, Layout)>,
 }
 
-/// A target dropped with its session open (its work abandoned: `--check-timeout` passed, or a
+/// A BMC dropped with its session open (its work abandoned: `--check-timeout` passed, or a
 /// stop) logs out in the background, so the BMC's few sessions are not held until they expire.
-/// After [`Target::close`] there is no session and nothing is sent.
-impl Drop for Target {
+/// After [`Bmc::close`] there is no session and nothing is sent.
+impl Drop for Bmc {
     fn drop(&mut self) {
         self.client.logout_in_background();
     }
 }
 
-/// Where a BMC keeps what rftune reads, decided once per [`Target`] from its service root.
+/// Where a BMC keeps what rftune reads, decided once per [`Bmc`] from its service root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
     /// A Dell iDRAC (`Vendor: Dell`): the fixed paths of `redfish_client::oem::dell`, read
@@ -123,7 +127,7 @@ pub async fn connect(
     config: &ConnectConfig,
     dirs: &StateDirs,
     observer: &dyn Observer,
-) -> Result<Target> {
+) -> Result<Bmc> {
     let url = Url::parse(&entry.url).with_context(|| format!("{:?} is not a URL", entry.url))?;
     let key = host_key(&url);
     let name = entry.name.clone();
@@ -202,19 +206,20 @@ pub async fn connect(
         })
         .build()
         .with_context(|| format!("{name}: setting up the connection"))?;
-    let mut target = Target {
+    let mut bmc = Bmc {
         name,
+        url: entry.url.clone(),
         client,
         trust,
         service: None,
     };
-    if target.trust == Trust::FirstUse {
+    if bmc.trust == Trust::FirstUse {
         // Anonymous: the first handshake sets the client's pin before any credential leaves.
-        target.service().await?;
-        if let Some(fp) = target.client.trusted_fingerprint() {
+        bmc.service().await?;
+        if let Some(fp) = bmc.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
             observer.event(&Event::notice(
-                &target.name,
+                &bmc.name,
                 format!(
                     "trusting its certificate {fp} from now on (recorded in {})",
                     known_hosts.path().display()
@@ -222,7 +227,7 @@ pub async fn connect(
             ));
         }
     }
-    Ok(target)
+    Ok(bmc)
 }
 
 /// Logs a [`crate::SECURITY_LOG_TARGET`] warning the first time `kind` applies in this process:
@@ -235,11 +240,12 @@ fn warn_once(kind: &'static str, message: impl FnOnce() -> String) {
     }
 }
 
-impl Target {
-    /// A target around an already configured client (the demo's, pinned to the emulator).
+impl Bmc {
+    /// A BMC around an already configured client (the demo's, pinned to the emulator).
     pub fn from_client(name: impl Into<String>, client: Client) -> Self {
         Self {
             name: name.into(),
+            url: client.base_url().as_str().trim_end_matches('/').to_owned(),
             client,
             trust: Trust::Pinned,
             service: None,

@@ -37,7 +37,7 @@ impl KnownHosts {
             }
             let mut fields = line.split_whitespace();
             let (Some(h), Some(fp)) = (fields.next(), fields.next()) else {
-                crate::error::bail!("{}:{}: expected `host:port sha256:HEX`", self.path.display(), n + 1);
+                crate::error::bad_input!("{}:{}: expected `host:port sha256:HEX`", self.path.display(), n + 1);
             };
             if h == host {
                 let fp = fp

@@ -1,5 +1,10 @@
-//! All output to stdout: aligned tables for people, JSON documents for scripts. Writes go
-//! through `io::Write` so a closed pipe ends the program quietly instead of panicking.
+//! All output to stdout: aligned tables for people, JSON documents for scripts, and progress
+//! on stderr. Writes go through `io::Write` so a closed pipe ends the program quietly instead
+//! of panicking. The text forms of the larger documents have modules of their own.
+
+pub mod apply;
+pub mod diff;
+pub mod inventory;
 
 use anyhow::Result;
 use serde::Serialize;

@@ -1,0 +1,132 @@
+//! The arguments turned, once, into the plain values the engine takes (ripgrep's low args →
+//! high args): the hosts a command addresses, how to reach one BMC (the password resolved
+//! before anything is sent; fleets resolve it with `credentials::connect_config` before their
+//! progress display starts), and the apply options. Commands start from these.
+
+use crate::args::{ApplyFlags, ApplyTimeArg, ConnectArgs, TargetArgs};
+use anyhow::Result;
+use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
+use rftune_engine::control::RebootPolicy;
+use rftune_engine::converge::ApplyOptions;
+use rftune_engine::fleet::{self, BmcEntry, Limits, Shard};
+use rftune_engine::lifecycle::Access;
+use rftune_engine::state::StateDirs;
+use std::sync::Arc;
+
+/// The hosts a command addresses.
+#[derive(Debug)]
+pub struct Hosts {
+    /// The hosts, in inventory order.
+    pub entries: Vec<BmcEntry>,
+    /// Whether it was one `--bmc` (its error is then the command's message).
+    pub single: bool,
+    /// Hosts worked on at the same time.
+    pub concurrency: usize,
+    /// The `--shard` they were chosen by.
+    pub shard: Option<Shard>,
+}
+
+impl Hosts {
+    /// `--bmc URL`, or the entries of `--inventory` carrying every `--tag` in `--shard`, or
+    /// `RFTUNE_BMC`.
+    pub fn of(args: &TargetArgs) -> Result<Self> {
+        let (entries, single) = entries(args)?;
+        Ok(Self {
+            entries,
+            single,
+            concurrency: args.concurrency,
+            shard: args.shard,
+        })
+    }
+
+    /// One host (`--bmc` of a single-host command, or a snapshot's host).
+    pub fn one(entry: BmcEntry) -> Self {
+        Self {
+            entries: vec![entry],
+            single: true,
+            concurrency: 1,
+            shard: None,
+        }
+    }
+
+    /// The rollout limits of these hosts: their concurrency, no canary, no failure limit.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            concurrency: self.concurrency,
+            ..Limits::default()
+        }
+    }
+}
+
+fn entries(args: &TargetArgs) -> Result<(Vec<BmcEntry>, bool)> {
+    // clap's `requires` does not hold against an argument another one conflicts with.
+    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty()) {
+        anyhow::bail!("--shard and --tag choose among the hosts of an inventory: give --inventory FILE");
+    }
+    match (&args.bmc, &args.inventory) {
+        (Some(url), _) => Ok((vec![BmcEntry::from_url(url)?], true)),
+        (None, Some(path)) => {
+            let all = fleet::read_inventory(path)?;
+            let chosen = fleet::filter_tags(all, &args.tags);
+            if chosen.is_empty() {
+                anyhow::bail!(
+                    "no host in {} carries the tags {}",
+                    path.display(),
+                    args.tags.join(", ")
+                );
+            }
+            // A shard may be empty (more shards than hosts): its output then lists no host.
+            let chosen = match args.shard {
+                Some(shard) => shard.select(chosen),
+                None => chosen,
+            };
+            Ok((chosen, false))
+        }
+        (None, None) => match std::env::var("RFTUNE_BMC") {
+            Ok(url) if !url.trim().is_empty() => Ok((vec![BmcEntry::from_url(url.trim())?], true)),
+            _ => anyhow::bail!("give --bmc URL or --inventory FILE (or set RFTUNE_BMC)"),
+        },
+    }
+}
+
+/// How to reach the one BMC of a single-host command: the connection settings of `args` with
+/// the password resolved, telling only notices (a certificate trusted on first use).
+pub fn access_one(args: &ConnectArgs, entry: &BmcEntry, dirs: &StateDirs) -> Result<Access> {
+    let connect = crate::credentials::connect_config(args, std::slice::from_ref(entry))?;
+    Ok(Access::new(connect, dirs.clone(), Arc::new(crate::render::Notices)))
+}
+
+/// The apply options of `apply` and `restore`.
+pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
+    let apply_time = SettingsApplyTime {
+        apply_time: match args.apply_time {
+            ApplyTimeArg::OnReset => ApplyTime::OnReset,
+            ApplyTimeArg::AtMaintenanceWindowStart => ApplyTime::AtMaintenanceWindowStart,
+            ApplyTimeArg::InMaintenanceWindowOnReset => ApplyTime::InMaintenanceWindowOnReset,
+        },
+        maintenance_window_start_time: args.maintenance_start.clone(),
+        maintenance_window_duration_in_seconds: args
+            .maintenance_start
+            .as_ref()
+            .map(|_| args.maintenance_duration.as_secs()),
+    };
+    ApplyOptions {
+        reboot: reboot_policy(args.reboot),
+        graceful_timeout: args.graceful_timeout,
+        job_timeout: args.job_timeout,
+        boot_timeout: args.boot_timeout,
+        replace_pending: args.replace_pending,
+        dry_run: args.dry_run,
+        strict: args.strict,
+        apply_time,
+    }
+}
+
+/// `--reboot` as the engine's policy.
+pub fn reboot_policy(arg: crate::args::RebootArg) -> RebootPolicy {
+    match arg {
+        crate::args::RebootArg::Graceful => RebootPolicy::Graceful,
+        crate::args::RebootArg::Force => RebootPolicy::Force,
+        crate::args::RebootArg::None => RebootPolicy::None,
+    }
+}

@@ -1,0 +1,445 @@
+//! The vocabulary of rftune's fleet documents, in one place: the kinds of output and their
+//! schema names (`rftune.diff/v1`, `rftune.apply.host/v1`, …), the per-host statuses, the
+//! summaries that count them, the fleet exit rule, and the documents of `diff` and `apply`.
+//! Commands and `merge` build and read documents through this module; none imports another.
+
+use crate::Exit;
+use anyhow::Result;
+use bios_profiles::{Change, StatusCounts};
+use rftune_engine::assess::Assessment;
+use rftune_engine::audit::AuditLog;
+use rftune_engine::converge::{ApplyOutcome, HostApply};
+use rftune_engine::fleet::HostResult;
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which command wrote an output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// `rftune diff`.
+    Diff,
+    /// `rftune apply` (and `restore`).
+    Apply,
+}
+
+impl DocumentKind {
+    /// Every kind.
+    pub const ALL: [Self; 2] = [Self::Diff, Self::Apply];
+
+    /// The command's name (`diff`, `apply`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Diff => "diff",
+            Self::Apply => "apply",
+        }
+    }
+
+    /// The schema of the command's `-o json` document.
+    pub const fn schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff/v1",
+            Self::Apply => "rftune.apply/v1",
+        }
+    }
+
+    /// The schema of an `-o jsonl` host line.
+    pub const fn host_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.host/v1",
+            Self::Apply => "rftune.apply.host/v1",
+        }
+    }
+
+    /// The schema of the last `-o jsonl` line.
+    pub const fn summary_schema(self) -> &'static str {
+        match self {
+            Self::Diff => "rftune.diff.summary/v1",
+            Self::Apply => "rftune.apply.summary/v1",
+        }
+    }
+
+    /// The field of a host entry that says how it ended.
+    pub fn status_field(self) -> &'static str {
+        match self {
+            Self::Diff => "status",
+            Self::Apply => "outcome",
+        }
+    }
+
+    /// The statuses this kind writes, as spelled.
+    pub fn statuses(self) -> Vec<&'static str> {
+        match self {
+            Self::Diff => DiffStatus::ALL.map(DiffStatus::as_str).to_vec(),
+            Self::Apply => ApplyStatus::ALL.map(ApplyStatus::as_str).to_vec(),
+        }
+    }
+
+    /// The kind whose `which` schema (e.g. [`DocumentKind::schema`]) is `schema`.
+    pub fn of(schema: &str, which: fn(Self) -> &'static str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| which(*k) == schema)
+    }
+}
+
+/// The `rftune.diff/v1` document.
+#[derive(Debug, Serialize)]
+pub struct DiffReport {
+    /// Always `rftune.diff/v1`.
+    pub schema: &'static str,
+    /// The profile compared against.
+    pub profile: String,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// One entry per host, in inventory order.
+    pub hosts: Vec<HostDiff>,
+    /// Counts of hosts by status.
+    pub summary: DiffSummary,
+}
+
+impl DiffReport {
+    /// The document of `hosts` compared against `profile`, counted.
+    pub fn of(profile: &str, shard: Option<String>, hosts: Vec<HostDiff>) -> Self {
+        let mut summary = DiffSummary {
+            hosts: hosts.len(),
+            ..DiffSummary::default()
+        };
+        hosts.iter().for_each(|h| summary.count(h.status));
+        Self {
+            schema: DocumentKind::Diff.schema(),
+            profile: profile.to_owned(),
+            shard,
+            hosts,
+            summary,
+        }
+    }
+}
+
+/// One host's diff.
+#[derive(Debug, Serialize)]
+pub struct HostDiff {
+    /// The host's name.
+    pub host: String,
+    /// `in_sync`, `drift` or `error`.
+    pub status: DiffStatus,
+    /// Service tag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_tag: Option<String>,
+    /// Model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// BIOS version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bios_version: Option<String>,
+    /// Per attribute, in stable order.
+    pub changes: Vec<Change>,
+    /// Attributes per status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<StatusCounts>,
+    /// Whether System Lockdown is on: the host cannot be changed until it is turned off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub lockdown: bool,
+    /// Validation findings, one line each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<String>,
+    /// Why the host could not be compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How a host compares: a `status` of `rftune.diff/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffStatus {
+    /// Every attribute as the profile wants it.
+    InSync,
+    /// Drift, or pending changes.
+    Drift,
+    /// Not compared, or the profile is invalid for it.
+    Error,
+}
+
+impl DiffStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 3] = [Self::InSync, Self::Drift, Self::Error];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InSync => "in_sync",
+            Self::Drift => "drift",
+            Self::Error => "error",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for DiffStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Hosts by outcome.
+#[derive(Debug, Default, Serialize)]
+pub struct DiffSummary {
+    /// Hosts compared.
+    pub hosts: usize,
+    /// In sync.
+    pub in_sync: usize,
+    /// With drift (or pending changes).
+    pub drift: usize,
+    /// Not compared, or the profile is invalid for them.
+    pub error: usize,
+}
+
+/// The counts line of the text output, e.g. `3 hosts: 1 in sync, 2 drift, 0 error`.
+impl std::fmt::Display for DiffSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} in sync, {} drift, {} error",
+            self.hosts, self.in_sync, self.drift, self.error
+        )
+    }
+}
+
+impl DiffSummary {
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: DiffStatus) {
+        match status {
+            DiffStatus::InSync => self.in_sync += 1,
+            DiffStatus::Drift => self.drift += 1,
+            DiffStatus::Error => self.error += 1,
+        }
+    }
+
+    /// The fleet exit rule: error beats drift beats in sync.
+    pub fn exit(&self) -> Result<Exit> {
+        if self.error > 0 {
+            anyhow::bail!(
+                "{} of {} host(s) failed: unreadable, or the profile cannot be applied to them as written (see each host above)",
+                self.error,
+                self.hosts
+            );
+        }
+        Ok(if self.drift > 0 { Exit::Drift } else { Exit::Success })
+    }
+}
+
+/// One host's entry of the report.
+pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
+    match &r.result {
+        Ok(a) => {
+            let invalid = a.errors().next().is_some();
+            let status = if invalid {
+                DiffStatus::Error
+            } else if a.diff.is_clean() {
+                DiffStatus::InSync
+            } else {
+                DiffStatus::Drift
+            };
+            HostDiff {
+                host: r.entry.name.clone(),
+                status,
+                service_tag: a.state.service_tag.clone(),
+                model: a.state.model.clone(),
+                bios_version: a.state.bios_version.clone(),
+                changes: a.diff.changes.clone(),
+                counts: Some(a.diff.counts()),
+                lockdown: a.state.in_lockdown(),
+                violations: a
+                    .state
+                    .in_lockdown()
+                    .then(|| {
+                        format!(
+                            "warning: {}; apply will refuse it",
+                            rftune_engine::read::lockdown_reason()
+                        )
+                    })
+                    .into_iter()
+                    .chain(a.violations.iter().map(|v| {
+                        let level = if v.severity == bios_profiles::Severity::Error {
+                            "error"
+                        } else {
+                            "warning"
+                        };
+                        format!("{level}: {v}")
+                    }))
+                    .collect(),
+                error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
+            }
+        }
+        Err(e) => HostDiff {
+            host: r.entry.name.clone(),
+            status: DiffStatus::Error,
+            service_tag: None,
+            model: None,
+            bios_version: None,
+            changes: Vec::new(),
+            counts: None,
+            lockdown: false,
+            violations: Vec::new(),
+            error: Some(format!("{e:#}")),
+        },
+    }
+}
+
+/// The `rftune.apply/v1` document.
+#[derive(Debug, Serialize)]
+pub struct ApplyReport {
+    /// Always `rftune.apply/v1`.
+    pub schema: &'static str,
+    /// The profile applied.
+    pub profile: String,
+    /// Whether this was a dry run.
+    pub dry_run: bool,
+    /// `K/N` when the run was given `--shard K/N`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// One entry per host, in inventory order.
+    pub hosts: Vec<Value>,
+    /// Hosts by outcome.
+    pub summary: ApplySummary,
+    /// The audit log of this run.
+    pub audit_log: String,
+}
+
+/// How a host's apply ended: an `outcome` of `rftune.apply/v1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApplyStatus {
+    /// It ran to its end.
+    Done(ApplyOutcome),
+    /// It failed.
+    Error,
+    /// It was left untouched: a canary failed, or `--max-failures` hosts had failed.
+    NotStarted,
+}
+
+impl ApplyStatus {
+    /// Every status, in the order the summary counts them.
+    pub const ALL: [Self; 6] = [
+        Self::Done(ApplyOutcome::InSync),
+        Self::Done(ApplyOutcome::Converged),
+        Self::Done(ApplyOutcome::NotConverged),
+        Self::Done(ApplyOutcome::Planned),
+        Self::Error,
+        Self::NotStarted,
+    ];
+
+    /// As the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done(ApplyOutcome::InSync) => "in_sync",
+            Self::Done(ApplyOutcome::Converged) => "converged",
+            Self::Done(ApplyOutcome::NotConverged) => "not_converged",
+            Self::Done(ApplyOutcome::Planned) => "planned",
+            Self::Error => "error",
+            Self::NotStarted => "not_started",
+        }
+    }
+
+    /// The status spelled `text`, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+}
+
+impl Serialize for ApplyStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Hosts by outcome.
+#[derive(Debug, Default, Serialize)]
+pub struct ApplySummary {
+    /// Hosts addressed.
+    pub hosts: usize,
+    /// Already in sync.
+    pub in_sync: usize,
+    /// Changed and verified.
+    pub converged: usize,
+    /// Staged but not applied, or not clean after the change.
+    pub not_converged: usize,
+    /// Dry run plans.
+    pub planned: usize,
+    /// Failed.
+    pub error: usize,
+    /// Left untouched: a canary failed, or `--max-failures` hosts had failed.
+    pub not_started: usize,
+}
+
+/// The counts of the text output: one line, and a second for hosts left untouched if any.
+impl std::fmt::Display for ApplySummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
+            self.hosts, self.converged, self.in_sync, self.not_converged, self.planned, self.error
+        )?;
+        if self.not_started > 0 {
+            write!(f, "\n{} not started (left untouched)", self.not_started)?;
+        }
+        Ok(())
+    }
+}
+
+impl ApplySummary {
+    /// Counts one host of `status`.
+    pub fn count(&mut self, status: ApplyStatus) {
+        match status {
+            ApplyStatus::Done(ApplyOutcome::InSync) => self.in_sync += 1,
+            ApplyStatus::Done(ApplyOutcome::Converged) => self.converged += 1,
+            ApplyStatus::Done(ApplyOutcome::NotConverged) => self.not_converged += 1,
+            ApplyStatus::Done(ApplyOutcome::Planned) => self.planned += 1,
+            ApplyStatus::NotStarted => self.not_started += 1,
+            ApplyStatus::Error => self.error += 1,
+        }
+    }
+
+    /// The fleet exit rule: any failure is an error (`audit_log` names where every step is);
+    /// else hosts not converged, or changes planned by a dry run, are drift (exit 2).
+    pub fn exit(&self, audit_log: &str) -> Result<Exit> {
+        if self.error > 0 {
+            anyhow::bail!(
+                "{} of {} host(s) failed; every step is in {audit_log}",
+                self.error,
+                self.hosts
+            );
+        }
+        // A dry run that plans changes found drift: exit 2, as diff does.
+        Ok(if self.not_converged > 0 || self.planned > 0 {
+            Exit::Drift
+        } else {
+            Exit::Success
+        })
+    }
+}
+
+/// One host's entry of the report, counted in `summary`.
+pub fn apply_entry(audit: &AuditLog, r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
+    let (status, entry) = match &r.result {
+        Ok(h) => {
+            let mut v = serde_json::to_value(h).unwrap_or_default();
+            v["host"] = Value::String(r.entry.name.clone());
+            (ApplyStatus::Done(h.outcome), v)
+        }
+        Err(e) => {
+            let status = if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) {
+                ApplyStatus::NotStarted
+            } else {
+                ApplyStatus::Error
+            };
+            // Whether anything was written before the failure (a staged PATCH, a reboot, ...):
+            // the host changed even though the apply failed.
+            let written = audit.wrote(&r.entry.name);
+            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written, "error": format!("{e:#}")});
+            (status, v)
+        }
+    };
+    summary.count(status);
+    entry
+}

@@ -1,0 +1,190 @@
+//! The stage step: every BIOS value of the plan in one PATCH with an apply time, which creates
+//! the one BIOS job. A PATCH whose answer was lost is never resent blindly: what is pending is
+//! read back first, and a second PATCH goes out only when the read-back shows nothing staged.
+
+use super::HostApply;
+use super::marker::{self, Marker};
+use super::steps::{Go, Host, Judged};
+use crate::audit::Step;
+use crate::connect::Bmc;
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::interrupt;
+use crate::observe::Phase;
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, DellJob};
+use redfish_client::resources::bios::{Attributes, BiosSettings};
+use serde_json::{Value, json};
+
+/// What a read-back found after a BIOS PATCH whose answer was lost.
+#[derive(Debug)]
+enum ReadBack {
+    /// Exactly rftune's values are pending, with this job (created if the PATCH did not).
+    Ours(Option<String>),
+    /// Nothing is pending and no BIOS job is open: the PATCH was not applied.
+    Nothing,
+    /// Something else is pending.
+    Other(String),
+}
+
+impl Host<'_> {
+    /// Stages the plan's BIOS values (unless adopted ones stand in for them) and returns the
+    /// BIOS job, the adopted one included. The marker is written before the PATCH and names the
+    /// job once known.
+    pub(super) async fn stage(&self, judged: &Judged, go: &Go, result: &mut HostApply) -> Result<Option<String>> {
+        let plan = &judged.plan;
+        if plan.bios.is_empty() || result.adopted {
+            return Ok(go.adopted_job.clone());
+        }
+        let run = self.run;
+        let mut marker = Marker {
+            profile: run.profile.name().to_owned(),
+            run: run.audit.run().to_owned(),
+            bios: plan.bios.clone(),
+            job: None,
+            rebooting: false,
+        };
+        interrupt::check(&self.bmc.name, "staging BIOS values")?;
+        marker::write(&judged.marker, &marker)?;
+        let apply_time = &run.options.apply_time;
+        let body = redfish_client::request::settings_body(&plan.bios, Some(apply_time));
+        // At most two PATCHes, and the second only once a read-back proved the first staged
+        // nothing: never a duplicate.
+        for attempt in 1..=2 {
+            self.observer.event(&crate::observe::Event::phase(
+                &self.bmc.name,
+                Phase::Staging(plan.bios.len()),
+            ));
+            let sending = json!({"attempt": attempt, "phase": "sending"});
+            self.run
+                .audit
+                .record(&self.bmc.name, Step::Stage, body.clone(), "unknown", sending)?;
+            let settings = ODataId::new(dell::BIOS_SETTINGS);
+            let err = match self
+                .bmc
+                .client
+                .stage_settings(&settings, &plan.bios, Some(apply_time))
+                .await
+            {
+                Ok(s) => {
+                    let job = match s.job {
+                        Some(j) => Some(j.last_segment().to_owned()),
+                        // Some firmware stages without creating a job: find the one it queued.
+                        None => open_bios_job(self.bmc).await,
+                    };
+                    let detail = json!({ "job": job });
+                    return self.staged(judged, &mut marker, job, detail);
+                }
+                Err(e) => e,
+            };
+            if !err.write_outcome_unknown() {
+                // The iDRAC answered no (or nothing reached it): nothing is staged.
+                marker::remove(&judged.marker);
+                let e = self.bmc.explain(err, "staging BIOS values");
+                self.record_stage("error", json!(crate::error::report(&e)))?;
+                return Err(e);
+            }
+            // The PATCH may have been applied, but its answer was lost: keep the marker and look.
+            let err = self.bmc.explain(err, "staging BIOS values");
+            self.record_stage("unknown", json!(crate::error::report(&err)))?;
+            self.observer
+                .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
+            match staged_state(self.bmc, &plan.bios).await {
+                Ok(ReadBack::Ours(job)) => {
+                    let detail = json!({"job": job, "confirmed": "read back"});
+                    return self.staged(judged, &mut marker, job, detail);
+                }
+                Ok(ReadBack::Nothing) if attempt == 1 => {
+                    self.record_stage("error", json!("read back: nothing was staged"))?;
+                }
+                Ok(ReadBack::Nothing) => {
+                    marker::remove(&judged.marker);
+                    return Err(err.context("the read-back shows nothing staged; no further attempt"));
+                }
+                Ok(ReadBack::Other(desc)) => {
+                    marker::remove(&judged.marker);
+                    self.record_stage("error", json!(format!("read back: {desc}")))?;
+                    let message = format!(
+                        "after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
+                        self.bmc.client.base_url().as_str().trim_end_matches('/')
+                    );
+                    return Err(HostError::new(&self.bmc.name, HostErrorKind::OutcomeUnknown, message).into());
+                }
+                Err(read) => {
+                    self.run.audit.note_write(&self.bmc.name);
+                    return Err(err.context(format!(
+                        "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
+                        crate::error::report(&read)
+                    )));
+                }
+            }
+        }
+        // The second attempt returns on every path above.
+        Ok(None)
+    }
+
+    /// The values are staged with `job`: the marker names it, and the stage is recorded.
+    fn staged(
+        &self,
+        judged: &Judged,
+        marker: &mut Marker,
+        job: Option<String>,
+        detail: Value,
+    ) -> Result<Option<String>> {
+        marker.job.clone_from(&job);
+        marker::write(&judged.marker, marker)?;
+        self.record_stage("ok", detail)?;
+        Ok(job)
+    }
+
+    fn record_stage(&self, outcome: &str, detail: Value) -> Result<()> {
+        self.run
+            .audit
+            .record(&self.bmc.name, Step::Stage, Value::Null, outcome, detail)
+    }
+}
+
+/// The open BIOS configuration job, if any (firmware that stages without naming the job).
+async fn open_bios_job(bmc: &Bmc) -> Option<String> {
+    let jobs = bmc.client.dell().jobs().await.ok()?;
+    jobs.into_iter().find(|j| j.is_open_bios_job()).map(|j| j.id)
+}
+
+/// Reads pending BIOS values and jobs to learn whether a PATCH whose answer was lost staged
+/// `sent`.
+async fn staged_state(bmc: &Bmc, sent: &Attributes) -> Result<ReadBack> {
+    let pending = bmc
+        .client
+        .get::<BiosSettings>(dell::BIOS_SETTINGS)
+        .await
+        .map_err(|e| bmc.explain(e, "reading back pending BIOS values"))?
+        .attributes;
+    let jobs = bmc
+        .client
+        .dell()
+        .jobs()
+        .await
+        .map_err(|e| bmc.explain(e, "reading back the job queue"))?;
+    let open: Vec<&DellJob> = jobs.iter().filter(|j| j.is_open_bios_job()).collect();
+    if pending.is_empty() && open.is_empty() {
+        return Ok(ReadBack::Nothing);
+    }
+    if pending != *sent {
+        return Ok(ReadBack::Other(format!("{} BIOS value(s)", pending.len())));
+    }
+    match open.first() {
+        Some(j) => Ok(ReadBack::Ours(Some(j.id.clone()))),
+        // Staged without its job: create the one job the PATCH should have created.
+        None => Ok(ReadBack::Ours(Some(create_job(bmc).await?))),
+    }
+}
+
+/// `POST Jobs` for values staged without a job.
+pub(super) async fn create_job(bmc: &Bmc) -> Result<String> {
+    let link = bmc
+        .client
+        .dell()
+        .create_bios_job()
+        .await
+        .map_err(|e| bmc.explain(e, "creating the BIOS job for the staged values"))?;
+    Ok(link.last_segment().to_owned())
+}

@@ -1,0 +1,271 @@
+//! A host's inventory (`rftune.inventory/v1`): identity, firmware, CPUs, DIMMs, power state,
+//! pending BIOS values and open jobs, read with as few round trips as the service allows (the
+//! reads run concurrently). The system is required; the rest is shown when the BMC serves it
+//! and listed as unread when it does not.
+
+use crate::connect::{Bmc, Layout};
+use crate::error::Result;
+use crate::lifecycle::Operation;
+use crate::observe::Observer;
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, DellJob};
+use redfish_client::resources::bios::{Attributes, BiosSettings};
+use redfish_client::resources::computer_system::{ComputerSystem, Memory};
+use redfish_client::resources::manager::Manager;
+use serde::Serialize;
+
+/// The schema id.
+pub const SCHEMA: &str = "rftune.inventory/v1";
+
+/// The `rftune.inventory/v1` document.
+#[derive(Debug, Serialize)]
+pub struct Inventory {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// The host's name.
+    pub host: String,
+    /// `Vendor` of the service root.
+    pub vendor: Option<String>,
+    /// e.g. `PowerEdge R7625`.
+    pub model: Option<String>,
+    /// Dell service tag.
+    pub service_tag: Option<String>,
+    /// Running BIOS version.
+    pub bios_version: Option<String>,
+    /// BMC firmware version.
+    pub bmc_firmware: Option<String>,
+    /// `On`, `Off`, ...
+    pub power_state: Option<String>,
+    /// CPU summary.
+    pub processors: Processors,
+    /// Memory summary and DIMMs.
+    pub memory: MemoryInventory,
+    /// Staged BIOS values that apply at the next reboot.
+    pub pending_bios: Attributes,
+    /// Jobs that have not finished.
+    pub open_jobs: Vec<JobSummary>,
+    /// Optional reads that failed: the rest of the inventory is what could be read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<Unread>,
+}
+
+/// An optional part of the inventory the BMC did not serve.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unread {
+    /// What it is (`DIMM inventory`).
+    pub what: String,
+    /// Why: the request, its URL and status.
+    pub error: String,
+}
+
+/// Collects failures of optional reads, keeping what could be read.
+#[derive(Debug, Default)]
+struct Partial {
+    unread: Vec<Unread>,
+}
+
+impl Partial {
+    /// The value, or `None` with the failure recorded.
+    fn keep<T>(&mut self, what: &str, result: redfish_client::Result<T>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                tracing::debug!("{what}: {e}");
+                self.unread.push(Unread {
+                    what: what.to_owned(),
+                    error: e.to_string(),
+                });
+                None
+            }
+        }
+    }
+}
+
+/// CPU summary.
+#[derive(Debug, Serialize)]
+pub struct Processors {
+    /// Sockets.
+    pub count: Option<u32>,
+    /// Model.
+    pub model: Option<String>,
+    /// Cores in total.
+    pub cores: Option<u32>,
+    /// Threads in total.
+    pub threads: Option<u32>,
+}
+
+/// Memory summary.
+#[derive(Debug, Serialize)]
+pub struct MemoryInventory {
+    /// Total GiB as the BMC reports it.
+    pub total_gib: Option<f64>,
+    /// Installed DIMMs.
+    pub dimms: Vec<Dimm>,
+}
+
+/// One DIMM.
+#[derive(Debug, Serialize)]
+pub struct Dimm {
+    /// e.g. `DIMM.Socket.A1`.
+    pub id: String,
+    /// MiB.
+    pub capacity_mib: Option<u64>,
+    /// MT/s.
+    pub speed_mts: Option<u32>,
+    /// `DDR5`, ...
+    pub device_type: Option<String>,
+}
+
+/// A job that has not finished.
+#[derive(Debug, Serialize)]
+pub struct JobSummary {
+    /// `JID_...`.
+    pub id: String,
+    /// e.g. `BIOSConfiguration`.
+    pub job_type: Option<String>,
+    /// e.g. `Scheduled`.
+    pub state: String,
+    /// The MessageId code, e.g. `JCP001`.
+    pub message_id: Option<String>,
+    /// The message.
+    pub message: Option<String>,
+}
+
+/// Reads the inventory of one logged-in BMC. The system is required; DIMMs, the iDRAC, pending
+/// values and jobs are shown when the BMC serves them, and listed as unread when it does not.
+pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
+    let root = bmc.service_root().await?;
+    let layout = bmc.layout().await?;
+    let t = &*bmc;
+    let client = &t.client;
+    let mut partial = Partial::default();
+    let mut inventory = match layout {
+        Layout::Dell => {
+            let system_id = ODataId::new(dell::SYSTEM);
+            let memory_id = system_id.join("Memory");
+            let idrac = client.dell();
+            let (system, memory, manager, pending, jobs) = tokio::join!(
+                client.system(&system_id),
+                client.expanded_members::<Memory>(memory_id.path()),
+                client.get::<Manager>(dell::MANAGER),
+                client.get::<BiosSettings>(dell::BIOS_SETTINGS),
+                idrac.jobs(),
+            );
+            let system = system.map_err(|e| t.explain(e, "reading the system"))?;
+            assemble(
+                t,
+                root.vendor.clone(),
+                dell::service_tag(&root).map(str::to_owned),
+                system,
+                partial.keep("DIMM inventory", memory).unwrap_or_default(),
+                partial.keep("iDRAC", manager),
+                partial
+                    .keep("pending BIOS values", pending)
+                    .map(|p| p.attributes)
+                    .unwrap_or_default(),
+                partial.keep("job queue", jobs).unwrap_or_default(),
+            )
+        }
+        Layout::Generic => {
+            let system = t.first_system().await?;
+            let memory = partial.keep("DIMM inventory", client.memory(&system).await);
+            let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
+            let pending = match &bios {
+                Some(b) => partial
+                    .keep("pending BIOS values", client.pending_bios(b).await)
+                    .map(|p| crate::read::pending_changes(&b.attributes, p.attributes)),
+                None => None,
+            };
+            let tag = system.sku.clone();
+            assemble(
+                t,
+                root.vendor.clone(),
+                tag,
+                system,
+                memory.unwrap_or_default(),
+                None,
+                pending.unwrap_or_default(),
+                Vec::new(),
+            )
+        }
+    };
+    for u in &partial.unread {
+        tracing::warn!("{}: could not read the {}: {}", t.name, u.what, u.error);
+    }
+    inventory.unread = partial.unread;
+    Ok(inventory)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    bmc: &Bmc,
+    vendor: Option<String>,
+    service_tag: Option<String>,
+    system: ComputerSystem,
+    memory: Vec<Memory>,
+    manager: Option<Manager>,
+    pending_bios: Attributes,
+    jobs: Vec<DellJob>,
+) -> Inventory {
+    let cpu = system.processor_summary.clone().unwrap_or_default();
+    let dimms = memory
+        .into_iter()
+        .filter(|m| m.capacity_mib.unwrap_or(0) > 0)
+        .map(|m| Dimm {
+            id: m.id,
+            capacity_mib: m.capacity_mib,
+            speed_mts: m.operating_speed_mhz,
+            device_type: m.memory_device_type,
+        })
+        .collect();
+    Inventory {
+        schema: SCHEMA,
+        host: bmc.name.clone(),
+        vendor,
+        model: system.model,
+        service_tag,
+        bios_version: system.bios_version,
+        bmc_firmware: manager.and_then(|m| m.firmware_version),
+        power_state: system.power_state.map(|p| format!("{p:?}")),
+        processors: Processors {
+            count: cpu.count,
+            model: cpu.model,
+            cores: cpu.core_count,
+            threads: cpu.logical_processor_count,
+        },
+        memory: MemoryInventory {
+            total_gib: system.memory_summary.and_then(|m| m.total_system_memory_gib),
+            dimms,
+        },
+        pending_bios,
+        open_jobs: jobs
+            .into_iter()
+            .filter(DellJob::holds_queue)
+            .map(|j| JobSummary {
+                message_id: j.message_code().map(str::to_owned),
+                id: j.id,
+                job_type: j.job_type,
+                state: j.job_state.to_string(),
+                message: j.message,
+            })
+            .collect(),
+        unread: Vec::new(),
+    }
+}
+
+/// Inventory as a fleet [`Operation`]; the service root is read before logging in (it tells the
+/// layout, and holds the service tag).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Collect;
+
+impl Operation for Collect {
+    type Output = Inventory;
+
+    fn reads_service_root_first(&self) -> bool {
+        true
+    }
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<Inventory> {
+        collect(bmc).await
+    }
+}

@@ -1,0 +1,208 @@
+//! Waiting for what a host does on its own: a BIOS job to end, the host to come back from a
+//! reboot (powered on, out of POST, its BIOS readable), and the polling both use — fast right
+//! after a reset, backing off, and around the end a job's pace predicts.
+
+use crate::connect::Bmc;
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::observe::{Event, Observer, Phase};
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, DellJob, JobOutcome};
+use redfish_client::resources::bios::Bios;
+use redfish_client::resources::computer_system::PowerState;
+use std::time::{Duration, Instant};
+
+/// Polls `check` until it holds or `timeout` passes, as often as [`Poll::for_timeout`] says.
+pub(crate) async fn until<F, Fut>(timeout: Duration, check: F) -> bool
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + timeout;
+    let mut poll = Poll::for_timeout(timeout);
+    loop {
+        if check().await {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(poll.next(Instant::now(), None)).await;
+    }
+}
+
+pub(crate) fn poll_interval(scale: Duration) -> Duration {
+    (scale / 20).clamp(Duration::from_millis(100), Duration::from_secs(5))
+}
+
+/// When to look again while waiting for what a host does on its own after a reset (a BIOS job,
+/// POST): soon after the reset, then less and less often up to `cap`; and once a job's
+/// `PercentComplete` moves, around the time its pace says it ends, so the wait ends close to
+/// when the host is done rather than up to a whole interval later.
+#[derive(Debug)]
+struct Poll {
+    interval: Duration,
+    cap: Duration,
+    /// The first progress seen, and when: the pace is measured from there.
+    first: Option<(Instant, u8)>,
+}
+
+impl Poll {
+    /// The first wait, and the shortest near an expected end.
+    const FIRST: Duration = Duration::from_millis(250);
+
+    /// Starts fast; `cap` bounds every wait.
+    fn new(cap: Duration) -> Self {
+        Self {
+            interval: Self::FIRST.min(cap),
+            cap,
+            first: None,
+        }
+    }
+
+    /// The polling for a wait of at most `timeout`: every wait at most a twentieth of it,
+    /// within 100 ms to 2 s.
+    fn for_timeout(timeout: Duration) -> Self {
+        Self::new(poll_interval(timeout).min(Duration::from_secs(2)))
+    }
+
+    /// The wait before the next look, given the job's `PercentComplete` read at `now` (none
+    /// for POST).
+    fn next(&mut self, now: Instant, percent: Option<u8>) -> Duration {
+        let backoff = self.interval;
+        self.interval = (self.interval * 3 / 2).min(self.cap);
+        let expected_rest = percent.filter(|p| (1..100).contains(p)).and_then(|p| {
+            let (since, from) = *self.first.get_or_insert((now, p));
+            let moved = p.checked_sub(from).filter(|d| *d > 0)?;
+            Some(
+                now.saturating_duration_since(since)
+                    .mul_f64(f64::from(100 - p) / f64::from(moved)),
+            )
+        });
+        match expected_rest {
+            Some(rest) => backoff.min(rest.max(Self::FIRST)),
+            None => backoff,
+        }
+    }
+}
+
+/// Waits for a job to end; a failed or stuck (PR30) job, or the timeout, is an error.
+pub async fn wait_for_job(bmc: &Bmc, job_id: &str, timeout: Duration, observer: &dyn Observer) -> Result<DellJob> {
+    let deadline = Instant::now() + timeout;
+    let mut last_error = None;
+    let mut poll = Poll::for_timeout(timeout);
+    loop {
+        let mut percent = None;
+        match bmc.client.dell().job(job_id).await {
+            Ok(job) => {
+                percent = job.percent_complete;
+                observer.event(&Event::phase(
+                    &bmc.name,
+                    Phase::Job {
+                        id: job.id.clone(),
+                        state: job.job_state.to_string(),
+                        percent: u32::from(job.percent_complete.unwrap_or(0)),
+                    },
+                ));
+                if let Some(err) = job.failure() {
+                    return Err(crate::Error::from(HostError {
+                        host: bmc.name.clone(),
+                        kind: HostErrorKind::JobFailed,
+                        message: "the BIOS job did not apply the settings".into(),
+                        hint: None,
+                        source: Some(err),
+                    }));
+                }
+                if matches!(job.outcome(), JobOutcome::Succeeded | JobOutcome::SucceededWithErrors) {
+                    return Ok(job);
+                }
+            }
+            // The iDRAC may be briefly unavailable while the host reboots; keep waiting.
+            Err(e) => last_error = Some(e),
+        }
+        if Instant::now() >= deadline {
+            let why = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+            return Err(HostError::new(
+                &bmc.name,
+                HostErrorKind::Timeout,
+                format!("job {job_id} did not finish within {timeout:?}{why}"),
+            )
+            .into());
+        }
+        tokio::time::sleep(poll.next(Instant::now(), percent)).await;
+    }
+}
+
+/// Waits until the host is powered on, out of POST, and its BIOS values are readable; returns
+/// the BIOS resource read last, so the read that follows need not ask for it again.
+pub async fn wait_until_back(bmc: &Bmc, timeout: Duration, observer: &dyn Observer) -> Result<Bios> {
+    let deadline = Instant::now() + timeout;
+    let system_id = ODataId::new(dell::SYSTEM);
+    let mut poll = Poll::for_timeout(timeout);
+    loop {
+        observer.event(&Event::phase(&bmc.name, Phase::WaitingForHost));
+        let on = matches!(bmc.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
+        let out_of_post = match bmc.client.dell().lc_status().await {
+            Ok(lc) => !lc.in_post(),
+            Err(_) => false,
+        };
+        if on
+            && out_of_post
+            && let Ok(bios) = bmc.client.bios(&ODataId::new(dell::BIOS)).await
+        {
+            return Ok(bios);
+        }
+        if Instant::now() >= deadline {
+            return Err(HostError::new(
+                &bmc.name,
+                HostErrorKind::Timeout,
+                format!(
+                    "the host did not come back within {timeout:?} after the reboot (still powered off or in POST)"
+                ),
+            )
+            .into());
+        }
+        tokio::time::sleep(poll.next(Instant::now(), None)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn polls_start_fast_after_a_reset_and_back_off_to_the_cap() {
+        let mut poll = Poll::new(Duration::from_secs(2));
+        let t = Instant::now();
+        let waits: Vec<Duration> = (0..8).map(|_| poll.next(t, None)).collect();
+        assert_eq!(waits[0], ms(250));
+        assert!(waits.windows(2).all(|w| w[1] >= w[0]), "{waits:?}");
+        assert_eq!(*waits.last().unwrap(), Duration::from_secs(2), "{waits:?}");
+        // A short timeout keeps its shorter cap.
+        let mut short = Poll::new(ms(100));
+        assert_eq!(short.next(t, None), ms(100));
+        assert_eq!(short.next(t, None), ms(100));
+    }
+
+    #[test]
+    fn a_job_s_pace_brings_the_next_look_to_its_expected_end() {
+        let mut poll = Poll::new(Duration::from_secs(2));
+        let t = Instant::now();
+        for _ in 0..6 {
+            poll.next(t, Some(10));
+        }
+        // 10 % -> 60 % in 3 s: 40 % more is expected in 2.4 s; the cap (2 s) still bounds it.
+        assert_eq!(poll.next(t + Duration::from_secs(3), Some(60)), Duration::from_secs(2));
+        // 10 % -> 90 % in 4 s: 10 % more in 0.5 s, sooner than the cap.
+        assert_eq!(poll.next(t + Duration::from_secs(4), Some(90)), ms(500));
+        // 99 % after 8 s: never faster than the first wait.
+        assert_eq!(poll.next(t + Duration::from_secs(8), Some(99)), ms(250));
+        // A job whose percentage does not move gets the plain back-off.
+        let mut stuck = Poll::new(Duration::from_secs(2));
+        stuck.next(t, Some(30));
+        assert_eq!(stuck.next(t + Duration::from_secs(1), Some(30)), ms(375));
+    }
+}
