@@ -88,6 +88,7 @@ pub mod library;
 pub mod memo;
 pub mod plan;
 pub mod profile;
+pub mod reference;
 pub mod sources;
 pub mod suggest;
 pub mod validate;
@@ -105,6 +106,7 @@ pub use profile::{
     Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,
     Unsupported, Wanted, When,
 };
+pub use reference::ProfileRef;
 pub use sources::{Source, Sources};
 pub use validate::{ValidateOptions, validate, validate_idrac};
 pub use verdict::{Condition, Fix, Severity, Target, Unlock, ValueOrigin, Violation, ViolationKind};

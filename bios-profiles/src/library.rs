@@ -326,9 +326,8 @@ impl Library {
     /// separator or ending in `.toml`), for `host`. A file's `extends` names profiles of this
     /// library.
     pub fn resolve(&self, name_or_path: &str, host: &HostFacts) -> Result<ResolvedProfile> {
-        let is_path = name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml");
-        if is_path {
-            let profile = self.parse_file(Path::new(name_or_path))?;
+        if let crate::ProfileRef::File(path) = crate::ProfileRef::parse(name_or_path) {
+            let profile = self.parse_file(&path)?;
             return self.resolve_profile(&profile, host);
         }
         match self.profiles.get(name_or_path) {

@@ -50,8 +50,8 @@ async fn provision() -> Result<()> {
     })
     .await
     .map_err(|e| Error::bad_input(format!("starting the emulated iDRACs: {e}")))?;
-    let scratch = std::env::temp_dir().join(format!("rftune-provision-{}", std::process::id()));
-    let dirs = StateDirs::resolve(Some(&scratch))?;
+    let scratch = tempfile::tempdir()?;
+    let dirs = StateDirs::resolve(Some(scratch.path()))?;
     let access = Access::new(
         ConnectConfig::new(Credentials::new("root", "calvin")),
         dirs.clone(),
@@ -132,7 +132,6 @@ async fn provision() -> Result<()> {
     }
     let audited = std::fs::read_to_string(dirs.state.join("audit.log"))?.lines().count();
     println!("\nevery host converged; {audited} audit records");
-    let _ = std::fs::remove_dir_all(&scratch);
     Ok(())
 }
 

@@ -5,18 +5,14 @@ use crate::cache::RegistryCache;
 use crate::connect::Bmc;
 use crate::error::{Context, Result};
 use crate::read::{self, HostState};
-use bios_profiles::{Diff, HostFacts, Library, Profile, ResolvedProfile, Severity, ValidateOptions, Violation};
+use bios_profiles::{
+    Diff, HostFacts, Library, Profile, ProfileRef, ResolvedProfile, Severity, ValidateOptions, Violation,
+};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::Arc;
-
-/// Whether a profile argument names a file rather than a shipped profile.
-pub(crate) fn is_profile_path(name_or_path: &str) -> bool {
-    name_or_path.contains(['/', '\\']) || name_or_path.ends_with(".toml")
-}
 
 /// A profile loaded for a run (shipped, or from a file), with the library it may extend, ready
 /// to be resolved for each host (resolutions shared by hosts with the same facts).
@@ -41,8 +37,8 @@ impl LoadedProfile {
     pub fn load(name_or_path: &str) -> Result<Self> {
         let loading = "loading the shipped profiles";
         let mut library = Library::shipped_sources().context(loading)?;
-        if is_profile_path(name_or_path) {
-            let profile = library.parse_file(Path::new(name_or_path))?;
+        if let ProfileRef::File(path) = ProfileRef::parse(name_or_path) {
+            let profile = library.parse_file(&path)?;
             return Self::with_parents(library, profile);
         }
         if !library.add_shipped(name_or_path).context(loading)? {

@@ -239,7 +239,8 @@ mod tests {
 
     #[test]
     fn appends_json_lines() {
-        let dir = std::env::temp_dir().join(format!("rftune-audit-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         let log = AuditLog::open(&dir).unwrap();
         log.record(
             "h1",

@@ -399,7 +399,8 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn temp_dir(tag: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("rftune-cache-{tag}-{}", std::process::id()));
+        // Kept on drop: the test removes it.
+        let dir = tempfile::Builder::new().prefix(tag).tempdir().unwrap().keep();
         std::fs::remove_dir_all(&dir).ok();
         dir
     }

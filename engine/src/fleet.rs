@@ -330,18 +330,12 @@ mod tests {
     use super::*;
 
     fn write(text: &str) -> (PathBuf, PathBuf) {
-        let dir = std::env::temp_dir().join(format!("rftune-inv-{}-{}", std::process::id(), fastrand_u64()));
+        // Kept on drop: each test's files live on until the process ends.
+        let dir = tempfile::tempdir().unwrap().keep();
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("fleet.toml");
         std::fs::write(&p, text).unwrap();
         (dir, p)
-    }
-
-    fn fastrand_u64() -> u128 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
     }
 
     #[test]

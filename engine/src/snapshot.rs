@@ -169,7 +169,8 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip() {
-        let dir = std::env::temp_dir().join(format!("rftune-snap-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         let mut idrac = BTreeMap::new();
         idrac.insert(
             AttributeGroup::System,

@@ -170,7 +170,8 @@ mod tests {
     fn a_given_directory_keeps_its_mode_and_rftunes_files_are_private() {
         use std::os::unix::fs::PermissionsExt;
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
-        let shared = std::env::temp_dir().join(format!("rftune-shared-{}", std::process::id()));
+        let shared_tmp = tempfile::tempdir().unwrap();
+        let shared = shared_tmp.path().to_path_buf();
         std::fs::create_dir_all(&shared).unwrap();
         std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
         ensure_private_dir(&shared).unwrap();
@@ -191,7 +192,8 @@ mod tests {
 
     #[test]
     fn an_oversized_file_is_refused_before_it_is_read() {
-        let dir = std::env::temp_dir().join(format!("rftune-cap-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let big = dir.join("fleet.toml");
         // Sparse: no disk is used, and the size alone must refuse it.

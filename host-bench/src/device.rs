@@ -434,7 +434,8 @@ mod tests {
 
     #[test]
     fn end_relative_md_superblocks_are_found_in_a_file_pretending_to_be_a_device() {
-        let dir = std::env::temp_dir().join(format!("host-bench-dev-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("fake-disk");
         let size = 10 * 1024 * 1024 + 12_345;
@@ -480,7 +481,8 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(denied.contains("/dev/nvme1n1") && denied.contains("root"), "{denied}");
-        let dir = std::env::temp_dir().join(format!("host-bench-claim-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("f");
         std::fs::write(&file, b"x").unwrap();

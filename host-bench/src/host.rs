@@ -331,7 +331,8 @@ mod machine_tests {
 
     #[test]
     fn smbios_placeholders_are_not_identities() {
-        let dir = std::env::temp_dir().join(format!("rftune-dmi-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("product_serial"), "To Be Filled By O.E.M.\n").unwrap();
         std::fs::write(dir.join("product_uuid"), "00000000-0000-0000-0000-000000000000\n").unwrap();

@@ -429,7 +429,8 @@ mod tests {
     }
 
     fn temp_dir(tag: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("host-bench-target-{tag}-{}", std::process::id()));
+        // Kept on drop: the test removes it.
+        let dir = tempfile::Builder::new().prefix(tag).tempdir().unwrap().keep();
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }

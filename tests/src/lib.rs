@@ -258,30 +258,29 @@ pub fn require_tool(program: &str, env_var: &str, hint: &str) -> Option<PathBuf>
         .flatten()
 }
 
-/// A temporary directory, made empty by [`TempDir::new`] and removed with everything in it on
-/// drop. Unique per process and per call, so parallel tests never share one.
+/// A temporary directory (tempfile's), empty when made and removed with everything in it on
+/// drop; unique per call, so parallel tests never share one.
 #[derive(Debug)]
-pub struct TempDir(pub PathBuf);
+pub struct TempDir(pub PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
 impl TempDir {
     /// Creates a fresh directory under the system's temporary directory.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let p = std::env::temp_dir().join(format!("rftune-test-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).expect("creating a temporary directory");
-        Self(p)
+        Self::new_in(std::env::temp_dir())
+    }
+
+    /// Creates a fresh directory under `base` (target/ for fio, whose direct=1 tmpfs refuses).
+    pub fn new_in(base: impl AsRef<Path>) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("rftune-test-")
+            .tempdir_in(base)
+            .expect("creating a temporary directory");
+        Self(dir.path().to_owned(), dir)
     }
 
     /// Where it is.
     pub fn path(&self) -> &Path {
         &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

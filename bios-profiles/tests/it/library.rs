@@ -146,7 +146,8 @@ fn names_are_unique_and_unknown_names_get_suggestions() {
 
 #[test]
 fn files_load_by_path_and_resolve_against_the_library() {
-    let dir = std::env::temp_dir().join(format!("bios-profiles-it-{}", std::process::id()));
+    let dir_tmp = tempfile::tempdir().unwrap();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mine.toml");
     std::fs::write(

@@ -227,7 +227,8 @@ fn regex_literal(text: &str) -> String {
 
 #[test]
 fn errors_in_user_files_name_the_file() {
-    let dir = std::env::temp_dir().join(format!("bios-profiles-snap-{}", std::process::id()));
+    let dir_tmp = tempfile::tempdir().unwrap();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("site.toml");
     std::fs::write(

@@ -20,11 +20,21 @@ use std::time::{Duration, Instant};
 /// Runs `rftune demo`.
 pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Result<Exit> {
     let started = Instant::now();
-    let scratch = if state_dir_given { None } else { Some(tempdir()?) };
+    // A private scratch directory, removed when the demo ends (however it ends).
+    let scratch = if state_dir_given {
+        None
+    } else {
+        Some(
+            tempfile::Builder::new()
+                .prefix("rftune-demo-")
+                .tempdir()
+                .context("creating a scratch state directory")?,
+        )
+    };
     let dirs = match &scratch {
         Some(d) => StateDirs {
-            state: d.clone(),
-            cache: d.join("cache"),
+            state: d.path().to_owned(),
+            cache: d.path().join("cache"),
             refresh_registry: false,
         },
         None => dirs.clone(),
@@ -124,9 +134,7 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         let _ = write!(end, " Snapshot and audit log: {}", dirs.state.display());
     }
     say(&end)?;
-    if let Some(d) = scratch {
-        let _ = std::fs::remove_dir_all(d);
-    }
+    drop(scratch);
     Ok(if clean { Exit::Success } else { Exit::Drift })
 }
 
@@ -159,10 +167,4 @@ async fn idle_watts(bmc: &Bmc, chassis: &ODataId) -> Result<f64> {
         .get(readings.len() / 2)
         .copied()
         .context("the iDRAC reported no power reading")
-}
-
-fn tempdir() -> Result<std::path::PathBuf> {
-    let d = std::env::temp_dir().join(format!("rftune-demo-{}", std::process::id()));
-    rftune_engine::state::ensure_private_dir(&d)?;
-    Ok(d)
 }

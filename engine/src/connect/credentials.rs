@@ -121,15 +121,9 @@ mod tests {
     }
 
     fn tempdir() -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("rftune-cred-{}-{}", std::process::id(), fastrand_suffix()));
+        // Kept on drop: each test's files live on until the process ends.
+        let d = tempfile::tempdir().unwrap().keep();
         std::fs::create_dir_all(&d).unwrap();
         d
-    }
-
-    fn fastrand_suffix() -> u128 {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
     }
 }

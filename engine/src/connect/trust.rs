@@ -62,7 +62,8 @@ mod tests {
 
     #[test]
     fn record_then_lookup() {
-        let dir = std::env::temp_dir().join(format!("rftune-kh-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         let kh = KnownHosts::new(dir.join("known_hosts"));
         assert_eq!(kh.lookup("127.0.0.1:9001").unwrap(), None);
         let fp = Fingerprint::of_der(b"cert");

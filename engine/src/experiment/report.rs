@@ -608,7 +608,8 @@ target = "/tmp/f"
 
     #[test]
     fn report_from_state_compares_per_host() {
-        let dir = std::env::temp_dir().join(format!("rftune-exp-report-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::remove_dir_all(&dir).ok();
         let st = state_with_results(&dir);
         let r = from_state(&st, &dir, Method::default());
@@ -678,7 +679,8 @@ target = "/tmp/f"
     #[test]
     fn the_page_has_readable_charts_verdict_legends_and_latency_percentiles_per_test() {
         use rftune_tests::markup::{assert_readable, assert_well_formed_xml, chart_title, charts};
-        let dir = std::env::temp_dir().join(format!("rftune-exp-charts-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::remove_dir_all(&dir).ok();
         let st = state_with_results(&dir);
         // Latency percentiles as a real document carries them, per repeat.

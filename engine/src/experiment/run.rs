@@ -8,7 +8,7 @@
 use super::compare::Method;
 use super::report;
 use super::schedule::{self, Step};
-use super::spec::{BenchKind, OsAccess, Spec, StorageBench, Waits, bench_argv};
+use super::spec::{BenchKind, Given, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
 use super::transport::{OnHost, Transport, contradictions};
 use crate::assess::{AssessOptions, Blocked, LoadedProfile};
@@ -487,18 +487,15 @@ async fn fio_directly(
     meter: &Meter<'_>,
 ) -> Result<BenchReport> {
     let defaults = StorageSettings::default();
-    let seconds = |text: Option<&str>, default: Duration| -> Result<Duration> {
-        match text {
-            Some(t) => crate::duration::parse(t.trim())
-                .map_err(crate::Error::BadInput)
-                .with_context(|| format!("duration {t:?}")),
-            None => Ok(default),
-        }
+    let seconds = |given: &Option<Given<Duration>>, default: Duration| -> Result<Duration> {
+        given.as_ref().map_or(Ok(default), Given::value)
     };
-    let size = match storage.size.as_deref() {
-        Some(text) => Some(
-            host_bench::units::parse_size(text)
-                .with_context(|| format!("benchmarks.storage.size of {}", storage.target))?,
+    let size = match &storage.size {
+        Some(given) => Some(
+            given
+                .value()
+                .with_context(|| format!("benchmarks.storage.size of {}", storage.target))?
+                .0,
         ),
         None => None,
     };
@@ -506,8 +503,8 @@ async fn fio_directly(
         target: PathBuf::from(&storage.target),
         size,
         tests: storage.tests.clone().unwrap_or_else(|| "all".into()),
-        runtime: seconds(storage.runtime.as_deref(), defaults.runtime)?,
-        ramp: seconds(storage.ramp.as_deref(), defaults.ramp)?,
+        runtime: seconds(&storage.runtime, defaults.runtime)?,
+        ramp: seconds(&storage.ramp, defaults.ramp)?,
         numjobs: storage.numjobs.unwrap_or(defaults.numjobs),
         ioengine: storage.ioengine.unwrap_or(defaults.ioengine),
         consent: host_bench::device::Consent {

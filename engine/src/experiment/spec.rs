@@ -145,37 +145,112 @@ impl Reboot {
     }
 }
 
-/// Waits, as humantime durations (`90s`, `10m`).
+/// A value as the experiment file writes it, parsed when the file is read: the text is kept
+/// (it is written back to the state file and passed on to the host's rftune as given), and so
+/// is the parse, whose error is one of the problems [`Spec::parse`] reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Given<T> {
+    text: String,
+    parsed: std::result::Result<T, String>,
+}
+
+/// What a [`Given`] value is parsed with.
+pub trait Grammar: Sized {
+    /// `text` as this value, or what is wrong with it.
+    fn parse_given(text: &str) -> std::result::Result<Self, String>;
+}
+
+impl Grammar for Duration {
+    fn parse_given(text: &str) -> std::result::Result<Self, String> {
+        crate::duration::parse(text.trim())
+    }
+}
+
+/// A size in bytes: `4G`, `512M`, `2TiB` (powers of 1024), or a number of bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bytes(pub u64);
+
+impl Grammar for Bytes {
+    fn parse_given(text: &str) -> std::result::Result<Self, String> {
+        host_bench::units::parse_size(text)
+            .map(Bytes)
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl<T: Grammar> Given<T> {
+    /// `text`, parsed.
+    pub fn new(text: impl Into<String>) -> Self {
+        let text = text.into();
+        let parsed = T::parse_given(&text);
+        Self { text, parsed }
+    }
+
+    /// The text as written.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// What is wrong with the text, if anything.
+    fn problem(&self) -> Option<&str> {
+        self.parsed.as_ref().err().map(String::as_str)
+    }
+}
+
+impl<T: Copy> Given<T> {
+    /// The value. Every loader ([`Spec::parse`], [`Spec::load`], the state's) refuses a file
+    /// whose values do not parse, so this is an error only for a spec built by hand.
+    pub fn value(&self) -> Result<T> {
+        self.parsed
+            .clone()
+            .map_err(|e| crate::Error::bad_input(format!("{:?}: {e}", self.text)))
+    }
+}
+
+impl<T> Serialize for Given<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de, T: Grammar> Deserialize<'de> for Given<T> {
+    /// Any string: a value that does not parse is reported with the file's other problems.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        String::deserialize(deserializer).map(Self::new)
+    }
+}
+
+/// Waits, as durations (`90s`, `10m`), parsed when the file is read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Timeouts {
     /// How long the OS gets to shut down before power is forced off.
     #[serde(default = "ten_minutes")]
-    pub graceful: String,
+    pub graceful: Given<Duration>,
     /// How long the BIOS job may take.
     #[serde(default = "thirty_minutes")]
-    pub job: String,
+    pub job: Given<Duration>,
     /// How long the host may take to come back after the job.
     #[serde(default = "thirty_minutes")]
-    pub boot: String,
+    pub boot: Given<Duration>,
     /// How long the OS may take to answer over its transport once the BMC says it is up.
     #[serde(default = "ten_minutes")]
-    pub os: String,
+    pub os: Given<Duration>,
     /// How long one benchmark command may run.
     #[serde(default = "two_hours")]
-    pub bench: String,
+    pub bench: Given<Duration>,
 }
 
-fn ten_minutes() -> String {
-    "10m".into()
+fn ten_minutes() -> Given<Duration> {
+    Given::new("10m")
 }
 
-fn thirty_minutes() -> String {
-    "30m".into()
+fn thirty_minutes() -> Given<Duration> {
+    Given::new("30m")
 }
 
-fn two_hours() -> String {
-    "2h".into()
+fn two_hours() -> Given<Duration> {
+    Given::new("2h")
 }
 
 impl Default for Timeouts {
@@ -206,8 +281,8 @@ pub struct Waits {
 }
 
 impl Timeouts {
-    /// Each field's name and text.
-    fn fields(&self) -> [(&'static str, &str); 5] {
+    /// Each field's name and value.
+    fn fields(&self) -> [(&'static str, &Given<Duration>); 5] {
         [
             ("graceful", &self.graceful),
             ("job", &self.job),
@@ -217,13 +292,9 @@ impl Timeouts {
         ]
     }
 
-    /// The durations, or an error naming the field that does not parse.
+    /// The durations, parsed when the file was read.
     pub fn waits(&self) -> Result<Waits> {
-        let d = |field: &str, text: &str| {
-            crate::duration::parse(text)
-                .map_err(crate::Error::BadInput)
-                .with_context(|| format!("timeouts.{field} = {text:?} is not a duration (e.g. \"90s\", \"10m\")"))
-        };
+        let d = |field: &str, given: &Given<Duration>| given.value().with_context(|| format!("timeouts.{field}"));
         Ok(Waits {
             graceful: d("graceful", &self.graceful)?,
             job: d("job", &self.job)?,
@@ -254,13 +325,13 @@ pub struct StorageBench {
     pub target: String,
     /// Bytes of the target: `4G`, `512M`, `2TiB` (powers of 1024), or a number of bytes.
     #[serde(default)]
-    pub size: Option<String>,
+    pub size: Option<Given<Bytes>>,
     /// Measured time per test.
     #[serde(default)]
-    pub runtime: Option<String>,
+    pub runtime: Option<Given<Duration>>,
     /// Ramp time per test.
     #[serde(default)]
-    pub ramp: Option<String>,
+    pub ramp: Option<Given<Duration>>,
     /// Comma-separated tests, or `all`.
     #[serde(default)]
     pub tests: Option<String>,
@@ -306,9 +377,10 @@ impl StorageBench {
                 a.push(v);
             }
         };
-        opt("--size", self.size.clone());
-        opt("--runtime", self.runtime.clone());
-        opt("--ramp", self.ramp.clone());
+        let text = |g: &Option<Given<_>>| g.as_ref().map(|g: &Given<_>| g.text().to_owned());
+        opt("--size", self.size.as_ref().map(|g| g.text().to_owned()));
+        opt("--runtime", text(&self.runtime));
+        opt("--ramp", text(&self.ramp));
         opt("--tests", self.tests.clone());
         opt("--numjobs", self.numjobs.map(|n| n.to_string()));
         opt("--ioengine", self.ioengine.map(|e| e.as_str().to_owned()));
@@ -418,7 +490,10 @@ impl Spec {
         spec.output = Some(output);
         // Profile files are relative to the experiment file too.
         for p in &mut spec.profiles {
-            if crate::assess::is_profile_path(p) && Path::new(p.as_str()).is_relative() {
+            if bios_profiles::ProfileRef::parse(p)
+                .file()
+                .is_some_and(Path::is_relative)
+            {
                 *p = base.join(p.as_str()).display().to_string();
             }
         }
@@ -562,18 +637,14 @@ impl Spec {
                 );
             }
             for (field, v) in [("runtime", &s.runtime), ("ramp", &s.ramp)] {
-                if let Some(v) = v
-                    && let Err(e) = crate::duration::parse(v)
-                {
+                if let Some(e) = v.as_ref().and_then(Given::problem) {
                     at(
                         &["benchmarks", "storage", field],
                         format!("benchmarks.storage.{field}: {e}"),
                     );
                 }
             }
-            if let Some(size) = &s.size
-                && let Err(e) = host_bench::units::parse_size(size)
-            {
+            if let Some(e) = s.size.as_ref().and_then(Given::problem) {
                 at(&["benchmarks", "storage", "size"], format!("benchmarks.storage.{e}"));
             }
             if let Some(tests) = &s.tests
@@ -620,9 +691,12 @@ impl Spec {
                 );
             }
         }
-        for (field, text) in self.timeouts.fields() {
-            if let Err(e) = crate::duration::parse(text) {
-                at(&["timeouts", field], format!("timeouts.{field} = {text:?}: {e}"));
+        for (field, given) in self.timeouts.fields() {
+            if let Some(e) = given.problem() {
+                at(
+                    &["timeouts", field],
+                    format!("timeouts.{field} = {:?}: {e}", given.text()),
+                );
             }
         }
         problems
@@ -890,7 +964,8 @@ os = "soon"
 
     #[test]
     fn load_resolves_paths_against_the_file() {
-        let dir = std::env::temp_dir().join(format!("rftune-spec-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("nps.toml");
         std::fs::create_dir_all(dir.join("profiles")).unwrap();

@@ -141,6 +141,12 @@ impl State {
                 state.schema
             );
         }
+        // The experiment file was checked when the run began; a state edited since is checked
+        // again (its durations and sizes, among the rest).
+        state
+            .spec
+            .validate()
+            .with_context(|| format!("{} holds an experiment that is no longer valid", path.display()))?;
         Ok(state)
     }
 
@@ -230,7 +236,8 @@ os = { transport = "ssh", target = "u@h" }
     }
 
     fn tempdir(tag: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("rftune-exp-state-{tag}-{}", std::process::id()));
+        // Kept on drop: the test removes it.
+        let d = tempfile::Builder::new().prefix(tag).tempdir().unwrap().keep();
         std::fs::remove_dir_all(&d).ok();
         d
     }

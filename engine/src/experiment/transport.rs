@@ -451,7 +451,8 @@ mod tests {
                 .unwrap()
                 < Duration::from_secs(5)
         );
-        let dir = std::env::temp_dir().join(format!("rftune-transport-{}", std::process::id()));
+        let dir_tmp = tempfile::tempdir().unwrap();
+        let dir = dir_tmp.path().to_path_buf();
         std::fs::create_dir_all(&dir).unwrap();
         let src = dir.join("bench.json");
         std::fs::write(&src, b"{\"schema\":\"rftune.bench/v1\"}").unwrap();

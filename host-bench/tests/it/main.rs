@@ -9,23 +9,16 @@ mod run;
 
 use std::path::PathBuf;
 
-/// A temporary directory removed on drop.
-pub(crate) struct TempDir(pub(crate) PathBuf);
+/// A temporary directory (tempfile's) under target/ rather than /tmp, removed on drop: tmpfs
+/// refuses O_DIRECT, which fio's direct=1 needs.
+pub(crate) struct TempDir(pub(crate) PathBuf, #[allow(dead_code)] tempfile::TempDir);
 
 impl TempDir {
     pub(crate) fn new(tag: &str) -> Self {
-        static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        // Under target/ rather than /tmp: tmpfs refuses O_DIRECT, which fio's direct=1 needs.
-        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-        let p = base.join(format!("host-bench-{tag}-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        Self(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("host-bench-{tag}-"))
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        Self(dir.path().to_owned(), dir)
     }
 }

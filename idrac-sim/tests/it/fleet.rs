@@ -249,7 +249,8 @@ async fn basic_auth_accepts_the_account_and_names_bad_credentials() {
 /// without the option.
 #[tokio::test]
 async fn the_request_log_is_one_line_per_request_at_the_level_rftune_shows() {
-    let path = std::env::temp_dir().join(format!("idrac-sim-request-log-{}", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("requests.log");
     let log = std::sync::Arc::new(std::fs::File::create(&path).unwrap());
     let subscriber = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(format!(

@@ -122,7 +122,8 @@ async fn system_roots_reject_the_self_signed_certificate_but_record_it() {
 #[tokio::test]
 async fn the_certificate_as_its_own_ca_fails_which_is_why_pinning_exists() {
     let bmc = start().await;
-    let dir = std::env::temp_dir().join(format!("rftune-tls-{}", std::process::id()));
+    let dir_tmp = tempfile::tempdir().unwrap();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let ca = dir.join(format!("{}.pem", bmc.fingerprint.as_bytes()[0]));
     std::fs::write(&ca, &bmc.cert_pem).unwrap();

@@ -6,10 +6,7 @@ use super::{Run, TempDir, binary, client, sim, stats, stderr, stdout};
 
 /// Under target/: tmpfs (often /tmp) refuses the O_DIRECT that fio's direct=1 needs.
 fn work_dir() -> TempDir {
-    let d = TempDir::new();
-    let p = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(d.0.file_name().unwrap());
-    std::fs::create_dir_all(&p).unwrap();
-    TempDir(p)
+    TempDir::new_in(env!("CARGO_TARGET_TMPDIR"))
 }
 
 #[tokio::test(flavor = "multi_thread")]

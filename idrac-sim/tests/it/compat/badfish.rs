@@ -172,7 +172,8 @@ async fn badfish_sets_a_bios_attribute_and_reboots_one_host() {
 async fn badfish_sets_a_bios_attribute_and_reboots_three_hosts_from_a_host_list() {
     let Some(bf) = require_badfish() else { return };
     let fleet = fleet(3).await;
-    let dir = std::env::temp_dir().join(format!("rftune-badfish-{}", std::process::id()));
+    let dir_tmp = tempfile::tempdir().unwrap();
+    let dir = dir_tmp.path().to_path_buf();
     std::fs::create_dir_all(&dir).unwrap();
     let list = dir.join("hosts.txt");
     let hosts: Vec<String> = (0..3).map(|i| target(&fleet, i)).collect();
