@@ -86,6 +86,7 @@ pub mod error;
 pub mod host;
 pub mod library;
 pub mod memo;
+pub mod os;
 pub mod plan;
 pub mod profile;
 pub mod reference;

@@ -210,7 +210,7 @@ impl AuditLog {
             self.note_write(host);
         }
         let rec = Record {
-            ts: now_iso(),
+            ts: host_bench::utc_now_seconds(),
             run: &self.run,
             host,
             step: step.as_str(),
@@ -226,11 +226,6 @@ impl AuditLog {
         f.flush()?;
         Ok(())
     }
-}
-
-/// Now as ISO 8601 UTC.
-pub fn now_iso() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ impl Snapshot {
             service_tag: state.service_tag.clone(),
             model: state.model.clone(),
             bios_version: state.bios_version.clone(),
-            taken_at: crate::audit::now_iso(),
+            taken_at: host_bench::utc_now_seconds(),
             reason: reason.into(),
             bios: state.bios.clone(),
             pending: state.pending.clone(),

@@ -9,7 +9,7 @@
 //! namespace, signatures) need rftune's own code on that machine.
 
 use crate::host::HostInfo;
-use crate::target::{self, Found, Kind, Parent};
+use crate::target::{self, Found, TargetKind, Parent};
 use crate::{Error, Result, Stop, device};
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,7 @@ pub trait Exec: Send + Sync {
                 return Ok(out);
             }
             Err(program_failed(
-                format!("{} ({})", command_line(argv), self.describe()),
+                format!("{} ({})", shown(argv), self.describe()),
                 out.code,
                 &out.stderr,
             ))
@@ -85,7 +85,7 @@ pub trait Exec: Send + Sync {
     /// The text of the file at `path`; `None` when there is none.
     fn read<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<Option<String>>> {
         Box::pin(async move {
-            let q = quote_path(path);
+            let q = quote_path(path)?;
             let out = self
                 .run(&sh(&format!("[ -f {q} ] || exit 3; cat -- {q}")), Some(SHORT))
                 .await?;
@@ -107,7 +107,7 @@ pub trait Exec: Send + Sync {
         Box::pin(async move {
             let script = format!(
                 "for f in {}_iops.*.log; do [ -f \"$f\" ] && cat -- \"$f\"; done; true",
-                quote_path(prefix)
+                quote_path(prefix)?
             );
             Ok(vec![self.run_ok(&sh(&script), Some(SHORT)).await?.stdout_text()])
         })
@@ -117,7 +117,7 @@ pub trait Exec: Send + Sync {
     /// `prefix`.
     fn clear_outputs<'a>(&'a self, output: &'a Path, prefix: &'a Path) -> BoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let script = format!("rm -f -- {} {}_iops.*.log", quote_path(output), quote_path(prefix));
+            let script = format!("rm -f -- {} {}_iops.*.log", quote_path(output)?, quote_path(prefix)?);
             self.run_ok(&sh(&script), Some(SHORT)).await.map(drop)
         })
     }
@@ -145,7 +145,7 @@ pub trait Exec: Send + Sync {
     /// `allocated` is its length, which is what a layout appends to.
     fn observe<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<Found>> {
         Box::pin(async move {
-            let q = quote_path(path);
+            let q = quote_path(path)?;
             let script = format!(
                 "if [ -f {q} ]; then echo file $(wc -c < {q}); head -c {n} -- {q}; \
                  elif [ -b {q} ]; then echo block; elif [ -d {q} ]; then echo dir; elif [ -e {q} ]; then echo other; \
@@ -206,15 +206,15 @@ pub trait Exec: Send + Sync {
     /// with rftune's header and `size` bytes of data after it (and removed again if that
     /// fails); rftune's own file is extended to `size`. Over a shell the data comes from
     /// `/dev/urandom`.
-    fn lay_out<'a>(&'a self, path: &'a Path, kind: Kind, size: u64) -> BoxFuture<'a, Result<()>> {
+    fn lay_out<'a>(&'a self, path: &'a Path, kind: TargetKind, size: u64) -> BoxFuture<'a, Result<()>> {
         Box::pin(async move {
-            let q = quote_path(path);
+            let q = quote_path(path)?;
             let end = target::HEADER_BYTES.saturating_add(size);
             let script = match kind {
-                Kind::NewFile => {
+                TargetKind::NewFile => {
                     let header = target::header(&crate::utc_now());
                     let text_len = header.iter().position(|b| *b == 0).unwrap_or(header.len());
-                    let text = shell_quote(&String::from_utf8_lossy(&header[..text_len]));
+                    let text = shell_quote(&String::from_utf8_lossy(&header[..text_len]))?;
                     // `set -C`: the file is created exclusively, and removed again only if this
                     // created it.
                     format!(
@@ -223,10 +223,10 @@ pub trait Exec: Send + Sync {
                         pad = target::HEADER_BYTES as usize - text_len
                     )
                 }
-                Kind::OwnFile { .. } => format!(
+                TargetKind::OwnFile { .. } => format!(
                     "need=$(( {end} - $(wc -c < {q}) )); if [ \"$need\" -gt 0 ]; then head -c \"$need\" /dev/urandom >> {q}; fi"
                 ),
-                Kind::Overwrite { .. } | Kind::Device => {
+                TargetKind::Overwrite { .. } | TargetKind::Device => {
                     return Err(Error::Refused(format!(
                         "{}: {}",
                         path.display(),
@@ -281,7 +281,7 @@ fn path_arg(path: &Path) -> String {
     path.display().to_string()
 }
 
-fn quote_path(path: &Path) -> String {
+fn quote_path(path: &Path) -> Result<String> {
     shell_quote(&path_arg(path))
 }
 
@@ -301,23 +301,34 @@ pub fn program_failed(program: impl Into<String>, code: Option<i32>, messages: &
     }
 }
 
-/// Quotes one argument for a POSIX shell (single quotes; `'` becomes `'\''`). Plain words are
-/// left as they are, for readable logs.
-pub fn shell_quote(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c));
-    if plain {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', "'\\''"))
-    }
+/// Quotes one argument for a POSIX shell, as shlex does (plain words as they are, the rest in
+/// single or double quotes). An argument holding a NUL byte, which no command line can carry,
+/// is refused rather than cut short.
+pub fn shell_quote(arg: &str) -> Result<String> {
+    shlex::try_quote(arg).map(std::borrow::Cow::into_owned).map_err(|_| {
+        Error::Refused(format!(
+            "{arg:?} holds a NUL byte, which no shell command line can carry"
+        ))
+    })
 }
 
-/// A command line for a POSIX shell from an argument vector.
-pub fn command_line(argv: &[String]) -> String {
-    argv.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+/// A command line for a POSIX shell from an argument vector, refused like [`shell_quote`].
+pub fn command_line(argv: &[String]) -> Result<String> {
+    shlex::try_join(argv.iter().map(String::as_str)).map_err(|_| {
+        Error::Refused(format!(
+            "{} holds a NUL byte, which no shell command line can carry",
+            shown(argv)
+        ))
+    })
+}
+
+/// The command line of `argv` for messages: quoted as [`command_line`] quotes it, a NUL byte
+/// shown as it is.
+pub fn shown(argv: &[String]) -> String {
+    shlex::Quoter::new()
+        .allow_nul(true)
+        .join(argv.iter().map(String::as_str))
+        .unwrap_or_else(|_| argv.join(" "))
 }
 
 /// Available and total bytes from `df -Pk` (POSIX format, KiB).
@@ -431,7 +442,7 @@ impl Exec for Local {
         ))))
     }
 
-    fn lay_out<'a>(&'a self, path: &'a Path, kind: Kind, size: u64) -> BoxFuture<'a, Result<()>> {
+    fn lay_out<'a>(&'a self, path: &'a Path, kind: TargetKind, size: u64) -> BoxFuture<'a, Result<()>> {
         let (path, stop) = (path.to_owned(), self.stop.clone());
         Box::pin(blocking(move || target::prepare(&path, kind, size, &stop)))
     }
@@ -454,7 +465,7 @@ impl Exec for Local {
 /// blocks on a full pipe), honouring `stop` and `timeout`.
 fn run_child(argv: &[String], stop: &Stop, timeout: Option<Duration>) -> Result<Output> {
     let Some((program, args)) = argv.split_first() else {
-        return Err(Error::Invalid("no command to run".into()));
+        return Err(Error::BadInput("no command to run".into()));
     };
     let name = format!("{program} {}", args.first().map_or("", String::as_str));
     let interrupted = || Error::Interrupted(format!("{} was stopped", name.trim_end()));
@@ -594,7 +605,7 @@ mod tests {
             .collect();
         let out = std::process::Command::new("sh")
             .arg("-c")
-            .arg(command_line(&argv))
+            .arg(command_line(&argv).unwrap())
             .output()
             .unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
@@ -685,11 +696,11 @@ mod tests {
         let dir = temp_dir("layout");
         let shell = Shell(Local::default());
         let file = dir.join("t.fio");
-        shell.lay_out(&file, Kind::NewFile, 1 << 20).await.unwrap();
+        shell.lay_out(&file, TargetKind::NewFile, 1 << 20).await.unwrap();
         let bytes = std::fs::read(&file).unwrap();
         assert_eq!(bytes.len() as u64, target::HEADER_BYTES + (1 << 20));
         assert!(bytes.starts_with(target::MAGIC));
-        let e = shell.lay_out(&file, Kind::NewFile, 1 << 20).await.unwrap_err();
+        let e = shell.lay_out(&file, TargetKind::NewFile, 1 << 20).await.unwrap_err();
         assert!(e.to_string().contains("laying out"), "{e}");
         assert_eq!(
             std::fs::read(&file).unwrap(),
@@ -697,7 +708,7 @@ mod tests {
             "an existing file is never recreated"
         );
         shell
-            .lay_out(&file, Kind::OwnFile { allocated: 0 }, 2 << 20)
+            .lay_out(&file, TargetKind::OwnFile { allocated: 0 }, 2 << 20)
             .await
             .unwrap();
         let grown = std::fs::read(&file).unwrap();
@@ -705,7 +716,7 @@ mod tests {
         assert_eq!(grown[..bytes.len()], bytes[..]);
         assert!(
             shell
-                .lay_out(&file, Kind::Overwrite { allocated: 0 }, 1 << 20)
+                .lay_out(&file, TargetKind::Overwrite { allocated: 0 }, 1 << 20)
                 .await
                 .is_err()
         );

@@ -67,7 +67,7 @@ pub fn select(list: &str) -> Result<Vec<TestSpec>> {
     for n in &names {
         if !TESTS.iter().any(|t| t.name == *n) {
             let known: Vec<&str> = TESTS.iter().map(|t| t.name).collect();
-            return Err(Error::Invalid(format!(
+            return Err(Error::BadInput(format!(
                 "unknown test {n:?}; known: all, {}",
                 known.join(", ")
             )));
@@ -75,7 +75,7 @@ pub fn select(list: &str) -> Result<Vec<TestSpec>> {
     }
     let chosen: Vec<TestSpec> = TESTS.iter().filter(|t| names.contains(&t.name)).copied().collect();
     if chosen.is_empty() {
-        return Err(Error::Invalid("no tests selected".into()));
+        return Err(Error::BadInput("no tests selected".into()));
     }
     Ok(chosen)
 }
@@ -517,7 +517,7 @@ impl std::fmt::Debug for Fio<'_> {
 
 /// One fio run of a test.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Run {
+pub struct FioRun {
     /// The parsed document.
     pub output: Output,
     /// The summed metrics.
@@ -567,7 +567,7 @@ impl<'a> Fio<'a> {
 
     /// Runs one test in `workdir`, an existing directory (which receives `<test>.json` and the
     /// IOPS logs), falling back to libaio when io_uring is unavailable.
-    pub async fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<Run> {
+    pub async fn run(&self, spec: &TestSpec, opts: &Options, workdir: &Path, tag: &str) -> Result<FioRun> {
         let first = self.run_engine(spec, opts, opts.ioengine, workdir, tag).await?;
         match first {
             Ok(run) => Ok(run),
@@ -594,7 +594,7 @@ impl<'a> Fio<'a> {
         engine: IoEngine,
         workdir: &Path,
         tag: &str,
-    ) -> Result<std::result::Result<Run, Ended>> {
+    ) -> Result<std::result::Result<FioRun, Ended>> {
         let output = workdir.join(format!("{}{tag}.json", spec.name));
         let prefix = workdir.join(format!("{}{tag}", spec.name));
         self.exec.clear_outputs(&output, &prefix).await?;
@@ -614,7 +614,7 @@ impl<'a> Fio<'a> {
         }
         let logs = self.exec.iops_logs(&prefix).await.unwrap_or_default();
         let ramp = opts.ramp_s as f64;
-        Ok(Ok(Run {
+        Ok(Ok(FioRun {
             metrics,
             output: parsed,
             engine,

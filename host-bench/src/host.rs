@@ -1,5 +1,7 @@
-//! What the OS shows about this host: identity, kernel, CPU model and topology, SMT, NUMA
-//! nodes, idle states and the last-level caches. Read from /etc, /proc and /sys; a missing
+//! What the OS shows about a host: identity, kernel, CPU model and topology, SMT, NUMA nodes,
+//! idle states and the last-level caches ([`HostInfo`], read here), and the processor
+//! configuration a BIOS decides ([`OsView`], read here or through a shell script on a remote
+//! host). Read from /etc, /proc and /sys; a missing
 //! file leaves the field empty rather than failing a benchmark.
 
 use serde::{Deserialize, Serialize};
@@ -74,6 +76,63 @@ impl HostInfo {
                 .filter_map(|(_, p)| read_trim(p.join("name")))
                 .collect(),
             llc_bytes: llc_bytes(&cpus),
+        }
+    }
+}
+
+/// What the OS reports about the processor configuration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OsView {
+    /// `/sys/devices/system/cpu/smt/active`.
+    pub smt_active: Option<bool>,
+    /// NUMA nodes (`/sys/devices/system/node/node*`).
+    pub numa_nodes: Option<usize>,
+    /// Distinct `physical_package_id`s.
+    pub sockets: Option<usize>,
+    /// Logical CPUs.
+    pub logical_cpus: Option<usize>,
+    /// CPU 0's idle state names (`POLL`, `C1`, `C2`, …).
+    pub idle_states: Vec<String>,
+}
+
+impl OsView {
+    /// A POSIX shell script that prints the sections [`OsView::parse`] reads, separated by
+    /// `--` lines, for a host reached only through commands (ssh); every read tolerates a
+    /// missing file (older kernels, containers).
+    pub const SCRIPT: &str = "cat /sys/devices/system/cpu/smt/active 2>/dev/null; echo --; \
+     ls /sys/devices/system/node 2>/dev/null; echo --; \
+     cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null; echo --; \
+     cat /sys/devices/system/cpu/cpu*/topology/physical_package_id 2>/dev/null | sort -u; echo --; \
+     ls -d /sys/devices/system/cpu/cpu[0-9]* 2>/dev/null | wc -l";
+
+    /// Parses the output of [`OsView::SCRIPT`].
+    pub fn parse(text: &str) -> Self {
+        let mut sections = vec![Vec::new()];
+        for line in text.lines().map(str::trim) {
+            if line == "--" {
+                sections.push(Vec::new());
+            } else if !line.is_empty()
+                && let Some(s) = sections.last_mut()
+            {
+                s.push(line);
+            }
+        }
+        let section = |i: usize| sections.get(i).map_or(&[][..], Vec::as_slice);
+        let nodes = section(1)
+            .iter()
+            .filter(|l| l.strip_prefix("node").is_some_and(|n| n.parse::<u32>().is_ok()))
+            .count();
+        let sockets = section(3).iter().filter(|l| l.parse::<i64>().is_ok()).count();
+        Self {
+            smt_active: section(0).first().and_then(|l| match *l {
+                "1" => Some(true),
+                "0" => Some(false),
+                _ => None,
+            }),
+            numa_nodes: (nodes > 0).then_some(nodes),
+            sockets: (sockets > 0).then_some(sockets),
+            logical_cpus: section(4).first().and_then(|l| l.parse().ok()).filter(|n| *n > 0),
+            idle_states: section(2).iter().map(|s| (*s).to_owned()).collect(),
         }
     }
 }
@@ -171,6 +230,25 @@ pub fn mem_available() -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parses_what_the_os_shows() {
+        let text = "1\n--\nhas_cpu\nhas_memory\nnode0\nnode1\nonline\npossible\n--\nPOLL\nC1\nC2\n--\n0\n1\n--\n256\n";
+        let v = OsView::parse(text);
+        assert_eq!(
+            v,
+            OsView {
+                smt_active: Some(true),
+                numa_nodes: Some(2),
+                sockets: Some(2),
+                logical_cpus: Some(256),
+                idle_states: vec!["POLL".into(), "C1".into(), "C2".into()],
+            }
+        );
+        // A container without sysfs entries: nothing known, nothing judged.
+        let v = OsView::parse("--\n--\n--\n--\n0\n");
+        assert_eq!(v, OsView::default());
+    }
 
     #[test]
     fn cpu_lists_and_cache_sizes_parse() {

@@ -66,7 +66,7 @@ pub enum Error {
     Refused(String),
     /// The arguments do not make sense together.
     #[error("{0}")]
-    Invalid(String),
+    BadInput(String),
     /// A [`Stop`] was requested while this was running.
     #[error("interrupted: {0}")]
     Interrupted(String),
@@ -110,7 +110,13 @@ impl Stop {
     }
 }
 
-/// The current UTC time as RFC 3339 with milliseconds.
+/// The current UTC time as RFC 3339 with milliseconds (benchmark documents and samples).
 pub fn utc_now() -> String {
     humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string()
+}
+
+/// The current UTC time as RFC 3339 to the second (audit records, snapshots, file names): the
+/// one other form of "now" rftune writes.
+pub fn utc_now_seconds() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }

@@ -24,7 +24,7 @@ pub fn parse_capacity(s: &str) -> Result<u128> {
         "GIB" => 1 << 30,
         "TIB" => 1 << 40,
         _ => {
-            return Err(Error::Invalid(format!(
+            return Err(Error::BadInput(format!(
                 "capacity {s:?}: unknown unit {unit:?} (use TB, GB, TiB, ...)"
             )));
         }
@@ -34,11 +34,11 @@ pub fn parse_capacity(s: &str) -> Result<u128> {
     let digits = format!("{int}{frac}");
     let value: u128 = digits
         .parse()
-        .map_err(|_| Error::Invalid(format!("capacity {s:?} is not a number")))?;
+        .map_err(|_| Error::BadInput(format!("capacity {s:?} is not a number")))?;
     let scale = 10u128.pow(frac.len() as u32);
     let bytes = value * mult;
     if !bytes.is_multiple_of(scale) {
-        return Err(Error::Invalid(format!("capacity {s:?} is not a whole number of bytes")));
+        return Err(Error::BadInput(format!("capacity {s:?} is not a whole number of bytes")));
     }
     Ok(bytes / scale)
 }
@@ -54,13 +54,13 @@ pub fn plain_sectors(bytes: u128, lba: u32) -> u64 {
 pub fn idema_sectors(bytes: u128, lba: u32) -> Result<u64> {
     let gb = bytes / 1_000_000_000;
     if gb < 50 {
-        return Err(Error::Invalid("the IDEMA formula is defined from 50 GB".into()));
+        return Err(Error::BadInput("the IDEMA formula is defined from 50 GB".into()));
     }
     let s512 = 97_696_368u128 + 1_953_504u128 * (gb - 50);
     match lba {
         512 => Ok(s512 as u64),
         4096 => Ok((s512 / 8) as u64),
-        _ => Err(Error::Invalid(format!(
+        _ => Err(Error::BadInput(format!(
             "IDEMA sizes are defined for 512 and 4096-byte LBAs, not {lba}"
         ))),
     }
@@ -204,7 +204,7 @@ pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: S
     if let Some(total) = ctrl.tnvmcap.filter(|t| *t > 0)
         && plan.bytes > total
     {
-        return Err(Error::Invalid(format!(
+        return Err(Error::BadInput(format!(
             "{} sectors × {lba} B = {} B exceeds the drive's total capacity {total} B",
             plan.sectors, plan.bytes
         )));
@@ -232,7 +232,7 @@ pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, n
 
 fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
     if !matches!(lba, 512 | 4096) {
-        return Err(Error::Invalid(format!("LBA size {lba}: use 512 or 4096")));
+        return Err(Error::BadInput(format!("LBA size {lba}: use 512 or 4096")));
     }
     let (sectors, method) = match sizing {
         Sizing::Plain => (plain_sectors(capacity, lba), "plain"),
@@ -240,7 +240,7 @@ fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: 
         Sizing::Sectors(n) => (n, "explicit"),
     };
     if sectors == 0 {
-        return Err(Error::Invalid(
+        return Err(Error::BadInput(
             "the namespace would have 0 sectors; give a larger size".into(),
         ));
     }
@@ -342,9 +342,7 @@ impl NvmeCli {
             "json".into(),
         ])?;
         std::fs::create_dir_all(state_dir).map_err(crate::io_err(format!("creating {}", state_dir.display())))?;
-        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-            .to_string()
-            .replace(':', "");
+        let stamp = crate::utc_now_seconds().replace(':', "");
         let before_path = state_dir.join(format!("nvme-{}-{stamp}.json", ctrl.serial));
         let before = serde_json::json!({
             "controller": plan.controller,
@@ -431,7 +429,7 @@ pub fn verify_id_ns(text: &str, plan: &Plan) -> Result<Verified> {
         .ok_or_else(|| err(format!("no lbafs[{}].ds", flbas & 0xf)))?;
     let lba = 1u32.checked_shl(ds).unwrap_or(0);
     if nsze != plan.sectors || lba != plan.lba {
-        return Err(Error::Invalid(format!(
+        return Err(Error::BadInput(format!(
             "verification failed: id-ns shows {nsze} sectors of {lba} B, planned {} of {} B",
             plan.sectors, plan.lba
         )));

@@ -14,7 +14,7 @@ use crate::exec::{BoxFuture, Exec, blocking};
 use crate::fio::{self, Fio, IoEngine, Precondition, TestSpec};
 use crate::power::{self, PowerError, Sample};
 use crate::report::{BenchReport, BmcInfo, Memory, RunReport, Storage, TestReport};
-use crate::target::{self, Kind};
+use crate::target::{self, TargetKind};
 use crate::{Error, Result, device, stream};
 use std::future::Future;
 use std::path::PathBuf;
@@ -28,9 +28,9 @@ pub trait Progress: Send + Sync {
 
 /// Progress nobody watches.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Silent;
+pub struct NoProgress;
 
-impl Progress for Silent {
+impl Progress for NoProgress {
     fn message(&self, _text: &str) {}
 }
 
@@ -243,7 +243,7 @@ pub struct StorageRun<'a> {
     settings: StorageSettings,
     exec: &'a dyn Exec,
     specs: Vec<TestSpec>,
-    kind: Kind,
+    kind: TargetKind,
     opts: fio::Options,
     fio_version: String,
     _claim: Option<device::Claim>,
@@ -278,7 +278,7 @@ impl<'a> StorageRun<'a> {
             None => target::decide(path, in_dev, &found, settings.overwrite)?,
             Some(why) => target::decide_files_only(path, in_dev, &found, why)?,
         };
-        let is_device = kind == Kind::Device;
+        let is_device = kind == TargetKind::Device;
         let opts = fio::Options {
             target: path.clone(),
             size: settings.size.or((!is_device).then_some(4 << 30)),
@@ -311,17 +311,17 @@ impl<'a> StorageRun<'a> {
     }
 
     /// What the target turned out to be.
-    pub fn kind(&self) -> Kind {
+    pub fn kind(&self) -> TargetKind {
         self.kind
     }
 
     /// Lays a file target out; whether this run created it.
     async fn prepare(&self) -> Result<bool> {
-        let (Some(size), false) = (self.opts.size, self.kind == Kind::Device) else {
+        let (Some(size), false) = (self.opts.size, self.kind == TargetKind::Device) else {
             return Ok(false);
         };
         self.exec.lay_out(&self.opts.target, self.kind, size).await?;
-        Ok(self.kind == Kind::NewFile)
+        Ok(self.kind == TargetKind::NewFile)
     }
 
     /// Preconditioning and every test's repeats.
@@ -400,7 +400,7 @@ impl<'a> StorageRun<'a> {
         r.problems.extend(problems);
         r.storage = Some(Storage {
             target: opts.target.display().to_string(),
-            target_kind: if self.kind == Kind::Device { "device" } else { "file" }.into(),
+            target_kind: if self.kind == TargetKind::Device { "device" } else { "file" }.into(),
             size: opts.size.map(crate::units::format_size),
             runtime_s: opts.runtime_s,
             ramp_s: opts.ramp_s,
@@ -510,7 +510,7 @@ impl MemoryRun {
         let mut cpus = crate::host::cores(&online);
         if let Some(n) = settings.threads {
             if n == 0 || n > online.len() {
-                return Err(Error::Invalid(format!(
+                return Err(Error::BadInput(format!(
                     "--threads {n}: this host has {} usable logical CPUs",
                     online.len()
                 )));
@@ -528,7 +528,7 @@ impl MemoryRun {
         if let Some(avail) = crate::host::mem_available()
             && needed > avail / 10 * 8
         {
-            return Err(Error::Invalid(format!(
+            return Err(Error::BadInput(format!(
                 "three arrays of {} MiB need {} MiB, more than 80% of available memory ({} MiB)",
                 (elements * 8) >> 20,
                 needed >> 20,

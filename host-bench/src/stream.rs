@@ -168,7 +168,7 @@ pub fn expected(iterations: usize) -> [f64; 3] {
 /// Runs STREAM with the standard or non-temporal kernels as configured.
 pub fn run(config: &Config) -> Result<StreamResult> {
     if config.nt_stores && !crate::sys::HAS_NT_STORES {
-        return Err(Error::Invalid("--nt-stores needs an x86_64 CPU".into()));
+        return Err(Error::BadInput("--nt-stores needs an x86_64 CPU".into()));
     }
     let kernels = if config.nt_stores {
         Kernels::NT_STORES
@@ -182,7 +182,7 @@ pub fn run(config: &Config) -> Result<StreamResult> {
 pub fn run_with(config: &Config, kernels: Kernels) -> Result<StreamResult> {
     let threads = config.cpus.len();
     if threads == 0 || config.elements < threads || config.iterations < 2 {
-        return Err(Error::Invalid(
+        return Err(Error::BadInput(
             "STREAM needs at least one thread, one element per thread and two iterations".into(),
         ));
     }
@@ -216,7 +216,7 @@ pub fn run_with(config: &Config, kernels: Kernels) -> Result<StreamResult> {
     for h in handles {
         let part = h
             .join()
-            .map_err(|_| Error::Invalid("a STREAM thread panicked".into()))?
+            .map_err(|_| Error::BadInput("a STREAM thread panicked".into()))?
             .map_err(crate::io_err("pinning a STREAM thread"))?;
         for (s, p) in sums.iter_mut().zip(part) {
             *s += p;

@@ -85,7 +85,7 @@ pub enum Found {
 
 /// What the benchmark will use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub enum TargetKind {
     /// A raw block device; [`crate::device`] decides whether it may be written.
     Device,
     /// A file that does not exist yet: rftune creates it.
@@ -134,11 +134,11 @@ fn normalize(path: &Path) -> PathBuf {
 
 /// Decides what `path` is to the benchmark, or why it cannot be used. `in_dev` is
 /// [`under_dev`]`(path)`; `overwrite` is the user's `--overwrite`.
-pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Result<Kind> {
+pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Result<TargetKind> {
     let p = path.display();
     let elsewhere = "or give a file path outside /dev, such as /var/tmp/rftune.fio";
     match found {
-        Found::BlockDevice => Ok(Kind::Device),
+        Found::BlockDevice => Ok(TargetKind::Device),
         Found::Missing { .. } if in_dev => Err(Error::Refused(format!(
             "--target {p} does not exist: a path under /dev must be an existing block device \
              (rftune never creates files in /dev); check the name with lsblk, {elsewhere}"
@@ -150,7 +150,7 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Resu
         ))),
         Found::Missing {
             parent: Parent::Directory,
-        } => Ok(Kind::NewFile),
+        } => Ok(TargetKind::NewFile),
         Found::Missing { parent } => {
             let dir = path
                 .parent()
@@ -167,8 +167,8 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Resu
                  directories for a target) or choose a file in an existing directory"
             )))
         }
-        Found::RegularFile { ours: true, allocated } => Ok(Kind::OwnFile { allocated: *allocated }),
-        Found::RegularFile { ours: false, allocated } if overwrite => Ok(Kind::Overwrite { allocated: *allocated }),
+        Found::RegularFile { ours: true, allocated } => Ok(TargetKind::OwnFile { allocated: *allocated }),
+        Found::RegularFile { ours: false, allocated } if overwrite => Ok(TargetKind::Overwrite { allocated: *allocated }),
         Found::RegularFile { ours: false, .. } => Err(Error::Refused(format!(
             "--target {p} already exists and was not created by rftune (it does not start with \
              rftune's header), so benchmarking it would destroy its contents; give a path that does \
@@ -188,7 +188,7 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Resu
 /// [`decide`] where only files may be benchmarked (a machine without rftune's device checks,
 /// [`crate::exec::Exec::files_only`] giving `why`): a new file or one rftune created; never a
 /// device, anything else that is not a regular file, or a file rftune did not create.
-pub fn decide_files_only(path: &Path, in_dev: bool, found: &Found, why: &str) -> Result<Kind> {
+pub fn decide_files_only(path: &Path, in_dev: bool, found: &Found, why: &str) -> Result<TargetKind> {
     match found {
         Found::RegularFile { ours: false, .. } => Err(Error::Refused(format!(
             "{} already exists and was not created by rftune (it does not start with rftune's \
@@ -273,17 +273,17 @@ fn starts_with_magic(path: &Path) -> Result<bool> {
 }
 
 /// [`observe`] and [`decide`] for `path`.
-pub fn examine(path: &Path, overwrite: bool) -> Result<Kind> {
+pub fn examine(path: &Path, overwrite: bool) -> Result<TargetKind> {
     decide(path, under_dev(path), &observe(path)?, overwrite)
 }
 
 /// Bytes the layout of a file target at `size` bytes of data still has to allocate.
-pub fn to_allocate(kind: Kind, size: u64) -> u64 {
+pub fn to_allocate(kind: TargetKind, size: u64) -> u64 {
     let end = HEADER_BYTES.saturating_add(size);
     match kind {
-        Kind::Device => 0,
-        Kind::NewFile => end,
-        Kind::OwnFile { allocated } | Kind::Overwrite { allocated } => end.saturating_sub(allocated),
+        TargetKind::Device => 0,
+        TargetKind::NewFile => end,
+        TargetKind::OwnFile { allocated } | TargetKind::Overwrite { allocated } => end.saturating_sub(allocated),
     }
 }
 
@@ -330,8 +330,8 @@ fn approx(bytes: u64) -> String {
 
 /// Where to measure the free space for a file target: its directory when rftune will create it,
 /// else the file itself.
-pub fn filesystem_of(path: &Path, kind: Kind) -> &Path {
-    if kind == Kind::NewFile {
+pub fn filesystem_of(path: &Path, kind: TargetKind) -> &Path {
+    if kind == TargetKind::NewFile {
         path.parent()
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
@@ -341,13 +341,13 @@ pub fn filesystem_of(path: &Path, kind: Kind) -> &Path {
 }
 
 /// Makes a file target ready for fio at `size` bytes of data: creates it exclusively
-/// ([`Kind::NewFile`]) or opens it, writes the header (new files and `--overwrite`), and lays
+/// ([`TargetKind::NewFile`]) or opens it, writes the header (new files and `--overwrite`), and lays
 /// the data region out with written (not sparse) data up to `HEADER_BYTES + size`, so fio
 /// neither rewrites the file from byte 0 nor reads holes. Each 4 KiB block differs from every
 /// other, so a deduplicating or compressing drive cannot shortcut the benchmark. Stops early on
 /// `stop`. A file it created is removed again when it fails, so an error leaves no partial file.
-pub fn prepare(path: &Path, kind: Kind, size: u64, stop: &Stop) -> Result<()> {
-    let new = kind == Kind::NewFile;
+pub fn prepare(path: &Path, kind: TargetKind, size: u64, stop: &Stop) -> Result<()> {
+    let new = kind == TargetKind::NewFile;
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(new)
@@ -365,14 +365,14 @@ pub fn prepare(path: &Path, kind: Kind, size: u64, stop: &Stop) -> Result<()> {
     laid_out
 }
 
-fn lay_out(file: &std::fs::File, path: &Path, kind: Kind, size: u64, stop: &Stop) -> Result<()> {
+fn lay_out(file: &std::fs::File, path: &Path, kind: TargetKind, size: u64, stop: &Stop) -> Result<()> {
     let p = path.display();
-    if matches!(kind, Kind::NewFile | Kind::Overwrite { .. }) {
+    if matches!(kind, TargetKind::NewFile | TargetKind::Overwrite { .. }) {
         file.write_all_at(&header(&crate::utc_now()), 0)
             .map_err(crate::io_err(format!("writing rftune's header to {p}")))?;
     }
     let end = HEADER_BYTES.checked_add(size).ok_or_else(|| {
-        Error::Invalid(format!(
+        Error::BadInput(format!(
             "--target {p}: a size of {size} bytes plus the header overflows"
         ))
     })?;
@@ -471,7 +471,7 @@ mod tests {
         assert!(e.contains("regular file, not a block device"), "{e}");
         assert_eq!(
             decide(Path::new("/dev/nvme0n1"), true, &Found::BlockDevice, false).unwrap(),
-            Kind::Device
+            TargetKind::Device
         );
     }
 
@@ -499,7 +499,7 @@ mod tests {
         let new = Found::Missing {
             parent: Parent::Directory,
         };
-        assert_eq!(decide(Path::new("x.fio"), false, &new, false).unwrap(), Kind::NewFile);
+        assert_eq!(decide(Path::new("x.fio"), false, &new, false).unwrap(), TargetKind::NewFile);
         assert!(refused("/var/tmp", false, Found::Directory).contains("/var/tmp/rftune.fio"));
         assert!(refused("/run/x.sock", false, Found::Other("socket")).contains("is a socket"));
     }
@@ -517,7 +517,7 @@ mod tests {
         );
         assert_eq!(
             decide(Path::new("/data/db.bin"), false, &user, true).unwrap(),
-            Kind::Overwrite { allocated: 4096 }
+            TargetKind::Overwrite { allocated: 4096 }
         );
         let own = Found::RegularFile {
             ours: true,
@@ -525,7 +525,7 @@ mod tests {
         };
         assert_eq!(
             decide(Path::new("/var/tmp/r.fio"), false, &own, false).unwrap(),
-            Kind::OwnFile { allocated: 8192 }
+            TargetKind::OwnFile { allocated: 8192 }
         );
     }
 
@@ -534,7 +534,7 @@ mod tests {
         let dir = temp_dir("prepare");
         let file = dir.join("t.fio");
         let go = Stop::default();
-        prepare(&file, Kind::NewFile, 3 << 20, &go).unwrap();
+        prepare(&file, TargetKind::NewFile, 3 << 20, &go).unwrap();
         let bytes = std::fs::read(&file).unwrap();
         assert_eq!(bytes.len() as u64, HEADER_BYTES + (3 << 20));
         assert!(bytes.starts_with(MAGIC));
@@ -545,24 +545,24 @@ mod tests {
         let blocks: std::collections::HashSet<&[u8]> = bytes[HEADER_BYTES as usize..].chunks(4096).collect();
         assert_eq!(blocks.len(), 3 << 8, "every 4 KiB block differs");
         assert!(matches!(observe(&file).unwrap(), Found::RegularFile { ours: true, .. }));
-        let e = prepare(&file, Kind::NewFile, 1 << 20, &go).unwrap_err().to_string();
+        let e = prepare(&file, TargetKind::NewFile, 1 << 20, &go).unwrap_err().to_string();
         assert!(e.contains("it must not exist yet"), "{e}");
         assert!(file.exists(), "a file prepare did not create is never removed");
         // A larger size extends rftune's file after the data already there.
-        prepare(&file, Kind::OwnFile { allocated: 0 }, 4 << 20, &go).unwrap();
+        prepare(&file, TargetKind::OwnFile { allocated: 0 }, 4 << 20, &go).unwrap();
         let grown = std::fs::read(&file).unwrap();
         assert_eq!(grown.len() as u64, HEADER_BYTES + (4 << 20));
         assert_eq!(grown[..bytes.len()], bytes[..]);
         // --overwrite puts the header on a user's file.
         let user = dir.join("user.bin");
         std::fs::write(&user, b"precious").unwrap();
-        prepare(&user, Kind::Overwrite { allocated: 0 }, 1 << 20, &go).unwrap();
+        prepare(&user, TargetKind::Overwrite { allocated: 0 }, 1 << 20, &go).unwrap();
         assert!(std::fs::read(&user).unwrap().starts_with(MAGIC));
         // Stopped while laying out: the file it created is gone again.
         let stop = Stop::default();
         stop.request();
         let stopped = dir.join("stopped.fio");
-        let e = prepare(&stopped, Kind::NewFile, 8 << 20, &stop).unwrap_err();
+        let e = prepare(&stopped, TargetKind::NewFile, 8 << 20, &stop).unwrap_err();
         assert!(matches!(e, Error::Interrupted(_)), "{e}");
         assert!(!stopped.exists());
         std::fs::remove_dir_all(dir).unwrap();
@@ -573,10 +573,10 @@ mod tests {
         let gib = 1u64 << 30;
         assert_eq!(margin(100 * gib), gib);
         assert_eq!(margin(gib), 256 << 20);
-        assert_eq!(to_allocate(Kind::NewFile, 4 * gib), 4 * gib + HEADER_BYTES);
-        assert_eq!(to_allocate(Kind::OwnFile { allocated: 5 * gib }, 4 * gib), 0);
+        assert_eq!(to_allocate(TargetKind::NewFile, 4 * gib), 4 * gib + HEADER_BYTES);
+        assert_eq!(to_allocate(TargetKind::OwnFile { allocated: 5 * gib }, 4 * gib), 0);
         assert_eq!(
-            to_allocate(Kind::Overwrite { allocated: gib }, 4 * gib),
+            to_allocate(TargetKind::Overwrite { allocated: gib }, 4 * gib),
             3 * gib + HEADER_BYTES
         );
         let p = Path::new("/var/tmp/r.fio");
@@ -643,14 +643,14 @@ mod tests {
         let new = Found::Missing {
             parent: Parent::Directory,
         };
-        assert_eq!(files_only("/var/tmp/r.fio", new.clone()).unwrap(), Kind::NewFile);
+        assert_eq!(files_only("/var/tmp/r.fio", new.clone()).unwrap(), TargetKind::NewFile);
         let own = Found::RegularFile {
             ours: true,
             allocated: 9,
         };
         assert_eq!(
             files_only("/var/tmp/r.fio", own).unwrap(),
-            Kind::OwnFile { allocated: 9 }
+            TargetKind::OwnFile { allocated: 9 }
         );
         let user = Found::RegularFile {
             ours: false,

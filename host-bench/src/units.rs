@@ -17,7 +17,7 @@ pub fn parse_size(text: &str) -> Result<u64> {
     let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
     if digits.is_empty() {
-        return Err(Error::Invalid(format!(
+        return Err(Error::BadInput(format!(
             "size {text:?} does not start with a whole number; {units}, e.g. 4G"
         )));
     }
@@ -29,17 +29,17 @@ pub fn parse_size(text: &str) -> Result<u64> {
         "T" | "TIB" => 40,
         "P" | "PIB" => 50,
         "KB" | "MB" | "GB" | "TB" | "PB" => {
-            return Err(Error::Invalid(format!(
+            return Err(Error::BadInput(format!(
                 "size {text:?}: {unit:?} is ambiguous (fio reads it as a power of 1024, drives are sold in powers of 1000); {units}"
             )));
         }
-        _ => return Err(Error::Invalid(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
+        _ => return Err(Error::BadInput(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
     };
-    let too_large = || Error::Invalid(format!("size {text:?} is too large: more than 2^64 bytes"));
+    let too_large = || Error::BadInput(format!("size {text:?} is too large: more than 2^64 bytes"));
     let value: u64 = digits.parse().map_err(|_| too_large())?;
     let bytes = value.checked_mul(1u64 << shift).ok_or_else(too_large)?;
     if bytes < MIN_SIZE {
-        return Err(Error::Invalid(format!(
+        return Err(Error::BadInput(format!(
             "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
         )));
     }

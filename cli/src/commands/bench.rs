@@ -114,9 +114,7 @@ async fn spinning(
 /// The output directory: `--out`, or one named after the kind and the time.
 fn out_dir(common: &CommonArgs, kind: &str) -> PathBuf {
     common.out.clone().unwrap_or_else(|| {
-        let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
-            .to_string()
-            .replace(':', "");
+        let stamp = host_bench::utc_now_seconds().replace(':', "");
         PathBuf::from(format!("rftune-bench-{kind}-{stamp}"))
     })
 }

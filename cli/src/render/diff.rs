@@ -166,9 +166,7 @@ pub fn junit(report: &DiffReport) -> String {
     out
 }
 
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+/// Text for XML content and double-quoted attributes.
+fn xml(s: &str) -> std::borrow::Cow<'_, str> {
+    html_escape::encode_double_quoted_attribute(s)
 }

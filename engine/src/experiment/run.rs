@@ -10,7 +10,7 @@ use super::report;
 use super::schedule::{self, Step};
 use super::spec::{BenchKind, Given, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
-use super::transport::{OnHost, Transport, contradictions};
+use super::transport::{OnHost, Transport};
 use crate::assess::{AssessOptions, Blocked, LoadedProfile};
 use crate::audit::AuditLog;
 use crate::connect::Bmc;
@@ -326,7 +326,7 @@ async fn run_steps(
                     os: None,
                     contradictions: Vec::new(),
                     reason: Some(reason),
-                    finished_at: crate::audit::now_iso(),
+                    finished_at: host_bench::utc_now_seconds(),
                 }
             }
         };
@@ -374,7 +374,18 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
     // Converged or in sync means the apply path verified the profile (a fresh read): reuse it.
     let bios: BTreeMap<String, Value> = applied.in_force.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
     let os = transport.os_view(Duration::from_secs(30)).await.ok();
-    let contradictions = os.as_ref().map(|o| contradictions(&bios, o)).unwrap_or_default();
+    let contradictions = os
+        .as_ref()
+        .map(|o| {
+            let facts = bios_profiles::os::OsFacts {
+                smt_active: o.smt_active,
+                numa_nodes: o.numa_nodes,
+                sockets: o.sockets,
+                idle_states: &o.idle_states,
+            };
+            bios_profiles::os::contradictions(|name| bios.get(name).and_then(serde_json::Value::as_str), &facts)
+        })
+        .unwrap_or_default();
     let mut results = Vec::new();
     let host_dir = shared.dir.join("results").join(crate::state::path_component(&bmc.name));
     let tools = host
@@ -471,7 +482,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         os,
         contradictions,
         reason: None,
-        finished_at: crate::audit::now_iso(),
+        finished_at: host_bench::utc_now_seconds(),
     })
 }
 
@@ -520,7 +531,7 @@ async fn fio_directly(
         ..defaults
     };
     let run = StorageRun::new(settings, exec).await?;
-    let mut doc = bench_run::storage(&run, None, meter, &bench_run::Silent).await?;
+    let mut doc = bench_run::storage(&run, None, meter, &bench_run::NoProgress).await?;
     doc.power_caveat = Some(format!(
         "fio run directly over the transport (rftune is not installed on the host); {}",
         host_bench::power::CAVEAT

@@ -76,7 +76,7 @@ pub struct StepRecord {
     pub bios: BTreeMap<String, serde_json::Value>,
     /// What the OS showed.
     #[serde(default)]
-    pub os: Option<super::transport::OsView>,
+    pub os: Option<host_bench::host::OsView>,
     /// BIOS values the OS contradicts.
     #[serde(default)]
     pub contradictions: Vec<String>,
@@ -111,7 +111,7 @@ impl State {
         Self {
             schema: STATE_SCHEMA.to_owned(),
             spec,
-            started_at: crate::audit::now_iso(),
+            started_at: host_bench::utc_now_seconds(),
             hosts,
             failures: Vec::new(),
         }

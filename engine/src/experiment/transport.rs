@@ -6,8 +6,7 @@
 //! when rftune is not installed there ([`OnHost`]).
 
 use crate::error::{Context, Result, bad_input};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use host_bench::host::OsView;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -33,7 +32,7 @@ pub struct SshTarget {
     pub connect_timeout: Duration,
 }
 
-use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote};
+use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote, shown};
 
 impl From<&super::spec::OsAccess> for Transport {
     fn from(os: &super::spec::OsAccess) -> Self {
@@ -54,7 +53,7 @@ impl From<&super::spec::OsAccess> for Transport {
 /// The arguments of the system `ssh` that run `argv` on `t`: batch mode (keys or agent only,
 /// never a password prompt), the port, an optional configuration file, `--` so the target can
 /// never be read as an option, the target, and the remote command as one shell-quoted argument.
-pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Vec<String> {
+pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Result<Vec<String>> {
     let mut a = vec![
         "-o".to_owned(),
         "BatchMode=yes".to_owned(),
@@ -69,8 +68,8 @@ pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Vec<String> {
     }
     a.push("--".to_owned());
     a.push(t.target.clone());
-    a.push(command_line(argv));
-    a
+    a.push(command_line(argv)?);
+    Ok(a)
 }
 
 impl Transport {
@@ -95,7 +94,7 @@ impl Transport {
             }
             Self::Ssh(t) => {
                 let mut c = tokio::process::Command::new("ssh");
-                c.args(ssh_args(t, argv));
+                c.args(ssh_args(t, argv)?);
                 c
             }
         };
@@ -103,7 +102,7 @@ impl Transport {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
-        let what = format!("{} ({})", command_line(argv), self.describe());
+        let what = format!("{} ({})", shown(argv), self.describe());
         let child = cmd.spawn().with_context(|| format!("starting {what}"))?;
         let out = tokio::time::timeout(timeout, child.wait_with_output())
             .await
@@ -125,12 +124,7 @@ impl Transport {
     pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let out = self.run(argv, timeout).await?;
         if !out.success() {
-            return Err(program_failed(
-                format!("{} ({})", command_line(argv), self.describe()),
-                out.code,
-                &out.stderr,
-            )
-            .into());
+            return Err(program_failed(format!("{} ({})", shown(argv), self.describe()), out.code, &out.stderr).into());
         }
         Ok(out)
     }
@@ -183,8 +177,8 @@ impl Transport {
 
     /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
     pub async fn os_view(&self, timeout: Duration) -> Result<OsView> {
-        let out = self.script(OS_VIEW_SCRIPT, timeout).await?;
-        Ok(parse_os_view(&out.stdout_text()))
+        let out = self.script(OsView::SCRIPT, timeout).await?;
+        Ok(OsView::parse(&out.stdout_text()))
     }
 }
 
@@ -192,7 +186,7 @@ impl Transport {
     /// Whether `program` can be run on the host; an error when the host did not answer the
     /// question (the command did not start, was killed, or ssh itself failed with 255).
     pub async fn has_program(&self, program: &str) -> Result<bool> {
-        let probe = format!("command -v {} >/dev/null", shell_quote(program));
+        let probe = format!("command -v {} >/dev/null", shell_quote(program)?);
         let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
         match out.code {
             Some(0) => Ok(true),
@@ -243,127 +237,16 @@ impl host_bench::exec::Exec for OnHost<'_> {
                 .run(argv, timeout.unwrap_or(self.timeout))
                 .await
                 .map_err(|e| host_bench::Error::Program {
-                    program: command_line(argv),
+                    program: shown(argv),
                     detail: crate::error::report(&e),
                 })
         })
     }
 }
 
-/// Prints the sections [`parse_os_view`] reads, separated by `--` lines; every read tolerates a
-/// missing file (older kernels, containers).
-pub const OS_VIEW_SCRIPT: &str = "cat /sys/devices/system/cpu/smt/active 2>/dev/null; echo --; \
-     ls /sys/devices/system/node 2>/dev/null; echo --; \
-     cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null; echo --; \
-     cat /sys/devices/system/cpu/cpu*/topology/physical_package_id 2>/dev/null | sort -u; echo --; \
-     ls -d /sys/devices/system/cpu/cpu[0-9]* 2>/dev/null | wc -l";
-
-/// What the OS reports about the processor configuration.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OsView {
-    /// `/sys/devices/system/cpu/smt/active`.
-    pub smt_active: Option<bool>,
-    /// NUMA nodes (`/sys/devices/system/node/node*`).
-    pub numa_nodes: Option<usize>,
-    /// Distinct `physical_package_id`s.
-    pub sockets: Option<usize>,
-    /// Logical CPUs.
-    pub logical_cpus: Option<usize>,
-    /// CPU 0's idle state names (`POLL`, `C1`, `C2`, …).
-    pub idle_states: Vec<String>,
-}
-
-/// Parses the output of [`OS_VIEW_SCRIPT`].
-pub fn parse_os_view(text: &str) -> OsView {
-    let mut sections = vec![Vec::new()];
-    for line in text.lines().map(str::trim) {
-        if line == "--" {
-            sections.push(Vec::new());
-        } else if !line.is_empty()
-            && let Some(s) = sections.last_mut()
-        {
-            s.push(line);
-        }
-    }
-    let section = |i: usize| sections.get(i).map_or(&[][..], Vec::as_slice);
-    let nodes = section(1)
-        .iter()
-        .filter(|l| l.strip_prefix("node").is_some_and(|n| n.parse::<u32>().is_ok()))
-        .count();
-    let sockets = section(3).iter().filter(|l| l.parse::<i64>().is_ok()).count();
-    OsView {
-        smt_active: section(0).first().and_then(|l| match *l {
-            "1" => Some(true),
-            "0" => Some(false),
-            _ => None,
-        }),
-        numa_nodes: (nodes > 0).then_some(nodes),
-        sockets: (sockets > 0).then_some(sockets),
-        logical_cpus: section(4).first().and_then(|l| l.parse().ok()).filter(|n| *n > 0),
-        idle_states: section(2).iter().map(|s| (*s).to_owned()).collect(),
-    }
-}
-
-fn attr<'a>(bios: &'a BTreeMap<String, serde_json::Value>, name: &str) -> Option<&'a str> {
-    bios.get(name).and_then(serde_json::Value::as_str)
-}
-
-/// BIOS values in force that the OS contradicts, one sentence each:
-/// `LogicalProc` against SMT, `NumaNodesPerSocket` × sockets against NUMA nodes (skipped when
-/// `CcxAsNumaDomain` makes each L3 its own node), and `ProcCStates` against idle states deeper
-/// than C1. What the OS does not report is not judged.
-pub fn contradictions(bios: &BTreeMap<String, serde_json::Value>, os: &OsView) -> Vec<String> {
-    let mut out = Vec::new();
-    if let (Some(lp), Some(smt)) = (attr(bios, "LogicalProc"), os.smt_active) {
-        let bios_on = lp == "Enabled";
-        if (lp == "Enabled" || lp == "Disabled") && bios_on != smt {
-            out.push(format!(
-                "LogicalProc is {lp} but the OS reports SMT {}",
-                if smt { "active" } else { "inactive" }
-            ));
-        }
-    }
-    let l3_numa = attr(bios, "CcxAsNumaDomain") == Some("Enabled");
-    if let (Some(nps), Some(nodes), false) = (attr(bios, "NumaNodesPerSocket"), os.numa_nodes, l3_numa) {
-        let sockets = os.sockets.unwrap_or(1);
-        // NPS0 is one node for the whole machine.
-        let expected = match nps.parse::<usize>() {
-            Ok(0) => Some(1),
-            Ok(n) => Some(n * sockets),
-            Err(_) => None,
-        };
-        if let Some(expected) = expected.filter(|e| *e != nodes) {
-            out.push(format!(
-                "NumaNodesPerSocket is {nps} on {sockets} socket(s), so {expected} NUMA node(s) were expected, but the OS shows {nodes}"
-            ));
-        }
-    }
-    if let Some(cs) = attr(bios, "ProcCStates") {
-        let deep: Vec<&str> = os
-            .idle_states
-            .iter()
-            .map(String::as_str)
-            .filter(|s| !matches!(s.to_ascii_uppercase().as_str(), "POLL" | "C0" | "C1" | "C1E"))
-            .collect();
-        if cs == "Disabled" && !deep.is_empty() {
-            out.push(format!(
-                "ProcCStates is Disabled but the OS offers idle states beyond C1: {}",
-                deep.join(", ")
-            ));
-        } else if cs == "Enabled" && deep.is_empty() && !os.idle_states.is_empty() {
-            out.push(format!(
-                "ProcCStates is Enabled but the OS offers no idle state beyond C1 ({}); a kernel parameter (idle=, processor.max_cstate=) may limit them",
-                os.idle_states.join(", ")
-            ));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn ssh() -> SshTarget {
         SshTarget {
@@ -387,9 +270,9 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let a = ssh_args(&ssh(), &argv);
+        let a = ssh_args(&ssh(), &argv).unwrap();
         assert_eq!(
-            a,
+            a[..10],
             [
                 "-o",
                 "BatchMode=yes",
@@ -401,8 +284,15 @@ mod tests {
                 "/tmp/ssh config",
                 "--",
                 "bench@10.0.0.5",
-                "rftune bench storage --target '/tmp/my file' --label 'it'\\''s'"
             ]
+        );
+        // One argument the remote shell splits back into exactly `argv`.
+        assert_eq!(a.len(), 11);
+        assert_eq!(shlex::split(&a[10]), Some(argv.clone()), "{}", a[10]);
+        let nul = [String::from("echo"), String::from("a\0b")];
+        assert!(
+            ssh_args(&ssh(), &nul).is_err(),
+            "a NUL byte cannot cross a command line"
         );
         assert!(!a.iter().any(|x| x.contains("assword")));
     }
@@ -486,70 +376,5 @@ mod tests {
             .await
             .unwrap_err();
         assert!(err.to_string().contains("did not answer"), "{err}");
-    }
-
-    #[test]
-    fn parses_what_the_os_shows() {
-        let text = "1\n--\nhas_cpu\nhas_memory\nnode0\nnode1\nonline\npossible\n--\nPOLL\nC1\nC2\n--\n0\n1\n--\n256\n";
-        let v = parse_os_view(text);
-        assert_eq!(
-            v,
-            OsView {
-                smt_active: Some(true),
-                numa_nodes: Some(2),
-                sockets: Some(2),
-                logical_cpus: Some(256),
-                idle_states: vec!["POLL".into(), "C1".into(), "C2".into()],
-            }
-        );
-        // A container without sysfs entries: nothing known, nothing judged.
-        let v = parse_os_view("--\n--\n--\n--\n0\n");
-        assert_eq!(v, OsView::default());
-        assert!(contradictions(&BTreeMap::from([("LogicalProc".into(), json!("Enabled"))]), &v).is_empty());
-    }
-
-    #[test]
-    fn contradictions_between_bios_and_os() {
-        let os = OsView {
-            smt_active: Some(false),
-            numa_nodes: Some(2),
-            sockets: Some(2),
-            logical_cpus: Some(128),
-            idle_states: vec!["POLL".into(), "C1".into(), "C2".into()],
-        };
-        let bios = BTreeMap::from([
-            ("LogicalProc".to_owned(), json!("Enabled")),
-            ("NumaNodesPerSocket".to_owned(), json!("4")),
-            ("ProcCStates".to_owned(), json!("Disabled")),
-        ]);
-        let c = contradictions(&bios, &os);
-        assert_eq!(c.len(), 3, "{c:?}");
-        assert!(c[0].contains("SMT inactive"));
-        assert!(c[1].contains("8 NUMA node(s) were expected") && c[1].contains("shows 2"));
-        assert!(c[2].contains("C2"));
-
-        let agree = BTreeMap::from([
-            ("LogicalProc".to_owned(), json!("Disabled")),
-            ("NumaNodesPerSocket".to_owned(), json!("1")),
-            ("ProcCStates".to_owned(), json!("Enabled")),
-        ]);
-        assert!(contradictions(&agree, &os).is_empty());
-        // NPS0: one node for the machine; L3-as-NUMA: not judged.
-        let nps0 = BTreeMap::from([("NumaNodesPerSocket".to_owned(), json!("0"))]);
-        assert_eq!(contradictions(&nps0, &os).len(), 1);
-        let l3 = BTreeMap::from([
-            ("NumaNodesPerSocket".to_owned(), json!("4")),
-            ("CcxAsNumaDomain".to_owned(), json!("Enabled")),
-        ]);
-        assert!(contradictions(&l3, &os).is_empty());
-        let shallow = OsView {
-            idle_states: vec!["POLL".into(), "C1".into()],
-            ..os
-        };
-        let c = contradictions(
-            &BTreeMap::from([("ProcCStates".to_owned(), json!("Enabled"))]),
-            &shallow,
-        );
-        assert!(c[0].contains("no idle state beyond C1"), "{c:?}");
     }
 }

@@ -34,12 +34,10 @@ pub(crate) const PALETTE: &[&str] = &[
 pub(crate) const FONT: f64 = 12.0;
 pub(crate) const CHAR_W: f64 = 7.0;
 
-/// Escapes text for HTML and SVG (element content and quoted attributes).
+/// Escapes text for HTML and SVG, element content and double-quoted attributes alike (`&`,
+/// `<`, `>` and `"`: html-escape's encoding for a double-quoted attribute).
 pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    html_escape::encode_double_quoted_attribute(s).into_owned()
 }
 
 pub(crate) fn text_w(s: &str, size: f64) -> f64 {

@@ -105,7 +105,7 @@ async fn fio_never_writes_over_rftunes_header() {
     if !rftune_tests::fio_available() {
         return;
     }
-    use host_bench::target::{self, HEADER_BYTES, Kind, MAGIC};
+    use host_bench::target::{self, HEADER_BYTES, TargetKind, MAGIC};
     let dir = TempDir::new("fio-header");
     let opts = Options {
         offset: HEADER_BYTES,
@@ -113,7 +113,7 @@ async fn fio_never_writes_over_rftunes_header() {
     };
     target::prepare(
         &opts.target,
-        Kind::NewFile,
+        TargetKind::NewFile,
         opts.size.unwrap(),
         &host_bench::Stop::default(),
     )

@@ -4,8 +4,8 @@
 use super::TempDir;
 use host_bench::exec::{BoxFuture, Exec, Local, Output};
 use host_bench::power::{PowerError, Sample};
-use host_bench::run::{self, Common, MemoryRun, MemorySettings, PowerSource, Silent, StorageRun, StorageSettings};
-use host_bench::target::{Kind, MAGIC};
+use host_bench::run::{self, Common, MemoryRun, MemorySettings, PowerSource, NoProgress, StorageRun, StorageSettings};
+use host_bench::target::{TargetKind, MAGIC};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -78,7 +78,7 @@ async fn a_storage_run_creates_its_target_repeats_each_test_and_attaches_power()
         ..Common::default()
     };
     let run = StorageRun::new(s, &local).await.unwrap();
-    assert_eq!(run.kind(), Kind::NewFile);
+    assert_eq!(run.kind(), TargetKind::NewFile);
     let progress = Recorded::default();
     let r = run::storage(&run, None, &FakePower { fail: false }, &progress)
         .await
@@ -113,7 +113,7 @@ async fn a_storage_run_creates_its_target_repeats_each_test_and_attaches_power()
     assert!(std::fs::read(dir.0.join("target.fio")).unwrap().starts_with(MAGIC));
     // The file is rftune's now: the next run reuses it.
     let again = StorageRun::new(settings(&dir, "randread"), &local).await.unwrap();
-    assert!(matches!(again.kind(), Kind::OwnFile { .. }));
+    assert!(matches!(again.kind(), TargetKind::OwnFile { .. }));
 }
 
 #[tokio::test]
@@ -124,7 +124,7 @@ async fn a_failing_power_source_fails_the_run_and_removes_the_file_it_created_un
     let dir = TempDir::new("run-power");
     let local = Local::default();
     let run = StorageRun::new(settings(&dir, "randread"), &local).await.unwrap();
-    let e = run::storage(&run, None, &FakePower { fail: true }, &Silent)
+    let e = run::storage(&run, None, &FakePower { fail: true }, &NoProgress)
         .await
         .unwrap_err();
     let chain = format!("{e}: {}", std::error::Error::source(&e).unwrap());
@@ -136,7 +136,7 @@ async fn a_failing_power_source_fails_the_run_and_removes_the_file_it_created_un
     let mut s = settings(&dir, "randread");
     s.common.power_optional = true;
     let run = StorageRun::new(s, &local).await.unwrap();
-    let r = run::storage(&run, None, &FakePower { fail: true }, &Silent)
+    let r = run::storage(&run, None, &FakePower { fail: true }, &NoProgress)
         .await
         .unwrap();
     assert_eq!(r.problems, ["no power readings: the BMC went away"]);
@@ -197,7 +197,7 @@ async fn over_a_shell_only_files_rftune_created_are_benchmarked() {
     two_seconds.common.repeat = 2;
     let run = StorageRun::new(two_seconds, &shell).await.unwrap();
     shell.ran.lock().unwrap().clear();
-    let r = run::storage(&run, None, &run::NoPower, &Silent).await.unwrap();
+    let r = run::storage(&run, None, &run::NoPower, &NoProgress).await.unwrap();
     assert!(r.valid, "{:?}", r.problems);
     let ran = shell.ran.lock().unwrap().clone();
     assert_eq!(ran.iter().filter(|a| a[0] == "fio").count(), 2, "{ran:?}");
@@ -232,7 +232,7 @@ async fn a_memory_run_repeats_stream_with_one_power_trace_across_the_runs() {
         ..MemorySettings::default()
     })
     .unwrap();
-    let r = run::memory(&run, None, &FakePower { fail: false }, &Silent)
+    let r = run::memory(&run, None, &FakePower { fail: false }, &NoProgress)
         .await
         .unwrap();
     assert!(r.valid, "{:?}", r.problems);
