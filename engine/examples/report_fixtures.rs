@@ -64,7 +64,7 @@ fn latency(noise: &mut Noise, scale: f64, p50: f64, p99: f64, p999: f64) -> Valu
            "p99_us": noise.around(p99 * scale, 0.03), "p99_9_us": noise.around(p999 * scale, 0.05)})
 }
 
-/// A storage document: the seed's seven fio tests, `repeats` each, with traces. `speed` scales
+/// A storage document: the suite's seven fio tests, `repeats` each, with traces. `speed` scales
 /// IOPS (and divides latency), `watts` is the loaded power.
 fn storage(label: &str, seed: u64, speed: f64, watts: f64, repeats: usize) -> Value {
     let mut noise = Noise(seed);

@@ -295,7 +295,7 @@ fn judge(cache: &RegistryCache, state: HostState, profile: Arc<ResolvedProfile>,
     }
 }
 
-/// Diff as a fleet [`Operation`]: each host read and judged against the profile, its session
+/// Diff as a fleet [`Operation`](crate::lifecycle::Operation): each host read and judged against the profile, its session
 /// closed while it is judged ([`assess_and_close`]).
 #[derive(Debug, Clone)]
 pub struct Assess {

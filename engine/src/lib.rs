@@ -19,7 +19,7 @@
 //!   at a step boundary.
 //! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
 //!   before a change, profiles derived from hosts, sanitised captures, private state directories.
-//! - **Measuring and watching** ([`power`], [`bench`], [`experiment`], [`watch`]): power
+//! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`experiment`], [`watch`]): power
 //!   readings from the BMC, experiments that compare profiles on real hosts, and the exporter's
 //!   schedule of checks.
 //!

@@ -9,7 +9,7 @@
 //! namespace, signatures) need rftune's own code on that machine.
 
 use crate::host::HostInfo;
-use crate::target::{self, Found, TargetKind, Parent};
+use crate::target::{self, Found, Parent, TargetKind};
 use crate::{Error, Result, Stop, device};
 use std::future::Future;
 use std::path::{Path, PathBuf};

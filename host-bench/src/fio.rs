@@ -1,4 +1,6 @@
-//! The seed's seven fio tests: job arguments with the shared options of benchmarks.md, running
+//! The seven fio tests of Dell's note "Using NVMe Namespaces to Increase Performance in a Dell
+//! PowerEdge R7525 Server" (sequential read and write at 128k, random read and write and three
+//! read/write mixes at 4k): job arguments with the options every test shares, running
 //! the real `fio` wherever an [`Exec`] reaches (this host or a remote one), lenient parsing of
 //! its JSON (from the first `{`, unknown fields ignored, per-job errors kept), per-second IOPS
 //! logs, io_uring → libaio fallback, and preconditioning with the SNIA steady-state check.
@@ -47,7 +49,7 @@ const fn test(name: &'static str, rw: &'static str, bs: &'static str, iodepth: u
     }
 }
 
-/// The seed's suite, in its order.
+/// The suite, in the note's order.
 pub const TESTS: [TestSpec; 7] = [
     test("seqread", "read", "128k", 16, None),
     test("seqwrite", "write", "128k", 16, None),
@@ -125,7 +127,8 @@ fn fio_filename(p: &Path) -> String {
     p.to_string_lossy().replace(':', "\\:")
 }
 
-/// The fio arguments for one test: the shared options of benchmarks.md plus the test's own.
+/// The fio arguments for one test: the options every test shares (direct I/O, io_uring, time
+/// based, no random map, fresh buffers, JSON output) plus the test's own.
 pub fn job_args(spec: &TestSpec, opts: &Options, engine: IoEngine, output: &Path, log_prefix: &Path) -> Vec<String> {
     let mut a = vec![
         format!("--name={}", spec.name),

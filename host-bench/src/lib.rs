@@ -1,6 +1,7 @@
 //! On-host benchmarks and their statistics, with no network and no terminal: the storage and
 //! memory runs end to end ([`run`]: checks, preconditioning, repeats, power around each run, the
-//! document), the seed's fio storage suite ([`fio`]) on this host or a remote one ([`exec`]),
+//! document), the seven-test fio storage suite of Dell's R7525 NVMe namespace note ([`fio`]) on
+//! this host or a remote one ([`exec`]),
 //! STREAM memory kernels ([`stream`]), power statistics from BMC readings ([`power`]), every
 //! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
 //! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),

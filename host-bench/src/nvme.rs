@@ -38,12 +38,15 @@ pub fn parse_capacity(s: &str) -> Result<u128> {
     let scale = 10u128.pow(frac.len() as u32);
     let bytes = value * mult;
     if !bytes.is_multiple_of(scale) {
-        return Err(Error::BadInput(format!("capacity {s:?} is not a whole number of bytes")));
+        return Err(Error::BadInput(format!(
+            "capacity {s:?} is not a whole number of bytes"
+        )));
     }
     Ok(bytes / scale)
 }
 
-/// Plain sizing: capacity / LBA size (the seed's 2.56 TB / 512 B = 5,000,000,000).
+/// Plain sizing: capacity / LBA size (2.56 TB / 512 B = 5,000,000,000 sectors, as Dell's note
+/// "Using NVMe Namespaces to Increase Performance in a Dell PowerEdge R7525 Server" sizes one).
 pub fn plain_sectors(bytes: u128, lba: u32) -> u64 {
     (bytes / u128::from(lba)) as u64
 }

@@ -400,7 +400,12 @@ impl<'a> StorageRun<'a> {
         r.problems.extend(problems);
         r.storage = Some(Storage {
             target: opts.target.display().to_string(),
-            target_kind: if self.kind == TargetKind::Device { "device" } else { "file" }.into(),
+            target_kind: if self.kind == TargetKind::Device {
+                "device"
+            } else {
+                "file"
+            }
+            .into(),
             size: opts.size.map(crate::units::format_size),
             runtime_s: opts.runtime_s,
             ramp_s: opts.ramp_s,

@@ -168,7 +168,9 @@ pub fn decide(path: &Path, in_dev: bool, found: &Found, overwrite: bool) -> Resu
             )))
         }
         Found::RegularFile { ours: true, allocated } => Ok(TargetKind::OwnFile { allocated: *allocated }),
-        Found::RegularFile { ours: false, allocated } if overwrite => Ok(TargetKind::Overwrite { allocated: *allocated }),
+        Found::RegularFile { ours: false, allocated } if overwrite => {
+            Ok(TargetKind::Overwrite { allocated: *allocated })
+        }
         Found::RegularFile { ours: false, .. } => Err(Error::Refused(format!(
             "--target {p} already exists and was not created by rftune (it does not start with \
              rftune's header), so benchmarking it would destroy its contents; give a path that does \
@@ -499,7 +501,10 @@ mod tests {
         let new = Found::Missing {
             parent: Parent::Directory,
         };
-        assert_eq!(decide(Path::new("x.fio"), false, &new, false).unwrap(), TargetKind::NewFile);
+        assert_eq!(
+            decide(Path::new("x.fio"), false, &new, false).unwrap(),
+            TargetKind::NewFile
+        );
         assert!(refused("/var/tmp", false, Found::Directory).contains("/var/tmp/rftune.fio"));
         assert!(refused("/run/x.sock", false, Found::Other("socket")).contains("is a socket"));
     }
@@ -545,7 +550,9 @@ mod tests {
         let blocks: std::collections::HashSet<&[u8]> = bytes[HEADER_BYTES as usize..].chunks(4096).collect();
         assert_eq!(blocks.len(), 3 << 8, "every 4 KiB block differs");
         assert!(matches!(observe(&file).unwrap(), Found::RegularFile { ours: true, .. }));
-        let e = prepare(&file, TargetKind::NewFile, 1 << 20, &go).unwrap_err().to_string();
+        let e = prepare(&file, TargetKind::NewFile, 1 << 20, &go)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("it must not exist yet"), "{e}");
         assert!(file.exists(), "a file prepare did not create is never removed");
         // A larger size extends rftune's file after the data already there.

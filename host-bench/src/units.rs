@@ -33,7 +33,11 @@ pub fn parse_size(text: &str) -> Result<u64> {
                 "size {text:?}: {unit:?} is ambiguous (fio reads it as a power of 1024, drives are sold in powers of 1000); {units}"
             )));
         }
-        _ => return Err(Error::BadInput(format!("size {text:?}: unknown unit {unit:?}; {units}"))),
+        _ => {
+            return Err(Error::BadInput(format!(
+                "size {text:?}: unknown unit {unit:?}; {units}"
+            )));
+        }
     };
     let too_large = || Error::BadInput(format!("size {text:?} is too large: more than 2^64 bytes"));
     let value: u64 = digits.parse().map_err(|_| too_large())?;

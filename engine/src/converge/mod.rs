@@ -1,11 +1,11 @@
-//! The apply of one host, as a pipeline of named steps over one context ([`steps`]):
+//! The apply of one host, as a pipeline of named steps over one context (`steps.rs`):
 //! recover from an interrupted run → judge (read, refuse, plan) → pending work (adopt |
 //! replace | refuse, the reboot slot) → snapshot → iDRAC attributes → stage (one BIOS PATCH
 //! with an apply time) → reboot (and wait for the job and the host) → verify. Every step is
 //! written to the audit log before the next starts; the decisions are pure functions
-//! ([`decide`]).
+//! (`decide.rs`).
 //!
-//! Interruption safety: before staging, rftune writes a marker ([`marker`]) naming the values
+//! Interruption safety: before staging, rftune writes a marker (`marker.rs`) naming the values
 //! it is about to stage. A later run that finds exactly those values pending with a BIOS job
 //! still open adopts them instead of staging again, and skips the reset when the host is
 //! already in POST — so a run killed at any point converges without a second reboot where none

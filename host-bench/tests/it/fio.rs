@@ -105,7 +105,7 @@ async fn fio_never_writes_over_rftunes_header() {
     if !rftune_tests::fio_available() {
         return;
     }
-    use host_bench::target::{self, HEADER_BYTES, TargetKind, MAGIC};
+    use host_bench::target::{self, HEADER_BYTES, MAGIC, TargetKind};
     let dir = TempDir::new("fio-header");
     let opts = Options {
         offset: HEADER_BYTES,

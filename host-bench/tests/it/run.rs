@@ -4,8 +4,8 @@
 use super::TempDir;
 use host_bench::exec::{BoxFuture, Exec, Local, Output};
 use host_bench::power::{PowerError, Sample};
-use host_bench::run::{self, Common, MemoryRun, MemorySettings, PowerSource, NoProgress, StorageRun, StorageSettings};
-use host_bench::target::{TargetKind, MAGIC};
+use host_bench::run::{self, Common, MemoryRun, MemorySettings, NoProgress, PowerSource, StorageRun, StorageSettings};
+use host_bench::target::{MAGIC, TargetKind};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
