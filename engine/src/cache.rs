@@ -75,7 +75,7 @@ impl Shared {
 
 /// What a host says about itself, which a registry must match to serve it.
 #[derive(Debug, Clone, Copy)]
-pub struct HostRegistryInfo<'a> {
+pub(crate) struct HostRegistryInfo<'a> {
     /// `SystemModelName`.
     pub model: &'a str,
     /// `SystemBiosVersion`.
@@ -90,7 +90,7 @@ pub struct HostRegistryInfo<'a> {
 
 /// Where a registry came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegistrySource {
+pub(crate) enum RegistrySource {
     /// This run's memory or the disk cache: no request.
     Cache,
     /// The host itself.
@@ -150,7 +150,7 @@ impl RegistryCache {
     /// cache, else `fetch` (whose result is then stored and shared, unless the host is in
     /// System Lockdown). Concurrent callers for the same key wait for one fetch. A copy that
     /// does not match the host is not used: the host's own registry is fetched instead.
-    pub async fn get_or_fetch<F, Fut>(
+    pub(crate) async fn get_or_fetch<F, Fut>(
         &self,
         info: HostRegistryInfo<'_>,
         fetch: F,

@@ -53,7 +53,7 @@ impl StateDirs {
 
 /// Text safe as one path component: ASCII letters, digits, `-` and `.` kept, anything else `_`
 /// (host and profile names become file names).
-pub fn path_component(s: &str) -> String {
+pub(crate) fn path_component(s: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| {
@@ -72,11 +72,11 @@ pub fn path_component(s: &str) -> String {
 }
 
 /// Largest inventory file accepted (32 MiB: ~150,000 hosts).
-pub const MAX_INVENTORY_BYTES: u64 = 32 << 20;
+pub(crate) const MAX_INVENTORY_BYTES: u64 = 32 << 20;
 /// Largest experiment file accepted.
-pub const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
 /// Largest credentials file accepted.
-pub const MAX_CREDENTIALS_BYTES: u64 = 64 << 10;
+pub(crate) const MAX_CREDENTIALS_BYTES: u64 = 64 << 10;
 /// Largest JSON document rftune reads back (snapshots, bench results, registries).
 pub const MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 
@@ -115,7 +115,7 @@ pub fn ensure_private_dir(dir: &Path) -> Result<()> {
 
 /// Opens rftune's own file `path` for appending, creating it readable only by the user, and
 /// tightening it to 0600 if an older run left it wider (audit log, known_hosts).
-pub fn open_private_append(path: &Path) -> Result<std::fs::File> {
+pub(crate) fn open_private_append(path: &Path) -> Result<std::fs::File> {
     if let Some(dir) = path.parent() {
         ensure_private_dir(dir)?;
     }
@@ -140,7 +140,7 @@ pub fn open_private_append(path: &Path) -> Result<std::fs::File> {
 }
 
 /// Writes a file readable only by the user, atomically (temp file + rename).
-pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     // A unique temporary name: concurrent writers of the same file must not share one.
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

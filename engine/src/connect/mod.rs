@@ -5,7 +5,7 @@
 //! a generic service's discovery.
 
 pub mod credentials;
-pub mod trust;
+pub(crate) mod trust;
 
 use crate::error::{Context, HostError, HostErrorKind, Result};
 use crate::fleet::{BmcEntry, host_key};

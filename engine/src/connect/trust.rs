@@ -8,23 +8,23 @@ use std::path::{Path, PathBuf};
 
 /// The known_hosts file.
 #[derive(Debug, Clone)]
-pub struct KnownHosts {
+pub(crate) struct KnownHosts {
     path: PathBuf,
 }
 
 impl KnownHosts {
     /// The file at `path` (it need not exist yet).
-    pub fn new(path: PathBuf) -> Self {
+    pub(crate) fn new(path: PathBuf) -> Self {
         Self { path }
     }
 
     /// Where the file is.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The recorded fingerprint of `host` (`host:port`), if any.
-    pub fn lookup(&self, host: &str) -> Result<Option<Fingerprint>> {
+    pub(crate) fn lookup(&self, host: &str) -> Result<Option<Fingerprint>> {
         let text = match std::fs::read_to_string(&self.path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -50,7 +50,7 @@ impl KnownHosts {
     }
 
     /// Records `host` → `fingerprint` (appends; callers check [`KnownHosts::lookup`] first).
-    pub fn record(&self, host: &str, fingerprint: Fingerprint) -> Result<()> {
+    pub(crate) fn record(&self, host: &str, fingerprint: Fingerprint) -> Result<()> {
         let mut f = crate::state::open_private_append(&self.path)?;
         writeln!(f, "{host} {fingerprint}").with_context(|| format!("writing {}", self.path.display()))
     }

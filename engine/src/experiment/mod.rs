@@ -16,7 +16,7 @@ pub mod run;
 pub mod schedule;
 pub mod spec;
 pub mod state;
-pub mod transport;
+pub(crate) mod transport;
 
 /// The `schema` of the experiment report document.
 pub const SCHEMA: &str = "rftune.experiment/v1";

@@ -22,7 +22,7 @@ pub struct Step {
 }
 
 /// The steps of one host for `profiles` profiles measured `repeats` times each.
-pub fn steps(profiles: usize, repeats: u32, order: Order, seed: u64, host: &str) -> Vec<Step> {
+pub(crate) fn steps(profiles: usize, repeats: u32, order: Order, seed: u64, host: &str) -> Vec<Step> {
     let mut pairs: Vec<(usize, u32)> = match order {
         Order::Interleaved | Order::Random => (0..repeats).flat_map(|r| (0..profiles).map(move |p| (p, r))).collect(),
         Order::Blocked => (0..profiles).flat_map(|p| (0..repeats).map(move |r| (p, r))).collect(),
@@ -49,7 +49,7 @@ pub fn steps(profiles: usize, repeats: u32, order: Order, seed: u64, host: &str)
 }
 
 /// The steps of every host of `spec`, by host name.
-pub fn plan(spec: &Spec) -> BTreeMap<String, Vec<Step>> {
+pub(crate) fn plan(spec: &Spec) -> BTreeMap<String, Vec<Step>> {
     spec.hosts
         .iter()
         .map(|h| {

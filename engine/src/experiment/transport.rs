@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 /// How to reach one host's OS.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Transport {
+pub(crate) enum Transport {
     /// Commands run here.
     Local,
     /// Commands run through `ssh`.
@@ -21,15 +21,15 @@ pub enum Transport {
 
 /// An ssh destination.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SshTarget {
+pub(crate) struct SshTarget {
     /// `user@host` or a `Host` alias.
-    pub target: String,
+    pub(crate) target: String,
     /// Port.
-    pub port: u16,
+    pub(crate) port: u16,
     /// `ssh -F` configuration file, instead of the user's.
-    pub config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// `ConnectTimeout`, so an unreachable host fails a readiness probe quickly.
-    pub connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
 }
 
 use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote, shown};
@@ -53,7 +53,7 @@ impl From<&super::spec::OsAccess> for Transport {
 /// The arguments of the system `ssh` that run `argv` on `t`: batch mode (keys or agent only,
 /// never a password prompt), the port, an optional configuration file, `--` so the target can
 /// never be read as an option, the target, and the remote command as one shell-quoted argument.
-pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Result<Vec<String>> {
+pub(crate) fn ssh_args(t: &SshTarget, argv: &[String]) -> Result<Vec<String>> {
     let mut a = vec![
         "-o".to_owned(),
         "BatchMode=yes".to_owned(),
@@ -74,7 +74,7 @@ pub fn ssh_args(t: &SshTarget, argv: &[String]) -> Result<Vec<String>> {
 
 impl Transport {
     /// How messages name it.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Self::Local => "local".to_owned(),
             Self::Ssh(t) => format!("ssh {}:{}", t.target, t.port),
@@ -82,7 +82,7 @@ impl Transport {
     }
 
     /// Runs `argv` on the host, killing it after `timeout`.
-    pub async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+    pub(crate) async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let Some((program, args)) = argv.split_first() else {
             bad_input!("no command to run");
         };
@@ -121,7 +121,7 @@ impl Transport {
     }
 
     /// Runs `argv` and fails unless it exits with 0, quoting the end of its error output.
-    pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+    pub(crate) async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let out = self.run(argv, timeout).await?;
         if !out.success() {
             return Err(program_failed(format!("{} ({})", shown(argv), self.describe()), out.code, &out.stderr).into());
@@ -130,12 +130,12 @@ impl Transport {
     }
 
     /// Runs a POSIX shell script on the host (`sh -c`, whatever the login shell is).
-    pub async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
+    pub(crate) async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
         self.run_ok(&sh(script), timeout).await
     }
 
     /// Runs `true` every `interval` until it succeeds; returns how long that took.
-    pub async fn wait_ready(&self, timeout: Duration, interval: Duration) -> Result<Duration> {
+    pub(crate) async fn wait_ready(&self, timeout: Duration, interval: Duration) -> Result<Duration> {
         let start = Instant::now();
         loop {
             let left = timeout.saturating_sub(start.elapsed());
@@ -158,7 +158,7 @@ impl Transport {
 
     /// The host's file `remote` (read directly locally, `head -c` over ssh), refused when it is
     /// larger than `limit` bytes.
-    pub async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
+    pub(crate) async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
         let bytes = match self {
             Self::Local => crate::state::read_capped(Path::new(remote), limit, "file")?.into_bytes(),
             Self::Ssh(_) => {
@@ -176,7 +176,7 @@ impl Transport {
     }
 
     /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
-    pub async fn os_view(&self, timeout: Duration) -> Result<OsView> {
+    pub(crate) async fn os_view(&self, timeout: Duration) -> Result<OsView> {
         let out = self.script(OsView::SCRIPT, timeout).await?;
         Ok(OsView::parse(&out.stdout_text()))
     }
@@ -185,7 +185,7 @@ impl Transport {
 impl Transport {
     /// Whether `program` can be run on the host; an error when the host did not answer the
     /// question (the command did not start, was killed, or ssh itself failed with 255).
-    pub async fn has_program(&self, program: &str) -> Result<bool> {
+    pub(crate) async fn has_program(&self, program: &str) -> Result<bool> {
         let probe = format!("command -v {} >/dev/null", shell_quote(program)?);
         let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
         match out.code {
@@ -208,11 +208,11 @@ impl Transport {
 /// host-bench's fio runner and storage run work through the transport's commands, fio runs
 /// limited to `timeout`. Files only: the raw-device safety checks are rftune's own code.
 #[derive(Debug)]
-pub struct OnHost<'a> {
+pub(crate) struct OnHost<'a> {
     /// How the host is reached.
-    pub transport: &'a Transport,
+    pub(crate) transport: &'a Transport,
     /// The longest a benchmark program may run.
-    pub timeout: Duration,
+    pub(crate) timeout: Duration,
 }
 
 impl host_bench::exec::Exec for OnHost<'_> {
