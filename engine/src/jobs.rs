@@ -17,6 +17,18 @@ pub async fn list(bmc: &Bmc) -> Result<Vec<DellJob>> {
         .map_err(|e| bmc.explain(e, "reading the job queue"))
 }
 
+/// Creates the BIOS configuration job for values staged without one (`POST Jobs`), returning
+/// its id.
+pub async fn create_bios_job(bmc: &Bmc) -> Result<String> {
+    let link = bmc
+        .client
+        .dell()
+        .create_bios_job()
+        .await
+        .map_err(|e| bmc.explain(e, "creating the BIOS job for the staged values"))?;
+    Ok(link.last_segment().to_owned())
+}
+
 /// Deletes job `job` (a BIOS job's pending values go with it).
 pub async fn delete(bmc: &Bmc, job: &str, audit: &AuditLog) -> Result<()> {
     let result = bmc

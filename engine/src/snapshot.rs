@@ -1,11 +1,9 @@
 //! Snapshots (`rftune.snapshot/v1`): every current BIOS value and the iDRAC attributes rftune
 //! may touch, saved before any change and usable by `rftune restore`.
 
-use crate::assess::LoadedProfile;
 use crate::connect::Bmc;
 use crate::error::{Context, Result, bad_input};
-use crate::fleet::BmcEntry;
-use crate::lifecycle::{Access, Operation};
+use crate::lifecycle::Operation;
 use crate::observe::Observer;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
@@ -127,40 +125,6 @@ impl Operation for Take {
         let path = snap.save(&self.state_dir)?;
         Ok((snap, path))
     }
-}
-
-/// The profile that puts `snap` back on the host of `entry`: every attribute writable under
-/// the snapshot's own values (the host's registry decides, read once and cached) and the iDRAC
-/// attributes rftune manages. A host whose service tag is not the snapshot's is refused unless
-/// `any_host`. `file` names the snapshot in messages.
-pub async fn restore_profile(
-    access: &Access,
-    entry: &BmcEntry,
-    snap: &Snapshot,
-    file: &Path,
-    any_host: bool,
-) -> Result<LoadedProfile> {
-    let read = crate::read::ReadState {
-        cache: std::sync::Arc::new(access.dirs.registry_cache()),
-        groups: Default::default(),
-        jobs: false,
-    };
-    let state = access.one(entry, None, &read).await?;
-    if state.service_tag.is_some() && snap.service_tag.is_some() && state.service_tag != snap.service_tag && !any_host {
-        bad_input!(
-            "{}: the snapshot is of service tag {}, this host is {}; pass --any-host to restore it here anyway",
-            entry.name,
-            snap.service_tag.as_deref().unwrap_or_default(),
-            state.service_tag.as_deref().unwrap_or_default()
-        );
-    }
-    let name = format!(
-        "restore-{}",
-        snap.host.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-    );
-    let selection = crate::derive::Selection::Restorable(state.registry);
-    let text = crate::derive::profile_toml(snap, &name, None, &selection)?;
-    LoadedProfile::from_toml(&text, &file.display().to_string()).context("the derived restore profile")
 }
 
 #[cfg(test)]

@@ -10,9 +10,10 @@ use crate::render::{self, Line, Progress, SummaryBody};
 use anyhow::Result;
 use rftune_engine::assess::LoadedProfile;
 use rftune_engine::converge::{Apply, ApplyRun};
+use rftune_engine::derive;
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::lifecycle::Access;
-use rftune_engine::snapshot::{self, Snapshot};
+use rftune_engine::snapshot::Snapshot;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
@@ -34,7 +35,7 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
     };
     // The registry decides what is restorable: read it from the host once (it is cached).
     let access = config::access_one(&args.connect, &entry, dirs)?;
-    let profile = snapshot::restore_profile(&access, &entry, &snap, &args.snapshot, args.any_host).await?;
+    let profile = derive::restore_profile(&access, &entry, &snap, &args.snapshot, args.any_host).await?;
     converge(profile, Hosts::one(entry), &args.flags, &args.connect, dirs, output).await
 }
 

@@ -84,42 +84,58 @@ impl Host<'_> {
                 return Err(e);
             }
             // The PATCH may have been applied, but its answer was lost: keep the marker and look.
-            let err = self.bmc.explain(err, "staging BIOS values");
-            self.record_stage("unknown", json!(crate::error::report(&err)))?;
-            self.observer
-                .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
-            match staged_state(self.bmc, &plan.bios).await {
-                Ok(ReadBack::Ours(job)) => {
-                    let detail = json!({"job": job, "confirmed": "read back"});
-                    return self.staged(judged, &mut marker, job, detail);
-                }
-                Ok(ReadBack::Nothing) if attempt == 1 => {
-                    self.record_stage("error", json!("read back: nothing was staged"))?;
-                }
-                Ok(ReadBack::Nothing) => {
-                    marker::remove(&judged.marker);
-                    return Err(err.context("the read-back shows nothing staged; no further attempt"));
-                }
-                Ok(ReadBack::Other(desc)) => {
-                    marker::remove(&judged.marker);
-                    self.record_stage("error", json!(format!("read back: {desc}")))?;
-                    let message = format!(
-                        "after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
-                        self.bmc.client.base_url().as_str().trim_end_matches('/')
-                    );
-                    return Err(HostError::new(&self.bmc.name, HostErrorKind::OutcomeUnknown, message).into());
-                }
-                Err(read) => {
-                    self.run.audit.note_write(&self.bmc.name);
-                    return Err(err.context(format!(
-                        "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
-                        crate::error::report(&read)
-                    )));
-                }
+            if let Some(job) = self.after_lost_answer(judged, &mut marker, err, attempt).await? {
+                return Ok(job);
             }
         }
         // The second attempt returns on every path above.
         Ok(None)
+    }
+
+    /// After a PATCH whose answer was lost (`err`): what is pending is read back. Our values
+    /// pending: staged (with their job). Nothing pending after the first attempt: `None`, send
+    /// again. Anything else, or nothing after the second: an error that says what is known.
+    async fn after_lost_answer(
+        &self,
+        judged: &Judged,
+        marker: &mut Marker,
+        err: redfish_client::Error,
+        attempt: u32,
+    ) -> Result<Option<Option<String>>> {
+        let err = self.bmc.explain(err, "staging BIOS values");
+        self.record_stage("unknown", json!(crate::error::report(&err)))?;
+        self.observer
+            .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
+        match staged_state(self.bmc, &judged.plan.bios).await {
+            Ok(ReadBack::Ours(job)) => {
+                let detail = json!({"job": job, "confirmed": "read back"});
+                self.staged(judged, marker, job, detail).map(Some)
+            }
+            Ok(ReadBack::Nothing) if attempt == 1 => {
+                self.record_stage("error", json!("read back: nothing was staged"))?;
+                Ok(None)
+            }
+            Ok(ReadBack::Nothing) => {
+                marker::remove(&judged.marker);
+                Err(err.context("the read-back shows nothing staged; no further attempt"))
+            }
+            Ok(ReadBack::Other(desc)) => {
+                marker::remove(&judged.marker);
+                self.record_stage("error", json!(format!("read back: {desc}")))?;
+                let message = format!(
+                    "after a lost answer to the BIOS PATCH, {desc} is pending, which is not what rftune sent; inspect it with `rftune jobs list --bmc {}`",
+                    self.bmc.client.base_url().as_str().trim_end_matches('/')
+                );
+                Err(HostError::new(&self.bmc.name, HostErrorKind::OutcomeUnknown, message).into())
+            }
+            Err(read) => {
+                self.run.audit.note_write(&self.bmc.name);
+                Err(err.context(format!(
+                    "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
+                    crate::error::report(&read)
+                )))
+            }
+        }
     }
 
     /// The values are staged with `job`: the marker names it, and the stage is recorded.
@@ -174,17 +190,6 @@ async fn staged_state(bmc: &Bmc, sent: &Attributes) -> Result<ReadBack> {
     match open.first() {
         Some(j) => Ok(ReadBack::Ours(Some(j.id.clone()))),
         // Staged without its job: create the one job the PATCH should have created.
-        None => Ok(ReadBack::Ours(Some(create_job(bmc).await?))),
+        None => Ok(ReadBack::Ours(Some(crate::jobs::create_bios_job(bmc).await?))),
     }
-}
-
-/// `POST Jobs` for values staged without a job.
-pub(super) async fn create_job(bmc: &Bmc) -> Result<String> {
-    let link = bmc
-        .client
-        .dell()
-        .create_bios_job()
-        .await
-        .map_err(|e| bmc.explain(e, "creating the BIOS job for the staged values"))?;
-    Ok(link.last_segment().to_owned())
 }

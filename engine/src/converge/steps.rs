@@ -273,7 +273,7 @@ impl<'a> Host<'a> {
                     // the answer to its PATCH): create the one job now.
                     None if self.run.options.dry_run => None,
                     None => {
-                        let id = super::stage::create_job(self.bmc).await?;
+                        let id = crate::jobs::create_bios_job(self.bmc).await?;
                         let detail = json!({"created_for": "adopted values", "job": id});
                         self.audit(Step::Job, Value::Null, "ok", detail)?;
                         Some(id)
