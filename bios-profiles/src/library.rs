@@ -180,9 +180,9 @@ impl ResolvedProfile {
         ConfidenceCounts::of(self.settings())
     }
 
-    /// Every source the applicable settings and limits cite, by id, with title, scope, the
-    /// settings citing it and the words each quotes; `shipped` holds the library's sources,
-    /// the profile's own come with it.
+    /// Every source the applicable settings, limits and deciding data-table rows cite, by id,
+    /// with title, scope, the settings citing it and the words each quotes; `shipped` holds the
+    /// library's sources, the profile's own come with it.
     pub fn citations(&self, shipped: &crate::sources::Sources) -> Vec<Citation> {
         let mut by_id: BTreeMap<String, Citation> = BTreeMap::new();
         let mut cite = |id: &str, label: String, quote: Option<&String>| {
@@ -220,6 +220,21 @@ impl ResolvedProfile {
         }
         for l in &self.limits {
             cite(&l.source, format!("limit {}", l.attribute), l.quote.as_ref());
+        }
+        // The data-table rows that ruled values out or warned are evidence too.
+        for s in self.bios.values() {
+            for d in s.decisions.iter().filter(|d| {
+                matches!(
+                    d.outcome,
+                    crate::tables::Outcome::RulesOut | crate::tables::Outcome::Warning
+                )
+            }) {
+                cite(
+                    &d.source,
+                    format!("{} ({}: {})", s.attribute, d.table, d.row),
+                    d.quote.as_ref(),
+                );
+            }
         }
         by_id.into_values().collect()
     }

@@ -15,7 +15,8 @@
 //! confidence = "stated"                     # stated | used | inferred
 //! quote = "words of the source"             # required with stated
 //! generations = ["genoa"]                   # optional: only on these generations
-//! when = { sockets = 2 }                    # optional: sockets, models, cpus, min_cores, max_cores
+//! when = { sockets = 2 }                    # optional: sockets, models, cpus, min_cores, max_cores,
+//!                                           # memory, min_threads, max_threads
 //!
 //! [bios.NumaNodesPerSocket]
 //! prefer = ["4", "2", "1"]                  # instead of value: the first one the host offers
@@ -24,8 +25,15 @@
 //! intent = "performance determinism"       # instead of value: one intent, several spellings;
 //! accept = ["PerfDeterminism", "PerformanceDeterminism"]  # the host's registry picks one
 //!
+//! [bios.AssetTagLength]
+//! derive = "lower_bound"                    # instead of value: from the registry's bounds
+//!
 //! [bios.CpuMinSevAsid]
-//! derive = "upper_bound"                    # instead of value: from the registry's bounds
+//! sev_asids = { plain_sev = 8 }             # instead of value: the SEV ASID split, from the
+//!                                           # CPU's maximum (tables.toml or [parameters])
+//!
+//! [parameters]
+//! cpu_max_sev_asids = 509                   # facts the host does not report, from the operator
 //!
 //! [idrac."ServerPwr.1.PowerCapSetting"]
 //! group = "System"                          # System | iDRAC | LifecycleController; default System
@@ -37,6 +45,7 @@
 //!
 //! [platform.c6615]                          # applied when the host matches
 //! models = ["PowerEdge C6615"]              # and/or any other condition of `when` (cpus, sockets, memory, ...)
+//!                                           # or `generations = ["rome"]`
 //! [platform.c6615.bios.NumaNodesPerSocket]
 //! value = "1"
 //! why = "..."

@@ -433,3 +433,17 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
     let sources: &Sources = library.sources();
     assert!(sources.iter().all(|s| !s.title.contains("9005")));
 }
+
+#[test]
+fn the_sources_a_resolved_profile_lists_include_the_table_rows_that_decided() {
+    let library = Library::shipped().unwrap();
+    let f = r7525_with_7552(&[]);
+    let hpc = library.resolve("hpc", &f.host()).unwrap();
+    let citations = hpc.citations(library.sources());
+    let manual = citations.iter().find(|c| c.id == "dell-r6525-manual").unwrap();
+    assert_eq!(
+        manual.cited_by,
+        ["NumaNodesPerSocket (nps-layout: 48 cores, 6x2x4, two sockets)"]
+    );
+    assert_eq!(manual.quotes[0].quote, "48 | 6x2x4 | 2, 1 | 2, 1, 0");
+}
