@@ -472,8 +472,12 @@ impl Tables {
             return true;
         };
         let may_write_other_than_one = candidates.iter().any(|v| v.as_str() != Some("1"));
+        let all = |name: &str| {
+            bios.get(name)
+                .is_some_and(|s| s.wanted.fixed() == Some(&AttributeValue::String("All".to_owned())))
+        };
         let mut decisions = Vec::new();
-        if let Some(d) = self.layout_decision(host, bios, &candidates) {
+        if let Some(d) = self.layout_decision(host, all("ProcCcds") && all("CcdCores"), &candidates) {
             decisions.push(d);
         }
         decisions.extend(self.population_decisions(host, &candidates, may_write_other_than_one));
@@ -517,12 +521,34 @@ impl Tables {
             .any(|v| !setting.excluded.iter().any(|e| &e.value == v))
     }
 
-    fn layout_decision(
-        &self,
-        host: &HostFacts,
-        bios: &BTreeMap<String, Setting>,
-        candidates: &[AttributeValue],
-    ) -> Option<Decision> {
+    /// What the BIOS of `host` does at POST with NPS `written`, when the tables know it cannot
+    /// take it: the value it falls back to (NPS 1) and the row that rules `written` out, with
+    /// the reason. `None` when no row rules it out (the BIOS keeps it, as far as the tables
+    /// know) or the generation's fallback is not documented. Judged with every CCD and core
+    /// enabled. For an emulator that models the fallback, and for the verify step.
+    pub fn nps_after_post(&self, host: &HostFacts, written: &str) -> Option<(AttributeValue, Decision)> {
+        let generation = host.generation?;
+        let fallback = self.nps.fallback.as_ref()?;
+        if !fallback.generations.iter().any(|&l| self.counts_as(generation, l)) || written == fallback.value {
+            return None;
+        }
+        let candidates = [AttributeValue::String(written.to_owned())];
+        let decisions = self
+            .layout_decision(host, true, &candidates)
+            .into_iter()
+            .chain(self.population_decisions(host, &candidates, true));
+        decisions
+            .into_iter()
+            .find(|d| d.rules_out.iter().any(|v| v.as_str() == Some(written)))
+            .map(|mut d| {
+                d.fallback = Some(AttributeValue::String(fallback.value.clone()));
+                d.readback = Some(fallback.readback.clone());
+                (AttributeValue::String(fallback.value.clone()), d)
+            })
+    }
+
+    /// The layout row's decision; `all_enabled`: the profile keeps every CCD and core on.
+    fn layout_decision(&self, host: &HostFacts, all_enabled: bool, candidates: &[AttributeValue]) -> Option<Decision> {
         let generation = host.generation?;
         let documented = self
             .nps
@@ -558,11 +584,7 @@ impl Tables {
                 None,
             ));
         };
-        let all = |name: &str| {
-            bios.get(name)
-                .is_some_and(|s| s.wanted.fixed() == Some(&AttributeValue::String("All".to_owned())))
-        };
-        if !(all("ProcCcds") && all("CcdCores")) {
+        if !all_enabled {
             return Some(note(
                 Outcome::Warning,
                 format!("EPYC {number}, {} cores {}", cpu.cores, cpu.notation()),

@@ -447,3 +447,25 @@ fn the_sources_a_resolved_profile_lists_include_the_table_rows_that_decided() {
     );
     assert_eq!(manual.quotes[0].quote, "48 | 6x2x4 | 2, 1 | 2, 1, 0");
 }
+
+#[test]
+fn the_tables_say_which_written_nps_a_bios_replaces_with_nps_1_at_post() {
+    let t = tables::shipped();
+    // A two-socket EPYC 7552 with six DIMMs per socket: NPS 4 (the layout) and NPS 2 (the
+    // population) come back as NPS 1; NPS 1 stays.
+    let f = r7525_with_7552(&[]);
+    let host = f.host().with_memory(&dimms(&[('A', 6), ('B', 6)]));
+    let (value, why) = t.nps_after_post(&host, "4").unwrap();
+    assert_eq!(value, "1".into());
+    assert_eq!(why.table, DataTable::NpsLayout);
+    assert!(why.readback.as_deref().unwrap().contains("UEFI0391"));
+    assert_eq!(t.nps_after_post(&host, "2").unwrap().1.table, DataTable::NpsPopulation);
+    assert!(t.nps_after_post(&host, "1").is_none());
+    // Fully populated: NPS 2 stays. Genoa documents no fallback here: nothing is modelled.
+    let full = f.host().with_memory(&dimms(&[('A', 8), ('B', 8)]));
+    assert!(t.nps_after_post(&full, "2").is_none());
+    let genoa = Fixture::load("r7625")
+        .host()
+        .with_memory(&dimms(&[('A', 12), ('B', 3)]));
+    assert!(t.nps_after_post(&genoa, "4").is_none());
+}

@@ -316,7 +316,7 @@ fn shipped_profiles_describe_their_targets() {
     let library = Library::shipped().unwrap();
     assert_eq!(
         library.get("base").unwrap().targets(),
-        "all EPYC generations; any model; overrides for PowerEdge C6615, at least 256 threads"
+        "all EPYC generations; any model; overrides for bergamo, PowerEdge C6615, at least 256 threads"
     );
     // Only a profile that may write a value the memory population can rule out needs the DIMMs
     // read: hpc prefers NPS 4, then 2, and NPS 2 needs four equal channels per half.
