@@ -11,6 +11,7 @@
 //! as is: a guessed token would make iDRAC refuse the whole PATCH (SYS426).
 
 use crate::profile::{Bound, Excluded, Wanted};
+use crate::tables::{AsidSplit, Decision};
 use redfish_client::dependencies::Evaluation;
 use redfish_client::resources::attribute_registry::{AllowedValue, Attribute, AttributeType};
 use redfish_client::resources::bios::AttributeValue;
@@ -27,6 +28,13 @@ pub struct Choice {
     pub chosen: Option<AttributeValue>,
     /// Why, in one line: `4 is not offered by this host (it offers 0, 1, 2); using 2`.
     pub reason: String,
+    /// The data-table rows that ruled values out or warned (the NPS rows by CPU layout and
+    /// memory population), as the resolved setting carries them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Decision>,
+    /// The SEV ASID split, for a `sev_asids` setting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asid_split: Option<AsidSplit>,
 }
 
 impl Choice {
@@ -51,11 +59,18 @@ pub(crate) fn choose(
         Wanted::Prefer(values) => prefer(name, values, excluded, definition, evaluation),
         Wanted::Accept { intent, tokens } => accept(name, intent, tokens, excluded, definition, evaluation),
         Wanted::Derive(bound) => derive(name, *bound, definition),
+        Wanted::SevAsids { .. } => (
+            Vec::new(),
+            None,
+            "the ASID split was not resolved for this host; left as is".to_owned(),
+        ),
     };
     Choice {
         candidates,
         chosen,
         reason,
+        decisions: Vec::new(),
+        asid_split: None,
     }
 }
 
@@ -467,6 +482,7 @@ mod tests {
         let excluded = [Excluded {
             value: "4".into(),
             reason: "4 is not possible on this platform (base [platform c6615]): six channels".into(),
+            table: None,
         }];
         let c = choose(
             "NumaNodesPerSocket",

@@ -154,6 +154,11 @@ pub struct HostFacts {
     /// Cores per processor (`Proc1NumCores`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
+    /// Whether each core runs two hardware threads (`LogicalProc`). Resolution replaces the
+    /// host's current value with the one the profile writes, so conditions on threads judge
+    /// the host as it will be.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smt: Option<bool>,
     /// How the DIMMs sit on the memory channels, when the `Memory` collection was read (only
     /// for profiles that depend on it: one more request).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -232,8 +237,8 @@ const MAX_SOCKETS: u32 = 8;
 
 impl HostFacts {
     /// Reads the model from `SystemModelName`, the CPU and its generation from `Proc1Brand`,
-    /// the sockets from the `ProcNBrand` attributes that name a CPU, and the cores per
-    /// processor from `Proc1NumCores`.
+    /// the sockets from the `ProcNBrand` attributes that name a CPU, the cores per processor
+    /// from `Proc1NumCores` and SMT from `LogicalProc`.
     pub fn from_bios(attributes: &Attributes) -> Self {
         let text = |name: &str| {
             attributes
@@ -258,8 +263,20 @@ impl HostFacts {
                 .and_then(AttributeValue::as_i64)
                 .and_then(|n| u32::try_from(n).ok())
                 .filter(|n| *n > 0),
+            smt: match text("LogicalProc") {
+                Some("Enabled") => Some(true),
+                Some("Disabled") => Some(false),
+                _ => None,
+            },
             memory: None,
         }
+    }
+
+    /// Hardware threads of the whole system: sockets × cores × threads per core, when all
+    /// three are known. Past 255 Linux needs x2APIC, and with it the IOMMU.
+    pub fn threads(&self) -> Option<u32> {
+        let per_core = if self.smt? { 2 } else { 1 };
+        self.sockets?.checked_mul(self.cores?)?.checked_mul(per_core)
     }
 
     /// These facts with the memory population counted from the host's DIMMs.

@@ -32,6 +32,10 @@
 //!   profile, and values that matter to it).
 //! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
 //!   tokens seen on real hosts.
+//! - [`tables`]: the shipped data tables resolution reads — which generations inherit settings
+//!   or have no evidence, NPS options by CPU layout and by memory population, CPU layouts by
+//!   model, the SEV ASID split — and the [`Decision`]s and [`AsidSplit`] they leave on a
+//!   resolved setting.
 //!
 //! The crate does no network IO: it uses `redfish-client`'s models and its dependency
 //! evaluator without the HTTP client.
@@ -92,6 +96,7 @@ pub mod profile;
 pub mod reference;
 pub mod sources;
 pub mod suggest;
+pub mod tables;
 pub mod validate;
 pub mod verdict;
 
@@ -104,10 +109,11 @@ pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
 pub use memo::CheckMemo;
 pub use plan::{Plan, plan, simulate, simulate_idrac};
 pub use profile::{
-    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Platform, Profile, Setting,
-    Unsupported, Wanted, When,
+    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Parameters, Platform, Profile,
+    Setting, Unsupported, Wanted, When,
 };
 pub use reference::ProfileRef;
 pub use sources::{Source, Sources};
+pub use tables::{AsidSplit, DataTable, Decision, Outcome, Tables};
 pub use validate::{ValidateOptions, validate, validate_idrac};
 pub use verdict::{Condition, Fix, Severity, Target, Unlock, ValueOrigin, Violation, ViolationKind};

@@ -1,10 +1,13 @@
 //! The profile library: the shipped profiles and sources, user files, and resolution for a host.
 
 use crate::error::{Error, Result};
-use crate::host::{self, HostFacts};
-use crate::profile::{ConfidenceCounts, Cpu, Excluded, IdracSetting, Profile, Setting, Unsupported};
+use crate::host::HostFacts;
+use crate::profile::{
+    ConfidenceCounts, Cpu, Excluded, IdracSetting, Parameters, Profile, Setting, Unsupported, Wanted,
+};
 use crate::sources::Sources;
 use crate::suggest;
+use crate::tables::{self, Tables};
 use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
@@ -67,11 +70,13 @@ fn shipped_name(file: &str) -> &str {
 /// The shipped sources file.
 pub const SHIPPED_SOURCES: &str = include_str!("../profiles/dell/sources.toml");
 
-/// Named profiles and the sources they cite.
+/// Named profiles, the sources they cite and the data tables resolution reads.
 #[derive(Debug, Clone, Default)]
 pub struct Library {
     profiles: BTreeMap<String, Profile>,
     sources: Sources,
+    /// `None`: the shipped tables.
+    tables: Option<std::sync::Arc<Tables>>,
 }
 
 /// A setting left out for this host, with the reason.
@@ -106,8 +111,12 @@ pub struct ResolvedProfile {
     /// What those platforms cannot do: values taken out of every setting's choices.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<Unsupported>,
-    /// The host it was resolved for.
+    /// The host it was resolved for, with SMT as the profile leaves it (the `LogicalProc` the
+    /// chain writes, else the host's own).
     pub host: HostFacts,
+    /// The operator's parameters the chain gives (a child's beat its parent's).
+    #[serde(skip_serializing_if = "Parameters::is_empty")]
+    pub parameters: Parameters,
     /// BIOS settings by attribute (a JSON list in attribute order).
     #[serde(serialize_with = "values_as_list")]
     pub bios: BTreeMap<String, Setting>,
@@ -171,9 +180,9 @@ impl ResolvedProfile {
         ConfidenceCounts::of(self.settings())
     }
 
-    /// Every source the applicable settings and limits cite, by id, with title, scope, the
-    /// settings citing it and the words each quotes; `shipped` holds the library's sources,
-    /// the profile's own come with it.
+    /// Every source the applicable settings, limits and deciding data-table rows cite, by id,
+    /// with title, scope, the settings citing it and the words each quotes; `shipped` holds the
+    /// library's sources, the profile's own come with it.
     pub fn citations(&self, shipped: &crate::sources::Sources) -> Vec<Citation> {
         let mut by_id: BTreeMap<String, Citation> = BTreeMap::new();
         let mut cite = |id: &str, label: String, quote: Option<&String>| {
@@ -211,6 +220,21 @@ impl ResolvedProfile {
         }
         for l in &self.limits {
             cite(&l.source, format!("limit {}", l.attribute), l.quote.as_ref());
+        }
+        // The data-table rows that ruled values out or warned are evidence too.
+        for s in self.bios.values() {
+            for d in s.decisions.iter().filter(|d| {
+                matches!(
+                    d.outcome,
+                    crate::tables::Outcome::RulesOut | crate::tables::Outcome::Warning
+                )
+            }) {
+                cite(
+                    &d.source,
+                    format!("{} ({}: {})", s.attribute, d.table, d.row),
+                    d.quote.as_ref(),
+                );
+            }
         }
         by_id.into_values().collect()
     }
@@ -255,12 +279,25 @@ impl Library {
         Ok(true)
     }
 
-    /// An empty library citing `sources`.
+    /// An empty library citing `sources`, with the shipped data tables.
     pub fn with_sources(sources: Sources) -> Self {
         Self {
             profiles: BTreeMap::new(),
             sources,
+            tables: None,
         }
+    }
+
+    /// This library resolving with `tables` instead of the shipped ones.
+    #[must_use]
+    pub fn with_tables(mut self, tables: Tables) -> Self {
+        self.tables = Some(std::sync::Arc::new(tables));
+        self
+    }
+
+    /// The data tables resolution reads.
+    pub fn tables(&self) -> &Tables {
+        self.tables.as_deref().unwrap_or_else(|| tables::shipped())
     }
 
     /// Parses a profile and adds it. Names must be unique.
@@ -354,15 +391,18 @@ impl Library {
                 host: host.to_string(),
             });
         }
-        if !profile.targets_host(host) {
+        let tables = self.tables();
+        if !profile.targets_host_with(host, tables) {
             return Err(Error::NotTargeted {
                 profile: profile.name.clone(),
                 targets: profile.targets(),
                 host: host.to_string(),
             });
         }
+        let host = &planned_facts(host, &chain, tables);
         let mut merged = Merge {
             host,
+            tables,
             bios: BTreeMap::new(),
             idrac: BTreeMap::new(),
             skipped: BTreeMap::new(),
@@ -371,7 +411,7 @@ impl Library {
         let mut limits: Vec<Unsupported> = Vec::new();
         for p in chain.iter().rev() {
             merged.add(&p.bios, &p.idrac);
-            for platform in p.platforms.values().filter(|pl| pl.matches(host)) {
+            for platform in p.platforms.values().filter(|pl| pl.matches_with(host, tables)) {
                 platforms.push(format!("{} [platform {}]", p.name, platform.name));
                 merged.add(&platform.bios, &platform.idrac);
                 limits.extend(platform.unsupported.values().cloned());
@@ -383,6 +423,45 @@ impl Library {
                 && !limit_setting(setting, limit)
             {
                 dropped.push(setting.attribute.clone());
+            }
+        }
+        // The data tables: NPS by CPU layout and memory population, the SEV ASID split.
+        let layout_settings = snapshot(&merged.bios);
+        if let Some(setting) = merged.bios.get_mut(&tables.nps.attribute)
+            && !tables.decide_nps(setting, host, &layout_settings)
+        {
+            dropped.push(setting.attribute.clone());
+        }
+        let parameters = chain
+            .iter()
+            .rev()
+            .fold(Parameters::default(), |acc, p| acc.overlaid_with(p.parameters));
+        let given_by = chain
+            .iter()
+            .find(|p| p.parameters.cpu_max_sev_asids.is_some())
+            .map(|p| p.name.as_str());
+        let mut unresolved = Vec::new();
+        for setting in merged.bios.values_mut() {
+            if let Wanted::SevAsids { plain_sev } = setting.wanted {
+                match tables.asid_split(plain_sev, host, &parameters, given_by) {
+                    Ok(split) => {
+                        setting.wanted = Wanted::Value(AttributeValue::Integer(i64::from(split.min_sev_asid)));
+                        setting.asid_split = Some(split);
+                    }
+                    Err(reason) => unresolved.push((setting.attribute.clone(), reason)),
+                }
+            }
+        }
+        for (name, reason) in unresolved {
+            if let Some(setting) = merged.bios.remove(&name) {
+                merged.skipped.insert(
+                    (Target::Bios, name),
+                    Skipped {
+                        target: Target::Bios,
+                        setting,
+                        reason,
+                    },
+                );
             }
         }
         for name in dropped {
@@ -422,6 +501,7 @@ impl Library {
             platforms,
             limits,
             host: host.clone(),
+            parameters,
             bios,
             idrac,
             skipped,
@@ -451,6 +531,10 @@ impl Library {
             return true;
         }
         if chain.iter().flat_map(|p| p.settings()).any(|s| s.when.memory.is_some()) {
+            return true;
+        }
+        let tables = self.tables();
+        if settings().any(|s| tables.population_may_rule_out(s)) {
             return true;
         }
         memory_platforms().flat_map(|pl| pl.unsupported.values()).any(|limit| {
@@ -498,6 +582,7 @@ impl Library {
 
 struct Merge<'h> {
     host: &'h HostFacts,
+    tables: &'h Tables,
     bios: BTreeMap<String, Setting>,
     idrac: BTreeMap<(AttributeGroup, String), IdracSetting>,
     skipped: BTreeMap<(Target, String), Skipped>,
@@ -526,14 +611,9 @@ impl Merge<'_> {
     /// Why `setting` does not apply to the host: another generation, or host facts its
     /// `when` rules out.
     fn exclusion(&self, setting: &Setting) -> Option<String> {
-        if !setting.applies_to(self.host.generation) {
-            let only = host::list(&setting.generations);
-            return Some(match self.host.generation {
-                Some(g) => format!("applies to {only} only; this host is {g}"),
-                None => format!("applies to {only} only"),
-            });
-        }
-        setting.when.excludes(self.host)
+        setting
+            .generation_exclusion(self.host.generation, self.tables)
+            .or_else(|| setting.when.excludes(self.host))
     }
 
     fn skip(&mut self, target: Target, setting: &Setting, reason: String) {
@@ -564,12 +644,48 @@ fn limit_setting(setting: &mut Setting, limit: &Unsupported) -> bool {
                     limit.origin, limit.why
                 ),
                 value: value.clone(),
+                table: None,
             });
         }
     }
     candidates
         .iter()
         .any(|v| !setting.excluded.iter().any(|e| &e.value == v))
+}
+
+/// `host` with SMT as `chain` leaves it: the last fixed `LogicalProc` the chain writes for the
+/// host's generation (a platform override's included), else the host's own value. Conditions on
+/// threads judge the host as it will be after the job.
+fn planned_facts(host: &HostFacts, chain: &[&Profile], tables: &Tables) -> HostFacts {
+    let mut facts = host.clone();
+    for p in chain.iter().rev() {
+        let own = p.bios.get("LogicalProc").into_iter();
+        let platforms = p
+            .platforms
+            .values()
+            .filter(|pl| pl.matches_with(host, tables))
+            .filter_map(|pl| pl.bios.get("LogicalProc"));
+        for s in own.chain(platforms) {
+            if s.generation_exclusion(host.generation, tables).is_some() {
+                continue;
+            }
+            match s.wanted.fixed().and_then(AttributeValue::as_str) {
+                Some("Enabled") => facts.smt = Some(true),
+                Some("Disabled") => facts.smt = Some(false),
+                _ => {}
+            }
+        }
+    }
+    facts
+}
+
+/// The settings as resolved so far, for tables that read other settings (the layout is known
+/// only when the profile keeps every CCD and core enabled).
+fn snapshot(bios: &BTreeMap<String, Setting>) -> BTreeMap<String, Setting> {
+    ["ProcCcds", "CcdCores"]
+        .into_iter()
+        .filter_map(|n| bios.get(n).map(|s| (n.to_owned(), s.clone())))
+        .collect()
 }
 
 #[cfg(test)]

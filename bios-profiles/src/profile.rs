@@ -15,7 +15,8 @@
 //! confidence = "stated"                     # stated | used | inferred
 //! quote = "words of the source"             # required with stated
 //! generations = ["genoa"]                   # optional: only on these generations
-//! when = { sockets = 2 }                    # optional: sockets, models, cpus, min_cores, max_cores
+//! when = { sockets = 2 }                    # optional: sockets, models, cpus, min_cores, max_cores,
+//!                                           # memory, min_threads, max_threads
 //!
 //! [bios.NumaNodesPerSocket]
 //! prefer = ["4", "2", "1"]                  # instead of value: the first one the host offers
@@ -24,8 +25,15 @@
 //! intent = "performance determinism"       # instead of value: one intent, several spellings;
 //! accept = ["PerfDeterminism", "PerformanceDeterminism"]  # the host's registry picks one
 //!
+//! [bios.AssetTagLength]
+//! derive = "lower_bound"                    # instead of value: from the registry's bounds
+//!
 //! [bios.CpuMinSevAsid]
-//! derive = "upper_bound"                    # instead of value: from the registry's bounds
+//! sev_asids = { plain_sev = 8 }             # instead of value: the SEV ASID split, from the
+//!                                           # CPU's maximum (tables.toml or [parameters])
+//!
+//! [parameters]
+//! cpu_max_sev_asids = 509                   # facts the host does not report, from the operator
 //!
 //! [idrac."ServerPwr.1.PowerCapSetting"]
 //! group = "System"                          # System | iDRAC | LifecycleController; default System
@@ -37,6 +45,7 @@
 //!
 //! [platform.c6615]                          # applied when the host matches
 //! models = ["PowerEdge C6615"]              # and/or any other condition of `when` (cpus, sockets, memory, ...)
+//!                                           # or `generations = ["rome"]`
 //! [platform.c6615.bios.NumaNodesPerSocket]
 //! value = "1"
 //! why = "..."
@@ -53,6 +62,7 @@ use crate::error::{Error, Position, Result};
 use crate::host::{self, Generation, HostFacts};
 use crate::sources::Sources;
 use crate::suggest;
+use crate::tables::{AsidSplit, DataTable, Decision};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
 use serde::de::{self, Visitor};
@@ -132,6 +142,14 @@ pub enum Wanted {
     },
     /// An integer taken from the registry's bounds.
     Derive(Bound),
+    /// `CpuMinSevAsid` for a fixed number of plain-SEV ASIDs (`sev_asids = { plain_sev = 8 }`):
+    /// ASIDs from the value up to the CPU's maximum serve plain SEV guests, those below it
+    /// SEV-ES and SEV-SNP guests. Resolution turns it into a value, with the split, where the
+    /// CPU's maximum is known ([`crate::tables`]); never the registry's bound.
+    SevAsids {
+        /// How many ASIDs stay for plain SEV guests.
+        plain_sev: u32,
+    },
 }
 
 impl Wanted {
@@ -142,7 +160,7 @@ impl Wanted {
             Self::Value(v) => Some(vec![v.clone()]),
             Self::Prefer(values) => Some(values.clone()),
             Self::Accept { tokens, .. } => Some(tokens.iter().map(|t| AttributeValue::String(t.clone())).collect()),
-            Self::Derive(_) => None,
+            Self::Derive(_) | Self::SevAsids { .. } => None,
         }
     }
 
@@ -161,7 +179,7 @@ impl Wanted {
             Self::Value(v) => Some(v.clone()),
             Self::Prefer(values) => values.first().cloned(),
             Self::Accept { tokens, .. } => tokens.first().map(|t| AttributeValue::String(t.clone())),
-            Self::Derive(_) => None,
+            Self::Derive(_) | Self::SevAsids { .. } => None,
         }
     }
 
@@ -183,6 +201,12 @@ impl fmt::Display for Wanted {
             }
             Self::Accept { intent, tokens } => write!(f, "{} ({intent})", tokens.join(" | ")),
             Self::Derive(bound) => write!(f, "{} of the registry", bound.as_str()),
+            Self::SevAsids { plain_sev } => {
+                write!(
+                    f,
+                    "the CPU's maximum ASID less {plain_sev} for plain SEV (the rest SEV-ES/SNP)"
+                )
+            }
         }
     }
 }
@@ -203,6 +227,11 @@ impl Serialize for Wanted {
                 map.serialize_entry("accept", tokens)?;
             }
             Self::Derive(bound) => map.serialize_entry("derive", bound)?,
+            Self::SevAsids { plain_sev } => {
+                let mut inner = BTreeMap::new();
+                inner.insert("plain_sev", *plain_sev);
+                map.serialize_entry("sev_asids", &inner)?;
+            }
         }
         map.end()
     }
@@ -235,6 +264,13 @@ pub struct When {
     /// rftune read the host's DIMMs (one more request).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryCondition>,
+    /// At least this many hardware threads in the system (sockets × cores × threads per core,
+    /// with SMT as the profile leaves it; see [`HostFacts::threads`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_threads: Option<u32>,
+    /// At most this many hardware threads in the system.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_threads: Option<u32>,
 }
 
 /// One condition judged against a host: `Some(None)` holds, `Some(Some(why))` fails, `None`
@@ -305,6 +341,18 @@ impl When {
                 &|| format!("{} memory; this host's is not", want.as_str()),
             ));
         }
+        let threads = host.threads();
+        let have = threads.unwrap_or_default();
+        if let Some(min) = self.min_threads {
+            out.push(check(threads.is_some(), have >= min, &|| {
+                format!("at least {min} hardware threads; this host has {have}")
+            }));
+        }
+        if let Some(max) = self.max_threads {
+            out.push(check(threads.is_some(), have <= max, &|| {
+                format!("at most {max} hardware threads; this host has {have}")
+            }));
+        }
         out
     }
 
@@ -329,6 +377,8 @@ impl When {
         parts.extend(self.min_cores.map(|n| format!("at least {n} cores")));
         parts.extend(self.max_cores.map(|n| format!("at most {n} cores")));
         parts.extend(self.memory.map(|m| format!("{} memory", m.as_str())));
+        parts.extend(self.min_threads.map(|n| format!("at least {n} threads")));
+        parts.extend(self.max_threads.map(|n| format!("at most {n} threads")));
         parts.join(", ")
     }
 }
@@ -355,17 +405,26 @@ impl fmt::Display for When {
         if let Some(m) = self.memory {
             parts.push(format!("memory {}", m.as_str()));
         }
+        if let Some(n) = self.min_threads {
+            parts.push(format!("at least {n} threads"));
+        }
+        if let Some(n) = self.max_threads {
+            parts.push(format!("at most {n} threads"));
+        }
         f.write_str(&parts.join(", "))
     }
 }
 
-/// A value a platform override rules out for an attribute, with the reason.
+/// A value a platform override or a data table rules out for an attribute, with the reason.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Excluded {
     /// The value taken out of the setting's choices.
     pub value: AttributeValue,
     /// Why (`not possible on PowerEdge C6615: ...`).
     pub reason: String,
+    /// The data table that ruled it out, when one did (a platform override otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub table: Option<DataTable>,
 }
 
 /// One recommended attribute value with its justification.
@@ -393,18 +452,66 @@ pub struct Setting {
     pub when: When,
     /// Which profile (and platform override) wrote it: `base`, `base [platform c6615]`.
     pub origin: String,
-    /// Choices a matching platform override rules out on this host (set by resolution).
+    /// Choices a matching platform override or a data table rules out on this host (set by
+    /// resolution).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<Excluded>,
+    /// The rows of the shipped data tables consulted for this setting on this host and what
+    /// each decided (set by resolution): the NPS rows by CPU layout and memory population.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Decision>,
+    /// The SEV ASID split a `sev_asids` setting resolved to (set by resolution).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub asid_split: Option<AsidSplit>,
 }
 
 impl Setting {
-    /// Whether it applies to a host of generation `generation` (unknown generations: yes).
+    /// Whether it applies to a host of generation `generation` (unknown generations: yes), by
+    /// the shipped generation rules: a generation that inherits another's settings takes those
+    /// written for it, and on a generation without evidence only settings that name it apply.
     pub fn applies_to(&self, generation: Option<Generation>) -> bool {
-        match generation {
-            Some(g) => self.generations.is_empty() || self.generations.contains(&g),
-            None => true,
+        self.generation_exclusion(generation, crate::tables::shipped())
+            .is_none()
+    }
+
+    /// Why it does not apply to a host of `generation` under `tables`' generation rules, or
+    /// `None` when it does.
+    pub(crate) fn generation_exclusion(
+        &self,
+        generation: Option<Generation>,
+        tables: &crate::tables::Tables,
+    ) -> Option<String> {
+        let g = generation?;
+        if self.generations.contains(&g) {
+            return None;
         }
+        if let Some(rule) = tables.unproven(g) {
+            return Some(rule);
+        }
+        if self.generations.is_empty() || self.generations.iter().any(|&listed| tables.counts_as(g, listed)) {
+            return None;
+        }
+        Some(format!(
+            "applies to {} only; this host is {g}",
+            host::list(&self.generations)
+        ))
+    }
+
+    /// What it means when the BIOS reads back `read` after `written` was applied: the
+    /// explanation a data table gives for that value (an NPS the memory population cannot
+    /// take comes back as NPS 1, with UEFI0391 at POST), or `None` when the values agree or no
+    /// table explains the difference.
+    pub fn readback_note(&self, written: &AttributeValue, read: &AttributeValue) -> Option<String> {
+        if written == read {
+            return None;
+        }
+        let notes: Vec<&str> = self
+            .decisions
+            .iter()
+            .filter(|d| d.fallback.as_ref() == Some(read))
+            .filter_map(|d| d.readback.as_deref())
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 }
 
@@ -455,6 +562,10 @@ pub struct Platform {
     /// ([`When::holds_for`]).
     #[serde(flatten)]
     pub when: When,
+    /// The CPU generations it applies to (a generation that inherits one of them included);
+    /// empty: any. The host's generation must be known.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub generations: Vec<Generation>,
     /// BIOS settings, by attribute.
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
@@ -468,12 +579,27 @@ impl Platform {
     /// Whether this override applies to `host`: every condition it names is known and holds.
     /// Unknown facts match nothing.
     pub fn matches(&self, host: &HostFacts) -> bool {
-        self.when.holds_for(host)
+        self.matches_with(host, crate::tables::shipped())
     }
 
-    /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`, `unbalanced memory`.
+    /// [`Platform::matches`] with `tables`' generation rules.
+    pub(crate) fn matches_with(&self, host: &HostFacts, tables: &crate::tables::Tables) -> bool {
+        let generation = self.generations.is_empty()
+            || host
+                .generation
+                .is_some_and(|g| self.generations.iter().any(|&l| tables.counts_as(g, l)));
+        generation && self.when.holds_for(host)
+    }
+
+    /// What it matches, for messages: `PowerEdge C6615`, `EPYC 7552`, `unbalanced memory`,
+    /// `rome`.
     pub fn describe(&self) -> String {
-        self.when.describe()
+        let when = self.when.describe();
+        match (self.generations.is_empty(), when.is_empty()) {
+            (true, _) => when,
+            (false, true) => host::list(&self.generations),
+            (false, false) => format!("{}, {when}", host::list(&self.generations)),
+        }
     }
 }
 
@@ -550,6 +676,37 @@ pub struct Profile {
     /// Documents the file declares itself (`[sources.ID]`), beside the shipped ones.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<crate::sources::Source>,
+    /// Facts the operator gives for settings that need one the host does not report
+    /// (`[parameters]`); a child's beat its parent's.
+    #[serde(skip_serializing_if = "Parameters::is_empty")]
+    pub parameters: Parameters,
+}
+
+/// Facts an operator gives a profile (`[parameters]`) for settings that need one the host does
+/// not report. Unknown names are refused like every other key.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parameters {
+    /// The CPU's maximum SEV ASID count: what Linux reports as `SEV supported: N ASIDs` while
+    /// `CpuMinSevAsid` is 1. It depends on the CPU and on the memory configuration, and no BIOS
+    /// attribute reports it (the registry's `CpuMinSevAsid` bound is the same on every CPU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_max_sev_asids: Option<u32>,
+}
+
+impl Parameters {
+    /// No parameter given.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// These parameters with `child`'s given ones on top.
+    #[must_use]
+    pub fn overlaid_with(self, child: Self) -> Self {
+        Self {
+            cpu_max_sev_asids: child.cpu_max_sev_asids.or(self.cpu_max_sev_asids),
+        }
+    }
 }
 
 /// How many settings carry each confidence.
@@ -627,10 +784,17 @@ impl Profile {
         ConfidenceCounts::of(self.settings())
     }
 
-    /// Whether the profile targets `host` (unknown facts never exclude it).
+    /// Whether the profile targets `host` (unknown facts never exclude it). A generation that
+    /// inherits another's settings (Bergamo from Genoa, by the shipped generation table) is
+    /// targeted by a profile that names the one it inherits from.
     pub fn targets_host(&self, host: &HostFacts) -> bool {
+        self.targets_host_with(host, crate::tables::shipped())
+    }
+
+    /// [`Profile::targets_host`] judged with `tables`' generation rules.
+    pub(crate) fn targets_host_with(&self, host: &HostFacts, tables: &crate::tables::Tables) -> bool {
         let generation = match host.generation {
-            Some(g) => self.generations.is_empty() || self.generations.contains(&g),
+            Some(g) => self.generations.is_empty() || self.generations.iter().any(|&l| tables.counts_as(g, l)),
             None => true,
         };
         let model = host.model.is_none() || self.models.is_empty() || self.models.iter().any(|m| host.is_model(m));
@@ -682,6 +846,8 @@ struct RawProfile {
     platform: BTreeMap<String, Spanned<RawPlatform>>,
     #[serde(default)]
     sources: BTreeMap<String, Spanned<crate::sources::Source>>,
+    #[serde(default)]
+    parameters: Option<Spanned<Parameters>>,
 }
 
 #[derive(Deserialize)]
@@ -701,6 +867,12 @@ struct RawPlatform {
     max_cores: Option<u32>,
     #[serde(default)]
     memory: Option<MemoryCondition>,
+    #[serde(default)]
+    min_threads: Option<u32>,
+    #[serde(default)]
+    max_threads: Option<u32>,
+    #[serde(default)]
+    generations: Vec<Generation>,
     #[serde(default)]
     bios: BTreeMap<String, Spanned<RawSetting>>,
     #[serde(default)]
@@ -730,6 +902,8 @@ struct RawSetting {
     intent: Option<String>,
     #[serde(default)]
     derive: Option<Bound>,
+    #[serde(default)]
+    sev_asids: Option<RawSevAsids>,
     why: Spanned<String>,
     source: Spanned<String>,
     confidence: Spanned<Confidence>,
@@ -739,6 +913,12 @@ struct RawSetting {
     generations: Vec<Generation>,
     #[serde(default)]
     when: When,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSevAsids {
+    plain_sev: u32,
 }
 
 #[derive(Deserialize)]
@@ -844,6 +1024,17 @@ impl Parser<'_> {
                 ),
             ));
         }
+        let parameters = match raw.parameters {
+            Some(spanned) => {
+                let at = spanned.span().start;
+                let parameters = spanned.into_inner();
+                if parameters.cpu_max_sev_asids == Some(0) {
+                    return Err(self.error(at, "`cpu_max_sev_asids` must be at least 1".to_owned()));
+                }
+                parameters
+            }
+            None => Parameters::default(),
+        };
         let extends = raw.extends.as_ref().map(|e| e.get_ref().trim().to_owned());
         let extends_at = raw.extends.as_ref().map(|e| Position::of(self.text, e.span().start));
         let mut platforms = BTreeMap::new();
@@ -863,12 +1054,14 @@ impl Parser<'_> {
                 min_cores: p.min_cores,
                 max_cores: p.max_cores,
                 memory: p.memory,
+                min_threads: p.min_threads,
+                max_threads: p.max_threads,
             };
-            if when.is_empty() {
+            if when.is_empty() && p.generations.is_empty() {
                 return Err(self.error(
                     span.start,
                     format!(
-                        "platform `{key}` needs at least one condition: models, cpus, sockets, min_cores, max_cores or memory (e.g. models = [\"PowerEdge C6615\"], cpus = [\"7552\"] or memory = \"unbalanced\")"
+                        "platform `{key}` needs at least one condition: models, cpus, sockets, min_cores, max_cores, memory, min_threads, max_threads or generations (e.g. models = [\"PowerEdge C6615\"], cpus = [\"7552\"] or min_threads = 256)"
                     ),
                 ));
             }
@@ -907,6 +1100,7 @@ impl Parser<'_> {
                 Platform {
                     name: key,
                     when,
+                    generations: p.generations,
                     bios: self.bios(p.bios, &origin)?,
                     idrac: self.idrac(p.idrac, &origin)?,
                     unsupported,
@@ -926,6 +1120,7 @@ impl Parser<'_> {
             platforms,
             file: self.file.to_owned(),
             sources: Vec::new(),
+            parameters,
         })
     }
 
@@ -993,6 +1188,7 @@ impl Parser<'_> {
             s.prefer.is_some(),
             s.accept.is_some(),
             s.derive.is_some(),
+            s.sev_asids.is_some(),
         ]
         .iter()
         .filter(|g| **g)
@@ -1000,8 +1196,21 @@ impl Parser<'_> {
         if given != 1 {
             return Err(self.error(
                 at,
-                format!("{attribute} needs exactly one of `value`, `prefer`, `accept` (with `intent`) or `derive`"),
+                format!(
+                    "{attribute} needs exactly one of `value`, `prefer`, `accept` (with `intent`), `derive` or `sev_asids`"
+                ),
             ));
+        }
+        if let Some(split) = &s.sev_asids {
+            if split.plain_sev == 0 {
+                return Err(self.error(
+                    at,
+                    format!("`sev_asids` of {attribute} must keep at least one plain-SEV ASID (`plain_sev` ≥ 1)"),
+                ));
+            }
+            return Ok(Wanted::SevAsids {
+                plain_sev: split.plain_sev,
+            });
         }
         if s.intent.is_some() && s.accept.is_none() {
             return Err(self.error(at, format!("`intent` of {attribute} goes with `accept`")));
@@ -1107,6 +1316,8 @@ fn setting(
         when,
         origin: origin.to_owned(),
         excluded: Vec::new(),
+        decisions: Vec::new(),
+        asid_split: None,
     }
 }
 
@@ -1292,7 +1503,7 @@ confidence = "inferred"
         let cases = [
             (
                 CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = [\"4\"]\nvalue = \"1\"", 1),
-                "NumaNodesPerSocket needs exactly one of `value`, `prefer`, `accept` (with `intent`) or `derive`",
+                "NumaNodesPerSocket needs exactly one of `value`, `prefer`, `accept` (with `intent`), `derive` or `sev_asids`",
             ),
             (
                 CHOICES.replacen("prefer = [\"4\", \"2\", \"1\"]", "prefer = []", 1),

@@ -9,8 +9,9 @@ use crate::choose::{self, Choice};
 use crate::engine::{self, Analysis};
 use crate::host::{Generation, HostView};
 use crate::library::ResolvedProfile;
-use crate::profile::Setting;
+use crate::profile::{Excluded, Setting};
 use crate::suggest;
+use crate::tables::{DataTable, Decision, Outcome};
 use crate::verdict::{Severity, Target, Verdict, Violation, ViolationKind};
 use redfish_client::dependencies::{DependencyEvaluator, Flag};
 use redfish_client::oem::dell::AttributeGroup;
@@ -135,10 +136,32 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
             violations.push(absent(Target::Bios, s, profile.host.generation, registry, options));
             continue;
         };
+        let (excluded, decisions) = fit_layout(s, evaluator.attribute("ProcCcds"));
         let value = match s.wanted.fixed() {
-            Some(v) => v.clone(),
+            Some(v) => {
+                // A fixed value keeps a record only where a table warned or split ASIDs.
+                let warned = decisions.iter().any(|d| d.outcome == Outcome::Warning);
+                if warned || s.asid_split.is_some() {
+                    let reason = match &s.asid_split {
+                        Some(split) => split.reason.clone(),
+                        None => "fixed value".to_owned(),
+                    };
+                    choices.insert(
+                        name.clone(),
+                        Choice {
+                            candidates: vec![v.clone()],
+                            chosen: Some(v.clone()),
+                            reason,
+                            decisions: decisions.clone(),
+                            asid_split: s.asid_split.clone(),
+                        },
+                    );
+                }
+                v.clone()
+            }
             None => {
-                let choice = choose::choose(name, &s.wanted, &s.excluded, definition, &planned);
+                let mut choice = choose::choose(name, &s.wanted, &excluded, definition, &planned);
+                choice.decisions = decisions;
                 let chosen = choice.chosen.clone();
                 let reason = choice.reason.clone();
                 choices.insert(name.clone(), choice);
@@ -182,6 +205,8 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                         candidates: vec![value],
                         chosen: None,
                         reason,
+                        decisions: Vec::new(),
+                        asid_split: None,
                     },
                 );
             }
@@ -198,6 +223,34 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
         desired,
         choices,
     }
+}
+
+/// The exclusions and decisions of `setting` on a host whose `ProcCcds` definition is
+/// `proc_ccds`: a layout row assumes a CCD count, and a host whose `ProcCcds` list offers more
+/// CCDs than that does not have that layout, so the row's exclusions are dropped, with a
+/// warning.
+fn fit_layout(setting: &Setting, proc_ccds: Option<&Attribute>) -> (Vec<Excluded>, Vec<Decision>) {
+    let mut excluded = setting.excluded.clone();
+    let mut decisions = setting.decisions.clone();
+    let offered = proc_ccds.map(|a| a.allowed_values().filter_map(|v| v.parse::<u32>().ok()).max());
+    let assumed = decisions
+        .iter()
+        .find(|d| d.table == DataTable::NpsLayout)
+        .and_then(|d| d.ccds);
+    if let (Some(Some(most)), Some(ccds)) = (offered, assumed)
+        && most > ccds
+    {
+        excluded.retain(|e| e.table != Some(DataTable::NpsLayout));
+        for d in decisions.iter_mut().filter(|d| d.table == DataTable::NpsLayout) {
+            d.outcome = Outcome::Warning;
+            d.rules_out.clear();
+            d.reason = format!(
+                "this host's ProcCcds offers {most} CCDs where the CPU layout table gives {ccds}: the table's layout does not fit this host, so Dell's per-layout row is not applied ({})",
+                d.reason
+            );
+        }
+    }
+    (excluded, decisions)
 }
 
 /// The desired attributes blocked by a rule whose conditions read an attribute the host offers

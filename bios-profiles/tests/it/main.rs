@@ -1,8 +1,10 @@
 //! Integration tests of bios-profiles.
 #![allow(clippy::unwrap_used)]
 
+mod decisions;
 mod library;
 mod real_shapes;
+mod recommendations;
 mod shipped;
 mod snapshots;
 mod synthetic;

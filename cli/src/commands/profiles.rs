@@ -166,6 +166,19 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
         ]);
     }
     out.push_str(&t.render());
+    let labelled = resolved
+        .bios
+        .iter()
+        .map(|(name, s)| (name.clone(), s))
+        .chain(resolved.idrac.iter().map(|((_, name), s)| (name.clone(), &s.setting)));
+    for (label, s) in labelled {
+        for line in s.decisions.iter().filter_map(crate::render::decisions::line) {
+            let _ = writeln!(out, "  decided {label}: {line}");
+        }
+        if let Some(split) = &s.asid_split {
+            let _ = writeln!(out, "  split {}", crate::render::decisions::split(split));
+        }
+    }
     for s in &resolved.skipped {
         let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
     }

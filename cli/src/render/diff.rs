@@ -73,6 +73,15 @@ pub fn table(report: &DiffReport, all: bool) -> String {
         if !t.is_empty() {
             out.push_str(&t.render());
         }
+        for c in h.changes.iter().filter(|c| all || c.status != Status::InSync) {
+            let Some(choice) = &c.choice else { continue };
+            for line in choice.decisions.iter().filter_map(super::decisions::line) {
+                let _ = writeln!(out, "  {}: {line}", c.attribute);
+            }
+            if let Some(split) = &choice.asid_split {
+                let _ = writeln!(out, "  split {}", super::decisions::split(split));
+            }
+        }
         for v in &h.violations {
             let _ = writeln!(out, "  {v}");
         }

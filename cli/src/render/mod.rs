@@ -3,6 +3,7 @@
 //! of panicking. The text forms of the larger documents have modules of their own.
 
 pub mod apply;
+pub mod decisions;
 pub mod diff;
 pub mod inventory;
 

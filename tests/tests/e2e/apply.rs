@@ -637,19 +637,37 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn nps_4_needs_every_memory_channel_populated_alike_so_the_dimms_are_read_for_hpc() {
-    // An R7625 with one DIMM pulled: 12 on socket 1, 11 on socket 2.
-    let dir = TempDir::new();
-    copy_tree(&rftune_tests::fixtures_dir().join("r7625"), &dir.0);
-    let memory = dir.0.join("redfish/v1/Systems/System.Embedded.1/Memory");
-    std::fs::remove_dir_all(memory.join("DIMM.Socket.B12")).unwrap();
+/// `tree` (a built-in model) copied under `dir` with the DIMM `dimm` pulled from its
+/// `Memory` collection.
+fn without_dimm(dir: &std::path::Path, tree: &str, dimm: &str) {
+    copy_tree(&rftune_tests::fixtures_dir().join(tree), dir);
+    let memory = dir.join("redfish/v1/Systems/System.Embedded.1/Memory");
+    std::fs::remove_dir_all(memory.join(dimm)).unwrap();
     let index = memory.join("index.json");
     let mut collection: Value = serde_json::from_slice(&std::fs::read(&index).unwrap()).unwrap();
     let members = collection["Members"].as_array_mut().unwrap();
-    members.retain(|m| !m["@odata.id"].as_str().unwrap().ends_with("/DIMM.Socket.B12"));
+    members.retain(|m| !m["@odata.id"].as_str().unwrap().ends_with(&format!("/{dimm}")));
     collection["Members@odata.count"] = members.len().into();
     std::fs::write(&index, serde_json::to_vec(&collection).unwrap()).unwrap();
+}
+
+/// The `NumaNodesPerSocket` change of a `rftune diff -o json` of `url` against `profile`.
+async fn nps_change(url: &str, profile: &str) -> Value {
+    let out = Run::new(&["diff", "--bmc", url, "-p", profile, "-o", "json"])
+        .output()
+        .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{}", stderr(&out)));
+    doc["hosts"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "NumaNodesPerSocket")
+        .unwrap()
+        .clone()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_memory_population_rules_of_the_host_s_generation_decide_nps_and_the_dimms_are_read_once() {
     let memory_reads = |fleet: &idrac_sim::Fleet| {
         stats(fleet, 0)["requests"]["by_path"]
             .as_object()
@@ -660,26 +678,36 @@ async fn nps_4_needs_every_memory_channel_populated_alike_so_the_dimms_are_read_
             .sum::<u64>()
     };
 
+    // A Genoa R7625 with one DIMM pulled (12 on socket 1, 11 on socket 2): Dell documents no
+    // population rules for 12 DDR5 channels, so NPS 4 stays, with a warning saying so.
+    let dir = TempDir::new();
+    without_dimm(&dir.0, "r7625", "DIMM.Socket.B12");
     let unbalanced = sim(dir.0.to_str().unwrap(), 1, |_| {}).await;
-    let url = &unbalanced.hosts()[0].url;
-    let out = Run::new(&["diff", "--bmc", url, "-p", "hpc", "-o", "json"])
-        .output()
-        .await;
-    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let nps = doc["hosts"][0]["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["attribute"] == "NumaNodesPerSocket")
-        .unwrap()
-        .clone();
-    assert_eq!(nps["desired"], "2", "{nps}");
-    let note = nps["note"].as_str().unwrap();
-    assert!(
-        note.starts_with("chose 2: 4 is not possible on this platform (base [platform unbalanced-memory])"),
-        "{note}"
-    );
+    let nps = nps_change(&unbalanced.hosts()[0].url, "hpc").await;
+    assert_eq!(nps["desired"], "4", "{nps}");
+    let decision = &nps["choice"]["decisions"][0];
+    assert_eq!(decision["outcome"], "warning", "{nps}");
+    assert_eq!(decision["table"], "nps-population", "{nps}");
     assert_eq!(memory_reads(&unbalanced), 1, "one request for all the DIMMs");
+
+    // A Milan R7525 with 7 DIMMs on its second socket: NPS 2 needs four equal channels per
+    // half, so a profile preferring NPS 2 gets NPS 1, saying which rule decided.
+    let dir = TempDir::new();
+    without_dimm(&dir.0, "r7525", "DIMM.Socket.B8");
+    let profile = dir.0.join("nics.toml");
+    std::fs::write(
+        &profile,
+        "name = \"nics\"\ndescription = \"NPS 2 for a NIC-bound host\"\nextends = \"performance\"\n\
+         [bios.NumaNodesPerSocket]\nprefer = [\"2\", \"1\"]\nwhy = \"NIC locality.\"\nsource = \"nvidia-net-tuning\"\nconfidence = \"inferred\"\n",
+    )
+    .unwrap();
+    let milan = sim(dir.0.to_str().unwrap(), 1, |_| {}).await;
+    let nps = nps_change(&milan.hosts()[0].url, profile.to_str().unwrap()).await;
+    assert_eq!(nps["desired"], "1", "{nps}");
+    let note = nps["note"].as_str().unwrap_or_default();
+    assert!(note.starts_with("chose 1: 2 is not possible"), "{nps}");
+    assert!(note.contains("DIMM"), "the note names the population rule: {note}");
+    assert_eq!(memory_reads(&milan), 1, "one request for all the DIMMs");
 
     // The same host fully populated keeps NPS 4; a profile that never asks for NPS 4
     // (performance writes NPS 1) does not read the DIMMs at all.

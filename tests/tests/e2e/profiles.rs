@@ -77,11 +77,16 @@ async fn list_and_show_explain_each_setting() {
         text.contains("SETTING") && text.contains("dell-ddr5-bandwidth"),
         "{text}"
     );
-    assert!(text.contains("platform overrides: base [platform epyc-7552]"), "{text}");
+    assert!(
+        text.contains("decided NumaNodesPerSocket: nps-layout [48 cores, 6x2x4, two sockets] rules out 4"),
+        "{text}"
+    );
     assert!(text.contains("4 | 2 | 1 (4 ruled out here)"), "{text}");
     assert!(text.contains("Sources (every stated setting quotes"), "{text}");
     assert!(
-        text.contains("quote (limit NumaNodesPerSocket): \"48 | 6x2x4 | 2, 1 | 2, 1, 0\""),
+        text.contains(
+            "quote (NumaNodesPerSocket (nps-layout: 48 cores, 6x2x4, two sockets)): \"48 | 6x2x4 | 2, 1 | 2, 1, 0\""
+        ),
         "{text}"
     );
     assert!(
