@@ -317,7 +317,20 @@ fn hpc_takes_nps_4_where_the_host_offers_it_and_says_why_where_it_does_not() {
     assert!(nps.choice.as_ref().unwrap().is_first_choice());
     assert_eq!(p.bios["NumaNodesPerSocket"], "4".into());
     assert_eq!(change(&d, "CcxAsNumaDomain").desired, "Disabled".into());
-    assert_eq!(change(&d, "DynamicLinkWidthManagement").status, Status::NotApplicable);
+    // Two sockets: the xGMI links are forced to full width with the registry's token (`Force`,
+    // as a real two-socket Genoa export spells it) and x16, in the same PATCH.
+    let dlwm = change(&d, "DynamicLinkWidthManagement");
+    assert_eq!(
+        (dlwm.status, &dlwm.desired),
+        (Status::Drift, &"Force".into()),
+        "{dlwm:?}"
+    );
+    assert_eq!(p.bios["DynamicLinkWidthManagement"], "Force".into());
+    assert_eq!(
+        p.bios["DlwmForcedWidth"],
+        "x16".into(),
+        "the width a hidden attribute gets once DLWM is Force"
+    );
 
     // C6615, one EPYC 8534P with six channels: the platform rules NPS 4 out, so 2.
     let c6615 = Fixture::load("c6615");

@@ -741,7 +741,7 @@ async fn without_a_terminal_each_host_reports_each_phase_on_one_line() {
         let name = &host.name;
         for phase in [
             "reading",
-            "staging 7 BIOS value(s)",
+            "staging 9 BIOS value(s)",
             "asking the OS to shut down",
             "verifying",
         ] {
