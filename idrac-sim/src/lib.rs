@@ -25,6 +25,8 @@ pub mod fleet;
 pub mod host;
 pub mod messages;
 pub mod power;
+pub mod protocol;
+pub mod query;
 pub mod rendered;
 pub mod server;
 pub mod stats;

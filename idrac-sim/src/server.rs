@@ -4,6 +4,8 @@
 use crate::config::FaultKind;
 use crate::host::{Availability, Host, Rendered, Reply};
 use crate::messages;
+use crate::protocol;
+use crate::query::Query;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -13,7 +15,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+const SESSIONS: &str = protocol::SESSIONS;
 /// The DMTF view of the job queue.
 const DMTF_JOBS: &str = crate::host::DMTF_JOBS;
 const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
@@ -85,7 +87,7 @@ async fn handle(
     let path = uri.path().trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
-        return json_response(sim_endpoint(&host, &method, sim, &body), false);
+        return json_response(sim_endpoint(&host, &method, sim, &body), &Served::default());
     }
     // A rebooting iDRAC answers nothing, not even on a connection opened before the reset.
     if !host.reachable() {
@@ -105,7 +107,16 @@ async fn handle(
             break;
         }
     }
+    // Every URL answers HEAD as it answers GET, without the body (Dell's API guide: "All URLs
+    // support the HEAD method").
+    let head = method == Method::HEAD;
+    let effective = if head { Method::GET } else { method.clone() };
     let query = uri.query().unwrap_or_default();
+    let mut served = Served {
+        head,
+        path: path.clone(),
+        ..Served::default()
+    };
     let reply = match fault {
         Some(FaultKind::Unavailable) => Reply::error(
             503,
@@ -128,21 +139,77 @@ async fn handle(
             }
             Reply::error(401, vec![messages::no_valid_session()])
         }
-        _ => match authenticate(&host, &method, &path, &headers) {
-            Some(denied) => denied,
-            None => match precondition(&host, &method, &path, query, &headers) {
-                Some(failed) => failed,
-                None => route(&host, &method, &path, query, &body),
-            },
-        },
+        _ => answer(&host, &effective, &path, query, &headers, &body, &mut served),
     };
     if host.config.log_requests {
         tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
+    served.allow = protocol::allowed(&host, &path);
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
-        _ => json_response(reply, method == Method::GET),
+        _ => json_response(reply, &served),
+    }
+}
+
+/// What the response headers need to know beyond the reply: the request, the methods the path
+/// answers, and the tag of the resource before query options shaped the body.
+#[derive(Debug, Default)]
+struct Served {
+    head: bool,
+    path: String,
+    allow: Option<&'static str>,
+    etag: Option<HeaderValue>,
+}
+
+/// Authentication, then the headers and query options that shape the answer, then the route.
+fn answer(
+    host: &Host,
+    method: &Method,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    served: &mut Served,
+) -> Reply {
+    // DSP0266: authentication is processed before any other header that affects the answer.
+    if let Some(denied) = authenticate(host, method, path, headers) {
+        return denied;
+    }
+    if let Some(refused) = protocol::odata_version(headers) {
+        return refused;
+    }
+    let get = *method == Method::GET;
+    // Query options shape reads; other methods ignore them.
+    let options = if get {
+        match Query::parse(query) {
+            Ok(q) => q,
+            Err(e) => return Reply::error(e.status(), vec![e.message()]),
+        }
+    } else {
+        Query::default()
+    };
+    if let Some(failed) = precondition(host, method, path, headers) {
+        return failed;
+    }
+    let expand_members = options
+        .expand
+        .is_some_and(|e| e.scope != crate::query::ExpandScope::Links);
+    let reply = route(host, method, path, expand_members, body);
+    if !get || reply.status != 200 || reply.text.is_some() {
+        return reply;
+    }
+    let reply = reply.render();
+    served.etag = etag(&reply);
+    let page = protocol::page_size(path);
+    if options.is_empty() && page.is_none() {
+        return reply;
+    }
+    let Some(doc) = reply.json() else { return reply };
+    let read = |p: &str| route(host, &Method::GET, p, false, &[]).json();
+    match crate::query::apply(doc, path, &options, page, &read) {
+        Ok(shaped) => Reply::ok(shaped),
+        Err(e) => Reply::error(e.status(), vec![e.message()]),
     }
 }
 
@@ -177,7 +244,7 @@ fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -
 
 /// `If-Match` on a write: the resource's current `ETag` (as a `GET` would give it) must match,
 /// else 412, so a client's read-modify-write cannot overwrite a change it did not see.
-fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: &HeaderMap) -> Option<Reply> {
+fn precondition(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -> Option<Reply> {
     if *method != Method::PATCH {
         return None;
     }
@@ -185,7 +252,7 @@ fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: 
     if wanted.trim() == "*" {
         return None;
     }
-    let current = route(host, &Method::GET, path, query, &[]);
+    let current = route(host, &Method::GET, path, false, &[]);
     let tag = etag(&current)?;
     let tag = tag.to_str().ok()?;
     let matches = wanted
@@ -232,7 +299,7 @@ fn legacy_service(doc: &Value) -> Value {
 }
 
 #[allow(clippy::too_many_lines)] // one match over every routed path reads best whole
-fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> Reply {
+fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8]) -> Reply {
     let doc = |p: &str| host.fixture.doc(p);
     let json_body = || serde_json::from_slice::<Value>(body).ok();
     let bad_json = || {
@@ -259,7 +326,6 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
     let post = *method == Method::POST;
     let patch = *method == Method::PATCH;
     let delete = *method == Method::DELETE;
-    let expand = query.to_ascii_lowercase().contains("expand");
     if needs_configuration_services(path) {
         match host.availability() {
             Availability::LcRestarting if get && path == "/redfish/v1/Systems" => {
@@ -301,6 +367,7 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
     match path {
         // The documents that show host state are kept rendered until that state changes
         // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
+        "/redfish" if get => Reply::ok(json!({"v1": "/redfish/v1/"})),
         "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
         SESSIONS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
@@ -390,14 +457,14 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             Some(d) => Reply::ok(host.power_sensor(d)),
             None => not_found(p),
         },
-        p if get => match host
+        p if get && doc(p).is_some() => match host
             .fixture
             .served(p, expand, || doc(p).map(|d| expand_members(host, d, expand)))
         {
             Some(d) => Reply::ok_rendered(d),
             None => not_found(p),
         },
-        p if doc(p).is_some() || job_id.is_some() || group.is_some() || session_id.is_some() => Reply::error(
+        p if protocol::allowed(host, p).is_some() => Reply::error(
             405,
             vec![messages::base(
                 "OperationNotAllowed",
@@ -469,7 +536,7 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
 /// The weak `ETag` of a 200 answer with a body: a hash of the body, so it changes with the
 /// resource.
 fn etag(reply: &Reply) -> Option<HeaderValue> {
-    if reply.status != 200 {
+    if reply.status != 200 || reply.text.is_some() {
         return None;
     }
     match (&reply.rendered, &reply.body) {
@@ -479,38 +546,73 @@ fn etag(reply: &Reply) -> Option<HeaderValue> {
     }
 }
 
-fn json_response(reply: Reply, with_etag: bool) -> Response {
-    // Serialized once, for the body and its tag.
-    let reply = if with_etag { reply.render() } else { reply };
+fn json_response(reply: Reply, served: &Served) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let has_body = reply.body.is_some() || reply.rendered.is_some();
-    let tag = if with_etag { etag(&reply) } else { None };
-    let body = match (&reply.rendered, &reply.body) {
-        (Some(r), _) => Body::from(r.body.clone()),
-        (None, Some(v)) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
-        (None, None) => Body::empty(),
+    let reply = if status == StatusCode::OK && reply.text.is_none() {
+        reply.render()
+    } else {
+        reply
+    };
+    let (body, media_type): (Bytes, Option<&'static str>) = match (&reply.text, &reply.rendered, &reply.body) {
+        (Some((text, media)), _, _) => (text.clone(), Some(*media)),
+        (None, Some(r), _) => (r.body.clone(), Some(JSON)),
+        (None, None, Some(v)) => (Bytes::from(serde_json::to_vec(v).unwrap_or_default()), Some(JSON)),
+        (None, None, None) => (Bytes::new(), None),
     };
     let mut resp = Response::builder().status(status);
-    if has_body {
-        resp = resp.header(
-            axum::http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json;odata.metadata=minimal;charset=utf-8"),
-        );
+    if let Some(media) = media_type {
+        resp = resp.header(axum::http::header::CONTENT_TYPE, HeaderValue::from_static(media));
     }
     resp = resp.header(
         axum::http::HeaderName::from_static("odata-version"),
         HeaderValue::from_static("4.0"),
     );
-    if let Some(tag) = tag {
-        resp = resp.header(axum::http::header::ETAG, tag);
+    resp = resp.header(
+        axum::http::header::CACHE_CONTROL,
+        HeaderValue::from_static(protocol::cache_control(&served.path)),
+    );
+    if !served.path.is_empty() {
+        resp = resp.header(
+            axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+    }
+    if (status == StatusCode::OK || status == StatusCode::METHOD_NOT_ALLOWED)
+        && let Some(allow) = served.allow
+    {
+        resp = resp.header(axum::http::header::ALLOW, HeaderValue::from_static(allow));
+    }
+    if status == StatusCode::UNAUTHORIZED {
+        resp = resp.header(
+            axum::http::header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(protocol::WWW_AUTHENTICATE),
+        );
+    }
+    if status == StatusCode::OK {
+        let tag = served.etag.clone().or_else(|| etag(&reply));
+        if let Some(tag) = tag {
+            resp = resp.header(axum::http::header::ETAG, tag);
+        }
+        let odata_type = match (&reply.rendered, &reply.body) {
+            (Some(r), _) => r.odata_type.clone(),
+            (None, Some(v)) => v.get("@odata.type").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        };
+        if let Some(link) = odata_type.as_deref().and_then(protocol::described_by) {
+            resp = resp.header(axum::http::header::LINK, link);
+        }
     }
     for (name, value) in &reply.headers {
         if let Ok(v) = HeaderValue::from_str(value) {
             resp = resp.header(*name, v);
         }
     }
+    let body = if served.head { Body::empty() } else { Body::from(body) };
     resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
 }
+
+/// The media type of every JSON answer, as a real iDRAC sends it.
+const JSON: &str = "application/json;odata.metadata=minimal;charset=utf-8";
 
 /// The `malformed` fault: the real answer, cut in the middle.
 fn truncated(reply: Reply) -> Response {

@@ -4,6 +4,7 @@
 
 mod bios;
 mod compat;
+mod conformance;
 mod faults;
 mod fleet;
 mod lifecycle;
