@@ -73,8 +73,8 @@ pub fn described_by(odata_type: &str) -> Option<HeaderValue> {
 /// How many members one answer for `path` carries: the log entry collections page, every
 /// other collection comes whole.
 pub fn page_size(path: &str) -> Option<usize> {
-    (path.starts_with("/redfish/v1/Managers/") && path.ends_with("/Entries") && path.contains("/LogServices/"))
-        .then_some(LOG_PAGE)
+    let log = path.starts_with("/redfish/v1/Managers/") && path.ends_with("/Entries") && path.contains("/LogServices/");
+    (log || path == crate::host::LEGACY_LCLOG).then_some(LOG_PAGE)
 }
 
 /// The methods `path` answers, as `Allow` lists them; `None` for a path that names nothing.
@@ -95,8 +95,18 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
     if write.contains(&path) || path.contains("/DellAttributes/") || is_legacy_attributes(path) {
         return Some(READ_WRITE);
     }
-    if path == SESSIONS || path == dell::JOBS || path == dell::OEM_JOBS {
+    if path == SESSIONS || path == dell::JOBS || path == dell::OEM_JOBS || path == crate::synth::SUBSCRIPTIONS {
         return Some(READ_CREATE);
+    }
+    // Accounts are written by PATCH, never deleted (iDRAC 9): DMTF's tools then clear a slot.
+    if member_of(crate::host::ACCOUNTS) || member_of(crate::host::LEGACY_ACCOUNTS) {
+        return host.account(path).map(|_| READ_WRITE);
+    }
+    if member_of(crate::synth::SUBSCRIPTIONS) {
+        return host.subscription(path).map(|_| READ_DELETE);
+    }
+    if member_of(crate::host::LCLOG_ENTRIES) {
+        return host.log_entry(path).map(|_| READ);
     }
     if member_of(SESSIONS) || member_of(dell::JOBS) || member_of(dell::OEM_JOBS) || member_of(crate::host::DMTF_JOBS) {
         return Some(READ_DELETE);
@@ -108,8 +118,17 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
 pub const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
 /// Read-only paths served from the host's state or generated, not from a tree's documents.
-const DYNAMIC: [&str; 6] = [
+const DYNAMIC: [&str; 15] = [
     "/redfish",
+    crate::host::ACCOUNTS,
+    crate::host::LEGACY_ACCOUNTS,
+    crate::host::LCLOG_ENTRIES,
+    crate::host::LEGACY_LCLOG,
+    crate::host::SEL_ENTRIES,
+    crate::host::FAULT_ENTRIES,
+    crate::host::MANAGER_NIC,
+    crate::synth::MANAGER_NICS,
+    crate::synth::NETWORK_PROTOCOL,
     "/redfish/v1/odata",
     "/redfish/v1/$metadata",
     crate::host::DMTF_JOBS,

@@ -2,7 +2,7 @@
 //! routing of iDRAC paths to [`Host`] operations. Unlisted GETs serve the fixture documents.
 
 use crate::config::FaultKind;
-use crate::host::{Availability, Host, Rendered, Reply};
+use crate::host::{Availability, Caller, Host, Rendered, Reply};
 use crate::messages;
 use crate::protocol;
 use crate::query::Query;
@@ -82,8 +82,14 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: Bytes,
 ) -> Response {
+    // The client's address, for the Lifecycle log and sessions (loopback when the router is
+    // served without connection info).
+    let address = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or_else(|| "127.0.0.1".to_owned(), |c| c.0.ip().to_string());
     let path = uri.path().trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
@@ -139,12 +145,13 @@ async fn handle(
             }
             Reply::error(401, vec![messages::no_valid_session()])
         }
-        _ => answer(&host, &effective, &path, query, &headers, &body, &mut served),
+        _ => answer(&host, &effective, &path, query, &headers, &body, &address, &mut served),
     };
     if host.config.log_requests {
         tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
     served.allow = protocol::allowed(&host, &path);
+    served.synthesised = host.synthesised(&path);
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
@@ -160,9 +167,12 @@ struct Served {
     path: String,
     allow: Option<&'static str>,
     etag: Option<HeaderValue>,
+    /// What the emulator synthesised here ([`crate::synth::SYNTHESISED_HEADER`]).
+    synthesised: Option<String>,
 }
 
 /// Authentication, then the headers and query options that shape the answer, then the route.
+#[allow(clippy::too_many_arguments)] // the parts of one request
 fn answer(
     host: &Host,
     method: &Method,
@@ -170,11 +180,28 @@ fn answer(
     query: &str,
     headers: &HeaderMap,
     body: &[u8],
+    address: &str,
     served: &mut Served,
 ) -> Reply {
     // DSP0266: authentication is processed before any other header that affects the answer.
-    if let Some(denied) = authenticate(host, method, path, headers) {
-        return denied;
+    let caller = match authenticate(host, method, path, headers, address) {
+        Ok(c) => c,
+        Err(denied) => {
+            host.audit(
+                &Caller {
+                    user: basic_user(headers).unwrap_or_default(),
+                    address: address.to_owned(),
+                },
+                method.as_str(),
+                path,
+                body,
+                &denied,
+            );
+            return denied;
+        }
+    };
+    if let Some(forbidden) = host.authorize(&caller, method.as_str(), path, body) {
+        return forbidden;
     }
     if let Some(refused) = protocol::odata_version(headers) {
         return refused;
@@ -195,8 +222,12 @@ fn answer(
     let expand_members = options
         .expand
         .is_some_and(|e| e.scope != crate::query::ExpandScope::Links);
-    let reply = route(host, method, path, expand_members, body);
-    if !get || reply.status != 200 || reply.text.is_some() {
+    let reply = route(host, method, path, expand_members, body, &caller);
+    if !get {
+        host.audit(&caller, method.as_str(), path, body, &reply);
+        return reply;
+    }
+    if reply.status != 200 || reply.text.is_some() {
         return reply;
     }
     let reply = reply.render();
@@ -206,40 +237,54 @@ fn answer(
         return reply;
     }
     let Some(doc) = reply.json() else { return reply };
-    let read = |p: &str| route(host, &Method::GET, p, false, &[]).json();
+    let read = |p: &str| route(host, &Method::GET, p, false, &[], &caller).json();
     match crate::query::apply(doc, path, &options, page, &read) {
         Ok(shaped) => Reply::ok(shaped),
         Err(e) => Reply::error(e.status(), vec![e.message()]),
     }
 }
 
-/// Paths open without credentials: the service root and the login itself, as on iDRAC.
-fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -> Option<Reply> {
+/// Paths open without credentials: the service root and the login itself, as on iDRAC, and
+/// the OData documents (DSP0266). The caller is the account the credentials name, or nobody.
+fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap, address: &str) -> Result<Caller, Reply> {
     let open = matches!(
         path,
         "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
     ) || (method == Method::POST && path == SESSIONS);
-    if open {
-        return None;
-    }
+    let caller = |user: String| Caller {
+        user,
+        address: address.to_owned(),
+    };
     if let Some(token) = headers.get("X-Auth-Token").and_then(|v| v.to_str().ok()) {
-        return if host.check_token(token) {
-            None
-        } else {
-            Some(Reply::error(401, vec![messages::no_valid_session()]))
+        return match host.check_token(token) {
+            Some(user) => Ok(caller(user)),
+            None if open => Ok(caller(String::new())),
+            None => Err(Reply::error(401, vec![messages::no_valid_session()])),
         };
     }
-    let basic = headers
+    let basic = basic_credentials(headers);
+    match basic.as_ref() {
+        Some((user, pass)) if host.check_basic(user, pass) => Ok(caller(user.clone())),
+        _ if open => Ok(caller(String::new())),
+        Some(_) => Err(Reply::error(401, vec![messages::sys415()])),
+        None => Err(Reply::error(401, vec![messages::no_valid_session()])),
+    }
+}
+
+/// The user name and password of a Basic `Authorization` header.
+fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
+    let raw = headers
         .get("Authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Basic "))
         .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b.trim()).ok())
-        .and_then(|raw| String::from_utf8(raw).ok());
-    match basic.as_deref().and_then(|c| c.split_once(':')) {
-        Some((user, pass)) if host.check_basic(user, pass) => None,
-        Some(_) => Some(Reply::error(401, vec![messages::sys415()])),
-        None => Some(Reply::error(401, vec![messages::no_valid_session()])),
-    }
+        .and_then(|raw| String::from_utf8(raw).ok())?;
+    let (user, pass) = raw.split_once(':')?;
+    Some((user.to_owned(), pass.to_owned()))
+}
+
+fn basic_user(headers: &HeaderMap) -> Option<String> {
+    basic_credentials(headers).map(|(u, _)| u)
 }
 
 /// `If-Match` on a write: the resource's current `ETag` (as a `GET` would give it) must match,
@@ -252,7 +297,17 @@ fn precondition(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -
     if wanted.trim() == "*" {
         return None;
     }
-    let current = route(host, &Method::GET, path, false, &[]);
+    let current = route(
+        host,
+        &Method::GET,
+        path,
+        false,
+        &[],
+        &Caller {
+            user: String::new(),
+            address: String::new(),
+        },
+    );
     let tag = etag(&current)?;
     let tag = tag.to_str().ok()?;
     let matches = wanted
@@ -299,7 +354,7 @@ fn legacy_service(doc: &Value) -> Value {
 }
 
 #[allow(clippy::too_many_lines)] // one match over every routed path reads best whole
-fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8]) -> Reply {
+fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], caller: &Caller) -> Reply {
     let doc = |p: &str| host.fixture.doc(p);
     let json_body = || serde_json::from_slice::<Value>(body).ok();
     let bad_json = || {
@@ -368,10 +423,19 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8]) ->
         // The documents that show host state are kept rendered until that state changes
         // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
         "/redfish" if get => Reply::ok(json!({"v1": "/redfish/v1/"})),
+        "/redfish/v1/$metadata" if get => Reply::ok_text(host.fixture.metadata(), XML),
+        "/redfish/v1/odata" if get && doc(path).is_none() => Reply::ok(crate::odata::service_document(
+            &host.service_root(doc("/redfish/v1").unwrap_or(&Value::Null)),
+        )),
+        p if get && host.fixture.text(p).is_some() => match host.fixture.text(p) {
+            Some(t) => Reply::ok_text(t.clone(), XML),
+            None => not_found(p),
+        },
         "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
         SESSIONS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
-            b["Password"].as_str().unwrap_or_default()
+            b["Password"].as_str().unwrap_or_default(),
+            &caller.address,
         )),
         SESSIONS if get => Reply::ok(host.sessions(expand)),
         _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),
@@ -429,7 +493,59 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8]) ->
         }
         _ if group.is_some() && patch => {
             let g = group.unwrap_or(AttributeGroup::System);
-            with_body!(|b: &Value| host.patch_dell_attributes(g, b))
+            with_body!(|b: &Value| host.patch_dell_attributes(caller, g, b))
+        }
+        crate::host::ACCOUNTS | crate::host::LEGACY_ACCOUNTS if get => Reply::ok(host.accounts()),
+        p if (p.starts_with(crate::host::ACCOUNTS) || p.starts_with(crate::host::LEGACY_ACCOUNTS))
+            && (get || patch)
+            && host.account(p).is_some() =>
+        {
+            if get {
+                host.account(p).unwrap_or_else(|| not_found(p))
+            } else {
+                with_body!(|b: &Value| host.patch_account(caller, p, b))
+            }
+        }
+        p if get && host.log_entries(p).is_some() => Reply::ok(host.log_entries(p).unwrap_or_default()),
+        p if get && p.starts_with(crate::host::LCLOG_ENTRIES) && host.log_entry(p).is_some() => {
+            Reply::ok(host.log_entry(p).unwrap_or_default())
+        }
+        crate::synth::SUBSCRIPTIONS if get => Reply::ok(host.subscriptions()),
+        crate::synth::SUBSCRIPTIONS if post => with_body!(|b: &Value| host.subscribe(b)),
+        p if p.starts_with(crate::synth::SUBSCRIPTIONS) && (get || delete) && host.subscription(p).is_some() => {
+            if get {
+                Reply::ok(host.subscription(p).unwrap_or_default())
+            } else {
+                host.unsubscribe(p)
+            }
+        }
+        p if post && p == format!("{}/Actions/EventService.SubmitTestEvent", crate::synth::EVENT_SERVICE) => {
+            host.submit_test_event()
+        }
+        crate::synth::MANAGER_NICS if get && doc(path).is_none() => Reply::ok(host.manager_nics()),
+        crate::host::MANAGER_NIC if get && doc(path).is_none() => Reply::ok(host.manager_nic()),
+        crate::synth::NETWORK_PROTOCOL if get && doc(path).is_none() => Reply::ok(host.network_protocol()),
+        p if post
+            && p == format!(
+                "{}/Actions/DelliDRACCardService.iDRACReset",
+                crate::synth::IDRAC_CARD_SERVICE
+            ) =>
+        {
+            with_body!(|b: &Value| host.idrac_card_reset(b))
+        }
+        p if post
+            && p == format!(
+                "{}/Actions/DelliDRACCardService.iDRACResetCfg",
+                crate::synth::IDRAC_CARD_SERVICE
+            ) =>
+        {
+            with_body!(|b: &Value| host.reset_to_defaults("DelliDRACCardService.iDRACResetCfg", b))
+        }
+        p if post && p == format!("{}/Actions/Manager.ResetToDefaults", dell::MANAGER) => {
+            with_body!(|b: &Value| host.reset_to_defaults("Manager.ResetToDefaults", b))
+        }
+        p if post && p == format!("{}/Actions/DellTimeService.ManageTime", crate::synth::TIME_SERVICE) => {
+            with_body!(|b: &Value| host.manage_time(b))
         }
         dell::MANAGER | "/redfish/v1/JobService" if get => match doc(path) {
             Some(d) => Reply::ok(host.with_clock(d)),
@@ -602,6 +718,12 @@ fn json_response(reply: Reply, served: &Served) -> Response {
             resp = resp.header(axum::http::header::LINK, link);
         }
     }
+    if status == StatusCode::OK
+        && let Some(mark) = served.synthesised.as_deref()
+        && let Ok(v) = HeaderValue::from_str(mark)
+    {
+        resp = resp.header(crate::synth::SYNTHESISED_HEADER, v);
+    }
     for (name, value) in &reply.headers {
         if let Ok(v) = HeaderValue::from_str(value) {
             resp = resp.header(*name, v);
@@ -610,6 +732,9 @@ fn json_response(reply: Reply, served: &Served) -> Response {
     let body = if served.head { Body::empty() } else { Body::from(body) };
     resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
 }
+
+/// The media type of `$metadata` and the schema files, as Dell's API guide gives it.
+const XML: &str = "application/xml;charset=utf-8";
 
 /// The media type of every JSON answer, as a real iDRAC sends it.
 const JSON: &str = "application/json;odata.metadata=minimal;charset=utf-8";

@@ -10,6 +10,21 @@ use serde_json::{Value, json};
 use std::time::SystemTime;
 
 impl Host {
+    /// What the emulator synthesised at `path` (the value of
+    /// [`crate::synth::SYNTHESISED_HEADER`]): documents and members it added to the tree, and
+    /// the OData documents it generates for a tree that records none.
+    pub fn synthesised(&self, path: &str) -> Option<String> {
+        let generated = match path {
+            "/redfish/v1/$metadata" => self.fixture.text(path).is_none(),
+            "/redfish/v1/odata" => self.fixture.doc(path).is_none(),
+            _ => false,
+        };
+        if generated {
+            return Some("document".into());
+        }
+        self.fixture.completion.header(path)
+    }
+
     /// The service root, with this host's service tag.
     pub fn service_root(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
@@ -104,7 +119,11 @@ impl Host {
     pub fn dell_attributes(&self, group: AttributeGroup, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        let values = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        let mut values = s.dell.get(&group).cloned().unwrap_or_default();
+        if group == AttributeGroup::Idrac {
+            Self::users_attributes(&s, &mut values);
+        }
+        let values = serde_json::to_value(values).unwrap_or_default();
         set(&mut doc, &["Attributes"], values);
         doc
     }

@@ -1,0 +1,134 @@
+//! The iDRAC's own network, as the Manager's `EthernetInterfaces/NIC.1` and `NetworkProtocol`
+//! show it: rendered from the host's live iDRAC attributes (`NIC.1.*`, `IPv4.1.*`,
+//! `WebServer.1.*`, `SSH.1.Enable`, `IPMILan.1.Enable`, `NTPConfigGroup.1.NTPEnable`), so a change
+//! to an attribute shows there at once. Shapes are the R750's (6.00 and 7.10 captures);
+//! values the attributes do not give (link speed, MTU, the ports of services with no port
+//! attribute) are the capture's, and a tree that records these documents is served as it is.
+
+use super::Host;
+use crate::synth::{MANAGER_NICS, NETWORK_PROTOCOL};
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::resources::bios::AttributeValue;
+use serde_json::{Value, json};
+
+/// The iDRAC's dedicated NIC.
+pub const MANAGER_NIC: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/EthernetInterfaces/NIC.1";
+
+impl Host {
+    fn idrac_attribute(&self, name: &str) -> Option<AttributeValue> {
+        self.lock().dell.get(&AttributeGroup::Idrac)?.get(name).cloned()
+    }
+
+    fn text(&self, name: &str) -> String {
+        self.idrac_attribute(name)
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default()
+    }
+
+    fn enabled(&self, name: &str, default: bool) -> bool {
+        self.idrac_attribute(name)
+            .and_then(|v| v.as_str().map(|s| s == "Enabled"))
+            .unwrap_or(default)
+    }
+
+    fn is_7x(&self) -> bool {
+        self.fixture
+            .doc(super::MANAGER)
+            .and_then(|m| m["FirmwareVersion"].as_str())
+            .and_then(|v| v.split('.').next()?.parse::<u32>().ok())
+            .is_none_or(|major| major >= 7)
+    }
+
+    /// The Manager's network interfaces collection (one NIC).
+    pub fn manager_nics(&self) -> Value {
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#EthernetInterfaceCollection.EthernetInterfaceCollection",
+            "@odata.id": MANAGER_NICS,
+            "@odata.type": "#EthernetInterfaceCollection.EthernetInterfaceCollection",
+            "Description": "Collection of EthernetInterfaces for this Manager",
+            "Members": [{"@odata.id": MANAGER_NIC}],
+            "Members@odata.count": 1,
+            "Name": "Ethernet Network Interface Collection",
+        })
+    }
+
+    /// `EthernetInterfaces/NIC.1` of the Manager.
+    pub fn manager_nic(&self) -> Value {
+        let host_name = self.text("NIC.1.DNSRacName");
+        let domain = self.text("NIC.1.DNSDomainName");
+        let fqdn = if domain.is_empty() || host_name.is_empty() {
+            String::new()
+        } else {
+            format!("{host_name}.{domain}")
+        };
+        let mac = self.text("NIC.1.MACAddress");
+        let origin = if self.enabled("IPv4.1.DHCPEnable", false) {
+            "DHCP"
+        } else {
+            "Static"
+        };
+        let ipv4 = json!({
+            "Address": self.text("IPv4.1.Address"),
+            "AddressOrigin": origin,
+            "Gateway": self.text("IPv4.1.Gateway"),
+            "SubnetMask": self.text("IPv4.1.Netmask"),
+        });
+        let dns = self.text("IPv4.1.DNS1");
+        let version = if self.is_7x() { "v1_10_0" } else { "v1_6_4" };
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#EthernetInterface.EthernetInterface",
+            "@odata.id": MANAGER_NIC,
+            "@odata.type": format!("#EthernetInterface.{version}.EthernetInterface"),
+            "AutoNeg": true,
+            "Description": "Management Network Interface",
+            "EthernetInterfaceType": "Physical",
+            "FQDN": fqdn,
+            "FullDuplex": true,
+            "HostName": host_name,
+            "IPv4Addresses": [ipv4],
+            "IPv4Addresses@odata.count": 1,
+            "IPv4StaticAddresses": [ipv4],
+            "IPv4StaticAddresses@odata.count": 1,
+            "Id": "NIC.1",
+            "InterfaceEnabled": self.enabled("IPv4.1.Enable", true),
+            "Links": {"Chassis": {"@odata.id": redfish_client::oem::dell::CHASSIS}},
+            "MACAddress": mac.to_ascii_lowercase(),
+            "MTUSize": 1500,
+            "Name": "Manager Ethernet Interface",
+            "NameServers": [dns],
+            "NameServers@odata.count": 1,
+            "PermanentMACAddress": mac.to_ascii_lowercase(),
+            "SpeedMbps": 1000,
+            "Status": {"Health": "OK", "State": "Enabled"},
+            "VLAN": {"VLANEnable": false, "VLANId": 1},
+        })
+    }
+
+    /// The Manager's `NetworkProtocol`.
+    pub fn network_protocol(&self) -> Value {
+        let https_port = self
+            .idrac_attribute("WebServer.1.HttpsPort")
+            .and_then(|v| v.to_json().as_u64())
+            .unwrap_or(443);
+        let web = self.enabled("WebServer.1.Enable", true);
+        let version = if self.is_7x() { "v1_9_1" } else { "v1_7_0" };
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#ManagerNetworkProtocol.ManagerNetworkProtocol",
+            "@odata.id": NETWORK_PROTOCOL,
+            "@odata.type": format!("#ManagerNetworkProtocol.{version}.ManagerNetworkProtocol"),
+            "DHCP": {"ProtocolEnabled": self.enabled("IPv4.1.DHCPEnable", false)},
+            "Description": "Manager Network Service Status",
+            "FQDN": "",
+            "HTTP": {"Port": 80, "ProtocolEnabled": web},
+            "HTTPS": {"Port": https_port, "ProtocolEnabled": web},
+            "HostName": self.text("NIC.1.DNSRacName"),
+            "IPMI": {"Port": 623, "ProtocolEnabled": self.enabled("IPMILan.1.Enable", false)},
+            "Id": "NetworkProtocol",
+            "NTP": {"NTPServers": [], "NTPServers@odata.count": 0,
+                    "ProtocolEnabled": self.enabled("NTPConfigGroup.1.NTPEnable", false)},
+            "Name": "Manager Network Protocol",
+            "SSH": {"Port": 22, "ProtocolEnabled": self.enabled("SSH.1.Enable", true)},
+            "Status": {"Health": "OK", "HealthRollup": "OK", "State": "Enabled"},
+        })
+    }
+}
