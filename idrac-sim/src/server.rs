@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const SESSIONS: &str = protocol::SESSIONS;
+const SESSIONS_MEMBERS: &str = "/redfish/v1/SessionService/Sessions/Members";
 /// The DMTF view of the job queue.
 const DMTF_JOBS: &str = crate::host::DMTF_JOBS;
 const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
@@ -232,6 +233,17 @@ fn answer(
     }
     let reply = reply.render();
     served.etag = etag(&reply);
+    // If-None-Match naming the current tag: 304 without the body (optional in DSP0266; Dell's
+    // API guide lists it for accounts and metadata, here it holds everywhere).
+    if let (Some(tag), Some(wanted)) = (&served.etag, headers.get("If-None-Match").and_then(|v| v.to_str().ok())) {
+        let tag = tag.to_str().unwrap_or_default().trim_start_matches("W/");
+        if wanted
+            .split(',')
+            .any(|w| w.trim() == "*" || w.trim().trim_start_matches("W/") == tag)
+        {
+            return Reply::with_body(304, None);
+        }
+    }
     let page = protocol::page_size(path);
     if options.is_empty() && page.is_none() {
         return reply;
@@ -250,7 +262,7 @@ fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap, a
     let open = matches!(
         path,
         "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
-    ) || (method == Method::POST && path == SESSIONS);
+    ) || (method == Method::POST && (path == SESSIONS || path == SESSIONS_MEMBERS));
     let caller = |user: String| Caller {
         user,
         address: address.to_owned(),
@@ -432,7 +444,8 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
             None => not_found(p),
         },
         "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
-        SESSIONS if post => with_body!(|b: &Value| host.login(
+        // DSP0266: a POST to a collection's `Members` is a POST to the collection.
+        SESSIONS | SESSIONS_MEMBERS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
             b["Password"].as_str().unwrap_or_default(),
             &caller.address,
@@ -525,6 +538,9 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         crate::synth::MANAGER_NICS if get && doc(path).is_none() => Reply::ok(host.manager_nics()),
         crate::host::MANAGER_NIC if get && doc(path).is_none() => Reply::ok(host.manager_nic()),
         crate::synth::NETWORK_PROTOCOL if get && doc(path).is_none() => Reply::ok(host.network_protocol()),
+        crate::synth::NETWORK_PROTOCOL if patch && doc(path).is_none() => {
+            with_body!(|b: &Value| host.patch_network_protocol(caller, b))
+        }
         p if post
             && p == format!(
                 "{}/Actions/DelliDRACCardService.iDRACReset",

@@ -439,6 +439,7 @@ impl Host {
             return Reply::error(400, problems);
         }
         self.store_account(&mut s, caller, n, &before, account, cleared);
+        drop(s);
         let mut info = vec![messages::base(
             "AccountModified",
             "The account was successfully modified.",
@@ -447,7 +448,11 @@ impl Host {
             None,
         )];
         info.extend(problems);
-        Reply::ok(messages::success_body(info))
+        // The account as it is now, with the messages (DSP0266: a PATCH that applied some
+        // properties answers the resource and lists what it could not apply).
+        let mut doc = self.account(path).and_then(|r| r.json()).unwrap_or_default();
+        doc["@Message.ExtendedInfo"] = Value::Array(info);
+        Reply::ok(doc)
     }
 
     /// Stores a slot's new state, ends the sessions it no longer allows and logs the change.

@@ -116,6 +116,8 @@ struct State {
     /// Event subscriptions by id, as served.
     subscriptions: BTreeMap<String, Value>,
     subscription_seq: u64,
+    /// The iDRAC's NTP servers, as `NetworkProtocol` lists them.
+    ntp_servers: Vec<String>,
     utilization: f64,
     rng: fastrand::Rng,
     energy_joules: f64,
@@ -226,6 +228,7 @@ impl Host {
             logs: logs::Logs::default(),
             subscriptions: BTreeMap::new(),
             subscription_seq: 0,
+            ntp_servers: Vec::new(),
             utilization: 0.0,
             rng: fastrand::Rng::with_seed(config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             // A captured tree's counter goes on from its recorded value.

@@ -112,6 +112,7 @@ impl Host {
             .unwrap_or(443);
         let web = self.enabled("WebServer.1.Enable", true);
         let version = if self.is_7x() { "v1_9_1" } else { "v1_7_0" };
+        let ntp = self.lock().ntp_servers.clone();
         json!({
             "@odata.context": "/redfish/v1/$metadata#ManagerNetworkProtocol.ManagerNetworkProtocol",
             "@odata.id": NETWORK_PROTOCOL,
@@ -124,11 +125,123 @@ impl Host {
             "HostName": self.text("NIC.1.DNSRacName"),
             "IPMI": {"Port": 623, "ProtocolEnabled": self.enabled("IPMILan.1.Enable", false)},
             "Id": "NetworkProtocol",
-            "NTP": {"NTPServers": [], "NTPServers@odata.count": 0,
+            "NTP": {"NTPServers": ntp, "NTPServers@odata.count": ntp.len(),
                     "ProtocolEnabled": self.enabled("NTPConfigGroup.1.NTPEnable", false)},
             "Name": "Manager Network Protocol",
             "SSH": {"Port": 22, "ProtocolEnabled": self.enabled("SSH.1.Enable", true)},
             "Status": {"Health": "OK", "HealthRollup": "OK", "State": "Enabled"},
         })
+    }
+}
+
+/// NTP servers an iDRAC keeps (`NTPConfigGroup.1.NTP1` to `NTP3`).
+const NTP_SERVERS: usize = 3;
+
+impl Host {
+    /// `PATCH NetworkProtocol`: the NTP servers (with DSP0266's array rules: `null` removes an
+    /// element, `{}` keeps it, a shorter array truncates), and the services whose iDRAC
+    /// attribute the host has: `NTP`, `SSH`, `IPMI` `ProtocolEnabled`, `HTTPS.Port`, `HostName`.
+    pub fn patch_network_protocol(&self, caller: &super::Caller, body: &Value) -> super::Reply {
+        use crate::messages;
+        let Some(fields) = body.as_object().filter(|f| !f.is_empty()) else {
+            return super::Reply::error(400, vec![messages::property_missing("NTP")]);
+        };
+        let mut s = self.change();
+        let mut ntp = s.ntp_servers.clone();
+        let mut attrs: Vec<(&str, AttributeValue)> = Vec::new();
+        let mut problems = Vec::new();
+        let bad = |name: &str| {
+            messages::base(
+                "PropertyValueFormatError",
+                &format!("The value for the property {name} is of a different format than the property can accept."),
+                &[name],
+                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
+                Some(&format!("#/{name}")),
+            )
+        };
+        let flag = |v: &Value| {
+            v.as_bool()
+                .map(|on| AttributeValue::from(if on { "Enabled" } else { "Disabled" }))
+        };
+        for (key, value) in fields {
+            match (key.as_str(), value) {
+                ("NTP", Value::Object(ntp_fields)) => {
+                    for (k, v) in ntp_fields {
+                        match (k.as_str(), v) {
+                            ("NTPServers", Value::Array(items)) if items.len() <= NTP_SERVERS => {
+                                let mut next = Vec::new();
+                                for (i, item) in items.iter().enumerate() {
+                                    match item {
+                                        Value::Null => {}
+                                        Value::Object(o) if o.is_empty() => next.extend(ntp.get(i).cloned()),
+                                        Value::String(server) => next.push(server.clone()),
+                                        _ => problems.push(bad("NTP/NTPServers")),
+                                    }
+                                }
+                                ntp = next;
+                            }
+                            ("ProtocolEnabled", v) => match flag(v) {
+                                Some(a) => attrs.push(("NTPConfigGroup.1.NTPEnable", a)),
+                                None => problems.push(bad("NTP/ProtocolEnabled")),
+                            },
+                            _ => problems.push(bad(&format!("NTP/{k}"))),
+                        }
+                    }
+                }
+                ("SSH" | "IPMI", Value::Object(o)) if o.keys().all(|k| k == "ProtocolEnabled") => {
+                    let attr = if key == "SSH" {
+                        "SSH.1.Enable"
+                    } else {
+                        "IPMILan.1.Enable"
+                    };
+                    match o.get("ProtocolEnabled").and_then(flag) {
+                        Some(a) => attrs.push((attr, a)),
+                        None => problems.push(bad(&format!("{key}/ProtocolEnabled"))),
+                    }
+                }
+                ("HTTPS", Value::Object(o)) if o.keys().all(|k| k == "Port") => {
+                    match o
+                        .get("Port")
+                        .and_then(Value::as_i64)
+                        .filter(|p| (1..=65535).contains(p))
+                    {
+                        Some(p) => attrs.push(("WebServer.1.HttpsPort", AttributeValue::Integer(p))),
+                        None => problems.push(bad("HTTPS/Port")),
+                    }
+                }
+                ("HostName", Value::String(name)) if !name.is_empty() && name.len() <= 63 => {
+                    attrs.push(("NIC.1.DNSRacName", AttributeValue::from(name.as_str())));
+                }
+                _ => problems.push(messages::base(
+                    "PropertyNotWritable",
+                    &format!("The property {key} is a read only property and cannot be assigned a value."),
+                    &[key],
+                    "Remove the property from the request body and resubmit the request if the operation failed.",
+                    Some(&format!("#/{key}")),
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return super::Reply::error(400, problems);
+        }
+        if Self::lockdown(&s) {
+            return super::Reply::error(400, vec![messages::sys406()]);
+        }
+        if ntp != s.ntp_servers {
+            Self::audit_change(&mut s, caller, "iDRAC.Embedded.1#NTPConfigGroup.1#NTP1");
+            s.ntp_servers = ntp;
+        }
+        for (name, value) in attrs {
+            let target = match name.split('.').collect::<Vec<_>>().as_slice() {
+                [group, index, attr] => format!("iDRAC.Embedded.1#{group}.{index}#{attr}"),
+                _ => name.to_owned(),
+            };
+            Self::audit_change(&mut s, caller, &target);
+            s.dell
+                .entry(AttributeGroup::Idrac)
+                .or_default()
+                .insert(name.to_owned(), value);
+        }
+        super::Reply::ok(messages::success_body(vec![messages::success()]))
     }
 }

@@ -212,6 +212,7 @@ async fn the_idracs_ordering_and_policy_rules_refuse_what_a_real_one_refuses() {
     .await;
     assert_eq!(status, 200);
     assert!(ids(&body).contains(&"Base.1.12.PropertyUnknown".to_owned()), "{body}");
+    assert_eq!(body["UserName"], "u5", "the answer is the account, with the messages");
     // Only annotations: NoOperation.
     let (status, body) = call(url, "PATCH", &format!("{ACCOUNTS}/5"), Some(json!({"@odata.id": "x"}))).await;
     assert_eq!((status, ids(&body)), (400, vec!["Base.1.12.NoOperation".to_owned()]));

@@ -325,3 +325,43 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+#[tokio::test]
+async fn ntp_servers_are_patched_with_the_array_rules_of_dsp0266() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let path = "/redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol";
+    let servers = |v: Value| json!({"NTP": {"NTPServers": v}});
+    assert_eq!(
+        call(
+            url,
+            "PATCH",
+            path,
+            Some(servers(json!([
+                "a.example.invalid",
+                "b.example.invalid",
+                "c.example.invalid"
+            ])))
+        )
+        .await
+        .0,
+        200
+    );
+    // {} keeps an element, null removes one, fewer elements truncate.
+    assert_eq!(call(url, "PATCH", path, Some(servers(json!([{}, null])))).await.0, 200);
+    let (_, now) = get(url, path).await;
+    assert_eq!(now["NTP"]["NTPServers"], json!(["a.example.invalid"]));
+    assert_eq!(
+        call(url, "PATCH", path, Some(json!({"SSH": {"ProtocolEnabled": false}})))
+            .await
+            .0,
+        200
+    );
+    let (_, attrs) = get(
+        url,
+        "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/iDRAC.Embedded.1",
+    )
+    .await;
+    assert_eq!(attrs["Attributes"]["SSH.1.Enable"], "Disabled");
+    assert_eq!(call(url, "PATCH", path, Some(json!({"Id": "x"}))).await.0, 400);
+}

@@ -258,3 +258,30 @@ async fn expand_inlines_references_outside_links_inside_links_or_both() {
     let (status, _) = get(url, &format!("{}?$expand=*($levels=2)", dell::CHASSIS)).await;
     assert_eq!(status, 400, "MaxLevels is 1");
 }
+
+#[tokio::test]
+async fn if_none_match_with_the_current_tag_gets_304_without_a_body() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let first = send(url, "GET", dell::SYSTEM, &[], None).await;
+    let tag = header(&first, "ETag").unwrap();
+    let again = send(url, "GET", dell::SYSTEM, &[("If-None-Match", tag.as_str())], None).await;
+    assert_eq!(again.status(), 304);
+    assert!(again.bytes().await.unwrap().is_empty());
+    let other = send(url, "GET", dell::SYSTEM, &[("If-None-Match", "W/\"0000\"")], None).await;
+    assert_eq!(other.status(), 200);
+}
+
+#[tokio::test]
+async fn a_post_to_a_collections_members_creates_as_a_post_to_the_collection() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let r = raw()
+        .post(format!("{url}/redfish/v1/SessionService/Sessions/Members"))
+        .json(&json!({"UserName": "root", "Password": "calvin"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    assert!(header(&r, "X-Auth-Token").is_some());
+}
