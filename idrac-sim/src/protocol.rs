@@ -91,7 +91,12 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
             .and_then(|r| r.strip_prefix('/'))
             .is_some_and(|id| !id.is_empty() && !id.contains('/'))
     };
-    let write = [dell::SYSTEM, dell::BIOS_SETTINGS, crate::synth::NETWORK_PROTOCOL];
+    let write = [
+        dell::SYSTEM,
+        dell::BIOS_SETTINGS,
+        crate::synth::NETWORK_PROTOCOL,
+        crate::host::MANAGER_NIC,
+    ];
     if write.contains(&path) || path.contains("/DellAttributes/") || is_legacy_attributes(path) {
         return Some(READ_WRITE);
     }

@@ -537,6 +537,9 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         }
         crate::synth::MANAGER_NICS if get && doc(path).is_none() => Reply::ok(host.manager_nics()),
         crate::host::MANAGER_NIC if get && doc(path).is_none() => Reply::ok(host.manager_nic()),
+        crate::host::MANAGER_NIC if patch && doc(path).is_none() => {
+            with_body!(|b: &Value| host.patch_manager_nic(caller, b))
+        }
         crate::synth::NETWORK_PROTOCOL if get && doc(path).is_none() => Reply::ok(host.network_protocol()),
         crate::synth::NETWORK_PROTOCOL if patch && doc(path).is_none() => {
             with_body!(|b: &Value| host.patch_network_protocol(caller, b))

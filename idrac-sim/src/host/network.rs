@@ -91,6 +91,8 @@ impl Host {
             "IPv4StaticAddresses@odata.count": 1,
             "Id": "NIC.1",
             "InterfaceEnabled": self.enabled("IPv4.1.Enable", true),
+            "LinkStatus": "LinkUp",
+            "DHCPv4": {"DHCPEnabled": self.enabled("IPv4.1.DHCPEnable", false)},
             "Links": {"Chassis": {"@odata.id": redfish_client::oem::dell::CHASSIS}},
             "MACAddress": mac.to_ascii_lowercase(),
             "MTUSize": 1500,
@@ -244,4 +246,106 @@ impl Host {
         }
         super::Reply::ok(messages::success_body(vec![messages::success()]))
     }
+}
+
+impl Host {
+    /// `PATCH EthernetInterfaces/NIC.1` of the Manager: `HostName`, `FQDN`, `NameServers` (the
+    /// first), `IPv4Addresses` or `IPv4StaticAddresses` (the first: address, mask, gateway, which
+    /// turns DHCP off) and `DHCPv4.DHCPEnabled`, written to the iDRAC attributes they show.
+    /// The emulator keeps listening where it was started: only the documents change.
+    pub fn patch_manager_nic(&self, caller: &super::Caller, body: &Value) -> super::Reply {
+        use crate::messages;
+        let Some(fields) = body.as_object().filter(|f| !f.is_empty()) else {
+            return super::Reply::error(400, vec![messages::property_missing("HostName")]);
+        };
+        let mut attrs: Vec<(&str, AttributeValue)> = Vec::new();
+        let mut problems = Vec::new();
+        let bad = |name: &str| {
+            messages::base(
+                "PropertyValueFormatError",
+                &format!("The value for the property {name} is of a different format than the property can accept."),
+                &[name],
+                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
+                Some(&format!("#/{name}")),
+            )
+        };
+        let text = |v: &Value| {
+            v.as_str()
+                .filter(|t| !t.is_empty() && t.len() <= 63)
+                .map(AttributeValue::from)
+        };
+        for (key, value) in fields {
+            match key.as_str() {
+                "HostName" => match text(value) {
+                    Some(v) => attrs.push(("NIC.1.DNSRacName", v)),
+                    None => problems.push(bad(key)),
+                },
+                "FQDN" => match value.as_str().and_then(|f| f.split_once('.')) {
+                    Some((host, domain)) if !host.is_empty() && !domain.is_empty() => {
+                        attrs.push(("NIC.1.DNSRacName", host.into()));
+                        attrs.push(("NIC.1.DNSDomainName", domain.into()));
+                    }
+                    _ => problems.push(bad(key)),
+                },
+                "NameServers" => match value.as_array().and_then(|a| a.first()).and_then(|v| v.as_str()) {
+                    Some(dns) if is_ipv4(dns) => attrs.push(("IPv4.1.DNS1", dns.into())),
+                    _ => problems.push(bad(key)),
+                },
+                "IPv4Addresses" | "IPv4StaticAddresses" => {
+                    let first = value.as_array().and_then(|a| a.first());
+                    let mut ok = first.is_some_and(Value::is_object);
+                    for (field, attr) in [
+                        ("Address", "IPv4.1.Address"),
+                        ("SubnetMask", "IPv4.1.Netmask"),
+                        ("Gateway", "IPv4.1.Gateway"),
+                    ] {
+                        match first.and_then(|f| f.get(field)) {
+                            None => {}
+                            Some(Value::String(v)) if is_ipv4(v) => attrs.push((attr, v.as_str().into())),
+                            Some(_) => ok = false,
+                        }
+                    }
+                    if ok {
+                        attrs.push(("IPv4.1.DHCPEnable", "Disabled".into()));
+                    } else {
+                        problems.push(bad(key));
+                    }
+                }
+                "DHCPv4" => match value.get("DHCPEnabled").and_then(Value::as_bool) {
+                    Some(on) => attrs.push(("IPv4.1.DHCPEnable", if on { "Enabled" } else { "Disabled" }.into())),
+                    None => problems.push(bad(key)),
+                },
+                _ => problems.push(messages::base(
+                    "PropertyNotWritable",
+                    &format!("The property {key} is a read only property and cannot be assigned a value."),
+                    &[key],
+                    "Remove the property from the request body and resubmit the request if the operation failed.",
+                    Some(&format!("#/{key}")),
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return super::Reply::error(400, problems);
+        }
+        let mut s = self.change();
+        if Self::lockdown(&s) {
+            return super::Reply::error(400, vec![messages::sys406()]);
+        }
+        for (name, value) in attrs {
+            let target = match name.split('.').collect::<Vec<_>>().as_slice() {
+                [group, index, attr] => format!("iDRAC.Embedded.1#{group}.{index}#{attr}"),
+                _ => name.to_owned(),
+            };
+            Self::audit_change(&mut s, caller, &target);
+            s.dell
+                .entry(AttributeGroup::Idrac)
+                .or_default()
+                .insert(name.to_owned(), value);
+        }
+        super::Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+}
+
+fn is_ipv4(text: &str) -> bool {
+    text.parse::<std::net::Ipv4Addr>().is_ok()
 }

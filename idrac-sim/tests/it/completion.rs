@@ -365,3 +365,34 @@ async fn ntp_servers_are_patched_with_the_array_rules_of_dsp0266() {
     assert_eq!(attrs["Attributes"]["SSH.1.Enable"], "Disabled");
     assert_eq!(call(url, "PATCH", path, Some(json!({"Id": "x"}))).await.0, 400);
 }
+
+#[tokio::test]
+async fn the_managers_address_and_names_are_patched_on_its_nic() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let nic = "/redfish/v1/Managers/iDRAC.Embedded.1/EthernetInterfaces/NIC.1";
+    let change = json!({"HostName": "bmc-7", "IPv4StaticAddresses": [{"Address": "192.0.2.70", "SubnetMask": "255.255.255.0", "Gateway": "192.0.2.1"}],
+                        "NameServers": ["192.0.2.53"]});
+    assert_eq!(call(url, "PATCH", nic, Some(change)).await.0, 200);
+    let (_, now) = get(url, nic).await;
+    assert_eq!(now["HostName"], "bmc-7");
+    assert_eq!(now["IPv4Addresses"][0]["Address"], "192.0.2.70");
+    assert_eq!(now["IPv4Addresses"][0]["AddressOrigin"], "Static");
+    assert_eq!(now["LinkStatus"], "LinkUp");
+    assert_eq!(
+        call(
+            url,
+            "PATCH",
+            nic,
+            Some(json!({"IPv4StaticAddresses": [{"Address": "not-an-ip"}]}))
+        )
+        .await
+        .0,
+        400
+    );
+    let log = fleet.hosts()[0].host.lifecycle_log();
+    assert!(
+        log.iter()
+            .any(|(_, args)| args.get(2).map(String::as_str) == Some("iDRAC.Embedded.1#IPv4.1#Address"))
+    );
+}
