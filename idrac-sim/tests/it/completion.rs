@@ -113,6 +113,17 @@ async fn the_manager_links_dells_services_as_a_real_r750_does_and_each_answers()
         let (status, _) = get(url, target).await;
         assert_eq!(status, 200, "{name} at {target}");
     }
+    for generated in [
+        "/redfish",
+        "/redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol",
+        "/redfish/v1/AccountService/Accounts/9",
+    ] {
+        assert_eq!(mark(url, generated).await.as_deref(), Some("document"), "{generated}");
+    }
+    assert!(
+        mark(url, "/redfish/v1/AccountService/Accounts/2").await.is_none(),
+        "recorded slot"
+    );
     let marked = mark(url, "/redfish/v1/Managers/iDRAC.Embedded.1").await.unwrap();
     assert!(marked.contains("/Links/Oem/Dell/DelliDRACCardService"), "{marked}");
     assert!(
