@@ -358,18 +358,13 @@ impl Host {
         }
     }
 
-    /// The `@odata.type` of log entries: the LogService version of the tree's Lifecycle log
-    /// decides the generation (LogEntry v1_15_0 on 7.x, v1_9_0 on 6.x, as the captures show).
+    /// The `@odata.type` of log entries, by the iDRAC's generation (LogEntry v1_15_0 on 7.x,
+    /// v1_9_0 on 6.x, as the 7.10 and 6.00 captures show).
     fn entry_type(&self) -> &'static str {
-        let lclog = self
-            .fixture
-            .doc("/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog")
-            .and_then(|d| d["@odata.type"].as_str())
-            .unwrap_or_default();
-        if lclog.contains("v1_2_") || lclog.contains("v1_1_") || lclog.contains("v1_0_") {
-            "#LogEntry.v1_9_0.LogEntry"
-        } else {
+        if self.is_7x() {
             "#LogEntry.v1_15_0.LogEntry"
+        } else {
+            "#LogEntry.v1_9_0.LogEntry"
         }
     }
 

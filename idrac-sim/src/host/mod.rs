@@ -56,7 +56,7 @@ pub const MANAGER: &str = redfish_client::oem::dell::MANAGER;
 
 /// The types of the documents a host renders from its state rather than from the tree, which
 /// `$metadata` and `JsonSchemas` list along with the tree's.
-pub const RENDERED_TYPES: [&str; 10] = [
+pub const RENDERED_TYPES: [&str; 11] = [
     "#Session.v1_6_0.Session",
     "#SessionCollection.SessionCollection",
     "#DellJob.v1_5_0.DellJob",
@@ -64,6 +64,7 @@ pub const RENDERED_TYPES: [&str; 10] = [
     "#Job.v1_2_1.Job",
     "#JobCollection.JobCollection",
     "#LogEntry.v1_15_0.LogEntry",
+    "#LogEntry.v1_9_0.LogEntry",
     "#LogEntryCollection.LogEntryCollection",
     "#EventDestination.v1_11_0.EventDestination",
     "#EventDestinationCollection.EventDestinationCollection",

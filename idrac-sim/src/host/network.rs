@@ -31,7 +31,7 @@ impl Host {
             .unwrap_or(default)
     }
 
-    fn is_7x(&self) -> bool {
+    pub(super) fn is_7x(&self) -> bool {
         self.fixture
             .doc(super::MANAGER)
             .and_then(|m| m["FirmwareVersion"].as_str())

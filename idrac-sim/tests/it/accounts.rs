@@ -340,6 +340,10 @@ async fn the_lifecycle_log_records_who_changed_what_newest_first() {
         "User root via IP 127.0.0.1 requested state / configuration change to BIOS.Setup.1-1#LogicalProc using REDFISH."
     );
     assert_eq!(newest["EntryType"], "Oem");
+    assert_eq!(
+        newest["@odata.type"], "#LogEntry.v1_15_0.LogEntry",
+        "the 7.x tree's generation"
+    );
     assert_eq!(newest["OemRecordFormat"], "Dell");
     assert_eq!(
         newest["Oem"]["Dell"]["@odata.type"],
