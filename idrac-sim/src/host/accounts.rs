@@ -20,7 +20,7 @@
 //! - The same accounts are the iDRAC attributes `Users.N.UserName`, `Enable`, `Privilege` and
 //!   `Password`: a change made either way shows the other way.
 //!
-//! [assumed]: the characters refused in a user name, the answer to a duplicate name
+//! Assumed: the characters refused in a user name, the answer to a duplicate name
 //! (ResourceAlreadyExists) and to slot 1 (PropertyNotWritable), custom bit masks showing RoleId
 //! `None`, and that sessions of an account that is cleared, disabled or given a new password end.
 

@@ -189,7 +189,7 @@ impl Host {
     /// `DelliDRACCardService.iDRACResetCfg {"Force", "Preserve": "All"|"Default"|
     /// "ResetAllWithRootDefaults"}`: the iDRAC attributes return to the tree's values (keeping
     /// the network and user attributes and the accounts when asked to preserve them), then
-    /// the iDRAC restarts. [assumed]: that `Default` preserves network and users, and that a
+    /// the iDRAC restarts. Assumed: that `Default` preserves network and users, and that a
     /// full reset leaves root with the configured password.
     pub fn reset_to_defaults(&self, action: &str, body: &Value) -> Reply {
         let (param, allowed): (&str, &[&str]) = if action == "Manager.ResetToDefaults" {

@@ -5,7 +5,7 @@
 //! Shapes: the R750's `EventService` and its empty `Subscriptions` collection (6.00 and 7.10);
 //! a subscription carries what was asked (`Destination`, `EventTypes`, `Context`, `Protocol`,
 //! `SubscriptionType`). SYS423 (no subscriptions for a test event) is the iDRAC registry's.
-//! [assumed]: the subscription limit (8) and which bodies are refused (no `Destination`, one
+//! Assumed: the subscription limit (8) and which bodies are refused (no `Destination`, one
 //! not `http://` or `https://`, a `Protocol` other than Redfish).
 
 use super::{Host, Reply};
