@@ -1,4 +1,4 @@
-//! How an emulated fleet is configured, and the `--latency` / `--fault` syntax of product.md:
+//! How an emulated fleet is configured, and the `--latency` / `--fault` syntax:
 //! `--latency 50ms` or `20ms..80ms`; `--fault KIND[:RATE][@SELECTOR]` with KIND one of `503`,
 //! `reset`, `timeout`, `malformed`, `session-expiry`, `stuck-job`, `job-fails`, `no-return`,
 //! RATE a probability (per request for request faults, per host for host faults), SELECTOR

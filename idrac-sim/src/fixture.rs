@@ -9,6 +9,8 @@
 //! values equal to it).
 
 use crate::rendered::Rendered;
+use crate::synth::{self, Completion};
+use axum::body::Bytes;
 use redfish_client::dependencies::{DependencyEvaluator, Evaluation, Flag};
 use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::attribute_registry::{Attribute, AttributeProperty, AttributeRegistry, AttributeType};
@@ -16,7 +18,7 @@ use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
@@ -112,6 +114,13 @@ pub struct Fixture {
     /// Recorded documents served as they are, serialized on first use and shared by every
     /// host: by path and whether members were expanded.
     served: Mutex<HashMap<String, [Option<Arc<Rendered>>; 2]>>,
+    /// What the emulator added to the tree ([`synth::complete`]).
+    pub completion: Completion,
+    /// Recorded documents that are not JSON (`DIR/redfish/v1/$metadata/index.xml`, schema
+    /// files), by path.
+    texts: HashMap<String, Bytes>,
+    /// The metadata document generated for a tree that records none.
+    metadata: OnceLock<Bytes>,
 }
 
 /// What a host assumes for an attribute whose value the tree does not give (real iDRACs never
@@ -269,7 +278,7 @@ impl Fixture {
         for (path, text) in docs {
             parsed.insert(path.clone(), parse(&locate(&path), text.as_bytes())?);
         }
-        Self::from_docs(model.to_owned(), parsed, &locate)
+        Self::from_docs(model.to_owned(), parsed, HashMap::new(), &locate)
     }
 
     /// A tree in a directory: `DIR/redfish/v1/<path>/index.json`. Other files are ignored.
@@ -290,6 +299,7 @@ impl Fixture {
             });
         }
         let mut parsed = HashMap::new();
+        let mut texts = HashMap::new();
         let mut stack = vec![dir.to_owned()];
         while let Some(d) = stack.pop() {
             let entries = std::fs::read_dir(&d).map_err(|e| FixtureError::Io {
@@ -312,6 +322,11 @@ impl Fixture {
                 } else if p.file_name().is_some_and(|n| n == "index.json") {
                     let Some(rel) = resource_path(dir, &p) else { continue };
                     parsed.insert(rel, read_document(&p)?);
+                } else if p.file_name().is_some_and(|n| n == "index.xml") {
+                    // The mockup layout of a document that is not JSON: `$metadata`, the CSDL
+                    // schema files a real iDRAC serves under `Schemas/`.
+                    let Some(rel) = resource_path(dir, &p) else { continue };
+                    texts.insert(rel, Bytes::from(read_bytes(&p)?));
                 }
             }
         }
@@ -321,14 +336,16 @@ impl Fixture {
             file.push("index.json");
             file.display().to_string()
         };
-        Self::from_docs(dir.display().to_string(), parsed, &locate)
+        Self::from_docs(dir.display().to_string(), parsed, texts, &locate)
     }
 
     fn from_docs(
         name: String,
-        docs: HashMap<String, Value>,
+        mut docs: HashMap<String, Value>,
+        texts: HashMap<String, Bytes>,
         locate: &dyn Fn(&str) -> String,
     ) -> Result<Self, FixtureError> {
+        let completion = synth::complete(&mut docs);
         let invalid = |path: &str, what: String| FixtureError::Invalid {
             path: locate(path),
             what,
@@ -414,7 +431,28 @@ impl Fixture {
             registry_names,
             rendered: Mutex::new(HashMap::new()),
             served: Mutex::new(HashMap::new()),
+            completion,
+            texts,
+            metadata: OnceLock::new(),
         })
+    }
+
+    /// A recorded document that is not JSON, by path.
+    pub fn text(&self, path: &str) -> Option<&Bytes> {
+        self.texts.get(path)
+    }
+
+    /// `$metadata`: the tree's own, else one generated for the namespaces its documents use.
+    pub fn metadata(&self) -> Bytes {
+        if let Some(recorded) = self.texts.get("/redfish/v1/$metadata") {
+            return recorded.clone();
+        }
+        self.metadata
+            .get_or_init(|| {
+                let root_type = self.docs.get("/redfish/v1").and_then(|r| r["@odata.type"].as_str());
+                Bytes::from(crate::odata::metadata(&synth::namespaces(&self.docs), root_type))
+            })
+            .clone()
     }
 
     /// The recorded document at `path` (no trailing slash, no query).
@@ -494,6 +532,11 @@ fn resource_path(dir: &Path, file: &Path) -> Option<String> {
 }
 
 fn read_document(file: &Path) -> Result<Value, FixtureError> {
+    parse(&file.display().to_string(), &read_bytes(file)?)
+}
+
+/// A fixture file's bytes, refusing files over [`MAX_FILE_BYTES`].
+fn read_bytes(file: &Path) -> Result<Vec<u8>, FixtureError> {
     let shown = file.display().to_string();
     let size = std::fs::metadata(file)
         .map_err(|e| FixtureError::Io {
@@ -507,11 +550,10 @@ fn read_document(file: &Path) -> Result<Value, FixtureError> {
             what: format!("{size} bytes; fixture documents larger than {MAX_FILE_BYTES} bytes are refused"),
         });
     }
-    let bytes = std::fs::read(file).map_err(|e| FixtureError::Io {
+    std::fs::read(file).map_err(|e| FixtureError::Io {
         path: shown.clone(),
         source: e,
-    })?;
-    parse(&shown, &bytes)
+    })
 }
 
 fn parse(shown: &str, bytes: &[u8]) -> Result<Value, FixtureError> {

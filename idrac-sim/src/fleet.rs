@@ -1,5 +1,5 @@
 //! Many emulated iDRACs in one process: consecutive ports, shared fixture data and certificate,
-//! per-host state, the listen lines and the inventory file of product.md.
+//! per-host state, the listen lines and the inventory file every `--inventory` command reads.
 
 use crate::config::{ModelSource, SimConfig};
 use crate::fixture::{Fixture, FixtureError};
@@ -160,7 +160,7 @@ impl Fleet {
             .collect()
     }
 
-    /// The fleet in the inventory format of product.md.
+    /// The fleet in the inventory format (`[[bmc]]` entries with name, url, fingerprint).
     pub fn inventory_toml(&self) -> String {
         let mut out = String::from("# Written by rftune sim: one entry per emulated iDRAC.\n");
         for h in &self.hosts {

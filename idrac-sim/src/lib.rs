@@ -24,10 +24,14 @@ pub mod fixture;
 pub mod fleet;
 pub mod host;
 pub mod messages;
+pub mod odata;
 pub mod power;
+pub mod protocol;
+pub mod query;
 pub mod rendered;
 pub mod server;
 pub mod stats;
+pub mod synth;
 pub mod tls;
 
 pub use config::{FaultKind, FaultSpec, Latency, ModelSource, Selector, SimConfig};

@@ -3,7 +3,7 @@
 //! carries its `MessageArgs` (the values its text names) with the `@odata.count` annotations
 //! real iDRACs add, and a severity per id: the DMTF Base registry's for Base ids, Dell's where a
 //! real answer showed it (PSU501 Informational, RAC0679 and LC068 Warning), assumed otherwise.
-//! Ids not listed in idrac-redfish.md are marked in the emulator's docs as assumed.
+//! Ids no real payload or Dell document shows are marked in the emulator's README as assumed.
 
 use serde_json::{Value, json};
 

@@ -2,8 +2,10 @@
 //! routing of iDRAC paths to [`Host`] operations. Unlisted GETs serve the fixture documents.
 
 use crate::config::FaultKind;
-use crate::host::{Availability, Host, Rendered, Reply};
+use crate::host::{Availability, Caller, Host, Rendered, Reply};
 use crate::messages;
+use crate::protocol;
+use crate::query::Query;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -13,7 +15,8 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+const SESSIONS: &str = protocol::SESSIONS;
+const SESSIONS_MEMBERS: &str = "/redfish/v1/SessionService/Sessions/Members";
 /// The DMTF view of the job queue.
 const DMTF_JOBS: &str = crate::host::DMTF_JOBS;
 const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
@@ -80,12 +83,18 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: Bytes,
 ) -> Response {
+    // The client's address, for the Lifecycle log and sessions (loopback when the router is
+    // served without connection info).
+    let address = extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map_or_else(|| "127.0.0.1".to_owned(), |c| c.0.ip().to_string());
     let path = uri.path().trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
-        return json_response(sim_endpoint(&host, &method, sim, &body), false);
+        return json_response(sim_endpoint(&host, &method, sim, &body), &Served::default());
     }
     // A rebooting iDRAC answers nothing, not even on a connection opened before the reset.
     if !host.reachable() {
@@ -105,7 +114,16 @@ async fn handle(
             break;
         }
     }
+    // Every URL answers HEAD as it answers GET, without the body (Dell's API guide: "All URLs
+    // support the HEAD method").
+    let head = method == Method::HEAD;
+    let effective = if head { Method::GET } else { method.clone() };
     let query = uri.query().unwrap_or_default();
+    let mut served = Served {
+        head,
+        path: path.clone(),
+        ..Served::default()
+    };
     let reply = match fault {
         Some(FaultKind::Unavailable) => Reply::error(
             503,
@@ -128,56 +146,162 @@ async fn handle(
             }
             Reply::error(401, vec![messages::no_valid_session()])
         }
-        _ => match authenticate(&host, &method, &path, &headers) {
-            Some(denied) => denied,
-            None => match precondition(&host, &method, &path, query, &headers) {
-                Some(failed) => failed,
-                None => route(&host, &method, &path, query, &body),
-            },
-        },
+        _ => answer(&host, &effective, &path, query, &headers, &body, &address, &mut served),
     };
     if host.config.log_requests {
         tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
+    served.allow = protocol::allowed(&host, &path);
+    served.synthesised = host.synthesised(&path);
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
-        _ => json_response(reply, method == Method::GET),
+        _ => json_response(reply, &served),
     }
 }
 
-/// Paths open without credentials: the service root and the login itself, as on iDRAC.
-fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -> Option<Reply> {
+/// What the response headers need to know beyond the reply: the request, the methods the path
+/// answers, and the tag of the resource before query options shaped the body.
+#[derive(Debug, Default)]
+struct Served {
+    head: bool,
+    path: String,
+    allow: Option<&'static str>,
+    etag: Option<HeaderValue>,
+    /// What the emulator synthesised here ([`crate::synth::SYNTHESISED_HEADER`]).
+    synthesised: Option<String>,
+}
+
+/// Authentication, then the headers and query options that shape the answer, then the route.
+#[allow(clippy::too_many_arguments)] // the parts of one request
+fn answer(
+    host: &Host,
+    method: &Method,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+    address: &str,
+    served: &mut Served,
+) -> Reply {
+    // DSP0266: authentication is processed before any other header that affects the answer.
+    let caller = match authenticate(host, method, path, headers, address) {
+        Ok(c) => c,
+        Err(denied) => {
+            host.audit(
+                &Caller {
+                    user: basic_user(headers).unwrap_or_default(),
+                    address: address.to_owned(),
+                },
+                method.as_str(),
+                path,
+                body,
+                &denied,
+            );
+            return denied;
+        }
+    };
+    if let Some(forbidden) = host.authorize(&caller, method.as_str(), path, body) {
+        return forbidden;
+    }
+    if let Some(refused) = protocol::odata_version(headers) {
+        return refused;
+    }
+    let get = *method == Method::GET;
+    // Query options shape reads; other methods ignore them.
+    let options = if get {
+        match Query::parse(query) {
+            Ok(q) => q,
+            Err(e) => return Reply::error(e.status(), vec![e.message()]),
+        }
+    } else {
+        Query::default()
+    };
+    if let Some(failed) = precondition(host, method, path, headers) {
+        return failed;
+    }
+    let expand_members = options
+        .expand
+        .is_some_and(|e| e.scope != crate::query::ExpandScope::Links);
+    let reply = route(host, method, path, expand_members, body, &caller);
+    if !get {
+        host.audit(&caller, method.as_str(), path, body, &reply);
+        return reply;
+    }
+    if reply.status != 200 || reply.text.is_some() {
+        return reply;
+    }
+    let reply = reply.render();
+    served.etag = etag(&reply);
+    // If-None-Match naming the current tag: 304 without the body (optional in DSP0266; Dell's
+    // API guide lists it for accounts and metadata, here it holds everywhere).
+    if let (Some(tag), Some(wanted)) = (&served.etag, headers.get("If-None-Match").and_then(|v| v.to_str().ok())) {
+        let tag = tag.to_str().unwrap_or_default().trim_start_matches("W/");
+        if wanted
+            .split(',')
+            .any(|w| w.trim() == "*" || w.trim().trim_start_matches("W/") == tag)
+        {
+            return Reply::with_body(304, None);
+        }
+    }
+    let page = protocol::page_size(path);
+    if options.is_empty() && page.is_none() {
+        return reply;
+    }
+    let Some(doc) = reply.json() else { return reply };
+    let read = |p: &str| route(host, &Method::GET, p, false, &[], &caller).json();
+    match crate::query::apply(doc, path, &options, page, &read) {
+        Ok(shaped) => Reply::ok(shaped),
+        Err(e) => Reply::error(e.status(), vec![e.message()]),
+    }
+}
+
+/// Paths open without credentials: the service root and the login itself, as on iDRAC, and
+/// the OData documents (DSP0266). The caller is the account the credentials name, or nobody.
+fn authenticate(host: &Host, method: &Method, path: &str, headers: &HeaderMap, address: &str) -> Result<Caller, Reply> {
     let open = matches!(
         path,
         "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
-    ) || (method == Method::POST && path == SESSIONS);
-    if open {
-        return None;
-    }
+    ) || (method == Method::POST && (path == SESSIONS || path == SESSIONS_MEMBERS));
+    let caller = |user: String| Caller {
+        user,
+        address: address.to_owned(),
+    };
     if let Some(token) = headers.get("X-Auth-Token").and_then(|v| v.to_str().ok()) {
-        return if host.check_token(token) {
-            None
-        } else {
-            Some(Reply::error(401, vec![messages::no_valid_session()]))
+        return match host.check_token(token) {
+            Some(user) => Ok(caller(user)),
+            None if open => Ok(caller(String::new())),
+            None => Err(Reply::error(401, vec![messages::no_valid_session()])),
         };
     }
-    let basic = headers
+    let basic = basic_credentials(headers);
+    match basic.as_ref() {
+        Some((user, pass)) if host.check_basic(user, pass) => Ok(caller(user.clone())),
+        _ if open => Ok(caller(String::new())),
+        Some(_) => Err(Reply::error(401, vec![messages::sys415()])),
+        None => Err(Reply::error(401, vec![messages::no_valid_session()])),
+    }
+}
+
+/// The user name and password of a Basic `Authorization` header.
+fn basic_credentials(headers: &HeaderMap) -> Option<(String, String)> {
+    let raw = headers
         .get("Authorization")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Basic "))
         .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b.trim()).ok())
-        .and_then(|raw| String::from_utf8(raw).ok());
-    match basic.as_deref().and_then(|c| c.split_once(':')) {
-        Some((user, pass)) if host.check_basic(user, pass) => None,
-        Some(_) => Some(Reply::error(401, vec![messages::sys415()])),
-        None => Some(Reply::error(401, vec![messages::no_valid_session()])),
-    }
+        .and_then(|raw| String::from_utf8(raw).ok())?;
+    let (user, pass) = raw.split_once(':')?;
+    Some((user.to_owned(), pass.to_owned()))
+}
+
+fn basic_user(headers: &HeaderMap) -> Option<String> {
+    basic_credentials(headers).map(|(u, _)| u)
 }
 
 /// `If-Match` on a write: the resource's current `ETag` (as a `GET` would give it) must match,
 /// else 412, so a client's read-modify-write cannot overwrite a change it did not see.
-fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: &HeaderMap) -> Option<Reply> {
+fn precondition(host: &Host, method: &Method, path: &str, headers: &HeaderMap) -> Option<Reply> {
     if *method != Method::PATCH {
         return None;
     }
@@ -185,7 +309,17 @@ fn precondition(host: &Host, method: &Method, path: &str, query: &str, headers: 
     if wanted.trim() == "*" {
         return None;
     }
-    let current = route(host, &Method::GET, path, query, &[]);
+    let current = route(
+        host,
+        &Method::GET,
+        path,
+        false,
+        &[],
+        &Caller {
+            user: String::new(),
+            address: String::new(),
+        },
+    );
     let tag = etag(&current)?;
     let tag = tag.to_str().ok()?;
     let matches = wanted
@@ -232,7 +366,7 @@ fn legacy_service(doc: &Value) -> Value {
 }
 
 #[allow(clippy::too_many_lines)] // one match over every routed path reads best whole
-fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> Reply {
+fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], caller: &Caller) -> Reply {
     let doc = |p: &str| host.fixture.doc(p);
     let json_body = || serde_json::from_slice::<Value>(body).ok();
     let bad_json = || {
@@ -259,7 +393,6 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
     let post = *method == Method::POST;
     let patch = *method == Method::PATCH;
     let delete = *method == Method::DELETE;
-    let expand = query.to_ascii_lowercase().contains("expand");
     if needs_configuration_services(path) {
         match host.availability() {
             Availability::LcRestarting if get && path == "/redfish/v1/Systems" => {
@@ -301,10 +434,21 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
     match path {
         // The documents that show host state are kept rendered until that state changes
         // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
+        "/redfish" if get => Reply::ok(json!({"v1": "/redfish/v1/"})),
+        "/redfish/v1/$metadata" if get => Reply::ok_text(host.fixture.metadata(), XML),
+        "/redfish/v1/odata" if get && doc(path).is_none() => Reply::ok(crate::odata::service_document(
+            &host.service_root(doc("/redfish/v1").unwrap_or(&Value::Null)),
+        )),
+        p if get && host.fixture.text(p).is_some() => match host.fixture.text(p) {
+            Some(t) => Reply::ok_text(t.clone(), XML),
+            None => not_found(p),
+        },
         "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
-        SESSIONS if post => with_body!(|b: &Value| host.login(
+        // DSP0266: a POST to a collection's `Members` is a POST to the collection.
+        SESSIONS | SESSIONS_MEMBERS if post => with_body!(|b: &Value| host.login(
             b["UserName"].as_str().unwrap_or_default(),
-            b["Password"].as_str().unwrap_or_default()
+            b["Password"].as_str().unwrap_or_default(),
+            &caller.address,
         )),
         SESSIONS if get => Reply::ok(host.sessions(expand)),
         _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),
@@ -362,7 +506,65 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
         }
         _ if group.is_some() && patch => {
             let g = group.unwrap_or(AttributeGroup::System);
-            with_body!(|b: &Value| host.patch_dell_attributes(g, b))
+            with_body!(|b: &Value| host.patch_dell_attributes(caller, g, b))
+        }
+        crate::host::ACCOUNTS | crate::host::LEGACY_ACCOUNTS if get => Reply::ok(host.accounts()),
+        p if (p.starts_with(crate::host::ACCOUNTS) || p.starts_with(crate::host::LEGACY_ACCOUNTS))
+            && (get || patch)
+            && host.account(p).is_some() =>
+        {
+            if get {
+                host.account(p).unwrap_or_else(|| not_found(p))
+            } else {
+                with_body!(|b: &Value| host.patch_account(caller, p, b))
+            }
+        }
+        p if get && host.log_entries(p).is_some() => Reply::ok(host.log_entries(p).unwrap_or_default()),
+        p if get && p.starts_with(crate::host::LCLOG_ENTRIES) && host.log_entry(p).is_some() => {
+            Reply::ok(host.log_entry(p).unwrap_or_default())
+        }
+        crate::synth::SUBSCRIPTIONS if get => Reply::ok(host.subscriptions()),
+        crate::synth::SUBSCRIPTIONS if post => with_body!(|b: &Value| host.subscribe(b)),
+        p if p.starts_with(crate::synth::SUBSCRIPTIONS) && (get || delete) && host.subscription(p).is_some() => {
+            if get {
+                Reply::ok(host.subscription(p).unwrap_or_default())
+            } else {
+                host.unsubscribe(p)
+            }
+        }
+        p if post && p == format!("{}/Actions/EventService.SubmitTestEvent", crate::synth::EVENT_SERVICE) => {
+            host.submit_test_event()
+        }
+        crate::synth::MANAGER_NICS if get && doc(path).is_none() => Reply::ok(host.manager_nics()),
+        crate::host::MANAGER_NIC if get && doc(path).is_none() => Reply::ok(host.manager_nic()),
+        crate::host::MANAGER_NIC if patch && doc(path).is_none() => {
+            with_body!(|b: &Value| host.patch_manager_nic(caller, b))
+        }
+        crate::synth::NETWORK_PROTOCOL if get && doc(path).is_none() => Reply::ok(host.network_protocol()),
+        crate::synth::NETWORK_PROTOCOL if patch && doc(path).is_none() => {
+            with_body!(|b: &Value| host.patch_network_protocol(caller, b))
+        }
+        p if post
+            && p == format!(
+                "{}/Actions/DelliDRACCardService.iDRACReset",
+                crate::synth::IDRAC_CARD_SERVICE
+            ) =>
+        {
+            with_body!(|b: &Value| host.idrac_card_reset(b))
+        }
+        p if post
+            && p == format!(
+                "{}/Actions/DelliDRACCardService.iDRACResetCfg",
+                crate::synth::IDRAC_CARD_SERVICE
+            ) =>
+        {
+            with_body!(|b: &Value| host.reset_to_defaults("DelliDRACCardService.iDRACResetCfg", b))
+        }
+        p if post && p == format!("{}/Actions/Manager.ResetToDefaults", dell::MANAGER) => {
+            with_body!(|b: &Value| host.reset_to_defaults("Manager.ResetToDefaults", b))
+        }
+        p if post && p == format!("{}/Actions/DellTimeService.ManageTime", crate::synth::TIME_SERVICE) => {
+            with_body!(|b: &Value| host.manage_time(b))
         }
         dell::MANAGER | "/redfish/v1/JobService" if get => match doc(path) {
             Some(d) => Reply::ok(host.with_clock(d)),
@@ -390,14 +592,14 @@ fn route(host: &Host, method: &Method, path: &str, query: &str, body: &[u8]) -> 
             Some(d) => Reply::ok(host.power_sensor(d)),
             None => not_found(p),
         },
-        p if get => match host
+        p if get && doc(p).is_some() => match host
             .fixture
             .served(p, expand, || doc(p).map(|d| expand_members(host, d, expand)))
         {
             Some(d) => Reply::ok_rendered(d),
             None => not_found(p),
         },
-        p if doc(p).is_some() || job_id.is_some() || group.is_some() || session_id.is_some() => Reply::error(
+        p if protocol::allowed(host, p).is_some() => Reply::error(
             405,
             vec![messages::base(
                 "OperationNotAllowed",
@@ -469,7 +671,7 @@ fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply 
 /// The weak `ETag` of a 200 answer with a body: a hash of the body, so it changes with the
 /// resource.
 fn etag(reply: &Reply) -> Option<HeaderValue> {
-    if reply.status != 200 {
+    if reply.status != 200 || reply.text.is_some() {
         return None;
     }
     match (&reply.rendered, &reply.body) {
@@ -479,38 +681,82 @@ fn etag(reply: &Reply) -> Option<HeaderValue> {
     }
 }
 
-fn json_response(reply: Reply, with_etag: bool) -> Response {
-    // Serialized once, for the body and its tag.
-    let reply = if with_etag { reply.render() } else { reply };
+fn json_response(reply: Reply, served: &Served) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let has_body = reply.body.is_some() || reply.rendered.is_some();
-    let tag = if with_etag { etag(&reply) } else { None };
-    let body = match (&reply.rendered, &reply.body) {
-        (Some(r), _) => Body::from(r.body.clone()),
-        (None, Some(v)) => Body::from(serde_json::to_vec(v).unwrap_or_default()),
-        (None, None) => Body::empty(),
+    let reply = if status == StatusCode::OK && reply.text.is_none() {
+        reply.render()
+    } else {
+        reply
+    };
+    let (body, media_type): (Bytes, Option<&'static str>) = match (&reply.text, &reply.rendered, &reply.body) {
+        (Some((text, media)), _, _) => (text.clone(), Some(*media)),
+        (None, Some(r), _) => (r.body.clone(), Some(JSON)),
+        (None, None, Some(v)) => (Bytes::from(serde_json::to_vec(v).unwrap_or_default()), Some(JSON)),
+        (None, None, None) => (Bytes::new(), None),
     };
     let mut resp = Response::builder().status(status);
-    if has_body {
-        resp = resp.header(
-            axum::http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json;odata.metadata=minimal;charset=utf-8"),
-        );
+    if let Some(media) = media_type {
+        resp = resp.header(axum::http::header::CONTENT_TYPE, HeaderValue::from_static(media));
     }
     resp = resp.header(
         axum::http::HeaderName::from_static("odata-version"),
         HeaderValue::from_static("4.0"),
     );
-    if let Some(tag) = tag {
-        resp = resp.header(axum::http::header::ETAG, tag);
+    resp = resp.header(
+        axum::http::header::CACHE_CONTROL,
+        HeaderValue::from_static(protocol::cache_control(&served.path)),
+    );
+    if !served.path.is_empty() {
+        resp = resp.header(
+            axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+    }
+    if (status == StatusCode::OK || status == StatusCode::METHOD_NOT_ALLOWED)
+        && let Some(allow) = served.allow
+    {
+        resp = resp.header(axum::http::header::ALLOW, HeaderValue::from_static(allow));
+    }
+    if status == StatusCode::UNAUTHORIZED {
+        resp = resp.header(
+            axum::http::header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(protocol::WWW_AUTHENTICATE),
+        );
+    }
+    if status == StatusCode::OK {
+        let tag = served.etag.clone().or_else(|| etag(&reply));
+        if let Some(tag) = tag {
+            resp = resp.header(axum::http::header::ETAG, tag);
+        }
+        let odata_type = match (&reply.rendered, &reply.body) {
+            (Some(r), _) => r.odata_type.clone(),
+            (None, Some(v)) => v.get("@odata.type").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        };
+        if let Some(link) = odata_type.as_deref().and_then(protocol::described_by) {
+            resp = resp.header(axum::http::header::LINK, link);
+        }
+    }
+    if status == StatusCode::OK
+        && let Some(mark) = served.synthesised.as_deref()
+        && let Ok(v) = HeaderValue::from_str(mark)
+    {
+        resp = resp.header(crate::synth::SYNTHESISED_HEADER, v);
     }
     for (name, value) in &reply.headers {
         if let Ok(v) = HeaderValue::from_str(value) {
             resp = resp.header(*name, v);
         }
     }
+    let body = if served.head { Body::empty() } else { Body::from(body) };
     resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
 }
+
+/// The media type of `$metadata` and the schema files, as Dell's API guide gives it.
+const XML: &str = "application/xml;charset=utf-8";
+
+/// The media type of every JSON answer, as a real iDRAC sends it.
+const JSON: &str = "application/json;odata.metadata=minimal;charset=utf-8";
 
 /// The `malformed` fault: the real answer, cut in the middle.
 fn truncated(reply: Reply) -> Response {

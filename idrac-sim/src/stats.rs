@@ -75,7 +75,7 @@ impl Stats {
         }
     }
 
-    /// The `/_sim/stats` document (product.md "Contracts").
+    /// The `/_sim/stats` document, whose shape tests and benchmarks rely on.
     pub fn to_json(&self, service_tag: &str) -> Value {
         let map =
             |m: &Mutex<BTreeMap<String, u64>>| m.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();

@@ -164,6 +164,82 @@ impl Host {
         Reply::with_body(204, None)
     }
 
+    /// `DelliDRACCardService.iDRACReset {"Force": "Graceful"|"Force"}` (what Ironic's
+    /// sushy-oem-idrac sends): the iDRAC restarts as after `Manager.Reset`.
+    pub fn idrac_card_reset(&self, body: &Value) -> Reply {
+        let force = body.get("Force").and_then(Value::as_str);
+        if !matches!(force, Some("Graceful" | "Force")) {
+            return Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "DelliDRACCardService.iDRACReset",
+                    "Force",
+                    force,
+                    &["Force", "Graceful"],
+                )],
+            );
+        }
+        let mut s = self.change();
+        s.sessions.clear();
+        s.outage = Some(Outage::idrac_reset(Instant::now(), self.config.boot_time));
+        Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+
+    /// `Manager.ResetToDefaults {"ResetType": "ResetAll"|"PreserveNetworkAndUsers"}` and
+    /// `DelliDRACCardService.iDRACResetCfg {"Force", "Preserve": "All"|"Default"|
+    /// "ResetAllWithRootDefaults"}`: the iDRAC attributes return to the tree's values (keeping
+    /// the network and user attributes and the accounts when asked to preserve them), then
+    /// the iDRAC restarts. Assumed: that `Default` preserves network and users, and that a
+    /// full reset leaves root with the configured password.
+    pub fn reset_to_defaults(&self, action: &str, body: &Value) -> Reply {
+        let (param, allowed): (&str, &[&str]) = if action == "Manager.ResetToDefaults" {
+            ("ResetType", &["ResetAll", "PreserveNetworkAndUsers"])
+        } else {
+            ("Preserve", &["All", "Default", "ResetAllWithRootDefaults"])
+        };
+        let given = body.get(param).and_then(Value::as_str);
+        let Some(kind) = given.filter(|g| allowed.contains(g)) else {
+            return Reply::error(400, vec![messages::action_parameter(action, param, given, allowed)]);
+        };
+        let preserve = matches!(kind, "PreserveNetworkAndUsers" | "Default");
+        let mut s = self.change();
+        for (group, recorded) in &self.fixture.dell_attributes {
+            let live = s.dell.entry(*group).or_default();
+            for (name, value) in recorded {
+                let kept = preserve && ["IPv4.", "NIC.", "Users."].iter().any(|p| name.starts_with(p));
+                if !kept {
+                    live.insert(name.clone(), value.clone());
+                }
+            }
+        }
+        if !preserve {
+            s.accounts = Self::initial_accounts(&self.fixture, &self.config);
+        }
+        s.view = None;
+        s.sessions.clear();
+        s.outage = Some(Outage::idrac_reset(Instant::now(), self.config.boot_time));
+        Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+
+    /// `DellTimeService.ManageTime {"GetRequest": true}`: the iDRAC's time (`TimeData`, ISO
+    /// 8601). Setting the time is refused: the emulator's clock is the machine's.
+    pub fn manage_time(&self, body: &Value) -> Reply {
+        match body.get("GetRequest").and_then(Value::as_bool) {
+            Some(true) => Reply::ok(serde_json::json!({
+                "TimeData": crate::clock::with_offset(std::time::SystemTime::now()),
+            })),
+            other => Reply::error(
+                400,
+                vec![messages::action_parameter(
+                    "DellTimeService.ManageTime",
+                    "GetRequest",
+                    other.map(|_| "false"),
+                    &["true"],
+                )],
+            ),
+        }
+    }
+
     /// `DellBIOSService.DeviceRecovery {"Device": "BIOS"}`: the BIOS is recovered from its
     /// backup image, which power-cycles the host (assumed); the settings stay.
     pub fn bios_device_recovery(&self, body: &Value) -> Reply {

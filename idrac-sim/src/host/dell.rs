@@ -3,7 +3,7 @@
 //! registry and applied at once.
 
 use super::bios::{read_only, unknown_attribute, value_problem};
-use super::{Host, LOCKDOWN, Reply};
+use super::{Caller, Host, LOCKDOWN, Reply};
 use crate::messages::{self, idrac};
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::AttributeGroup;
@@ -15,16 +15,21 @@ impl Host {
     /// Enumerations take the registry's `ValueName` or its `ValueDisplayName` (real registries
     /// name values "0"/"1" while `GET` shows and Dell's tools send the display strings); the
     /// display string is stored.
-    pub fn patch_dell_attributes(&self, group: AttributeGroup, body: &Value) -> Reply {
+    pub fn patch_dell_attributes(&self, caller: &Caller, group: AttributeGroup, body: &Value) -> Reply {
         let mut s = self.change();
         let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
             return Reply::error(400, vec![messages::property_missing("Attributes")]);
         };
+        // The account attributes are the accounts themselves (`accounts`).
+        type Entries<'a> = Vec<(&'a String, &'a Value)>;
+        let (users, requested): (Entries<'_>, Entries<'_>) = requested
+            .iter()
+            .partition(|(k, _)| group == AttributeGroup::Idrac && super::accounts::users_key(k).is_some());
         let registry = self.fixture.manager_registry.as_ref();
         // One index over the registry (the real manager registry has 7,043 attributes).
         let evaluator = registry.map(DependencyEvaluator::new);
         let patch: Attributes = requested
-            .iter()
+            .into_iter()
             .map(|(k, v)| {
                 let value = AttributeValue::from(v.clone());
                 let shown = evaluator
@@ -41,10 +46,16 @@ impl Host {
                 (k.clone(), shown)
             })
             .collect();
-        let unlocking = patch.len() == 1 && patch.get(LOCKDOWN).and_then(AttributeValue::as_str) == Some("Disabled");
+        let unlocking = patch.len() == 1
+            && users.is_empty()
+            && patch.get(LOCKDOWN).and_then(AttributeValue::as_str) == Some("Disabled");
         if Self::lockdown(&s) && !unlocking {
             return Reply::error(400, vec![messages::sys406()]);
         }
+        let users: Vec<(String, AttributeValue)> = users
+            .into_iter()
+            .map(|(k, v)| (k.clone(), AttributeValue::from(v.clone())))
+            .collect();
         let mut candidate = s.dell.get(&group).cloned().unwrap_or_default();
         let mut problems = Vec::new();
         if registry.is_none() {
@@ -90,6 +101,11 @@ impl Host {
         }
         if !problems.is_empty() {
             return Reply::error(400, problems);
+        }
+        if !users.is_empty()
+            && let Err(refused) = self.patch_users_attributes(&mut s, caller, &users)
+        {
+            return Reply::error(400, refused);
         }
         s.dell.insert(group, candidate);
         if group == AttributeGroup::Idrac {

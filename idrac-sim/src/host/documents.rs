@@ -10,6 +10,29 @@ use serde_json::{Value, json};
 use std::time::SystemTime;
 
 impl Host {
+    /// What the emulator synthesised at `path` (the value of
+    /// [`crate::synth::SYNTHESISED_HEADER`]): documents and members it added to the tree, and
+    /// the OData documents it generates for a tree that records none.
+    pub fn synthesised(&self, path: &str) -> Option<String> {
+        let unrecorded = self.fixture.doc(path).is_none();
+        let generated = match path {
+            "/redfish/v1/$metadata" => self.fixture.text(path).is_none(),
+            "/redfish"
+            | "/redfish/v1/odata"
+            | crate::synth::MANAGER_NICS
+            | crate::host::MANAGER_NIC
+            | crate::synth::NETWORK_PROTOCOL
+            | crate::synth::SUBSCRIPTIONS => unrecorded,
+            // Account slots the tree does not record are rendered from a recorded one's shape.
+            p if p.starts_with(crate::host::ACCOUNTS) && p != crate::host::ACCOUNTS => unrecorded,
+            _ => false,
+        };
+        if generated {
+            return Some("document".into());
+        }
+        self.fixture.completion.header(path)
+    }
+
     /// The service root, with this host's service tag.
     pub fn service_root(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
@@ -104,7 +127,11 @@ impl Host {
     pub fn dell_attributes(&self, group: AttributeGroup, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
-        let values = serde_json::to_value(s.dell.get(&group).cloned().unwrap_or_default()).unwrap_or_default();
+        let mut values = s.dell.get(&group).cloned().unwrap_or_default();
+        if group == AttributeGroup::Idrac {
+            Self::users_attributes(&s, &mut values);
+        }
+        let values = serde_json::to_value(values).unwrap_or_default();
         set(&mut doc, &["Attributes"], values);
         doc
     }

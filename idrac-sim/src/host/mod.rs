@@ -12,19 +12,26 @@
 //! `jobs` (the queue and its two views, reboot jobs, windows), `actions` (system, chassis and
 //! manager resets, boot override, BIOS recovery) and `dell` (iDRAC attributes).
 
+mod accounts;
 mod actions;
 mod bios;
 mod dell;
 mod documents;
 mod episodes;
+mod events;
 mod jobs;
+mod logs;
+mod network;
 mod readings;
 mod registry;
 mod reply;
 mod sessions;
 mod timeline;
 
+pub use accounts::{ACCOUNTS, LEGACY_ACCOUNTS};
 pub use jobs::DMTF_JOBS;
+pub use logs::{Caller, FAULT_ENTRIES, LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES};
+pub use network::MANAGER_NIC;
 pub use reply::{Rendered, Reply};
 pub use timeline::Availability;
 
@@ -43,6 +50,25 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
+
+/// The Manager, the origin of most Lifecycle-log entries.
+pub const MANAGER: &str = redfish_client::oem::dell::MANAGER;
+
+/// The types of the documents a host renders from its state rather than from the tree, which
+/// `$metadata` and `JsonSchemas` list along with the tree's.
+pub const RENDERED_TYPES: [&str; 11] = [
+    "#Session.v1_6_0.Session",
+    "#SessionCollection.SessionCollection",
+    "#DellJob.v1_5_0.DellJob",
+    "#DellJobCollection.DellJobCollection",
+    "#Job.v1_2_1.Job",
+    "#JobCollection.JobCollection",
+    "#LogEntry.v1_15_0.LogEntry",
+    "#LogEntry.v1_9_0.LogEntry",
+    "#LogEntryCollection.LogEntryCollection",
+    "#EventDestination.v1_11_0.EventDestination",
+    "#EventDestinationCollection.EventDestinationCollection",
+];
 
 /// A host's kept rendering of one path, with its generation.
 type Kept = (u64, Arc<Rendered>);
@@ -85,6 +111,14 @@ struct State {
     dell: BTreeMap<AttributeGroup, Attributes>,
     sessions: BTreeMap<u64, Session>,
     session_seq: u64,
+    /// The 16 account slots (index 0 is slot 1).
+    accounts: Vec<accounts::Account>,
+    logs: logs::Logs,
+    /// Event subscriptions by id, as served.
+    subscriptions: BTreeMap<String, Value>,
+    subscription_seq: u64,
+    /// The iDRAC's NTP servers, as `NetworkProtocol` lists them.
+    ntp_servers: Vec<String>,
     utilization: f64,
     rng: fastrand::Rng,
     energy_joules: f64,
@@ -191,6 +225,11 @@ impl Host {
             dell,
             sessions: BTreeMap::new(),
             session_seq: 0,
+            accounts: Self::initial_accounts(&fixture, &config),
+            logs: logs::Logs::default(),
+            subscriptions: BTreeMap::new(),
+            subscription_seq: 0,
+            ntp_servers: Vec::new(),
             utilization: 0.0,
             rng: fastrand::Rng::with_seed(config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             // A captured tree's counter goes on from its recorded value.

@@ -2,6 +2,7 @@
 
 use crate::messages;
 pub use crate::rendered::Rendered;
+use axum::body::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -17,6 +18,9 @@ pub struct Reply {
     /// A body already serialized (a cached document, the BIOS registry); served instead of
     /// `body`.
     pub rendered: Option<Arc<Rendered>>,
+    /// A body that is not JSON (`$metadata`, a recorded schema file), with its media type;
+    /// served instead of the others.
+    pub text: Option<(Bytes, &'static str)>,
 }
 
 impl Reply {
@@ -40,6 +44,24 @@ impl Reply {
             headers: Vec::new(),
             body,
             rendered: None,
+            text: None,
+        }
+    }
+
+    /// 200 with a body that is not JSON.
+    pub fn ok_text(body: Bytes, media_type: &'static str) -> Self {
+        Self {
+            text: Some((body, media_type)),
+            ..Self::with_body(200, None)
+        }
+    }
+
+    /// The JSON body, whichever way it is held (parsed again from a rendering).
+    pub fn json(&self) -> Option<Value> {
+        match (&self.body, &self.rendered) {
+            (Some(v), _) => Some(v.clone()),
+            (None, Some(r)) => serde_json::from_slice(&r.body).ok(),
+            (None, None) => None,
         }
     }
 
@@ -58,7 +80,7 @@ impl Reply {
     /// keeping; others come back as they are).
     pub fn render(self) -> Self {
         match (&self.rendered, &self.body) {
-            (None, Some(doc)) if self.status == 200 => Self {
+            (None, Some(doc)) if self.status == 200 && self.text.is_none() => Self {
                 rendered: Some(Arc::new(Rendered::of(doc))),
                 body: None,
                 ..self

@@ -11,16 +11,17 @@ use std::time::{Instant, SystemTime};
 pub(super) struct Session {
     token: String,
     last_used: Instant,
-    user: String,
+    pub(super) user: String,
+    address: String,
 }
 
 impl Host {
-    /// `POST SessionService/Sessions`.
-    pub fn login(&self, username: &str, password: &str) -> Reply {
-        if username != self.config.username || password != self.config.password {
+    /// `POST SessionService/Sessions` from `address`, for an enabled account that may log in.
+    pub fn login(&self, username: &str, password: &str, address: &str) -> Reply {
+        let mut s = self.now();
+        if Self::account_for(&s, username, password).is_none() {
             return Reply::error(401, vec![messages::sys415()]);
         }
-        let mut s = self.now();
         let timeout = self.config.session_timeout;
         s.sessions.retain(|_, sess| sess.last_used.elapsed() < timeout);
         if s.sessions.len() >= self.config.session_limit {
@@ -44,11 +45,12 @@ impl Host {
                 token: token.clone(),
                 last_used: Instant::now(),
                 user: username.to_owned(),
+                address: address.to_owned(),
             },
         );
         self.stats.count_session();
         let location = format!("/redfish/v1/SessionService/Sessions/{id}");
-        Reply::with_body(201, Some(Self::session_json(id, username)))
+        Reply::with_body(201, Some(Self::session_json(id, username, address)))
             .header("X-Auth-Token", token)
             .header("Location", location)
     }
@@ -69,12 +71,12 @@ impl Host {
         format!("{:016x}{:016x}", half(1), half(2))
     }
 
-    fn session_json(id: u64, user: &str) -> Value {
+    fn session_json(id: u64, user: &str, address: &str) -> Value {
         json!({
             "@odata.context": "/redfish/v1/$metadata#Session.Session",
             "@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}"),
             "@odata.type": "#Session.v1_6_0.Session",
-            "ClientOriginIPAddress": "127.0.0.1",
+            "ClientOriginIPAddress": address,
             "Description": "User Session",
             "Id": id.to_string(),
             "Name": "User Session",
@@ -84,18 +86,14 @@ impl Host {
         })
     }
 
-    /// Whether `token` names a live session (and marks it used).
-    pub fn check_token(&self, token: &str) -> bool {
+    /// The user of the live session `token` names (marking it used), if any.
+    pub fn check_token(&self, token: &str) -> Option<String> {
         let mut s = self.now();
         let timeout = self.config.session_timeout;
         s.sessions.retain(|_, sess| sess.last_used.elapsed() < timeout);
-        match s.sessions.values_mut().find(|sess| sess.token == token) {
-            Some(sess) => {
-                sess.last_used = Instant::now();
-                true
-            }
-            None => false,
-        }
+        let sess = s.sessions.values_mut().find(|sess| sess.token == token)?;
+        sess.last_used = Instant::now();
+        Some(sess.user.clone())
     }
 
     /// Drops the session holding `token` (the `session-expiry` fault).
@@ -103,9 +101,9 @@ impl Host {
         self.lock().sessions.retain(|_, sess| sess.token != token);
     }
 
-    /// Whether Basic credentials are right.
+    /// Whether Basic credentials name an enabled account that may log in.
     pub fn check_basic(&self, username: &str, password: &str) -> bool {
-        username == self.config.username && password == self.config.password
+        Self::account_for(&self.now(), username, password).is_some()
     }
 
     /// `DELETE SessionService/Sessions/<id>`.
@@ -130,7 +128,7 @@ impl Host {
             .iter()
             .map(|(id, sess)| {
                 if expand {
-                    Self::session_json(*id, &sess.user)
+                    Self::session_json(*id, &sess.user, &sess.address)
                 } else {
                     json!({"@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}")})
                 }
@@ -150,7 +148,7 @@ impl Host {
             .ok()
             .and_then(|n| s.sessions.get(&n).map(|sess| (n, sess)))
         {
-            Some((n, sess)) => Reply::ok(Self::session_json(n, &sess.user)),
+            Some((n, sess)) => Reply::ok(Self::session_json(n, &sess.user, &sess.address)),
             None => Reply::error(
                 404,
                 vec![messages::not_found(&format!(

@@ -184,6 +184,14 @@ impl Host {
                     job.actual_stop = Some(wall(at));
                     s.pending.clear();
                     s.password_pending.clear();
+                    Self::lc_log_at(
+                        s,
+                        wall(at),
+                        "JCP042",
+                        &[&id, "the maintenance window ended before the job could run"],
+                        "Configuration",
+                        Some(super::MANAGER),
+                    );
                 }
             }
             Event::RebootJobRuns(id) => self.run_reboot_job(s, &id, at),
@@ -191,6 +199,7 @@ impl Host {
     }
 
     pub(super) fn start_boot(&self, s: &mut State, at: Instant) {
+        let mut completed = Vec::new();
         // A reboot job is done once the host restarts.
         for job in s.jobs.values_mut() {
             if job.state == JobState::RebootPending {
@@ -199,7 +208,11 @@ impl Host {
                 job.message = "Reboot is complete.";
                 job.percent = 100;
                 job.actual_stop = Some(wall(at));
+                completed.push(job.id.clone());
             }
+        }
+        for id in completed {
+            Self::lc_log_at(s, wall(at), "JCP037", &[&id], "Configuration", Some(super::MANAGER));
         }
         s.on = true;
         s.boot = Some(Boot {
@@ -252,17 +265,27 @@ impl Host {
         };
         job.actual_stop = Some(wall(at));
         job.percent = 100;
+        let id = job.id.clone();
         if self.faults.job_fails {
             job.state = JobState::Failed;
             job.message_id = "SYS051";
             job.message = "Unable to apply the BIOS configuration changes.";
             s.pending.clear();
             s.password_pending.clear();
+            Self::lc_log_at(
+                s,
+                wall(at),
+                "JCP042",
+                &[&id, "the BIOS configuration changes could not be applied"],
+                "Configuration",
+                Some(super::MANAGER),
+            );
             return;
         }
         job.state = JobState::Completed;
         job.message_id = "PR19";
         job.message = "Job completed successfully.";
+        Self::lc_log_at(s, wall(at), "JCP037", &[&id], "Configuration", Some(super::MANAGER));
         let mut candidate = Self::known(s);
         candidate.extend(std::mem::take(&mut s.pending));
         let evaluation = self.evaluate(&candidate);

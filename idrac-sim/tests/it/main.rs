@@ -2,8 +2,11 @@
 //! would hide a detail (status codes, headers, bodies).
 #![allow(clippy::unwrap_used)]
 
+mod accounts;
 mod bios;
 mod compat;
+mod completion;
+mod conformance;
 mod faults;
 mod fleet;
 mod lifecycle;
