@@ -251,7 +251,8 @@ pub struct UnequalSockets {
     pub quote: Option<String>,
 }
 
-/// What the BIOS does with an NPS it cannot apply (`[nps.fallback]`).
+/// What the BIOS does with an NPS it cannot apply (`[[nps.fallback]]`, one row per set of
+/// generations).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fallback {
@@ -288,9 +289,9 @@ pub struct NpsTables {
     /// Sockets populated differently.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unequal_sockets: Option<UnequalSockets>,
-    /// The BIOS's fallback.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<Fallback>,
+    /// The BIOS's fallback, by generation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallback: Vec<Fallback>,
 }
 
 /// A CPU's maximum SEV ASID count (`[[sev.cpu]]`).
@@ -395,7 +396,7 @@ impl Tables {
         if let Some(u) = &self.nps.unequal_sockets {
             out.push(("nps unequal_sockets".to_owned(), u.source.clone()));
         }
-        if let Some(f) = &self.nps.fallback {
+        for f in &self.nps.fallback {
             out.push(("nps fallback".to_owned(), f.source.clone()));
         }
         if !self.sev.source.is_empty() {
@@ -482,10 +483,10 @@ impl Tables {
         }
         decisions.extend(self.population_decisions(host, &candidates, may_write_other_than_one));
         if may_write_other_than_one
-            && let Some(f) = &self.nps.fallback
-            && host
-                .generation
-                .is_none_or(|g| f.generations.iter().any(|&l| self.counts_as(g, l)))
+            && let Some(f) = self.nps.fallback.iter().find(|f| {
+                host.generation
+                    .is_none_or(|g| f.generations.iter().any(|&l| self.counts_as(g, l)))
+            })
         {
             decisions.push(Decision {
                 table: DataTable::NpsPopulation,
@@ -528,8 +529,12 @@ impl Tables {
     /// enabled. For an emulator that models the fallback, and for the verify step.
     pub fn nps_after_post(&self, host: &HostFacts, written: &str) -> Option<(AttributeValue, Decision)> {
         let generation = host.generation?;
-        let fallback = self.nps.fallback.as_ref()?;
-        if !fallback.generations.iter().any(|&l| self.counts_as(generation, l)) || written == fallback.value {
+        let fallback = self
+            .nps
+            .fallback
+            .iter()
+            .find(|f| f.generations.iter().any(|&l| self.counts_as(generation, l)))?;
+        if written == fallback.value {
             return None;
         }
         let candidates = [AttributeValue::String(written.to_owned())];

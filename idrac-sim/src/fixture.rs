@@ -107,6 +107,9 @@ pub struct Fixture {
     pub sockets: u32,
     /// CPU model string.
     pub cpu_model: String,
+    /// Populated DIMMs per socket, from the `Memory` collection (socket 1 first; empty when the
+    /// tree records none).
+    pub dimms_per_socket: Vec<usize>,
     /// Registry attribute names in document order (the key of a rendering).
     registry_names: Vec<String>,
     /// Rendered registries by their flags, shared by every host of the fleet.
@@ -121,6 +124,40 @@ pub struct Fixture {
     texts: HashMap<String, Bytes>,
     /// The metadata document generated for a tree that records none.
     metadata: OnceLock<Bytes>,
+}
+
+/// Populated DIMMs per socket in the tree's `Memory` collection: a DIMM's socket is the
+/// processor it links (what real iDRACs give), else the letter of Dell's `DIMM.Socket.<letter>`
+/// id; an absent or empty slot does not count.
+fn dimms_per_socket(docs: &HashMap<String, Value>) -> Vec<usize> {
+    let collection = format!("{}/Memory", dell::SYSTEM);
+    let Some(members) = docs.get(&collection).and_then(|c| c["Members"].as_array()) else {
+        return Vec::new();
+    };
+    let mut counts: Vec<usize> = Vec::new();
+    for member in members {
+        let Some(dimm) = member["@odata.id"].as_str().and_then(|p| docs.get(p)) else {
+            continue;
+        };
+        let present = dimm["CapacityMiB"].as_u64().unwrap_or(0) > 0 && dimm["Status"]["State"] != "Absent";
+        let socket = dimm["Links"]["Processors"][0]["@odata.id"]
+            .as_str()
+            .and_then(|p| p.rsplit('.').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .or_else(|| {
+                let letter = dimm["Id"].as_str()?.strip_prefix("DIMM.Socket.")?.chars().next()?;
+                letter
+                    .is_ascii_uppercase()
+                    .then(|| usize::from(letter as u8 - b'A') + 1)
+            });
+        if let (true, Some(socket)) = (present, socket.filter(|s| *s >= 1)) {
+            if counts.len() < socket {
+                counts.resize(socket, 0);
+            }
+            counts[socket - 1] += 1;
+        }
+    }
+    counts
 }
 
 /// What a host assumes for an attribute whose value the tree does not give (real iDRACs never
@@ -427,6 +464,7 @@ impl Fixture {
                 .and_then(|n| u32::try_from(n).ok())
                 .unwrap_or(1),
             cpu_model: text(&system["ProcessorSummary"]["Model"]),
+            dimms_per_socket: dimms_per_socket(&docs),
             docs,
             registry_names,
             rendered: Mutex::new(HashMap::new()),

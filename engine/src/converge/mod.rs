@@ -118,6 +118,10 @@ pub struct HostApply {
     pub rebooted: bool,
     /// The diff after the change.
     pub verify: Option<bios_profiles::StatusCounts>,
+    /// What it means that an attribute reads back another value than the one written, where
+    /// the profile knows (an NPS the BIOS replaced at POST), by attribute.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub readback: BTreeMap<String, String>,
     /// The profile's attributes as the BIOS reports them at the end (from the last read;
     /// for callers such as experiments, not part of the JSON document).
     #[serde(skip)]

@@ -17,6 +17,7 @@ use redfish_client::oem::dell::{DellJob, JobOutcome, JobQueueClear};
 use redfish_client::resources::bios::{Attributes, Bios};
 use redfish_client::resources::computer_system::{PowerState, ResetType};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One host's apply: the run it belongs to, the BMC, and who hears of progress.
@@ -86,6 +87,7 @@ impl Judged {
             job: None,
             rebooted: false,
             verify: None,
+            readback: BTreeMap::new(),
             in_force: profile_values(&self.assessment.profile, &self.assessment.state.bios),
             summary: String::new(),
         }
@@ -530,6 +532,7 @@ impl<'a> Host<'a> {
                 plan_sentence(&judged.plan, result.adopted)
             )
         } else {
+            result.readback = readback_notes(&after, &result.bios);
             let left: Vec<String> = after
                 .diff
                 .changes
@@ -537,13 +540,31 @@ impl<'a> Host<'a> {
                 .filter(|c| !c.status.is_clean())
                 .map(|c| {
                     let has = c.current.as_ref().map_or_else(|| "-".to_owned(), ToString::to_string);
-                    format!("{} ({}: wanted {}, has {has})", c.attribute, c.status, c.desired)
+                    let why = result
+                        .readback
+                        .get(&c.attribute)
+                        .map(|n| format!(": {n}"))
+                        .unwrap_or_default();
+                    format!("{} ({}: wanted {}, has {has}{why})", c.attribute, c.status, c.desired)
                 })
                 .collect();
             format!("not converged after the change: {}", left.join(", "))
         };
         Ok(())
     }
+}
+
+/// For each BIOS attribute that reads back another value than `written` holds for it, what the
+/// profile says that means (an NPS the BIOS replaced at POST), where it says anything.
+fn readback_notes(after: &Assessment, written: &Attributes) -> BTreeMap<String, String> {
+    written
+        .iter()
+        .filter_map(|(name, sent)| {
+            let read = after.state.bios.get(name)?;
+            let note = after.profile.bios.get(name)?.readback_note(sent, read)?;
+            Some((name.clone(), note))
+        })
+        .collect()
 }
 
 /// The BIOS values of the attributes the profile sets.

@@ -98,6 +98,10 @@ fn template(code: &str) -> (&'static str, &'static str) {
         "SYS148" => ("BIOS is configured to reset to defaults on next system restart.", "OK"),
         "SYS149" => ("The process of resetting iDRAC to default settings is initiated.", "OK"),
         "SWC1911" => ("User ID %1 User Password has been changed.", "OK"),
+        "UEFI0391" => (
+            "Memory configuration does not match the enabled NUMA node Per Socket (NPS) setting.",
+            "OK",
+        ),
         _ => ("%1", "OK"),
     }
 }

@@ -22,6 +22,7 @@ mod events;
 mod jobs;
 mod logs;
 mod network;
+mod numa;
 mod readings;
 mod registry;
 mod reply;

@@ -293,6 +293,19 @@ impl Host {
             s.inferred.remove(name);
             s.bios.insert(name.clone(), value.clone());
         }
+        // An NPS the memory population cannot take: POST falls back to NPS 1 (UEFI0391).
+        let written = s
+            .bios
+            .get("NumaNodesPerSocket")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        if let Some(written) = written
+            && let Some(fallback) =
+                super::numa::after_post(&written, &self.fixture.cpu_model, &self.fixture.dimms_per_socket)
+        {
+            s.bios.insert("NumaNodesPerSocket".to_owned(), fallback.into());
+            Self::lc_log_at(s, wall(at), "UEFI0391", &[], "Configuration", None);
+        }
         let passwords = std::mem::take(&mut s.password_pending);
         for (name, new) in passwords {
             if new.is_empty() {

@@ -726,6 +726,42 @@ async fn the_memory_population_rules_of_the_host_s_generation_decide_nps_and_the
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_nps_the_bios_falls_back_from_at_post_is_not_converged_and_says_why() {
+    // A Genoa R7625 with one DIMM pulled: no manual gives Genoa's population rules, so hpc
+    // writes NPS 4 with a warning; the emulated BIOS (assuming every channel must be alike)
+    // boots NPS 1 and logs UEFI0391, and the apply ends not converged, saying what that means.
+    let dir = TempDir::new();
+    without_dimm(&dir.0, "r7625", "DIMM.Socket.B12");
+    let fleet = sim(dir.0.to_str().unwrap(), 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let out = Run::new(&["apply", "--bmc", url, "-p", "hpc", "--reboot", "force", "-o", "json"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "not converged: {}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    assert_eq!(host["outcome"], "not_converged", "{host}");
+    assert_eq!(host["bios"]["NumaNodesPerSocket"], "4", "the value written: {host}");
+    let note = host["readback"]["NumaNodesPerSocket"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("UEFI0391") && note.contains("fell back to NPS 1"),
+        "{host}"
+    );
+    let summary = host["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("NumaNodesPerSocket (drift: wanted 4, has 1: the BIOS reads back NPS 1"),
+        "{summary}"
+    );
+    // The emulated iDRAC's Lifecycle log says so too, as a real one would.
+    let log = client(url)
+        .get_value("/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog/Entries")
+        .await
+        .unwrap();
+    assert!(log.to_string().contains("UEFI0391"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn without_a_terminal_each_host_reports_each_phase_on_one_line() {
     let fleet = sim("r7625", 2, |_| {}).await;
     let dir = TempDir::new();
