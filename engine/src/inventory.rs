@@ -1,16 +1,19 @@
 //! A host's inventory (`rftune.inventory/v1`): identity, firmware, CPUs, DIMMs, power state,
-//! pending BIOS values and open jobs, read with as few round trips as the service allows (the
-//! reads run concurrently). The system is required; the rest is shown when the BMC serves it
-//! and listed as unread when it does not.
+//! pending BIOS values and open jobs, and on request the latest Lifecycle-log entries with who
+//! made each change, read with as few round trips as the service allows (the reads run
+//! concurrently; the log is one more request). The system is required; the rest is shown when
+//! the BMC serves it and listed as unread when it does not.
 
 use crate::connect::{Bmc, Layout};
 use crate::error::Result;
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
 use redfish_client::ODataId;
+use redfish_client::oem::dell::lclog::{self, Actor};
 use redfish_client::oem::dell::{self, DellJob};
 use redfish_client::resources::bios::{Attributes, BiosSettings};
 use redfish_client::resources::computer_system::{ComputerSystem, Memory};
+use redfish_client::resources::log_entry::LogEntry;
 use redfish_client::resources::manager::Manager;
 use serde::Serialize;
 
@@ -44,6 +47,9 @@ pub struct Inventory {
     pub pending_bios: Attributes,
     /// Jobs that have not finished.
     pub open_jobs: Vec<JobSummary>,
+    /// The latest Lifecycle-log entries, newest first, when they were asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Vec<LifecycleEntry>>,
     /// Optional reads that failed: the rest of the inventory is what could be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<Unread>,
@@ -131,9 +137,41 @@ pub struct JobSummary {
     pub message: Option<String>,
 }
 
-/// Reads the inventory of one logged-in BMC. The system is required; DIMMs, the iDRAC, pending
-/// values and jobs are shown when the BMC serves them, and listed as unread when it does not.
-pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
+/// One Lifecycle-log entry.
+#[derive(Debug, Clone, Serialize)]
+pub struct LifecycleEntry {
+    /// The entry's number in the log.
+    pub id: String,
+    /// When (ISO 8601, the iDRAC's clock and offset).
+    pub created: Option<String>,
+    /// `OK`, `Warning`, `Critical`.
+    pub severity: Option<String>,
+    /// The MessageId code, e.g. `RAC1195`.
+    pub message_id: Option<String>,
+    /// The message.
+    pub message: Option<String>,
+    /// Who acted, when the entry names them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub who: Option<Actor>,
+}
+
+impl From<LogEntry> for LifecycleEntry {
+    fn from(e: LogEntry) -> Self {
+        Self {
+            who: lclog::actor(&e),
+            message_id: e.code().map(str::to_owned),
+            id: e.id,
+            created: e.created,
+            severity: e.severity,
+            message: e.message.map(|m| m.trim().to_owned()),
+        }
+    }
+}
+
+/// Reads the inventory of one logged-in BMC, with the latest `lifecycle` Lifecycle-log entries
+/// when it is above 0. The system is required; DIMMs, the iDRAC, pending values, jobs and the
+/// log are shown when the BMC serves them, and listed as unread when it does not.
+pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
     let root = bmc.service_root().await?;
     let layout = bmc.layout().await?;
     let t = &*bmc;
@@ -144,15 +182,24 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
             let system_id = ODataId::new(dell::SYSTEM);
             let memory_id = system_id.join("Memory");
             let idrac = client.dell();
-            let (system, memory, manager, pending, jobs) = tokio::join!(
+            let log = async {
+                if lifecycle == 0 {
+                    None
+                } else {
+                    Some(idrac.lifecycle_log(lifecycle).await)
+                }
+            };
+            let (system, memory, manager, pending, jobs, log) = tokio::join!(
                 client.system(&system_id),
                 client.expanded_members::<Memory>(memory_id.path()),
                 client.get::<Manager>(dell::MANAGER),
                 client.get::<BiosSettings>(dell::BIOS_SETTINGS),
                 idrac.jobs(),
+                log,
             );
             let system = system.map_err(|e| t.explain(e, "reading the system"))?;
-            assemble(
+            let lifecycle = log.and_then(|l| partial.keep("Lifecycle log", l));
+            let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
                 dell::service_tag(&root).map(str::to_owned),
@@ -164,9 +211,17 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
                     .map(|p| p.attributes)
                     .unwrap_or_default(),
                 partial.keep("job queue", jobs).unwrap_or_default(),
-            )
+            );
+            inventory.lifecycle = lifecycle.map(|entries| entries.into_iter().map(LifecycleEntry::from).collect());
+            inventory
         }
         Layout::Generic => {
+            if lifecycle > 0 {
+                partial.unread.push(Unread {
+                    what: "Lifecycle log".to_owned(),
+                    error: "the Lifecycle log is an iDRAC's, and this service is not laid out as one".to_owned(),
+                });
+            }
             let system = t.first_system().await?;
             let memory = partial.keep("DIMM inventory", client.memory(&system).await);
             let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
@@ -238,6 +293,7 @@ fn assemble(
             dimms,
         },
         pending_bios,
+        lifecycle: None,
         open_jobs: jobs
             .into_iter()
             .filter(DellJob::holds_queue)
@@ -256,7 +312,10 @@ fn assemble(
 /// Inventory as a fleet [`Operation`]; the service root is read before logging in (it tells the
 /// layout, and holds the service tag).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Collect;
+pub struct Collect {
+    /// How many of the latest Lifecycle-log entries to read (0: none, no extra request).
+    pub lifecycle: usize,
+}
 
 impl Operation for Collect {
     type Output = Inventory;
@@ -266,6 +325,6 @@ impl Operation for Collect {
     }
 
     async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<Inventory> {
-        collect(bmc).await
+        collect(bmc, self.lifecycle).await
     }
 }

@@ -20,6 +20,11 @@ pub fn select(path: &str, properties: &[&str]) -> String {
     format!("{}{}$select={}", path, separator(path), properties.join(","))
 }
 
+/// `path?$top=N`: at most the first `n` members of a collection.
+pub fn top(path: &str, n: usize) -> String {
+    format!("{}{}$top={n}", path, separator(path))
+}
+
 fn separator(path: &str) -> char {
     if path.contains('?') { '&' } else { '?' }
 }

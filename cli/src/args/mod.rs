@@ -87,6 +87,9 @@ pub enum Command {
     Demo(DemoArgs),
     /// Show what a BMC reports: model, service tag, BIOS and iDRAC versions, CPUs, DIMMs,
     /// power state, pending BIOS values and open jobs.
+    ///
+    /// `--lifecycle 20` adds the latest 20 Lifecycle-log entries and who made each change:
+    /// the way to find out who touched a host rftune reports as drifted.
     Inventory(InventoryArgs),
     /// Compare hosts with a BIOS profile: desired vs current vs pending, per attribute.
     ///
@@ -466,6 +469,11 @@ pub struct InventoryArgs {
     /// The BMC(s) to ask.
     #[command(flatten)]
     pub target: TargetArgs,
+    /// Also show each host's latest N Lifecycle-log entries, newest first, with who made each
+    /// change (user, address, interface) where the entry names them: logins, configuration
+    /// changes, jobs. One more request per host for up to 50 entries (the iDRAC's page).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=10000))]
+    pub lifecycle: Option<u16>,
 }
 
 /// `rftune bios ...`.

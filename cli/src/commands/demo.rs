@@ -68,7 +68,7 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     bmc.login().await?;
 
     say("== 1. Inventory")?;
-    let inventory = rftune_engine::inventory::collect(&mut bmc).await?;
+    let inventory = rftune_engine::inventory::collect(&mut bmc, 0).await?;
     render::text(&render::inventory::table(&inventory))?;
 
     let profile = LoadedProfile::load(&args.profile)?;

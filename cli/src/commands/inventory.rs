@@ -1,5 +1,6 @@
-//! `rftune inventory`: identity, firmware, CPUs, DIMMs, power state, pending BIOS values and
-//! open jobs of one BMC or a fleet, collected by the engine (`rftune.inventory/v1`).
+//! `rftune inventory`: identity, firmware, CPUs, DIMMs, power state, pending BIOS values, open
+//! jobs and (`--lifecycle N`) the latest Lifecycle-log entries of one BMC or a fleet, collected
+//! by the engine (`rftune.inventory/v1`).
 
 use crate::Exit;
 use crate::args::{InventoryArgs, OutputFormat};
@@ -17,8 +18,11 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
     let progress = Arc::new(render::Progress::hosts("inventory", hosts.entries.len(), output));
     let access = Access::new(connect, dirs.clone(), progress.clone());
+    let collect = Collect {
+        lifecycle: args.lifecycle.map_or(0, usize::from),
+    };
     let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), None, Arc::new(Collect), |_, ok| {
+        .fleet_collected(&hosts.entries, &hosts.limits(), None, Arc::new(collect), |_, ok| {
             progress.host_done(ok)
         })
         .await;

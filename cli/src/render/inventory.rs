@@ -1,8 +1,9 @@
-//! The tables of `rftune inventory`: one host's details, or a line per host of a fleet.
+//! The tables of `rftune inventory`: one host's details, or a line per host of a fleet; the
+//! Lifecycle-log entries when they were asked for.
 
 use super::Table;
 use rftune_engine::fleet::HostResult;
-use rftune_engine::inventory::{Inventory, MemoryInventory};
+use rftune_engine::inventory::{Inventory, LifecycleEntry, MemoryInventory};
 use std::fmt::Write;
 
 /// One line per host, then the errors of the hosts that could not be read.
@@ -37,11 +38,56 @@ pub fn fleet_table(results: &[HostResult<Inventory>]) -> String {
         }
     }
     let mut out = t.render();
+    let logged: Vec<(&str, &[LifecycleEntry])> = results
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok())
+        .filter_map(|i| Some((i.host.as_str(), i.lifecycle.as_deref()?)))
+        .collect();
+    if !logged.is_empty() {
+        out.push_str("\nLifecycle log (newest first):\n");
+        out.push_str(&lifecycle_table(&logged));
+    }
     if !errors.is_empty() {
         out.push('\n');
         out.push_str(&errors);
     }
     out
+}
+
+/// The entries of one or more hosts (the HOST column only for a fleet).
+fn lifecycle_table(hosts: &[(&str, &[LifecycleEntry])]) -> String {
+    let fleet = hosts.len() > 1;
+    let mut header = vec!["WHEN", "SEVERITY", "MESSAGE ID", "WHO", "MESSAGE"];
+    if fleet {
+        header.insert(0, "HOST");
+    }
+    let mut t = Table::new(header);
+    for (host, entries) in hosts {
+        for e in *entries {
+            let who = e.who.as_ref().map_or_else(String::new, |a| {
+                let mut w = a.user.clone();
+                if let Some(address) = &a.address {
+                    let _ = write!(w, " from {address}");
+                }
+                if let Some(interface) = &a.interface {
+                    let _ = write!(w, " via {interface}");
+                }
+                w
+            });
+            let mut row = vec![
+                e.created.clone().unwrap_or_default(),
+                e.severity.clone().unwrap_or_default(),
+                e.message_id.clone().unwrap_or_default(),
+                who,
+                e.message.clone().unwrap_or_default(),
+            ];
+            if fleet {
+                row.insert(0, (*host).to_owned());
+            }
+            t.row(row);
+        }
+    }
+    t.render()
 }
 
 /// The single-host table.
@@ -96,6 +142,14 @@ pub fn table(inv: &Inventory) -> String {
             ]);
         }
         out.push_str(&j.render());
+    }
+    match inv.lifecycle.as_deref() {
+        Some([]) => out.push_str("Lifecycle log: no entries\n"),
+        Some(entries) => {
+            let _ = writeln!(out, "\nLifecycle log, latest {} (newest first):", entries.len());
+            out.push_str(&lifecycle_table(&[(inv.host.as_str(), entries)]));
+        }
+        None => {}
     }
     for u in &inv.unread {
         let _ = writeln!(out, "Not read: {} ({})", u.what, u.error);

@@ -73,20 +73,64 @@ impl Client {
         let values: Vec<Value> = self.members(&request::expand(collection, 1)).await?;
         let mut out = Vec::with_capacity(values.len());
         for v in values {
-            let bare_link = v
-                .as_object()
-                .is_some_and(|o| o.len() == 1 && o.contains_key("@odata.id"));
-            if bare_link {
-                let link: Link = serde_json::from_value(v)
-                    .map_err(|e| self.protocol_error("GET", collection, format!("member link: {e}")))?;
-                out.push(self.get(link.odata_id.path()).await?);
-            } else {
-                let url = self.url(collection)?;
-                let bytes = serde_json::to_vec(&v).unwrap_or_default();
-                out.push(decode_json("GET", url.as_str(), &bytes)?);
-            }
+            out.push(self.member(collection, v).await?);
         }
         Ok(out)
+    }
+
+    /// The first `n` members of a collection, in the service's order (newest first for a log),
+    /// as full resources: one request when the service honours `$top` and serves members
+    /// inline (iDRAC log entries do, 50 to a page), more pages only when `n` needs them. A
+    /// service that rejects `$top` with 400 is read page by page without it, and the rest cut.
+    pub async fn first_members<T: DeserializeOwned>(&self, collection: &str, n: usize) -> Result<Vec<T>> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let first: Collection<Value> = match self.get(&request::top(collection, n)).await {
+            Ok(page) => page,
+            Err(e) if e.status() == Some(400) => self.get(collection).await?,
+            Err(e) => return Err(e),
+        };
+        let mut values = first.members;
+        let mut next = first.next_link;
+        let mut pages = 1;
+        while values.len() < n
+            && let Some(page) = next.take()
+        {
+            pages += 1;
+            if pages > 1000 {
+                return Err(self.protocol_error(
+                    "GET",
+                    collection,
+                    "more than 1000 pages of Members@odata.nextLink; refusing to loop",
+                ));
+            }
+            let c: Collection<Value> = self.get(&page).await?;
+            values.extend(c.members);
+            next = c.next_link;
+        }
+        values.truncate(n);
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            out.push(self.member(collection, v).await?);
+        }
+        Ok(out)
+    }
+
+    /// A member as a collection served it: decoded when inline, read when a bare link.
+    async fn member<T: DeserializeOwned>(&self, collection: &str, v: Value) -> Result<T> {
+        let bare_link = v
+            .as_object()
+            .is_some_and(|o| o.len() == 1 && o.contains_key("@odata.id"));
+        if bare_link {
+            let link: Link = serde_json::from_value(v)
+                .map_err(|e| self.protocol_error("GET", collection, format!("member link: {e}")))?;
+            self.get(link.odata_id.path()).await
+        } else {
+            let url = self.url(collection)?;
+            let bytes = serde_json::to_vec(&v).unwrap_or_default();
+            decode_json("GET", url.as_str(), &bytes)
+        }
     }
 
     /// The service root (`/redfish/v1`). Redfish serves it without authentication, so this

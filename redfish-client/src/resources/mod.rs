@@ -7,6 +7,7 @@ pub mod attribute_registry;
 pub mod bios;
 pub mod chassis;
 pub mod computer_system;
+pub mod log_entry;
 pub mod manager;
 pub mod message;
 pub mod power;

@@ -149,3 +149,74 @@ async fn an_empty_password_is_refused_before_anything_is_sent() {
     }
     assert_eq!(bmc.requests().await, Vec::<String>::new(), "nothing was sent");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn lifecycle_entries_say_who_changed_a_host_behind_rftunes_back() {
+    let fleet = super::sim("r7625", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    // Someone stages a BIOS value with their own tool, over Redfish, with a job.
+    let other = super::client(url);
+    other
+        .patch(
+            redfish_client::oem::dell::BIOS_SETTINGS,
+            &serde_json::json!({"Attributes": {"LogicalProc": "Disabled"}}),
+        )
+        .await
+        .unwrap();
+    other.dell().create_bios_job().await.unwrap();
+    let before = super::stats(&fleet, 0)["requests"]["total"].as_u64().unwrap();
+    let out = Run::new(&["inventory", "--bmc", url, "--lifecycle", "3", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let log = doc["lifecycle"].as_array().unwrap();
+    assert_eq!(log.len(), 3, "{log:#?}");
+    let ids: Vec<&str> = log.iter().map(|e| e["message_id"].as_str().unwrap()).collect();
+    // Newest first: rftune's own login, then the job and the change it was made for.
+    assert_eq!(ids, ["USR0030", "JCP040", "RAC1195"], "{log:#?}");
+    for e in log {
+        assert_eq!(e["who"]["user"], "root", "{e:#}");
+        assert_eq!(e["who"]["address"], "127.0.0.1", "{e:#}");
+        assert_eq!(e["who"]["interface"], "REDFISH", "{e:#}");
+        assert!(e["created"].as_str().unwrap().len() >= 19, "{e:#}");
+    }
+    assert!(log[1]["message"].as_str().unwrap().contains("JID_"), "{log:#?}");
+    // One request more than an inventory without the log: root, login, five reads, the log, logout.
+    let used = super::stats(&fleet, 0)["requests"]["total"].as_u64().unwrap() - before;
+    assert_eq!(used, 9);
+    let table = Run::new(&["inventory", "--bmc", url, "--lifecycle", "2"])
+        .output()
+        .await;
+    assert!(table.status.success(), "{}", stderr(&table));
+    let text = stdout(&table);
+    assert!(text.contains("Lifecycle log, latest 2 (newest first):"), "{text}");
+    assert!(text.contains("root from 127.0.0.1 via REDFISH"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_lifecycle_log_longer_than_a_page_is_read_across_pages_and_cut_to_n() {
+    let fleet = super::sim("r7625", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    for _ in 0..30 {
+        // Each a login and a logout (USR0030, USR0032): 60 entries, more than one page of 50.
+        let s = redfish_client::Client::builder(url)
+            .credentials(redfish_client::Credentials::new("root", "calvin"))
+            .build()
+            .unwrap();
+        s.login().await.unwrap();
+        s.logout().await.unwrap();
+    }
+    let out = Run::new(&["inventory", "--bmc", url, "--lifecycle", "55", "-o", "json"])
+        .output()
+        .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let log = doc["lifecycle"].as_array().unwrap();
+    assert_eq!(log.len(), 55);
+    let ids: Vec<u64> = log.iter().map(|e| e["id"].as_str().unwrap().parse().unwrap()).collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] == w[1] + 1),
+        "newest first, none missed: {ids:?}"
+    );
+}

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::odata::ODataId;
 use crate::resources::attribute_registry::AttributeRegistry;
 use crate::resources::bios::Attributes;
+use crate::resources::log_entry::LogEntry;
 use serde_json::json;
 
 /// A borrowed handle for iDRAC-only operations.
@@ -73,6 +74,11 @@ impl Dell<'_> {
             Err(e) if e.status() == Some(404) => self.client.expanded_members(JOBS).await,
             other => other,
         }
+    }
+
+    /// The latest `n` Lifecycle-log entries, newest first: one request for up to a page (50).
+    pub async fn lifecycle_log(&self, n: usize) -> Result<Vec<LogEntry>> {
+        self.client.first_members(super::lclog::LCLOG_ENTRIES, n).await
     }
 
     /// Deletes one job; for a BIOS job this also discards its pending values.

@@ -1,6 +1,6 @@
 //! iDRAC (Dell) specifics: the fixed resource paths, configuration jobs and their states,
-//! `DellAttributes` (iDRAC, system and Lifecycle Controller settings), and Lifecycle Controller
-//! readiness. Models here are IO-free; the actions need the `client` feature.
+//! `DellAttributes` (iDRAC, system and Lifecycle Controller settings), Lifecycle Controller
+//! readiness, and who the Lifecycle log names ([`lclog`]). Models here are IO-free; the actions need the `client` feature.
 
 use crate::odata::ODataId;
 use crate::resources::bios::Attributes;
@@ -12,6 +12,7 @@ use std::fmt;
 
 #[cfg(feature = "client")]
 mod actions;
+pub mod lclog;
 #[cfg(feature = "client")]
 pub use actions::{Dell, JobQueueClear};
 
