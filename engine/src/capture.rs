@@ -6,7 +6,12 @@
 //! versions and what was replaced, never the original values.
 //!
 //! The walk is breadth-first and one request at a time, in link order: the same service gives
-//! the same tree, so a capture of `rftune sim --fixture DIR` reproduces `DIR`.
+//! the same tree. What a service marks as synthesised with [`SYNTHESISED_HEADER`] (`rftune sim`
+//! marks what it adds to a tree that lacks it) is left out: a document marked `document` is not
+//! written and its links are not followed, and the members it names by JSON pointer are removed
+//! from the document before anything else reads it. So a capture of `rftune sim --fixture DIR`
+//! holds what `DIR` recorded and nothing the emulator made up; `$metadata` and the other
+//! non-JSON documents are never captured, since the emulator generates them from the tree.
 
 use crate::error::{Context, Result, bad_input};
 use crate::sanitize::Sanitizer;
@@ -18,6 +23,11 @@ use std::path::{Path, PathBuf};
 /// At most this many resources are read: a guard against a service with endless links.
 pub const MAX_RESOURCES: usize = 5000;
 
+/// The response header with which a service says what in a document it made up rather than
+/// recorded: `document` for the whole document, else the JSON pointers (RFC 6901) of the added
+/// members, separated by `, ` (`rftune sim` sends it).
+pub const SYNTHESISED_HEADER: &str = "X-Rftune-Synthesised";
+
 /// The result of a walk.
 #[derive(Debug, Default)]
 pub struct Captured {
@@ -27,6 +37,8 @@ pub struct Captured {
     pub missing: Vec<(String, String)>,
     /// What was replaced.
     pub replaced: Vec<crate::sanitize::Replaced>,
+    /// Documents the service marked as synthesised whole, left out.
+    pub synthesised: Vec<String>,
 }
 
 /// A capture as an [`Operation`](crate::lifecycle::Operation): the service root first (read
@@ -56,12 +68,25 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
     let mut seen: BTreeSet<String> = queue.iter().cloned().collect();
     let mut raw: BTreeMap<String, Value> = BTreeMap::new();
     let mut missing = Vec::new();
+    let mut synthesised = Vec::new();
     while let Some(path) = queue.pop_front() {
         if raw.len() >= MAX_RESOURCES {
             bad_input!("stopped after {MAX_RESOURCES} resources: the service links more than a BMC should");
         }
-        let doc = match client.get_value(&path).await {
-            Ok(doc) => doc,
+        let doc = match client.get_answer::<Value>(&path).await {
+            Ok(answer) => {
+                let mark = answer.header(SYNTHESISED_HEADER).map(|m| m.trim().to_owned());
+                let mut doc = answer.value;
+                match mark.as_deref() {
+                    Some("document") => {
+                        synthesised.push(path);
+                        continue;
+                    }
+                    Some(pointers) => remove_members(&mut doc, pointers),
+                    None => {}
+                }
+                doc
+            }
             // The root is required; anything else linked but not served is noted.
             Err(e) if path != "/redfish/v1" => {
                 tracing::warn!("{path}: {e}");
@@ -96,7 +121,33 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
         replaced: sanitizer.replaced(),
         resources: raw,
         missing,
+        synthesised,
     })
+}
+
+/// Removes the members at `pointers` (`/Links/Oem/Dell/X, /Actions/Y`) from `doc`; a pointer
+/// to nothing is ignored, as is the document's root.
+fn remove_members(doc: &mut Value, pointers: &str) {
+    // Last first, so removing one array element does not move the next one named.
+    for pointer in pointers.split(',').map(str::trim).filter(|p| !p.is_empty()).rev() {
+        let Some((parent, last)) = pointer.rsplit_once('/') else {
+            continue;
+        };
+        let key = last.replace("~1", "/").replace("~0", "~");
+        match doc.pointer_mut(parent) {
+            Some(Value::Object(map)) => {
+                map.remove(&key);
+            }
+            Some(Value::Array(items)) => {
+                if let Ok(i) = key.parse::<usize>()
+                    && i < items.len()
+                {
+                    items.remove(i);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Writes `captured` under `dir` (which must not exist, or be empty) with `capture.toml`.
@@ -196,6 +247,14 @@ fn manifest_text(captured: &Captured) -> String {
         .collect();
     if !missing.is_empty() {
         doc.insert("not_served".into(), toml::Value::Array(missing));
+    }
+    if !captured.synthesised.is_empty() {
+        let paths = captured
+            .synthesised
+            .iter()
+            .map(|p| toml::Value::from(p.as_str()))
+            .collect();
+        doc.insert("synthesised_left_out".into(), toml::Value::Array(paths));
     }
     format!(
         "# Written by `rftune capture`: identifiers in the tree were replaced by placeholders;\n# the original values are not recorded anywhere.\n{}",
@@ -364,5 +423,26 @@ mod tests {
         ] {
             assert!(file_for(dir, bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn members_marked_synthesised_are_removed_by_their_json_pointers() {
+        let mut doc = serde_json::json!({
+            "Links": {"Oem": {"Dell": {"A": 1, "B/C": 2, "Kept": 3}}},
+            "Actions": {"#Manager.ResetToDefaults": {}, "#Manager.Reset": {}},
+            "List": [0, 1, 2],
+        });
+        remove_members(
+            &mut doc,
+            "/Links/Oem/Dell/A, /Links/Oem/Dell/B~1C, /Actions/#Manager.ResetToDefaults, /List/0, /List/2, /Nothing/Here, ",
+        );
+        assert_eq!(
+            doc,
+            serde_json::json!({
+                "Links": {"Oem": {"Dell": {"Kept": 3}}},
+                "Actions": {"#Manager.Reset": {}},
+                "List": [1],
+            })
+        );
     }
 }

@@ -17,6 +17,8 @@ struct Summary {
     manifest: String,
     resources: usize,
     not_served: Vec<String>,
+    /// Documents the service marked as made up (an emulator's additions), not written.
+    synthesised_left_out: Vec<String>,
     replaced: Vec<Replaced>,
 }
 
@@ -57,6 +59,7 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
         manifest: manifest.display().to_string(),
         resources: captured.resources.len(),
         not_served: captured.missing.iter().map(|(p, _)| p.clone()).collect(),
+        synthesised_left_out: captured.synthesised.clone(),
         replaced: captured
             .replaced
             .iter()
@@ -84,6 +87,12 @@ pub async fn run(args: &CaptureArgs, dirs: &StateDirs, output: OutputFormat) -> 
             }
             if !summary.not_served.is_empty() {
                 text.push_str(&format!("  linked but not served: {}\n", summary.not_served.join(", ")));
+            }
+            if !summary.synthesised_left_out.is_empty() {
+                text.push_str(&format!(
+                    "  left out, marked synthesised by the service: {}\n",
+                    summary.synthesised_left_out.join(", ")
+                ));
             }
             render::text(&text)?;
         }

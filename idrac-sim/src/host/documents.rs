@@ -30,7 +30,25 @@ impl Host {
         if generated {
             return Some("document".into());
         }
-        self.fixture.completion.header(path)
+        // The job queues and the session collection are rendered from the host's state with
+        // `@odata.context`, as a real iDRAC's are; where the tree recorded them without it, it
+        // is the emulator's.
+        let rendered = [
+            redfish_client::oem::dell::OEM_JOBS,
+            redfish_client::oem::dell::JOBS,
+            super::jobs::DMTF_JOBS,
+            crate::protocol::SESSIONS,
+        ];
+        let context = rendered.contains(&path)
+            && self
+                .fixture
+                .doc(path)
+                .is_some_and(|d| d.get("@odata.context").is_none());
+        match (self.fixture.completion.header(path), context) {
+            (added, false) => added,
+            (None, true) => Some("/@odata.context".into()),
+            (Some(added), true) => Some(format!("{added}, /@odata.context")),
+        }
     }
 
     /// The service root, with this host's service tag.

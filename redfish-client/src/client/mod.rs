@@ -23,6 +23,7 @@ mod wire;
 mod writes;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_BODY};
+pub use reads::Answer;
 pub use writes::{Staged, Written};
 
 use crate::auth::{AuthMethod, AuthState, Credentials};

@@ -18,11 +18,32 @@ use serde_json::Value;
 use std::time::Instant;
 use url::Url;
 
+/// A resource as read, with the headers it came with (never the credential headers).
+#[derive(Debug, Clone)]
+pub struct Answer<T> {
+    /// The resource.
+    pub value: T,
+    /// The response headers.
+    pub headers: http::HeaderMap,
+}
+
+impl<T> Answer<T> {
+    /// A header's value, when present and text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
 impl Client {
     /// `GET path`, decoded as `T`; decode errors name the JSON path. A body cut short on the
     /// way is read again within the retry policy; one that is not JSON at all (an HTML page)
     /// or JSON of the wrong shape is an error at once.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        self.get_answer(path).await.map(|a| a.value)
+    }
+
+    /// [`Client::get`], with the response headers.
+    pub async fn get_answer<T: DeserializeOwned>(&self, path: &str) -> Result<Answer<T>> {
         let start = Instant::now();
         let mut attempts = 0u32;
         loop {
@@ -35,7 +56,12 @@ impl Client {
                     tracing::debug!(%url, attempt = attempts, error = %e, "garbled answer; reading again");
                     tokio::time::sleep(wait).await;
                 }
-                other => return other,
+                other => {
+                    return other.map(|value| Answer {
+                        value,
+                        headers: raw.headers,
+                    });
+                }
             }
         }
     }

@@ -39,6 +39,9 @@ pub(super) struct RawResponse {
     pub(super) location: Option<String>,
     pub(super) retry_after: Option<Duration>,
     pub(super) token: Option<Password>,
+    /// Every other header, without the credentials a response can carry (`X-Auth-Token`, kept
+    /// as [`Self::token`], and `Set-Cookie`), so none is ever printed.
+    pub(super) headers: http::HeaderMap,
     pub(super) body: Vec<u8>,
 }
 
@@ -133,11 +136,17 @@ impl Client {
                 location: location.map(|l| url.join(&l).map_or(l, String::from)),
             });
         }
+        let retry_after = header("Retry-After").as_deref().and_then(parse_retry_after);
+        let token = header("X-Auth-Token").map(Password::new);
+        let mut headers = parts.headers;
+        headers.remove("X-Auth-Token");
+        headers.remove(header::SET_COOKIE);
         Ok(RawResponse {
             status,
             location,
-            retry_after: header("Retry-After").as_deref().and_then(parse_retry_after),
-            token: header("X-Auth-Token").map(Password::new),
+            retry_after,
+            token,
+            headers,
             body,
         })
     }

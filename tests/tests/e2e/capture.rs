@@ -157,3 +157,79 @@ async fn a_capture_served_by_the_emulator_captures_to_the_same_tree() {
         assert_eq!(x, y, "{path} differs between the two captures");
     }
 }
+
+/// Every property path of a document (array elements as `[]`), for comparing shapes whose
+/// values the sanitizer and the host's live state change.
+fn shape(v: &Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                let p = format!("{at}/{k}");
+                out.insert(p.clone());
+                shape(x, &p, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| shape(x, &format!("{at}/[]"), out)),
+        _ => {}
+    }
+}
+
+/// What the emulator adds to a tree (links to Dell services, the event service, schema files,
+/// `@odata.context` on collections it renders) is marked `X-Rftune-Synthesised` and left out,
+/// so a capture of the emulator holds exactly the tree it serves, in the same shapes.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_capture_of_the_emulator_holds_what_its_tree_recorded_and_nothing_it_synthesised() {
+    assert_eq!(
+        rftune_engine::capture::SYNTHESISED_HEADER,
+        idrac_sim::synth::SYNTHESISED_HEADER,
+        "the emulator and capture agree on the header"
+    );
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    // The emulator does add to this tree: the Manager links Dell services the tree lacks.
+    let manager = client(url)
+        .get_answer::<Value>(redfish_client::oem::dell::MANAGER)
+        .await
+        .unwrap();
+    let marked = manager.header(idrac_sim::synth::SYNTHESISED_HEADER).unwrap_or_default();
+    assert!(marked.contains("/Links/Oem/Dell/DelliDRACCardService"), "{marked}");
+    assert!(manager.value.pointer("/Links/Oem/Dell/DelliDRACCardService").is_some());
+
+    let work = TempDir::new();
+    let out_dir = work.0.join("capture");
+    let out = Run::new(&["capture", "--bmc", url, "--out", out_dir.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixture = rftune_tests::fixtures_dir().join("r7625");
+    let captured: Vec<_> = files(&out_dir)
+        .into_iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "index.json"))
+        .collect();
+    assert!(captured.len() > 50, "{}", captured.len());
+    for file in captured {
+        let rel = file.strip_prefix(&out_dir).unwrap();
+        let recorded = fixture.join(rel);
+        assert!(
+            recorded.is_file(),
+            "{} is not in the tree the emulator serves",
+            rel.display()
+        );
+        let read = |p: &Path| -> Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+        let (mut got, mut want) = (Default::default(), Default::default());
+        shape(&read(&file), "", &mut got);
+        shape(&read(&recorded), "", &mut want);
+        assert_eq!(
+            got.difference(&want).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "{}: properties the tree does not record",
+            rel.display()
+        );
+        assert_eq!(
+            want.difference(&got).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "{}: recorded properties lost",
+            rel.display()
+        );
+    }
+}
