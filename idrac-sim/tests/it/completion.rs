@@ -289,8 +289,8 @@ async fn the_log_services_list_sel_lifecycle_log_and_fault_list() {
 
 #[tokio::test]
 async fn a_tree_that_records_a_document_is_served_as_recorded() {
-    let dir = std::env::temp_dir().join(format!("idrac-sim-recorded-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("tree");
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/c6615");
     copy_tree(&src, &dir);
     let roles = dir.join("redfish/v1/AccountService/Roles");
@@ -321,7 +321,6 @@ async fn a_tree_that_records_a_document_is_served_as_recorded() {
     assert_eq!(xml, "<edmx:Edmx Version=\"4.0\"/>");
     assert!(mark(url, "/redfish/v1/$metadata").await.is_none());
     drop(fleet);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
