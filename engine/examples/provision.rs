@@ -109,7 +109,7 @@ async fn provision() -> Result<()> {
     let reboots = Arc::new(tokio::sync::Semaphore::new(1));
     let mut retry = Vec::new();
     for r in converge(&access, &dirs, &reboots, false, &plans).await? {
-        match &r.result {
+        match r.result {
             Ok(done) => println!("{}: {:?}: {}", r.entry.name, done.outcome, done.summary),
             // A typed outcome to act on: someone else's work is pending on this host.
             Err(e) if e.kind() == Some(HostErrorKind::PendingWork) => {
@@ -120,7 +120,7 @@ async fn provision() -> Result<()> {
                     .map_or("performance", |p| p.1);
                 retry.push((r.entry.clone(), profile));
             }
-            Err(e) => return Err(Error::bad_input(rftune_engine::error::report(e))),
+            Err(e) => return Err(e),
         }
     }
     for r in converge(&access, &dirs, &reboots, true, &retry).await? {
