@@ -12,6 +12,7 @@ use std::fmt;
 
 #[cfg(feature = "client")]
 mod actions;
+pub mod scp;
 #[cfg(feature = "client")]
 pub use actions::{Dell, JobQueueClear};
 
