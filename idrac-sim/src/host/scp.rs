@@ -510,10 +510,11 @@ impl Host {
         };
         if let Some(doc) = &task.document {
             return match task.format {
-                Format::Json => match serde_json::from_str::<Value>(doc) {
-                    Ok(v) => Reply::ok(v),
-                    Err(_) => Reply::ok_text(doc.clone().into(), "application/json;charset=utf-8"),
-                },
+                // As written: an export's attributes keep their order (Name, Value, ...).
+                Format::Json => Reply::ok_text(
+                    doc.clone().into(),
+                    "application/json;odata.metadata=minimal;charset=utf-8",
+                ),
                 Format::Xml => Reply::ok_text(doc.clone().into(), "application/xml;charset=utf-8"),
             };
         }

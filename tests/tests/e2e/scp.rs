@@ -449,3 +449,119 @@ async fn an_export_is_private_never_overwritten_and_sanitized_only_on_request() 
     }
     assert!(text.contains("\"LogicalProc\""), "settings stay");
 }
+
+/// The `ansible-playbook` of an installation holding Dell's collection (`dellemc.openmanage`,
+/// shipped in PyPI's community `ansible` package), from `RFTUNE_DELL_ANSIBLE_PLAYBOOK`; `None`
+/// after printing why the test is skipped (a failure with `RFTUNE_REQUIRE_TOOLS=1`).
+fn require_dell_ansible() -> Option<std::path::PathBuf> {
+    let playbook = std::env::var_os("RFTUNE_DELL_ANSIBLE_PLAYBOOK")
+        .map(std::path::PathBuf::from)
+        .filter(|p| p.is_file());
+    // The collection lives beside the playbook's Python, in ansible_collections.
+    let has_collection = playbook.as_ref().is_some_and(|p| {
+        let python = p.with_file_name("python");
+        std::process::Command::new(python)
+            .args(["-c", "import ansible_collections.dellemc.openmanage"])
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    rftune_tests::tool_available(
+        "dellemc.openmanage (Ansible)",
+        has_collection,
+        "set RFTUNE_DELL_ANSIBLE_PLAYBOOK to the ansible-playbook of a venv with PyPI's `ansible` package",
+    )
+    .then_some(playbook)
+    .flatten()
+}
+
+/// Runs `play` (YAML) with Dell's collection; returns the JSON callback's document.
+async fn dell_play(playbook: &Path, dir: &Path, play: &str, check: bool) -> Value {
+    let file = dir.join("play.yml");
+    std::fs::write(&file, play).unwrap();
+    let mut cmd = tokio::process::Command::new(playbook);
+    cmd.arg(&file)
+        .env("ANSIBLE_STDOUT_CALLBACK", "ansible.posix.json")
+        .env("ANSIBLE_LOCALHOST_WARNING", "False")
+        .env("ANSIBLE_INVENTORY_UNPARSED_WARNING", "False")
+        .env("ANSIBLE_HOME", dir.join("ansible-home"))
+        .kill_on_drop(true);
+    if check {
+        cmd.arg("--check");
+    }
+    let out = tokio::time::timeout(std::time::Duration::from_secs(300), cmd.output())
+        .await
+        .expect("the play ended within 5 minutes")
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}\n{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The result of the first task of the play.
+fn task_result(doc: &Value) -> &Value {
+    &doc["plays"][0]["tasks"][0]["hosts"]["localhost"]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dells_ansible_module_exports_previews_and_imports_through_the_emulator() {
+    let Some(playbook) = require_dell_ansible() else { return };
+    let fleet = sim("r7625", 1, |c| c.tls = true).await;
+    let port = fleet.hosts()[0].addr.port();
+    let dir = TempDir::new();
+    let share = dir.0.display().to_string();
+    let task = |body: &str| {
+        format!(
+            "- hosts: localhost\n  gather_facts: false\n  tasks:\n    - dellemc.openmanage.idrac_server_config_profile:\n        idrac_ip: 127.0.0.1\n        idrac_port: {port}\n        idrac_user: root\n        idrac_password: calvin\n        validate_certs: false\n        share_name: \"{share}\"\n        job_wait: true\n{body}"
+        )
+    };
+    let export = task(
+        "        command: export\n        scp_file: exported.json\n        export_format: JSON\n        scp_components: [IDRAC, BIOS]\n",
+    );
+    let doc = dell_play(&playbook, &dir.0, &export, false).await;
+    let r = task_result(&doc);
+    assert_eq!(
+        r["msg"], "Successfully exported the Server Configuration Profile.",
+        "{r}"
+    );
+    let exported = std::fs::read_to_string(dir.0.join("exported.json")).unwrap();
+    let (profile, _) = ScpDocument::parse(&exported).unwrap();
+    assert_eq!(
+        profile.components.iter().map(|c| c.fqdd.as_str()).collect::<Vec<_>>(),
+        ["iDRAC.Embedded.1", "BIOS.Setup.1-1"]
+    );
+    let mut edited: Value = serde_json::from_str(&exported).unwrap();
+    let mut found = false;
+    for c in edited["SystemConfiguration"]["Components"].as_array_mut().unwrap() {
+        for a in c["Attributes"].as_array_mut().into_iter().flatten() {
+            if a["Name"] == "LogicalProc" && a["Value"] == "Enabled" {
+                a["Value"] = "Disabled".into();
+                found = true;
+            }
+        }
+    }
+    assert!(found, "the export holds LogicalProc Enabled");
+    std::fs::write(dir.0.join("edited.json"), edited.to_string()).unwrap();
+    let import = task(
+        "        command: import\n        scp_file: edited.json\n        scp_components: [ALL]\n        shutdown_type: Graceful\n",
+    );
+    // Check mode is the module's preview.
+    let doc = dell_play(&playbook, &dir.0, &import, true).await;
+    let r = task_result(&doc);
+    assert_eq!(r["msg"], "Changes found to be applied.", "{r}");
+    assert_eq!(r["changed"], true);
+    let doc = dell_play(&playbook, &dir.0, &import, false).await;
+    let r = task_result(&doc);
+    assert_eq!(
+        r["msg"], "Successfully imported the Server Configuration Profile.",
+        "{r}"
+    );
+    assert_eq!(r["changed"], true, "{r}");
+    assert_eq!(r["scp_status"]["MessageId"], "SYS053", "{r}");
+    let bios = fleet.hosts()[0].host.snapshot().0;
+    assert_eq!(bios["LogicalProc"], "Disabled".into());
+    let doc = dell_play(&playbook, &dir.0, &import, true).await;
+    assert_eq!(task_result(&doc)["msg"], "No changes found to be applied.", "{doc}");
+    eprintln!(
+        "dellemc.openmanage against the emulator: export, check-mode preview, import, preview again; {} requests",
+        stats(&fleet, 0)["requests"]["total"]
+    );
+}
