@@ -408,14 +408,15 @@ pub async fn import_host(run: &ImportRun, bmc: &Bmc, observer: &dyn Observer) ->
     }
     let reboot = needs_reboot(&run.file.document, &run.targets, &state.bios);
     let may_reboot = apply.options.reboot != RebootPolicy::None;
+    let take_slot = |nothing: &'static str| async move {
+        tokio::select! {
+            permit = apply.reboots.clone().acquire_owned() => Ok(permit.expect("the run holds its reboot semaphore open")),
+            _ = interrupt::wait() => Err(crate::Error::from(stopped(bmc, nothing))),
+        }
+    };
     // A host that will reboot waits for its slot before anything is written.
     let slot = if reboot && may_reboot {
-        Some(tokio::select! {
-            permit = apply.reboots.clone().acquire_owned() => permit.expect("the run holds its reboot semaphore open"),
-            _ = interrupt::wait() => {
-                return Err(stopped(bmc, "while waiting for a reboot slot; nothing was sent").into());
-            }
-        })
+        Some(take_slot("while waiting for a reboot slot; nothing was sent").await?)
     } else {
         None
     };
@@ -472,7 +473,16 @@ pub async fn import_host(run: &ImportRun, bmc: &Bmc, observer: &dyn Observer) ->
                 summary,
             });
         }
-        let _slot = slot;
+        // A NoReboot job pauses for a reboot whatever it changes (Dell's Ansible documentation:
+        // it waits until the server is rebooted), iDRAC attributes alone included: such an
+        // import takes its slot now, before the reboot; nothing of it is applied yet.
+        let _slot = match slot {
+            Some(s) => s,
+            None => {
+                take_slot("while waiting for a reboot slot; the paused import job waits for the host's next reboot")
+                    .await?
+            }
+        };
         let lost = |kind: ResetType, happened: bool| {
             let outcome = if happened { "ok" } else { "unknown" };
             let _ = apply.audit.record(

@@ -1,4 +1,4 @@
-//! Profiles ⇄ SCP. [`derive`] writes a profile from an SCP's BIOS and iDRAC (System, iDRAC,
+//! Profiles ⇄ SCP. [`derive()`] writes a profile from an SCP's BIOS and iDRAC (System, iDRAC,
 //! Lifecycle Controller) attributes, under the `scp` source id with the file's name in each
 //! `why`; everything it leaves out is reported with its reason ([`Dropped`]), never lost
 //! silently: NIC and RAID content, attributes an import would skip, read-only ones, names that

@@ -565,3 +565,49 @@ async fn dells_ansible_module_exports_previews_and_imports_through_the_emulator(
         stats(&fleet, 0)["requests"]["total"]
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_import_of_idrac_attributes_alone_still_waits_for_rftunes_reboot() {
+    // A NoReboot import job pauses for a reboot whatever it changes (Dell's Ansible
+    // documentation), so rftune takes a reboot slot once the iDRAC pauses it.
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let file = dir.0.join("thermal.xml");
+    std::fs::write(
+        &file,
+        "<SystemConfiguration>\n<Component FQDD=\"System.Embedded.1\">\n <Attribute Name=\"ThermalSettings.1#ThermalProfile\">Maximum Performance</Attribute>\n</Component>\n</SystemConfiguration>\n",
+    )
+    .unwrap();
+    let f = file.display().to_string();
+    let out = Run::new(&[
+        "scp",
+        "import",
+        &f,
+        "--bmc",
+        url,
+        "--reboot",
+        "force",
+        "--job-timeout",
+        "20s",
+        "--boot-timeout",
+        "20s",
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let doc: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(doc["hosts"][0]["rebooted"], true, "{doc}");
+    assert_eq!(stats(&fleet, 0)["resets"], 1);
+    let system = client(url)
+        .dell()
+        .attributes(redfish_client::oem::dell::AttributeGroup::System)
+        .await
+        .unwrap();
+    assert_eq!(
+        system.attributes["ThermalSettings.1.ThermalProfile"],
+        "Maximum Performance".into()
+    );
+}
