@@ -13,6 +13,17 @@ use rftune_engine::fleet::HostResult;
 use serde::Serialize;
 use serde_json::Value;
 
+/// The schema of `rftune scp export -o json`.
+pub const SCP_EXPORT_SCHEMA: &str = "rftune.scp-export/v1";
+/// The schema of `rftune scp import --preview -o json`.
+pub const SCP_PREVIEW_SCHEMA: &str = "rftune.scp-preview/v1";
+/// The schema of `rftune scp import -o json`.
+pub const SCP_IMPORT_SCHEMA: &str = "rftune.scp-import/v1";
+/// The schema of `rftune scp render -o json`.
+pub const SCP_RENDER_SCHEMA: &str = "rftune.scp-render/v1";
+/// The schema of `rftune profiles derive --from-scp -o json`.
+pub const SCP_DERIVE_SCHEMA: &str = "rftune.scp-derive/v1";
+
 /// Which command wrote an output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DocumentKind {

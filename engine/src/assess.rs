@@ -282,7 +282,12 @@ async fn read(
 
 /// The profile's verdict on a host's state: its violations and its diff, made once per
 /// distinct check by the run's [`CheckMemo`](bios_profiles::CheckMemo).
-fn judge(cache: &RegistryCache, state: HostState, profile: Arc<ResolvedProfile>, strict: bool) -> Assessment {
+pub(crate) fn judge(
+    cache: &RegistryCache,
+    state: HostState,
+    profile: Arc<ResolvedProfile>,
+    strict: bool,
+) -> Assessment {
     let options = ValidateOptions { strict };
     let (violations, diff) = cache
         .checks()

@@ -83,6 +83,8 @@ pub enum Step {
     ClearPending,
     /// One step of an experiment.
     ExperimentStep,
+    /// A Server Configuration Profile imported (`rftune scp import`).
+    ScpImport,
 }
 
 impl Step {
@@ -112,6 +114,7 @@ impl Step {
             Self::ClearJobQueue => "clear-job-queue",
             Self::ClearPending => "clear-pending",
             Self::ExperimentStep => "experiment:step",
+            Self::ScpImport => "scp-import",
         }
     }
 
@@ -131,6 +134,7 @@ impl Step {
                 | Self::DeleteJob
                 | Self::ClearJobQueue
                 | Self::ClearPending
+                | Self::ScpImport
         )
     }
 

@@ -155,11 +155,11 @@ pub fn profile_toml(
     Ok(out)
 }
 
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()
 }
 
-fn toml_key(k: &str) -> String {
+pub(crate) fn toml_key(k: &str) -> String {
     if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         k.to_owned()
     } else {
@@ -167,7 +167,7 @@ fn toml_key(k: &str) -> String {
     }
 }
 
-fn toml_value(v: &AttributeValue) -> Result<String> {
+pub(crate) fn toml_value(v: &AttributeValue) -> Result<String> {
     Ok(match v {
         AttributeValue::String(s) => toml_string(s),
         AttributeValue::Integer(i) => i.to_string(),

@@ -70,6 +70,7 @@ pub mod observe;
 pub mod power;
 pub mod read;
 pub mod sanitize;
+pub mod scp;
 pub mod snapshot;
 pub mod state;
 pub mod table;

@@ -61,6 +61,27 @@ pub fn local(t: SystemTime) -> String {
     )
 }
 
+/// `Wed Feb  3 06:53:31 2021` (UTC), as a configuration export's `TimeStamp` is written.
+pub fn asctime(t: SystemTime) -> String {
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let s = epoch_seconds(t);
+    let days = s.div_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    let rem = s.rem_euclid(86_400);
+    // 1970-01-01 was a Thursday.
+    let weekday = DAYS[usize::try_from((days + 4).rem_euclid(7)).unwrap_or(0)];
+    let month = MONTHS[usize::try_from(m - 1).unwrap_or(0).min(11)];
+    format!(
+        "{weekday} {month} {d:>2} {:02}:{:02}:{:02} {y}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
 /// `2024-08-06T13:48:09+00:00`, as the Manager's `DateTime` and DMTF job times are written.
 pub fn with_offset(t: SystemTime) -> String {
     format!("{}+00:00", local(t))

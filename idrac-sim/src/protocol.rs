@@ -110,6 +110,9 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
     if member_of(crate::synth::SUBSCRIPTIONS) {
         return host.subscription(path).map(|_| READ_DELETE);
     }
+    if member_of(crate::host::TASKS) {
+        return host.scp_task_exists(path).then_some(READ);
+    }
     if member_of(crate::host::LCLOG_ENTRIES) {
         return host.log_entry(path).map(|_| READ);
     }

@@ -475,6 +475,17 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         dell::JOBS | dell::OEM_JOBS if get => Reply::ok(host.jobs(path, expand)),
         dell::JOBS | dell::OEM_JOBS if post => with_body!(|b: &Value| host.create_job_for(b)),
         DMTF_JOBS if get => Reply::ok(host.dmtf_jobs(expand)),
+        p if post && scp_action(p) == Some("ExportSystemConfiguration") => {
+            with_body!(|b: &Value| host.scp_export(caller, b))
+        }
+        p if post && scp_action(p) == Some("ImportSystemConfigurationPreview") => {
+            with_body!(|b: &Value| host.scp_preview(caller, b))
+        }
+        p if post && scp_action(p) == Some("ImportSystemConfiguration") => {
+            with_body!(|b: &Value| host.scp_import(caller, b))
+        }
+        crate::host::TASKS if get => Reply::ok(host.scp_tasks(doc(path))),
+        p if get && host.scp_task_exists(p) => host.scp_task(p.rsplit('/').next().unwrap_or_default()),
         _ if job_id.is_some() && get => host.job(job_collection, job_id.unwrap_or_default()),
         _ if job_id.is_some() && delete => host.delete_job(job_id.unwrap_or_default()),
         _ if post && service_action("DellJobService", "DeleteJobQueue") => {
@@ -611,6 +622,15 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         ),
         p => not_found(p),
     }
+}
+
+/// The SCP action a POST names: `…/Actions/Oem/EID_674_Manager.<action>` (iDRAC 9, the target
+/// the Manager lists) or `…/Actions/Oem/OemManager.<action>` (where Dell's scripts post on
+/// iDRAC 10).
+fn scp_action(path: &str) -> Option<&str> {
+    let rest = path.strip_prefix(dell::MANAGER)?.strip_prefix("/Actions/Oem/")?;
+    rest.strip_prefix("EID_674_Manager.")
+        .or_else(|| rest.strip_prefix("OemManager."))
 }
 
 fn not_found(path: &str) -> Reply {

@@ -347,6 +347,68 @@ fn manager(docs: &mut HashMap<String, Value>, c: &mut Completion, new: bool) {
     );
     add_member(docs, c, MANAGER, &["EthernetInterfaces"], link(MANAGER_NICS));
     add_member(docs, c, MANAGER, &["NetworkProtocol"], link(NETWORK_PROTOCOL));
+    scp_actions(docs, c, new);
+}
+
+/// The Manager's Server Configuration Profile actions, keyed as the firmware writes them
+/// (`#OemManager.ExportSystemConfiguration` on the 7.10 capture,
+/// `#OemManager.v1_4_0.OemManager#OemManager.ExportSystemConfiguration` on 6.00), with the
+/// `EID_674_Manager.*` targets and the parameter values both captures list. A Manager that
+/// records any of them keeps what it records.
+fn scp_actions(docs: &mut HashMap<String, Value>, c: &mut Completion, new: bool) {
+    let recorded = docs
+        .get(MANAGER)
+        .and_then(|m| m.pointer("/Actions/Oem"))
+        .and_then(Value::as_object)
+        .is_some_and(|oem| oem.keys().any(|k| k.contains("SystemConfiguration")));
+    if recorded {
+        return;
+    }
+    let key = |action: &str| {
+        if new {
+            format!("#OemManager.{action}")
+        } else {
+            format!("#OemManager.v1_4_0.OemManager#OemManager.{action}")
+        }
+    };
+    let target = |action: &str| format!("{MANAGER}/Actions/Oem/EID_674_Manager.{action}");
+    let share = |targets: &[&str]| {
+        json!({
+            "IgnoreCertificateWarning@Redfish.AllowableValues": ["Disabled", "Enabled"],
+            "ProxySupport@Redfish.AllowableValues": ["Disabled", "EnabledProxyDefault", "Enabled"],
+            "ProxyType@Redfish.AllowableValues": ["HTTP", "SOCKS4"],
+            "ShareType@Redfish.AllowableValues": ["LOCAL", "NFS", "CIFS", "HTTP", "HTTPS"],
+            "Target@Redfish.AllowableValues": targets,
+        })
+    };
+    let all = crate::host::SCP_TARGETS;
+    let export = json!({
+        "ExportFormat@Redfish.AllowableValues": ["XML", "JSON"],
+        "ExportUse@Redfish.AllowableValues": ["Default", "Clone", "Replace"],
+        "IncludeInExport@Redfish.AllowableValues": ["Default", "IncludeReadOnly", "IncludePasswordHashValues", "IncludeCustomTelemetry"],
+        "ShareParameters": share(&all),
+        "target": target("ExportSystemConfiguration"),
+    });
+    let import = json!({
+        "ExecutionMode@Redfish.AllowableValues": ["Default", "DeployOnSledInsert", "InstantDeploy"],
+        "HostPowerState@Redfish.AllowableValues": ["On", "Off"],
+        "ImportSystemConfiguration@Redfish.AllowableValues": ["TimeToWait", "ImportBuffer"],
+        "ShareParameters": share(&all),
+        "ShutdownType@Redfish.AllowableValues": ["Graceful", "Forced", "NoReboot"],
+        "target": target("ImportSystemConfiguration"),
+    });
+    let preview = json!({
+        "ImportSystemConfigurationPreview@Redfish.AllowableValues": ["ImportBuffer"],
+        "ShareParameters": share(&["ALL"]),
+        "target": target("ImportSystemConfigurationPreview"),
+    });
+    for (action, body) in [
+        ("ExportSystemConfiguration", export),
+        ("ImportSystemConfiguration", import),
+        ("ImportSystemConfigurationPreview", preview),
+    ] {
+        add_member(docs, c, MANAGER, &["Actions", "Oem", &key(action)], body);
+    }
 }
 
 /// A Dell service document, with the actions the emulator implements for it.

@@ -332,9 +332,11 @@ fn shipped_profiles_describe_their_targets() {
         "rome, milan, genoa, bergamo, turin; any model; overrides for genoa, milan, milan, at most 255 threads, rome, rome, at most 255 threads"
     );
     assert!(library.sources().get("amd-58011").unwrap().title.contains("58011"));
-    // The documents the settings and tables cite, two real captures and an export, `snapshot`.
-    assert_eq!(library.sources().iter().count(), 22);
+    // The documents the settings and tables cite, two real captures and an export, `snapshot`
+    // and `scp` (what derived profiles cite).
+    assert_eq!(library.sources().iter().count(), 23);
     assert!(library.sources().contains("snapshot"));
+    assert!(library.sources().contains("scp"));
 }
 
 #[test]

@@ -627,7 +627,11 @@ fn stated_settings_quote_a_source_this_library_holds_words_of() {
         let note = source.note.as_deref().unwrap_or_default().to_lowercase();
         let says_so = note.contains("not quoted") || note.contains("not held");
         assert!(
-            says_so || source.id.ends_with("-capture") || source.id.ends_with("-export") || source.id == "snapshot",
+            says_so
+                || source.id.ends_with("-capture")
+                || source.id.ends_with("-export")
+                || source.id == "snapshot"
+                || source.id == "scp",
             "{}",
             source.id
         );

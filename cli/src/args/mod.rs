@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod nvme;
 pub mod power;
+pub mod scp;
 
 use clap::{Args as ClapArgs, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -144,6 +145,10 @@ pub enum Command {
     /// Read BIOS attributes; clear pending values.
     #[command(subcommand)]
     Bios(BiosCommand),
+    /// Server Configuration Profiles (Dell's bulk configuration document): export them per
+    /// host, preview or import one with apply's rules, render a profile as one.
+    #[command(subcommand)]
+    Scp(scp::ScpCommand),
     /// Record a BMC as a test fixture: walks what rftune reads (service root, systems, BIOS with
     /// pending values and registry, DIMMs, CPUs, the iDRAC with its Dell attributes and job
     /// queues, chassis power, the attribute registries) and writes DIR/redfish/v1/<path>/index.json
@@ -305,8 +310,13 @@ Example:
 #[derive(Debug, ClapArgs)]
 pub struct DiffArgs {
     /// A shipped profile (see `rftune profiles list`) or a profile file.
-    #[arg(long, short = 'p', value_name = "NAME|FILE")]
-    pub profile: String,
+    #[arg(long, short = 'p', value_name = "NAME|FILE", required_unless_present = "scp")]
+    pub profile: Option<String>,
+    /// Compare with a Server Configuration Profile instead: every BIOS and iDRAC attribute an
+    /// import of it would set (never a host's identity or secrets), typed by the first host's
+    /// registry.
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    pub scp: Option<PathBuf>,
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
     #[arg(long)]
     pub strict: bool,
@@ -525,15 +535,32 @@ pub enum ProfilesCommand {
         #[arg(required = true)]
         query: Vec<String>,
     },
-    /// Write a profile (TOML, to stdout) from a snapshot of a known-good server.
+    /// Write a profile (TOML, to stdout) from a snapshot of a known-good server, or from a
+    /// Server Configuration Profile (its BIOS and iDRAC attributes, never a host's identity or
+    /// secrets; what is left out is listed in the file's header and on stderr).
     Derive {
         /// A snapshot file.
+        #[arg(
+            long,
+            value_name = "FILE",
+            required_unless_present = "from_scp",
+            conflicts_with = "from_scp"
+        )]
+        snapshot: Option<PathBuf>,
+        /// A Server Configuration Profile (XML or JSON) instead of a snapshot.
         #[arg(long, value_name = "FILE")]
-        snapshot: PathBuf,
+        from_scp: Option<PathBuf>,
+        /// With --from-scp: a BIOS attribute registry JSON file that types the values (SCP
+        /// values are text); without it a value of digits is an integer unless the catalog
+        /// knows the attribute as an enumeration, and the file says which values were typed so.
+        #[arg(long, value_name = "FILE", requires = "from_scp")]
+        registry: Option<PathBuf>,
         /// The new profile's name.
         #[arg(long)]
         name: String,
-        /// Only these attributes (repeatable; BIOS or iDRAC names). Default: the catalog's settings.
+        /// Only these attributes (repeatable; BIOS or iDRAC names). Default: the catalog's
+        /// settings. With --from-scp these are taken besides the catalog's (either spelling:
+        /// Group.N#Attr or Group.N.Attr).
         #[arg(long = "attribute", short = 'a', value_name = "NAME")]
         attributes: Vec<String>,
         /// The new profile's description.

@@ -12,14 +12,66 @@ use rftune_engine::lifecycle::Access;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
+/// The profile `diff --scp FILE` compares with: the file's BIOS and iDRAC attributes, typed by
+/// the first host's registry and iDRAC values (read once; the registry is cached).
+async fn scp_profile(
+    file: &std::path::Path,
+    hosts: &Hosts,
+    connect: &rftune_engine::ConnectConfig,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<LoadedProfile> {
+    use redfish_client::oem::dell::AttributeGroup;
+    use rftune_engine::scp::profile::{Typing, comparison_profile};
+    let scp = rftune_engine::scp::ScpFile::load(file)?;
+    let Some(first) = hosts.entries.first() else {
+        anyhow::bail!("no host to compare {} with", file.display());
+    };
+    let access = Access::new(connect.clone(), dirs.clone(), Arc::new(crate::render::Notices));
+    let read = rftune_engine::read::ReadState {
+        cache: Arc::new(dirs.registry_cache()),
+        groups: AttributeGroup::ALL.into_iter().collect(),
+        jobs: false,
+    };
+    let state = access.one(first, None, &read).await?;
+    let typing = Typing {
+        registry: Some(&state.registry),
+        idrac: Some(&state.idrac),
+    };
+    let (loaded, derived) = comparison_profile(&scp.document, &scp.name, typing)?;
+    if output == OutputFormat::Table {
+        let left: Vec<String> = derived
+            .dropped_counts()
+            .into_iter()
+            .map(|(reason, n)| format!("{n} {}", reason.describe()))
+            .collect();
+        eprintln!(
+            "rftune: comparing with {} BIOS and {} iDRAC setting(s) of {}; left out: {}",
+            derived.bios.len(),
+            derived.idrac.values().map(|a| a.len()).sum::<usize>(),
+            scp.name,
+            if left.is_empty() {
+                "nothing".to_owned()
+            } else {
+                left.join("; ")
+            }
+        );
+    }
+    Ok(loaded)
+}
+
 /// Runs `rftune diff`.
 pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     // First, so the registry decodes while the profile is parsed and the hosts are read.
     let cache = Arc::new(dirs.registry_cache());
     cache.prefetch_newest();
-    let profile = Arc::new(LoadedProfile::load(&args.profile)?);
     let hosts = Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let profile = Arc::new(match (&args.profile, &args.scp) {
+        (Some(name), _) => LoadedProfile::load(name)?,
+        (None, Some(file)) => scp_profile(file, &hosts, &connect, dirs, output).await?,
+        (None, None) => anyhow::bail!("give --profile NAME or --scp FILE"),
+    });
     let progress = Arc::new(render::Progress::hosts("diff", hosts.entries.len(), output));
     let access = Access::new(connect, dirs.clone(), progress.clone());
     let op = Arc::new(Assess {

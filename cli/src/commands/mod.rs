@@ -16,6 +16,7 @@ pub mod merge;
 pub mod nvme;
 pub mod power;
 pub mod profiles;
+pub mod scp;
 pub mod sim;
 pub mod snapshot;
 
@@ -42,7 +43,8 @@ pub async fn run(args: Args) -> Result<Exit> {
     {
         anyhow::bail!("--output jsonl is only available for rftune diff, apply, restore and merge");
     }
-    if matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
+    let importing = matches!(&args.command, Command::Scp(crate::args::scp::ScpCommand::Import(a)) if !a.preview);
+    if importing || matches!(args.command, Command::Apply(_) | Command::Restore(_)) {
         // Ctrl-C and SIGTERM stop new work but finish reboots in progress (power actions
         // install the same handling themselves).
         crate::signals::install()?;
@@ -58,6 +60,7 @@ pub async fn run(args: Args) -> Result<Exit> {
         Command::Nvme(cmd) => nvme::run(&cmd, &dirs, output).await,
         Command::Experiment(cmd) => experiment::run(&cmd, &dirs, output).await,
         Command::Profiles(cmd) => profiles::run(&cmd, &dirs, output).await,
+        Command::Scp(cmd) => scp::run(&cmd, &dirs, output).await,
         Command::Snapshot(a) => snapshot::snapshot(&a, &dirs, output).await,
         Command::Restore(a) => apply::restore(&a, &dirs, output).await,
         Command::Sim(a) => sim::run(a).await,

@@ -43,11 +43,30 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
         ProfilesCommand::Search { query } => search(&query.join(" "), output),
         ProfilesCommand::Validate(args) => validate(args, dirs, output).await,
         ProfilesCommand::Derive {
+            from_scp: Some(file),
+            registry,
+            name,
+            attributes,
+            description,
+            ..
+        } => derive_from_scp(
+            file,
+            registry.as_deref(),
+            name,
+            attributes,
+            description.as_deref(),
+            output,
+        ),
+        ProfilesCommand::Derive {
             snapshot,
             name,
             attributes,
             description,
+            ..
         } => {
+            let Some(snapshot) = snapshot else {
+                anyhow::bail!("give --snapshot FILE or --from-scp FILE");
+            };
             let snap = Snapshot::load(snapshot)?;
             let selection = if attributes.is_empty() {
                 Selection::Catalog
@@ -61,6 +80,60 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             Ok(Exit::Success)
         }
     }
+}
+
+/// `profiles derive --from-scp FILE`: the profile on stdout (TOML; with `-o json` a document
+/// carrying it and what was left out), a line per reason on stderr for what was left out.
+fn derive_from_scp(
+    file: &std::path::Path,
+    registry: Option<&std::path::Path>,
+    name: &str,
+    attributes: &[String],
+    description: Option<&str>,
+    output: OutputFormat,
+) -> Result<Exit> {
+    use rftune_engine::scp::profile::{Selection, Typing, derive};
+    let scp = rftune_engine::scp::ScpFile::load(file)?;
+    let registry: Option<AttributeRegistry> = match registry {
+        Some(path) => {
+            let text = rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
+            Some(redfish_client::error::decode_json(
+                "FILE",
+                &path.display().to_string(),
+                text.as_bytes(),
+            )?)
+        }
+        None => None,
+    };
+    let selection = if attributes.is_empty() {
+        Selection::Catalog
+    } else {
+        Selection::CatalogAnd(attributes.to_vec())
+    };
+    let typing = Typing {
+        registry: registry.as_ref(),
+        idrac: None,
+    };
+    let derived = derive(&scp.document, &scp.name, name, description, &selection, typing)?;
+    // Parse what we wrote, so a derived file is always valid.
+    LoadedProfile::from_toml(&derived.toml, "derived profile")?;
+    if output == OutputFormat::Json {
+        render::json(
+            &json!({"schema": crate::documents::SCP_DERIVE_SCHEMA, "file": scp.name, "profile": derived.toml,
+            "bios": derived.bios, "idrac": derived.idrac, "dropped": derived.dropped,
+            "assumed_integers": derived.assumed_integers}),
+        )?;
+        return Ok(Exit::Success);
+    }
+    render::text(&derived.toml)?;
+    for (reason, n) in derived.dropped_counts() {
+        eprintln!(
+            "rftune: left out {n} attribute(s) of {}: {}",
+            scp.name,
+            reason.describe()
+        );
+    }
+    Ok(Exit::Success)
 }
 
 fn list(output: OutputFormat) -> Result<Exit> {

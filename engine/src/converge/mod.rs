@@ -196,6 +196,21 @@ pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> R
     Ok(result)
 }
 
+/// Deletes the pending BIOS work in the way of another writer (an SCP import) as
+/// `--replace-pending` does for an apply: each open job deleted (through the job service when a
+/// direct delete fails), or the pending values cleared, each in the run's audit log.
+pub(crate) async fn replace_pending_work(
+    run: &ApplyRun,
+    bmc: &Bmc,
+    observer: &dyn Observer,
+    open_jobs: &[redfish_client::oem::dell::DellJob],
+    pending: &Attributes,
+) -> Result<()> {
+    Host::new(run, bmc, observer)
+        .replace_pending_work(open_jobs, pending)
+        .await
+}
+
 /// Apply as a fleet [`Operation`]: [`apply_host`] on each host, within the lifecycle (and the
 /// audit log) of [`crate::lifecycle::Access`].
 #[derive(Debug, Clone)]

@@ -311,7 +311,13 @@ impl<'a> Host<'a> {
 
     /// Deletes the open BIOS jobs (and with them their values), or the pending values alone.
     async fn replace_pending(&self, judged: &Judged) -> Result<()> {
-        for j in &judged.open_jobs {
+        self.replace_pending_work(&judged.open_jobs, &judged.assessment.state.pending)
+            .await
+    }
+
+    /// [`Host::replace_pending`] of these jobs and pending values (also for an SCP import).
+    pub(super) async fn replace_pending_work(&self, open_jobs: &[DellJob], pending: &Attributes) -> Result<()> {
+        for j in open_jobs {
             if j.outcome() == JobOutcome::Running {
                 let message = format!(
                     "BIOS job {} is running; wait for it to finish before replacing it",
@@ -350,8 +356,7 @@ impl<'a> Host<'a> {
             );
             self.observer.event(&Event::notice(self.name(), text));
         }
-        let pending = &judged.assessment.state.pending;
-        if judged.open_jobs.is_empty() && !pending.is_empty() {
+        if open_jobs.is_empty() && !pending.is_empty() {
             self.bmc
                 .client
                 .dell()

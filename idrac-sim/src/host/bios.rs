@@ -203,7 +203,7 @@ pub(super) fn read_only(name: &str) -> Vec<Value> {
 
 /// A PATCH to an attribute hidden in the planned state. What a real iDRAC answers is not
 /// documented; SYS427 with Base PropertyNotWritable is assumed (idrac-sim/README.md).
-fn hidden(name: &str) -> Vec<Value> {
+pub(super) fn hidden(name: &str) -> Vec<Value> {
     not_writable(name, "hidden")
 }
 
@@ -233,7 +233,7 @@ fn not_writable(name: &str, why: &str) -> Vec<Value> {
 
 /// A value an iDRAC 7.x `Value` rule excludes in the planned state: SYS426, as for a value not
 /// in the registry's list, naming the values still allowed and why (assumed wording).
-fn not_allowed_now(name: &str, value: &AttributeValue, allowed: &Allowed<'_>) -> Vec<Value> {
+pub(super) fn not_allowed_now(name: &str, value: &AttributeValue, allowed: &Allowed<'_>) -> Vec<Value> {
     let related = format!("#/Attributes/{name}");
     let shown = value.to_string();
     let because: Vec<String> = allowed

@@ -21,6 +21,8 @@ pub(super) enum JobKind {
     Bios,
     /// Restarts the host when its start time comes.
     Reboot(RebootKind),
+    /// A Server Configuration Profile export, preview or import (`scp`).
+    Scp(super::scp::ScpKind),
 }
 
 /// `RebootJobType` of `DellJobService.CreateRebootJob`.
@@ -95,6 +97,7 @@ impl Job {
         match self.kind {
             JobKind::Bios => "Configure: BIOS.Setup.1-1",
             JobKind::Reboot(_) => "Reboot Job",
+            JobKind::Scp(k) => k.name(),
         }
     }
 
@@ -102,6 +105,7 @@ impl Job {
         match self.kind {
             JobKind::Bios => "BIOSConfiguration",
             JobKind::Reboot(k) => k.job_type(),
+            JobKind::Scp(k) => k.job_type(),
         }
     }
 
@@ -150,6 +154,7 @@ impl Job {
         let name = match self.kind {
             JobKind::Bios => "ConfigBIOS:BIOS.Setup.1-1",
             JobKind::Reboot(_) => "Reboot Job",
+            JobKind::Scp(k) => k.name(),
         };
         json!({
             "@odata.context": "/redfish/v1/$metadata#Job.Job",

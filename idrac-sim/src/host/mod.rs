@@ -26,6 +26,7 @@ mod numa;
 mod readings;
 mod registry;
 mod reply;
+mod scp;
 mod sessions;
 mod timeline;
 
@@ -34,6 +35,7 @@ pub use jobs::DMTF_JOBS;
 pub use logs::{Caller, FAULT_ENTRIES, LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES};
 pub use network::MANAGER_NIC;
 pub use reply::{Rendered, Reply};
+pub use scp::{TARGETS as SCP_TARGETS, TASKS};
 pub use timeline::Availability;
 
 use crate::config::{FaultKind, SimConfig};
@@ -109,6 +111,8 @@ struct State {
     boot_override: serde_json::Map<String, Value>,
     jobs: BTreeMap<String, Job>,
     job_seq: u64,
+    /// The SCP jobs' own state (export, preview, import), by job id.
+    scp: BTreeMap<String, scp::Task>,
     dell: BTreeMap<AttributeGroup, Attributes>,
     sessions: BTreeMap<u64, Session>,
     session_seq: u64,
@@ -223,6 +227,7 @@ impl Host {
             boot_override,
             jobs: BTreeMap::new(),
             job_seq: 0,
+            scp: BTreeMap::new(),
             dell,
             sessions: BTreeMap::new(),
             session_seq: 0,

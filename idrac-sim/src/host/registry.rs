@@ -16,7 +16,7 @@ use std::sync::Arc;
 #[derive(Debug, Default)]
 pub(super) struct View {
     pub(super) hidden: BTreeSet<String>,
-    read_only: BTreeSet<String>,
+    pub(super) read_only: BTreeSet<String>,
     /// The served registry, once rendered.
     registry: Option<Arc<Rendered>>,
 }

@@ -48,6 +48,8 @@ enum Event {
     WindowOpens(String),
     WindowCloses(String),
     RebootJobRuns(String),
+    /// An SCP job's next step (`scp`).
+    ScpDue(String),
 }
 
 impl Host {
@@ -56,7 +58,10 @@ impl Host {
         self.fire_due(s, now);
         self.account_energy(s, now);
         if let Some(boot) = s.boot
-            && let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running)
+            && let Some(job) = s.jobs.values_mut().find(|j| {
+                j.state == JobState::Running
+                    && matches!(j.kind, JobKind::Bios | JobKind::Scp(super::scp::ScpKind::Import))
+            })
         {
             let total = self.config.boot_time;
             let elapsed = now.saturating_duration_since(boot.started);
@@ -118,6 +123,11 @@ impl Host {
                 if let Some(at) = job.run_at {
                     consider(at, Due::Job(Event::RebootJobRuns, &job.id));
                 }
+            }
+        }
+        for (id, task) in &s.scp {
+            if let Some(at) = task.due {
+                consider(at, Due::Job(Event::ScpDue, id));
             }
         }
         let (at, due) = earliest.filter(|(at, _)| *at <= now)?;
@@ -195,6 +205,7 @@ impl Host {
                 }
             }
             Event::RebootJobRuns(id) => self.run_reboot_job(s, &id, at),
+            Event::ScpDue(id) => self.scp_due(s, &id, at),
         }
     }
 
@@ -226,6 +237,7 @@ impl Host {
     /// boot inside its window).
     fn start_bios_job(&self, s: &mut State, at: Instant) {
         let Some(boot) = s.boot else { return };
+        self.scp_post_starts(s, at);
         let stuck = self.faults.stuck_job;
         let eligible = |j: &Job| {
             j.kind == JobKind::Bios
@@ -260,7 +272,12 @@ impl Host {
             s.view = None;
             self.set_rtd_flag(s, false);
         }
-        let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) else {
+        self.scp_post_ends(s, at);
+        let Some(job) = s
+            .jobs
+            .values_mut()
+            .find(|j| j.state == JobState::Running && j.kind == JobKind::Bios)
+        else {
             return;
         };
         job.actual_stop = Some(wall(at));

@@ -71,6 +71,14 @@ impl Client {
         self.get(path).await
     }
 
+    /// `GET path`, the body as it came with its status: for documents that are not JSON (an
+    /// iDRAC answers an XML configuration export at its task's URL). The caller judges the
+    /// body: nothing here knows what a whole one looks like.
+    pub async fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>)> {
+        let (_, raw) = self.execute(Method::GET, path, None).await?;
+        Ok((raw.status, raw.body))
+    }
+
     /// All members of a collection, following `Members@odata.nextLink` pages. `T` is [`Link`]
     /// for plain collections.
     pub async fn members<T: DeserializeOwned>(&self, collection: &str) -> Result<Vec<T>> {

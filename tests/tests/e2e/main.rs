@@ -19,6 +19,7 @@ mod inventory;
 mod power;
 mod profiles;
 mod real_idrac;
+mod scp;
 mod shard;
 mod sim;
 mod trust;

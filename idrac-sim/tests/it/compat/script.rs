@@ -25,6 +25,14 @@ impl Answer {
             .map_err(|body| format!("{}: response.json() fails on {body:?}", self.what))
     }
 
+    /// The body as text (`response.text`), whether JSON or not (an XML profile).
+    pub(super) fn body(&self) -> String {
+        match &self.json {
+            Ok(v) => v.to_string(),
+            Err(text) => text.clone(),
+        }
+    }
+
     /// `data[a][b]...`: a missing key is the script's `KeyError`.
     pub(super) fn at(&self, pointer: &str) -> Result<&Value, String> {
         self.json()?

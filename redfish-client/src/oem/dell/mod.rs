@@ -1,6 +1,7 @@
 //! iDRAC (Dell) specifics: the fixed resource paths, configuration jobs and their states,
 //! `DellAttributes` (iDRAC, system and Lifecycle Controller settings), Lifecycle Controller
-//! readiness, and who the Lifecycle log names ([`lclog`]). Models here are IO-free; the actions need the `client` feature.
+//! readiness, who the Lifecycle log names ([`lclog`]), and Server Configuration Profiles
+//! ([`scp`]). Models here are IO-free; the actions need the `client` feature.
 
 use crate::odata::ODataId;
 use crate::resources::bios::Attributes;
@@ -13,6 +14,7 @@ use std::fmt;
 #[cfg(feature = "client")]
 mod actions;
 pub mod lclog;
+pub mod scp;
 #[cfg(feature = "client")]
 pub use actions::{Dell, JobQueueClear};
 
