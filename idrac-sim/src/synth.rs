@@ -94,16 +94,21 @@ fn add_document(docs: &mut HashMap<String, Value>, c: &mut Completion, path: &st
 }
 
 /// Sets `value` at `steps` in the recorded document at `path` when nothing is there, creating
-/// objects on the way; records the member's pointer. A document of an unexpected shape is
-/// left alone.
+/// objects on the way; records the pointer of the outermost member it added (an object it
+/// created on the way, else the member itself), so that removing the marked members gives the
+/// recorded document back. A document of an unexpected shape is left alone.
 fn add_member(docs: &mut HashMap<String, Value>, c: &mut Completion, path: &str, steps: &[&str], value: Value) {
     let Some(doc) = docs.get_mut(path) else { return };
     let Some((last, parents)) = steps.split_last() else {
         return;
     };
     let mut at = doc;
-    for step in parents {
+    let mut created = None;
+    for (depth, step) in parents.iter().enumerate() {
         let Some(map) = at.as_object_mut() else { return };
+        if !map.contains_key(*step) {
+            created.get_or_insert(depth);
+        }
         at = map
             .entry((*step).to_owned())
             .or_insert_with(|| Value::Object(Map::new()));
@@ -113,12 +118,21 @@ fn add_member(docs: &mut HashMap<String, Value>, c: &mut Completion, path: &str,
         return;
     }
     map.insert((*last).to_owned(), value);
-    let pointer: String = steps
+    if c.documents.contains(path) {
+        return;
+    }
+    let outermost = &steps[..=created.unwrap_or(parents.len())];
+    let pointer: String = outermost
         .iter()
         .map(|s| format!("/{}", s.replace('~', "~0").replace('/', "~1")))
         .collect();
-    if !c.documents.contains(path) {
-        c.members.entry(path.to_owned()).or_default().push(pointer);
+    let marked = c.members.entry(path.to_owned()).or_default();
+    // A member inside one already marked (an object created for an earlier member) is covered.
+    let covered = marked
+        .iter()
+        .any(|m| *m == pointer || pointer.starts_with(&format!("{m}/")));
+    if !covered {
+        marked.push(pointer);
     }
 }
 
@@ -562,7 +576,10 @@ mod tests {
         assert_eq!(docs[ROLES]["Members@odata.count"], 4);
         let manager = c.header(MANAGER).unwrap();
         assert!(manager.contains("/Links/Oem/Dell/DelliDRACCardService"), "{manager}");
-        assert!(manager.contains("/Actions/#Manager.ResetToDefaults"), "{manager}");
+        // The tree's Manager has no Actions: the object added is marked, not each action in it.
+        let marked: Vec<&str> = manager.split(", ").collect();
+        assert!(marked.contains(&"/Actions"), "{manager}");
+        assert!(!marked.iter().any(|m| m.starts_with("/Actions/")), "{manager}");
         assert!(!manager.contains("DellJobService"), "recorded links are not claimed");
         assert_eq!(docs[LOG_SERVICES]["Members@odata.count"], 2);
         assert_eq!(c.header(LOG_SERVICES).as_deref(), Some("/Members/1"));
