@@ -64,8 +64,8 @@ schema_sha=1bdee22eb005df9021012e5014584c282b50b6d80c3aa49aca5480760920b05d
 export SCHEMAS=$PWD/target/dmtf-schemas/csdl
 if [ "$(ls "$SCHEMAS" 2>/dev/null | wc -l)" -ne 277 ]; then
     mkdir -p target/dmtf-schemas
-    curl -sSfL -o "target/dmtf-schemas/$schema_crate.crate" \
-        "https://static.crates.io/crates/nv-redfish-schema/$schema_crate.crate"
+    python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+        "https://static.crates.io/crates/nv-redfish-schema/$schema_crate.crate" "target/dmtf-schemas/$schema_crate.crate"
     echo "$schema_sha  target/dmtf-schemas/$schema_crate.crate" | sha256sum -c --quiet
     tar -xzf "target/dmtf-schemas/$schema_crate.crate" -C target/dmtf-schemas --strip-components=2 \
         "$schema_crate/redfish-csdl/csdl"
