@@ -83,6 +83,14 @@ pub enum Step {
     ClearPending,
     /// One step of an experiment.
     ExperimentStep,
+    /// A hook around the reboot ran (its command, exit code and output).
+    Hook,
+    /// Values rftune staged were cleared again (a before-reboot hook failed).
+    Unstage,
+    /// The host's state before the first write, held against its plan.
+    PlanCheck,
+    /// The host's lock, taken (or taken over from a run that is gone).
+    Lock,
 }
 
 impl Step {
@@ -112,6 +120,10 @@ impl Step {
             Self::ClearJobQueue => "clear-job-queue",
             Self::ClearPending => "clear-pending",
             Self::ExperimentStep => "experiment:step",
+            Self::Hook => "hook",
+            Self::Unstage => "unstage",
+            Self::PlanCheck => "plan-check",
+            Self::Lock => "lock",
         }
     }
 
@@ -131,6 +143,7 @@ impl Step {
                 | Self::DeleteJob
                 | Self::ClearJobQueue
                 | Self::ClearPending
+                | Self::Unstage
         )
     }
 

@@ -39,7 +39,7 @@ pub mod tls;
 
 pub use auth::{AuthMethod, Credentials, Password};
 #[cfg(feature = "client")]
-pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY, Staged, Written};
+pub use client::{Client, ClientBuilder, DEFAULT_MAX_BODY, Staged, Tagged, Written};
 pub use error::{Error, Result};
 pub use fingerprint::Fingerprint;
 pub use odata::ODataId;

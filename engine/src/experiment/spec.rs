@@ -42,6 +42,50 @@ pub struct Spec {
     /// The output directory (state, results, report).
     #[serde(default)]
     pub output: Option<PathBuf>,
+    /// Commands run around each host's reboot, as `apply --before-reboot` and its kin run them.
+    #[serde(default)]
+    pub hooks: HookSpec,
+}
+
+/// `[hooks]`: commands run around each host's reboot (see [`crate::hooks`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSpec {
+    /// Run once the host holds its reboot slot, before the reboot (a failure stops the host).
+    #[serde(default)]
+    pub before_reboot: Option<String>,
+    /// Run once the host is back and verified.
+    #[serde(default)]
+    pub after_verify: Option<String>,
+    /// Run when a host whose before-reboot point was reached did not end verified.
+    #[serde(default)]
+    pub on_failure: Option<String>,
+    /// The longest a hook may run.
+    #[serde(default = "ten_minutes")]
+    pub timeout: Given<Duration>,
+}
+
+impl Default for HookSpec {
+    fn default() -> Self {
+        Self {
+            before_reboot: None,
+            after_verify: None,
+            on_failure: None,
+            timeout: ten_minutes(),
+        }
+    }
+}
+
+impl HookSpec {
+    /// The hooks, with their time limit parsed.
+    pub fn hooks(&self) -> Result<crate::hooks::Hooks> {
+        Ok(crate::hooks::Hooks {
+            before_reboot: self.before_reboot.clone(),
+            after_verify: self.after_verify.clone(),
+            on_failure: self.on_failure.clone(),
+            timeout: self.timeout.value().context("hooks.timeout")?,
+        })
+    }
 }
 
 fn one() -> u32 {
@@ -62,6 +106,9 @@ pub struct HostSpec {
     /// A credentials file for the BMC (relative to the experiment file).
     #[serde(default)]
     pub credentials: Option<PathBuf>,
+    /// The host's OS node name, given to hooks as `RFTUNE_NODE`.
+    #[serde(default)]
+    pub node: Option<String>,
     /// How to run commands on the host's OS.
     pub os: OsAccess,
 }
@@ -102,6 +149,7 @@ impl HostSpec {
             fingerprint: self.fingerprint.clone(),
             credentials: self.credentials.clone(),
             tags: Vec::new(),
+            node: self.node.clone(),
         }
     }
 }

@@ -9,6 +9,7 @@
 //!   BMC's origin are refused here;
 //! - `session`: login (Basic fallback, trust on first use before any credential leaves),
 //!   re-login on 401, logout;
+//! - `reap`: ending the sessions of logins whose answers were lost (and only those);
 //! - `reads`: generic and typed reads (`get`, collections with `$expand`, the typed resources);
 //! - `writes`: `PATCH`/`POST`/`DELETE`, staging settings and resets, and what they answer
 //!   ([`Written`], [`Staged`]).
@@ -17,12 +18,14 @@
 
 mod builder;
 mod reads;
+mod reap;
 mod session;
 mod transport;
 mod wire;
 mod writes;
 
 pub use builder::{ClientBuilder, DEFAULT_MAX_BODY};
+pub use reads::Tagged;
 pub use writes::{Staged, Written};
 
 use crate::auth::{AuthMethod, AuthState, Credentials};
@@ -53,6 +56,8 @@ struct Inner {
     /// Trust on first use: no credential leaves before `trusted` is set.
     first_use: bool,
     requests: AtomicU64,
+    /// Logins carry a `Context` (until a service refuses one).
+    sends_context: std::sync::atomic::AtomicBool,
 }
 
 impl Client {

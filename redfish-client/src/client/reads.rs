@@ -2,7 +2,7 @@
 //! `$expand`), and the typed resources rftune reads.
 
 use super::Client;
-use super::transport::{RawResponse, Replay};
+use super::transport::RawResponse;
 use crate::auth::Authorization;
 use crate::error::{Result, decode_json};
 use crate::odata::{Collection, Link, ODataId};
@@ -18,16 +18,31 @@ use serde_json::Value;
 use std::time::Instant;
 use url::Url;
 
+/// A resource as read, with the `ETag` the service sent for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tagged<T> {
+    /// The resource.
+    pub value: T,
+    /// The `ETag` header (`W/"…"` or `"…"`), `None` when the service sent none.
+    pub etag: Option<String>,
+}
+
 impl Client {
     /// `GET path`, decoded as `T`; decode errors name the JSON path. A body cut short on the
     /// way is read again within the retry policy; one that is not JSON at all (an HTML page)
     /// or JSON of the wrong shape is an error at once.
     pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T> {
+        self.get_tagged(path).await.map(|t| t.value)
+    }
+
+    /// [`Client::get`], with the `ETag` header the service sent (if any): what a conditional
+    /// write of the same resource carries as `If-Match`.
+    pub async fn get_tagged<T: DeserializeOwned>(&self, path: &str) -> Result<Tagged<T>> {
         let start = Instant::now();
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let (url, raw) = self.execute(Method::GET, path, None).await?;
+            let (url, raw) = self.execute(Method::GET, path, None, None).await?;
             let decoded = decode_json("GET", url.as_str(), &raw.body);
             let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
             match decoded {
@@ -35,7 +50,9 @@ impl Client {
                     tracing::debug!(%url, attempt = attempts, error = %e, "garbled answer; reading again");
                     tokio::time::sleep(wait).await;
                 }
-                other => return other,
+                other => {
+                    return other.map(|value| Tagged { value, etag: raw.etag });
+                }
             }
         }
     }
@@ -99,14 +116,8 @@ impl Client {
     /// `GET /redfish/v1` without credentials (it needs none, and it makes the first handshake
     /// before any credential is sent).
     pub(super) async fn read_root_anonymously(&self) -> Result<(Url, RawResponse)> {
-        self.send_with_retry(
-            Method::GET,
-            request::SERVICE_ROOT,
-            None,
-            &Authorization::None,
-            Replay::IfSafe,
-        )
-        .await
+        self.send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None, None)
+            .await
     }
 
     /// A computer system.
