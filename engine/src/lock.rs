@@ -81,6 +81,23 @@ pub fn path(state_dir: &Path, key: &str) -> PathBuf {
         .join(format!("{}.lock", crate::state::path_component(key)))
 }
 
+/// Where a run's host locks live and how long it waits for one: what an operation that
+/// writes outside an apply (a power action) takes its lock with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locks {
+    /// The state directory.
+    pub state_dir: PathBuf,
+    /// How long to wait for another run's lock.
+    pub wait: Duration,
+}
+
+impl Locks {
+    /// Takes the lock of `bmc`.
+    pub async fn hold(&self, bmc: &crate::connect::Bmc) -> Result<HostLock> {
+        acquire(&self.state_dir, &bmc.name, &bmc.url, self.wait).await
+    }
+}
+
 /// A host's lock, held until dropped.
 #[derive(Debug)]
 pub struct HostLock {
