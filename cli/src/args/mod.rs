@@ -111,7 +111,8 @@ pub enum Command {
     /// host could not be planned (the file is written all the same).
     Plan(PlanArgs),
     /// Combine the outputs of sharded runs (`--shard K/N`) into one result: `-o json` documents
-    /// and `-o jsonl` streams of `rftune diff`, or of `rftune apply`, for one profile.
+    /// and `-o jsonl` streams of `rftune diff`, or of `rftune apply`, for one profile; or the
+    /// plan files of `rftune plan`, merged and resealed (`-o json` prints the merged plan).
     ///
     /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
     /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
@@ -749,7 +750,8 @@ pub struct TargetArgs {
     /// conflicts with an explicit --inventory).
     #[arg(long, value_name = "URL", conflicts_with = "inventory")]
     pub bmc: Option<String>,
-    /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags).
+    /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags,
+    /// and node: the host's OS node name, given to hooks as RFTUNE_NODE).
     #[arg(long, value_name = "FILE")]
     pub inventory: Option<PathBuf>,
     /// Only inventory entries carrying this tag (repeatable: all must match).

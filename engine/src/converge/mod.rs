@@ -198,6 +198,13 @@ impl ApplyRun {
 /// Applies the profile to one connected host. Whether it wrote to the host before a failure is
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
+    // On the heap: the steps' state is large, and callers nest this in futures of their own
+    // (an experiment's step), which would otherwise carry all of it on a worker's stack.
+    Box::pin(apply_steps(run, bmc, observer)).await
+}
+
+/// The steps of [`apply_host`].
+async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     let host = Host::new(run, bmc, observer);
     // One run per host: held from before the first read that leads to a write to the last
     // read-back (a dry run writes nothing and takes none).
@@ -219,9 +226,9 @@ pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> R
     host.write_idrac(&judged.plan).await?;
     let job = host.stage(&judged, &go, &mut result).await?;
     result.job.clone_from(&job);
-    let drained = host.before_reboot(&judged, &go, job.as_deref(), &mut result).await?;
-    let finished = finish(&host, &judged, go, job, &mut result).await;
-    host.after_reboot(drained, &finished, &mut result).await?;
+    let drained = Box::pin(host.before_reboot(&judged, &go, job.as_deref(), &mut result)).await?;
+    let finished = Box::pin(finish(&host, &judged, go, job, &mut result)).await;
+    Box::pin(host.after_reboot(drained, &finished, &mut result)).await?;
     finished.map(|()| result)
 }
 

@@ -161,15 +161,24 @@ impl Client {
             token: token.clone(),
             epoch: 0,
         };
+        // A read through the new session directly (the client's own requests wait for the
+        // login this is part of); an answer cut short is read again, as `Client::get` does.
         let read = |path: String| {
             let auth = auth.clone();
             async move {
-                let (_, raw) = self.send_with_retry(Method::GET, &path, None, &auth, None).await?;
-                serde_json::from_slice::<Value>(&raw.body).map_err(|e| Error::Protocol {
-                    method: "GET".into(),
-                    url: path,
-                    what: format!("not JSON: {e}"),
-                })
+                let mut attempts = 0u32;
+                let start = std::time::Instant::now();
+                loop {
+                    attempts += 1;
+                    let (url, raw) = self.send_with_retry(Method::GET, &path, None, &auth, None).await?;
+                    let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
+                    match crate::error::decode_json::<Value>("GET", url.as_str(), &raw.body) {
+                        Err(e) if e.is_garbled() && self.inner.retry.allows(attempts, start.elapsed(), wait) => {
+                            tokio::time::sleep(wait).await;
+                        }
+                        other => return other,
+                    }
+                }
             }
         };
         let own_path = super::transport::location_path(location);

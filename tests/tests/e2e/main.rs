@@ -16,6 +16,7 @@ mod fixture_dir;
 mod hardening;
 mod housekeeping;
 mod inventory;
+mod plan;
 mod power;
 mod profiles;
 mod real_idrac;
