@@ -898,6 +898,32 @@ array_mib = 64
     }
 
     #[test]
+    fn hooks_and_node_names_are_read_as_apply_takes_them() {
+        let s = Spec::parse(GOOD).unwrap();
+        assert_eq!(
+            s.hooks.hooks().unwrap(),
+            crate::hooks::Hooks::default(),
+            "none unless given"
+        );
+        let text = GOOD
+            .replace(
+                "credentials = \"creds.toml\"",
+                "credentials = \"creds.toml\"\nnode = \"worker-2\"",
+            )
+            .replace(
+                "[benchmarks.storage]",
+                "[hooks]\nbefore_reboot = \"kubectl drain $RFTUNE_NODE\"\ntimeout = \"90s\"\n\n[benchmarks.storage]",
+            );
+        let s = Spec::parse(&text).unwrap();
+        let hooks = s.hooks.hooks().unwrap();
+        assert_eq!(hooks.before_reboot.as_deref(), Some("kubectl drain $RFTUNE_NODE"));
+        assert_eq!(hooks.timeout, Duration::from_secs(90));
+        assert_eq!(s.hosts[1].entry().node.as_deref(), Some("worker-2"));
+        let typo = text.replace("before_reboot", "before_rebot");
+        assert!(Spec::parse(&typo).is_err(), "an unknown hook is refused");
+    }
+
+    #[test]
     fn one_repeat_is_warned_about() {
         assert!(Spec::parse(GOOD).unwrap().warnings().is_empty());
         let s = Spec::parse(&GOOD.replace("repeats = 2", "repeats = 1")).unwrap();

@@ -20,6 +20,7 @@ mod plan;
 mod power;
 mod profiles;
 mod real_idrac;
+mod sessions;
 mod shard;
 mod sim;
 mod trust;
