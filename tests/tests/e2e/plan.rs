@@ -224,7 +224,7 @@ async fn an_edited_expired_or_foreign_plan_is_refused_whole_before_any_host_is_t
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_412_to_the_conditional_bios_patch_is_reported_as_stale_and_never_resent() {
-    // Two hosts, one reboot at a time: the second is read and planned at once, then waits for
+    // Two hosts, one reboot at a time: both are read and planned at once, then one waits for
     // its reboot slot while someone stages a value on it. Its PATCH carries the ETag it read.
     let fleet = sim("r7625", 2, |c| c.boot_time = Duration::from_secs(2)).await;
     let dir = TempDir::new();
@@ -245,37 +245,47 @@ async fn a_412_to_the_conditional_bios_patch_is_reported_as_stale_and_never_rese
     ];
     args.extend(waits());
     let run = tokio::spawn(Run::new(&args).state_dir(&state.0).output());
-    // Wait until the second host was planned and the first is rebooting.
+    // Wait until one host is rebooting and the other, planned, waits for the slot (which
+    // host goes first is the scheduler's choice).
     let audit = state.0.join("audit.log");
-    for _ in 0..400 {
-        let log = std::fs::read_to_string(&audit).unwrap_or_default();
-        let planned = log
+    let planned = |i: usize| {
+        let name = format!("\"host\":\"r7625-000{}\"", i + 1);
+        std::fs::read_to_string(&audit)
+            .unwrap_or_default()
             .lines()
-            .any(|l| l.contains("\"host\":\"r7625-0002\"") && l.contains("\"step\":\"plan\""));
-        if planned && stats(&fleet, 0)["resets"].as_u64() >= Some(1) {
+            .any(|l| l.contains(&name) && l.contains("\"step\":\"plan\""))
+    };
+    let mut waiting = None;
+    for _ in 0..400 {
+        let rebooting = (0..2).find(|i| stats(&fleet, *i)["resets"].as_u64() >= Some(1));
+        if let Some(first) = rebooting
+            && planned(1 - first)
+        {
+            waiting = Some(1 - first);
             break;
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+    let waiting = waiting.expect("one host rebooted while the other waited");
     assert_eq!(
-        stats(&fleet, 1)["requests"]["by_path"].get(BIOS_PATCH),
+        stats(&fleet, waiting)["requests"]["by_path"].get(BIOS_PATCH),
         None,
         "still waiting"
     );
     let values: Attributes = [("MemTest".to_owned(), "Enabled".into())].into_iter().collect();
-    client(&fleet.hosts()[1].url)
+    client(&fleet.hosts()[waiting].url)
         .stage_settings(&ODataId::new(dell::BIOS_SETTINGS), &values, None)
         .await
         .unwrap();
     let out = run.await.unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let doc = json(&out);
-    assert_eq!(doc["hosts"][0]["outcome"], "converged");
-    let second = &doc["hosts"][1];
+    assert_eq!(doc["hosts"][1 - waiting]["outcome"], "converged");
+    let second = &doc["hosts"][waiting];
     assert_eq!(second["outcome"], "stale", "{second}");
     let error = second["error"].as_str().unwrap();
     assert!(
-        error.contains("plan is stale for r7625-0002")
+        error.contains(&format!("plan is stale for r7625-000{}", waiting + 1))
             && error.contains("412 Precondition Failed")
             && error.contains("run apply again"),
         "{error}"
