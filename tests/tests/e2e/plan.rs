@@ -290,13 +290,13 @@ async fn a_412_to_the_conditional_bios_patch_is_reported_as_stale_and_never_rese
             && error.contains("run apply again"),
         "{error}"
     );
-    let s = stats(&fleet, 1);
+    let s = stats(&fleet, waiting);
     assert_eq!(
         s["requests"]["by_path"][BIOS_PATCH], 2,
         "the other staging, and rftune's one refused PATCH"
     );
     assert_eq!(s["resets"], 0, "not rebooted");
-    let (_, pending, _) = fleet.hosts()[1].host.snapshot();
+    let (_, pending, _) = fleet.hosts()[waiting].host.snapshot();
     assert_eq!(
         pending.get("MemTest").and_then(|v| v.as_str()),
         Some("Enabled"),
