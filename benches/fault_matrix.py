@@ -10,6 +10,10 @@ For each fault kind, starts `rftune sim` with N hosts and that fault, runs `rftu
 - duplicates: a run in which one host received more than one BIOS PATCH or job;
 - leaked sessions: sessions still open on the host after both runs.
 
+Exits 1 when any host is silently wrong, got a duplicate PATCH or job, or was left with an open
+session (a login whose answer was lost must not leave its session behind for the BMC's idle
+timeout), so CI can hold rftune to it.
+
 Usage: benches/fault_matrix.py [--rftune PATH] [--sim PATH] [--hosts 200] [--faults 503:0.1,...]
 (--sim: the rftune binary whose emulator serves the fleet; defaults to --rftune, so an older
 client can be judged against the same emulator.)
@@ -158,14 +162,22 @@ def main():
     print(f"| fault ({a.hosts} hosts, apply twice) | converged | failed with reason | silently wrong | duplicate PATCH/job | leaked sessions |")
     print("|---|--:|--:|--:|--:|--:|")
     details = []
+    broken = []
     for fault in a.faults.split(","):
         c, f, w, d, l, reasons = run_fault(a.rftune, a.sim or a.rftune, fault, a.hosts, a.seed)
         print(f"| `{fault}` | {c} | {f} | {w} | {d} | {l} |", flush=True)
         if reasons:
             details.append((fault, reasons))
+        for count, what in ((w, "silently wrong"), (d, "with a duplicate PATCH or job"), (l, "leaked session(s)")):
+            if count:
+                broken.append(f"{fault}: {count} {what}")
     for fault, reasons in details:
         top = sorted(reasons.items(), key=lambda kv: -kv[1])[:3]
         print(f"\n{fault}: " + "; ".join(f"{n}× {r}" for r, n in top))
+    if broken:
+        print("\nFAILED: " + "; ".join(broken), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

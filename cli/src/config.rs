@@ -119,6 +119,31 @@ pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
         apply_time,
+        hooks: rftune_engine::hooks::Hooks {
+            before_reboot: args.before_reboot.clone(),
+            after_verify: args.after_verify.clone(),
+            on_failure: args.on_failure.clone(),
+            timeout: args.hook_timeout,
+        },
+        keep_staged: args.keep_staged,
+        lock_wait: args.lock_wait,
+    }
+}
+
+/// The apply time of `--apply-time` and the maintenance window options.
+pub fn settings_apply_time(
+    arg: ApplyTimeArg,
+    start: Option<&String>,
+    duration: std::time::Duration,
+) -> SettingsApplyTime {
+    SettingsApplyTime {
+        apply_time: match arg {
+            ApplyTimeArg::OnReset => ApplyTime::OnReset,
+            ApplyTimeArg::AtMaintenanceWindowStart => ApplyTime::AtMaintenanceWindowStart,
+            ApplyTimeArg::InMaintenanceWindowOnReset => ApplyTime::InMaintenanceWindowOnReset,
+        },
+        maintenance_window_start_time: start.cloned(),
+        maintenance_window_duration_in_seconds: start.map(|_| duration.as_secs()),
     }
 }
 

@@ -316,6 +316,9 @@ pub struct ApplyReport {
     pub summary: ApplySummary,
     /// The audit log of this run.
     pub audit_log: String,
+    /// The plan file applied (`apply --plan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan: Option<String>,
 }
 
 /// How a host's apply ended: an `outcome` of `rftune.apply/v1`.
@@ -327,17 +330,21 @@ pub enum ApplyStatus {
     Error,
     /// It was left untouched: a canary failed, or `--max-failures` hosts had failed.
     NotStarted,
+    /// Refused before its first write: it changed since its plan was made (`apply --plan`), or
+    /// the BMC refused the conditional PATCH (412). Counts as an error.
+    Stale,
 }
 
 impl ApplyStatus {
     /// Every status, in the order the summary counts them.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Done(ApplyOutcome::InSync),
         Self::Done(ApplyOutcome::Converged),
         Self::Done(ApplyOutcome::NotConverged),
         Self::Done(ApplyOutcome::Planned),
         Self::Error,
         Self::NotStarted,
+        Self::Stale,
     ];
 
     /// As the JSON output spells it.
@@ -349,6 +356,7 @@ impl ApplyStatus {
             Self::Done(ApplyOutcome::Planned) => "planned",
             Self::Error => "error",
             Self::NotStarted => "not_started",
+            Self::Stale => "stale",
         }
     }
 
@@ -381,6 +389,13 @@ pub struct ApplySummary {
     pub error: usize,
     /// Left untouched: a canary failed, or `--max-failures` hosts had failed.
     pub not_started: usize,
+    /// Refused as stale against their plan (or by a 412); errors too.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stale: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The counts of the text output: one line, and a second for hosts left untouched if any.
@@ -391,6 +406,9 @@ impl std::fmt::Display for ApplySummary {
             "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
             self.hosts, self.converged, self.in_sync, self.not_converged, self.planned, self.error
         )?;
+        if self.stale > 0 {
+            write!(f, ", {} stale", self.stale)?;
+        }
         if self.not_started > 0 {
             write!(f, "\n{} not started (left untouched)", self.not_started)?;
         }
@@ -408,12 +426,25 @@ impl ApplySummary {
             ApplyStatus::Done(ApplyOutcome::Planned) => self.planned += 1,
             ApplyStatus::NotStarted => self.not_started += 1,
             ApplyStatus::Error => self.error += 1,
+            ApplyStatus::Stale => self.stale += 1,
         }
     }
 
     /// The fleet exit rule: any failure is an error (`audit_log` names where every step is);
     /// else hosts not converged, or changes planned by a dry run, are drift (exit 2).
     pub fn exit(&self, audit_log: &str) -> Result<Exit> {
+        if self.stale > 0 {
+            anyhow::bail!(
+                "{} of {} host(s) were refused as stale{}; nothing was written to them; every step is in {audit_log}",
+                self.stale,
+                self.hosts,
+                if self.error > 0 {
+                    format!(" and {} failed", self.error)
+                } else {
+                    String::new()
+                }
+            );
+        }
         if self.error > 0 {
             anyhow::bail!(
                 "{} of {} host(s) failed; every step is in {audit_log}",
@@ -430,6 +461,18 @@ impl ApplySummary {
     }
 }
 
+/// A host's error as its entry says it: a stale host's sentence names the host itself.
+pub fn error_text(status: ApplyStatus, host: &str, e: &rftune_engine::Error) -> String {
+    let text = format!("{e:#}");
+    match status {
+        ApplyStatus::Stale => text
+            .strip_prefix(host)
+            .and_then(|t| t.strip_prefix(": "))
+            .map_or_else(|| text.clone(), str::to_owned),
+        _ => text,
+    }
+}
+
 /// One host's entry of the report, counted in `summary`.
 pub fn apply_entry(audit: &AuditLog, r: &HostResult<HostApply>, summary: &mut ApplySummary) -> Value {
     let (status, entry) = match &r.result {
@@ -439,15 +482,15 @@ pub fn apply_entry(audit: &AuditLog, r: &HostResult<HostApply>, summary: &mut Ap
             (ApplyStatus::Done(h.outcome), v)
         }
         Err(e) => {
-            let status = if e.kind() == Some(rftune_engine::HostErrorKind::NotStarted) {
-                ApplyStatus::NotStarted
-            } else {
-                ApplyStatus::Error
+            let status = match e.kind() {
+                Some(rftune_engine::HostErrorKind::NotStarted) => ApplyStatus::NotStarted,
+                Some(rftune_engine::HostErrorKind::Stale) => ApplyStatus::Stale,
+                _ => ApplyStatus::Error,
             };
             // Whether anything was written before the failure (a staged PATCH, a reboot, ...):
             // the host changed even though the apply failed.
             let written = audit.wrote(&r.entry.name);
-            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written, "error": format!("{e:#}")});
+            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written, "error": error_text(status, &r.entry.name, e)});
             (status, v)
         }
     };

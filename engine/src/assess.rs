@@ -93,6 +93,11 @@ impl LoadedProfile {
         &self.library
     }
 
+    /// The profile as written in its file, before `extends` and host filters are applied.
+    pub fn definition(&self) -> &Profile {
+        &self.profile
+    }
+
     /// The profile's name.
     pub fn name(&self) -> &str {
         &self.profile.name

@@ -85,6 +85,14 @@ pub enum Step {
     ExperimentStep,
     /// A Server Configuration Profile imported (`rftune scp import`).
     ScpImport,
+    /// A hook around the reboot ran (its command, exit code and output).
+    Hook,
+    /// Values rftune staged were cleared again (a before-reboot hook failed).
+    Unstage,
+    /// The host's state before the first write, held against its plan.
+    PlanCheck,
+    /// The host's lock, taken (or taken over from a run that is gone).
+    Lock,
 }
 
 impl Step {
@@ -115,6 +123,10 @@ impl Step {
             Self::ClearPending => "clear-pending",
             Self::ExperimentStep => "experiment:step",
             Self::ScpImport => "scp-import",
+            Self::Hook => "hook",
+            Self::Unstage => "unstage",
+            Self::PlanCheck => "plan-check",
+            Self::Lock => "lock",
         }
     }
 
@@ -135,6 +147,7 @@ impl Step {
                 | Self::ClearJobQueue
                 | Self::ClearPending
                 | Self::ScpImport
+                | Self::Unstage
         )
     }
 

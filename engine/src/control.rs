@@ -300,12 +300,26 @@ pub struct Switch {
     pub options: SwitchOptions,
     /// Where every switch is recorded.
     pub audit: AuditLog,
+    /// The host locks to hold while switching (one run per host), if any.
+    pub locks: Option<crate::lock::Locks>,
 }
 
 impl crate::lifecycle::Operation for Switch {
     type Output = Switched;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Switched> {
+        let _lock = match &self.locks {
+            Some(locks) => Some(locks.hold(bmc).await.inspect_err(|e| {
+                let _ = self.audit.record(
+                    &bmc.name,
+                    crate::audit::Step::Lock,
+                    Value::Null,
+                    "refused",
+                    json!(crate::error::report(e)),
+                );
+            })?),
+            None => None,
+        };
         switch(bmc, self.action, self.options, &self.audit, observer).await
     }
 }

@@ -161,6 +161,13 @@ pub enum HostErrorKind {
     /// The host was left untouched: the run stopped starting hosts (a canary failed, or too
     /// many hosts had failed).
     NotStarted,
+    /// The host changed since its plan was made (a value, a pending value or job, its BIOS or
+    /// registry), or the BMC refused a conditional write (412): nothing was written.
+    Stale,
+    /// Another rftune run holds the host's lock.
+    Locked,
+    /// A hook around the reboot failed (its exit code and output are in the audit log).
+    HookFailed,
 }
 
 impl HostError {

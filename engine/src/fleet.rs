@@ -1,5 +1,5 @@
 //! Many BMCs: the inventory file (`[[bmc]]` entries with `name`, `url`, `fingerprint`,
-//! `credentials`, `tags`; see the README), selection by tag, and running one operation per host
+//! `credentials`, `tags`, `node`; see the README), selection by tag, and running one operation per host
 //! with bounded concurrency, where one host's failure never stops the others.
 
 use crate::error::{Context, Result, bad_input};
@@ -32,6 +32,10 @@ pub struct BmcEntry {
     /// Free-form labels, for `--tag`.
     #[serde(default)]
     pub tags: Vec<String>,
+    /// The host's name in its operating system's cluster (e.g. its Kubernetes node), given to
+    /// hooks as `RFTUNE_NODE`.
+    #[serde(default)]
+    pub node: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +56,7 @@ impl BmcEntry {
             fingerprint: None,
             credentials: None,
             tags: Vec::new(),
+            node: None,
         })
     }
 }

@@ -16,7 +16,8 @@
 //!   of named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes
 //!   → one BIOS PATCH → reboot → job → verify), power on/off/cycle, job and pending-value
 //!   housekeeping — every write in the [`audit`] log, every stop request ([`interrupt`]) honoured
-//!   at a step boundary.
+//!   at a step boundary. [`plan`] writes what an apply will do for review and holds a later
+//!   apply to it; [`hooks`] run commands around each reboot; [`lock`] keeps to one run per host.
 //! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
 //!   before a change, profiles derived from hosts, sanitised captures, private state directories.
 //! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`experiment`], [`watch`]): power
@@ -62,11 +63,14 @@ pub mod error;
 pub mod experiment;
 pub mod fleet;
 mod hash;
+pub mod hooks;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;
 pub mod lifecycle;
+pub mod lock;
 pub mod observe;
+pub mod plan;
 pub mod power;
 pub mod read;
 pub mod sanitize;

@@ -136,6 +136,8 @@ pub enum Phase {
         /// How it runs when not through rftune on the host (`fio directly`).
         how: Option<String>,
     },
+    /// A hook around the reboot runs (`before-reboot`, `after-verify`, `on-failure`).
+    Hook(String),
 }
 
 impl Phase {
@@ -159,6 +161,7 @@ impl Phase {
             Self::ExperimentStep { .. } => "experiment_step",
             Self::WaitingForOs => "waiting_for_os",
             Self::Benchmark { .. } => "benchmark",
+            Self::Hook(_) => "hook",
         }
     }
 }
@@ -186,6 +189,7 @@ impl fmt::Display for Phase {
             Self::Benchmark {
                 index, how: Some(how), ..
             } => write!(f, "step {index} runs {how}"),
+            Self::Hook(phase) => write!(f, "running the {phase} hook"),
         }
     }
 }

@@ -38,6 +38,11 @@ pub struct HostState {
     pub lockdown: Option<bool>,
     /// Whether the registry came from the cache.
     pub registry_cached: bool,
+    /// `Bios.AttributeRegistry`, the registry the BIOS names.
+    pub registry_id: Option<String>,
+    /// The `ETag` the BMC sent with the pending values (`Bios/Settings`), if it sends one: a
+    /// PATCH of the settings carries it as `If-Match`.
+    pub settings_etag: Option<String>,
 }
 
 /// Everything [`HostState`] holds but the registry: what a host says about itself, read in one
@@ -56,6 +61,8 @@ pub struct HostValues {
     pub jobs: Vec<DellJob>,
     /// Whether System Lockdown is on (`None`: the iDRAC does not say).
     pub lockdown: Option<bool>,
+    /// The `ETag` of the pending values, if the BMC sends one.
+    pub settings_etag: Option<String>,
 }
 
 impl HostValues {
@@ -160,7 +167,7 @@ pub(crate) async fn read_values_with(
     };
     let (bios, pending, groups, jobs, lockdown) = tokio::join!(
         read_bios,
-        client.get::<BiosSettings>(dell::BIOS_SETTINGS),
+        client.get_answer::<BiosSettings>(dell::BIOS_SETTINGS),
         read_groups,
         read_jobs,
         read_lockdown
@@ -193,7 +200,8 @@ pub(crate) async fn read_values_with(
     Ok(HostValues {
         registry_id: bios.attribute_registry.clone(),
         bios: bios.attributes,
-        pending: pending.attributes,
+        settings_etag: pending.etag(),
+        pending: pending.value.attributes,
         idrac,
         jobs: jobs?,
         lockdown,
@@ -237,6 +245,8 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         jobs: values.jobs,
         lockdown: values.lockdown,
         registry_cached,
+        registry_id: values.registry_id,
+        settings_etag: values.settings_etag,
     })
 }
 

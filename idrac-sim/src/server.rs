@@ -445,10 +445,11 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         },
         "/redfish/v1" if get => host.cached(path, || Reply::ok(host.service_root(doc(path).unwrap_or(&Value::Null)))),
         // DSP0266: a POST to a collection's `Members` is a POST to the collection.
-        SESSIONS | SESSIONS_MEMBERS if post => with_body!(|b: &Value| host.login(
+        SESSIONS | SESSIONS_MEMBERS if post => with_body!(|b: &Value| host.login_with_context(
             b["UserName"].as_str().unwrap_or_default(),
             b["Password"].as_str().unwrap_or_default(),
             &caller.address,
+            b["Context"].as_str(),
         )),
         SESSIONS if get => Reply::ok(host.sessions(expand)),
         _ if session_id.is_some() && get => host.session(session_id.unwrap_or_default()),

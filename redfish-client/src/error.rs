@@ -260,6 +260,13 @@ impl Error {
         }
     }
 
+    /// Whether a conditional write was refused because the resource changed since its `ETag`
+    /// was read (HTTP 412 Precondition Failed): nothing was applied, and sending it again
+    /// would only meet the same refusal.
+    pub fn precondition_failed(&self) -> bool {
+        self.last_attempt().status() == Some(412)
+    }
+
     /// Whether a failed write may still have been applied: the request went out and the
     /// answer was lost, cut, garbled or a gateway error. A refusal with a status, or a
     /// connection that never opened, means nothing was applied. Judged on the last attempt.

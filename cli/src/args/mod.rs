@@ -105,8 +105,18 @@ pub enum Command {
     /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
     /// converged (including --reboot none), 1 on errors.
     Apply(ApplyArgs),
+    /// Write what an apply would do to each host into a plan file (rftune.plan/v1) for review,
+    /// and show it: per host its identity, every attribute's current, pending and desired value
+    /// with what decided it, the PATCH bodies, whether it reboots, and a digest of the state it
+    /// was made from. Read-only.
+    ///
+    /// `rftune apply --plan FILE` then applies exactly that plan, refusing any host whose state
+    /// changed since. Exit 0 when every host is in sync, 2 when changes are planned, 1 when a
+    /// host could not be planned (the file is written all the same).
+    Plan(PlanArgs),
     /// Combine the outputs of sharded runs (`--shard K/N`) into one result: `-o json` documents
-    /// and `-o jsonl` streams of `rftune diff`, or of `rftune apply`, for one profile.
+    /// and `-o jsonl` streams of `rftune diff`, or of `rftune apply`, for one profile; or the
+    /// plan files of `rftune plan`, merged and resealed (`-o json` prints the merged plan).
     ///
     /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
     /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
@@ -375,12 +385,58 @@ pub struct MergeArgs {
 #[derive(Debug, ClapArgs)]
 pub struct ApplyArgs {
     /// A shipped profile (see `rftune profiles list`) or a profile file.
-    #[arg(long, short = 'p', value_name = "NAME|FILE")]
-    pub profile: String,
+    #[arg(long, short = 'p', value_name = "NAME|FILE", required_unless_present = "plan")]
+    pub profile: Option<String>,
+    /// Apply exactly this plan file (from `rftune plan`), with the options it was made with:
+    /// each host is re-read before its first write and refused as stale when anything the
+    /// plan was made from changed (a value, a pending value or job, its BIOS version or
+    /// registry). Hosts already at the plan's values are in sync. The file is refused whole
+    /// when its integrity check fails, when it was made by another rftune version or from a
+    /// profile that changed since, or when it is older than --max-plan-age.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "dry_run", "reboot", "apply_time", "maintenance_start", "replace_pending", "strict"])]
+    pub plan: Option<PathBuf>,
+    /// The oldest plan --plan accepts.
+    #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration, requires = "plan")]
+    pub max_plan_age: std::time::Duration,
     /// How to apply.
     #[command(flatten)]
     pub flags: ApplyFlags,
     /// The BMC(s) to converge.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// `rftune plan`.
+#[derive(Debug, ClapArgs)]
+pub struct PlanArgs {
+    /// A shipped profile (see `rftune profiles list`) or a profile file.
+    #[arg(long, short = 'p', value_name = "NAME|FILE")]
+    pub profile: String,
+    /// Where to write the plan.
+    #[arg(long, value_name = "FILE", default_value = "rftune-plan.json")]
+    pub out: PathBuf,
+    /// Show every attribute of each host, not only those written or pending.
+    #[arg(long)]
+    pub all: bool,
+    /// How the plan's apply reboots: graceful, force, or none (the job stays scheduled).
+    #[arg(long, value_enum, default_value_t = RebootArg::Graceful)]
+    pub reboot: RebootArg,
+    /// Plan to discard pending BIOS values and scheduled BIOS jobs that are in the way.
+    #[arg(long)]
+    pub replace_pending: bool,
+    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
+    #[arg(long)]
+    pub strict: bool,
+    /// When staged BIOS values apply.
+    #[arg(long, value_enum, default_value_t = ApplyTimeArg::OnReset)]
+    pub apply_time: ApplyTimeArg,
+    /// Maintenance window start, ISO 8601 in the iDRAC's offset.
+    #[arg(long, value_name = "ISO8601", required_if_eq_any = [("apply_time", "at-maintenance-window-start"), ("apply_time", "in-maintenance-window-on-reset")])]
+    pub maintenance_start: Option<String>,
+    /// Maintenance window length.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
+    pub maintenance_duration: std::time::Duration,
+    /// The BMC(s) to plan for.
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -460,6 +516,36 @@ pub struct ApplyFlags {
     /// Maintenance window length.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
     pub maintenance_duration: std::time::Duration,
+    /// A command run for each host once it holds its reboot slot and its values are staged,
+    /// before rftune reboots it (e.g. `kubectl drain "$RFTUNE_NODE" --ignore-daemonsets`), at
+    /// most --max-unavailable at a time. Run with /bin/sh -c; its environment has RFTUNE_HOST,
+    /// RFTUNE_BMC, RFTUNE_SERVICE_TAG, RFTUNE_PROFILE, RFTUNE_PHASE and RFTUNE_NODE (the
+    /// inventory's `node`), and no other RFTUNE_* variable (the password is not there).
+    /// Failing stops that host before the reboot (see --keep-staged) and counts toward
+    /// --max-failures. Hosts rftune does not reboot run no hooks.
+    #[arg(long, value_name = "CMD")]
+    pub before_reboot: Option<String>,
+    /// A command run for each host that reached its reboot once it is back and verified in
+    /// sync (e.g. `kubectl uncordon "$RFTUNE_NODE"`); failing fails the host.
+    #[arg(long, value_name = "CMD")]
+    pub after_verify: Option<String>,
+    /// A command run for each host that reached its reboot but did not end verified (the
+    /// before-reboot hook, the reboot, the job or the verification failed, or the run was
+    /// stopped); RFTUNE_ERROR says why.
+    #[arg(long, value_name = "CMD")]
+    pub on_failure: Option<String>,
+    /// The longest a hook may run before it is killed (with what it started) and counts as failed.
+    #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
+    pub hook_timeout: std::time::Duration,
+    /// When a before-reboot hook fails, leave the values staged (they apply at the host's
+    /// next reboot, whenever that is). By default they are cleared again, so a host that could
+    /// not be drained does not change at an unplanned reboot later.
+    #[arg(long)]
+    pub keep_staged: bool,
+    /// How long to wait for another rftune run (with this state directory) that holds a host,
+    /// before failing it naming that run. 0s fails at once.
+    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = parse_duration)]
+    pub lock_wait: std::time::Duration,
 }
 
 /// When staged BIOS values apply.
@@ -699,7 +785,8 @@ pub struct TargetArgs {
     /// conflicts with an explicit --inventory).
     #[arg(long, value_name = "URL", conflicts_with = "inventory")]
     pub bmc: Option<String>,
-    /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags).
+    /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags,
+    /// and node: the host's OS node name, given to hooks as RFTUNE_NODE).
     #[arg(long, value_name = "FILE")]
     pub inventory: Option<PathBuf>,
     /// Only inventory entries carrying this tag (repeatable: all must match).

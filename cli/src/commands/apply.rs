@@ -13,15 +13,61 @@ use rftune_engine::converge::{Apply, ApplyRun};
 use rftune_engine::derive;
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::lifecycle::Access;
+use rftune_engine::plan::PlanDocument;
 use rftune_engine::snapshot::Snapshot;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
-/// Runs `rftune apply`.
+/// Runs `rftune apply` (of a profile, or of a plan file with `--plan`).
 pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
-    let profile = LoadedProfile::load(&args.profile)?;
     let hosts = Hosts::of(&args.target)?;
+    if let Some(file) = &args.plan {
+        let (plan, profile) = load_plan(file, &hosts, args.max_plan_age)?;
+        let mut options = config::apply_options(&args.flags);
+        plan.options.apply_to(&mut options)?;
+        let run = ApplyRun::new(profile, dirs, options, args.flags.max_unavailable)?.with_plan(Arc::new(plan));
+        let applied = Applied {
+            run: Arc::new(run),
+            plan: Some(file.display().to_string()),
+        };
+        return converge_run(applied, hosts, &args.flags, &args.target.connect, dirs, output).await;
+    }
+    let Some(name) = &args.profile else {
+        anyhow::bail!("give --profile NAME|FILE, or --plan FILE");
+    };
+    let profile = LoadedProfile::load(name)?;
     converge(profile, hosts, &args.flags, &args.target.connect, dirs, output).await
+}
+
+/// Reads a plan file and the profile it was made from, refusing it whole when its integrity
+/// check fails, it was made by another rftune version, from a profile that changed since, or
+/// more than `max_age` ago, or when it does not cover the hosts selected (with their URLs).
+fn load_plan(
+    file: &std::path::Path,
+    hosts: &Hosts,
+    max_age: std::time::Duration,
+) -> Result<(PlanDocument, LoadedProfile)> {
+    let text = rftune_engine::state::read_capped(file, rftune_engine::state::MAX_DOCUMENT_BYTES, "plan")?;
+    let name = file.display().to_string();
+    let plan = PlanDocument::parse(&text, &name)?;
+    let profile = LoadedProfile::load(&plan.profile)?;
+    plan.check(&name, &profile, max_age, std::time::SystemTime::now())?;
+    for entry in &hosts.entries {
+        match plan.host(&entry.name) {
+            None => anyhow::bail!(
+                "plan {name} has no entry for {}: plan every host you apply (`rftune plan` with the same host selection)",
+                entry.name
+            ),
+            Some(h) if h.url != entry.url => anyhow::bail!(
+                "plan {name} was made for {} at {}, not at {}: make a new plan",
+                entry.name,
+                h.url,
+                entry.url
+            ),
+            Some(_) => {}
+        }
+    }
+    Ok((plan, profile))
 }
 
 /// Runs `rftune restore`: derives a profile from the snapshot (every attribute writable under
@@ -54,6 +100,25 @@ async fn converge(
         config::apply_options(flags),
         flags.max_unavailable,
     )?);
+    converge_run(Applied { run, plan: None }, hosts, flags, connect, dirs, output).await
+}
+
+/// A run to carry out, and the plan file it applies, if any.
+struct Applied {
+    run: Arc<ApplyRun>,
+    plan: Option<String>,
+}
+
+/// Carries out `applied` on `hosts`, rendered as `output` says.
+async fn converge_run(
+    applied: Applied,
+    hosts: Hosts,
+    flags: &ApplyFlags,
+    connect: &ConnectArgs,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<Exit> {
+    let Applied { run, plan } = applied;
     // The password first: a prompt must not meet a spinner.
     let connect = crate::credentials::connect_config(connect, &hosts.entries)?;
     let progress = Arc::new(if hosts.single {
@@ -116,6 +181,7 @@ async fn converge(
         hosts: Vec::new(),
         summary,
         audit_log,
+        plan,
     };
     if output == OutputFormat::Json {
         // Each host's entry is written once every host before it in the inventory is done:
@@ -151,6 +217,22 @@ async fn converge(
         .map(|r| apply_entry(audit, r, &mut report.summary))
         .collect();
     // Table or JUnit (JSON and JSON lines were streamed above).
-    render::text(&render::apply::table(&report, &results))?;
+    let mut text = render::apply::table(&report, &results);
+    if flags.dry_run {
+        // A dry run is a plan without a file: the plan's view of each host follows.
+        let planned: Vec<_> = results
+            .iter()
+            .map(|r| match &r.result {
+                Ok(h) => h.planned.as_deref().cloned().unwrap_or_else(|| {
+                    rftune_engine::plan::failed_host(&r.entry.name, &r.entry.url, "no plan was made".into())
+                }),
+                Err(e) => rftune_engine::plan::failed_host(&r.entry.name, &r.entry.url, format!("{e:#}")),
+            })
+            .collect();
+        text.push_str("\nplan:\n");
+        text.push_str(&render::plan::hosts(&planned, false));
+        text.push_str(&format!("plan: {}\n", render::plan::summary(&planned)));
+    }
+    render::text(&text)?;
     report.summary.exit(&report.audit_log)
 }

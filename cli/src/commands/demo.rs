@@ -146,6 +146,7 @@ fn one_host(profile: &str, sim: &idrac_sim::RunningHost, assessment: Assessment)
         fingerprint: None,
         credentials: None,
         tags: Vec::new(),
+        node: None,
     };
     let result = HostResult {
         entry,

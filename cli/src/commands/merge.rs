@@ -83,7 +83,18 @@ struct Merged {
 
 /// Runs `rftune merge`.
 pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Exit> {
-    let inputs = args.files.iter().map(|f| read(f)).collect::<Result<Vec<_>>>()?;
+    let texts = args
+        .files
+        .iter()
+        .map(|f| Ok((f.display().to_string(), read_text(f)?)))
+        .collect::<Result<Vec<_>>>()?;
+    if texts.iter().any(|(_, t)| is_plan(t)) {
+        return merge_plans(texts, output);
+    }
+    let inputs = texts
+        .into_iter()
+        .map(|(file, text)| parse(file, &text))
+        .collect::<Result<Vec<_>>>()?;
     let merged = merge(inputs)?;
     let kind = merged.kind;
     match output {
@@ -119,8 +130,66 @@ pub fn run(args: &MergeArgs, output: OutputFormat) -> Result<Exit> {
     }
 }
 
-/// Reads one output: a JSON document, or JSON lines.
-fn read(path: &Path) -> Result<Input> {
+/// Whether `text` is a plan file (`rftune.plan/v1`).
+fn is_plan(text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|v| v["schema"] == rftune_engine::plan::SCHEMA)
+}
+
+/// The plans of sharded `rftune plan` runs as one plan, resealed: every input must be a plan,
+/// intact, of one rftune version, profile and options, without a host twice, and, when made
+/// with `--shard`, every shard of one N present once. `-o json` prints the merged plan (to
+/// save and apply); the table shows it.
+fn merge_plans(texts: Vec<(String, String)>, output: OutputFormat) -> Result<Exit> {
+    let mut plans = Vec::with_capacity(texts.len());
+    for (file, text) in texts {
+        if !is_plan(&text) {
+            bail!("{file} is not a plan file, but other inputs are: merge plans only with plans");
+        }
+        plans.push((file.clone(), rftune_engine::plan::PlanDocument::parse(&text, &file)?));
+    }
+    let shards: Vec<Input> = plans
+        .iter()
+        .map(|(file, p)| {
+            Ok(Input {
+                file: file.clone(),
+                kind: DocumentKind::Apply,
+                profile: p.profile.clone(),
+                dry_run: Some(true),
+                shard: p.shard.as_deref().map(str::parse).transpose()?,
+                audit_log: None,
+                hosts: Vec::new(),
+            })
+        })
+        .collect::<Result<_>>()?;
+    check_shards(&shards)?;
+    let merged = rftune_engine::plan::merge(plans)?;
+    match output {
+        OutputFormat::Json | OutputFormat::Jsonl => render::json(&merged)?,
+        OutputFormat::Table | OutputFormat::Junit => {
+            let mut out = render::plan::table(&merged, false);
+            out.push_str(&format!(
+                "(merged and resealed, {}; -o json prints the merged plan to save and apply)\n",
+                merged.integrity
+            ));
+            render::text(&out)?;
+        }
+    }
+    if merged.summary.error > 0 {
+        bail!(
+            "{} of {} host(s) could not be planned; the plan's apply refuses them",
+            merged.summary.error,
+            merged.summary.hosts
+        );
+    }
+    Ok(if merged.summary.change > 0 {
+        Exit::Drift
+    } else {
+        Exit::Success
+    })
+}
+
+/// Reads one output's text (`-` is standard input).
+fn read_text(path: &Path) -> Result<String> {
     let file = path.display().to_string();
     let text = if file == "-" {
         let mut text = String::new();
@@ -138,14 +207,19 @@ fn read(path: &Path) -> Result<Input> {
     } else {
         rftune_engine::state::read_capped(path, MAX_INPUT_BYTES, "result")?
     };
-    if let Ok(doc) = serde_json::from_str::<Value>(&text)
+    Ok(text)
+}
+
+/// One output: a JSON document, or JSON lines.
+fn parse(file: String, text: &str) -> Result<Input> {
+    if let Ok(doc) = serde_json::from_str::<Value>(text)
         && let Some(kind) = doc["schema"]
             .as_str()
             .and_then(|s| DocumentKind::of(s, DocumentKind::schema))
     {
         return document(file, kind, doc);
     }
-    lines(file, &text)
+    lines(file, text)
 }
 
 fn string(v: &Value, field: &str, at: &str) -> Result<String> {

@@ -14,6 +14,7 @@ pub mod inventory;
 pub mod jobs;
 pub mod merge;
 pub mod nvme;
+pub mod plan;
 pub mod power;
 pub mod profiles;
 pub mod scp;
@@ -78,6 +79,7 @@ pub async fn run(args: Args) -> Result<Exit> {
             diff::run(&a, &dirs, output).await
         }
         Command::Apply(a) => apply::run(&a, &dirs, output).await,
+        Command::Plan(a) => plan::run(&a, &dirs, output).await,
         Command::Exporter(_) if output != crate::args::OutputFormat::Table => anyhow::bail!(
             "the exporter serves Prometheus text (and prints it with --once); it has no other output format"
         ),

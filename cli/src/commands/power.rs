@@ -79,6 +79,10 @@ pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> 
             graceful_timeout: args.graceful_timeout,
         },
         audit: audit.clone(),
+        locks: Some(rftune_engine::lock::Locks {
+            state_dir: dirs.state.clone(),
+            wait: args.lock_wait,
+        }),
     });
     let results = access
         .fleet_collected(&hosts.entries, &hosts.limits(), Some(&audit), op, |_, ok| {

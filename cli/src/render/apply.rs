@@ -46,6 +46,10 @@ pub fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String 
                     let _ = writeln!(out, "  snapshot: {}", p.display());
                 }
             }
+            Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::Stale) => {
+                let text = crate::documents::error_text(ApplyStatus::Stale, &r.entry.name, e);
+                let _ = writeln!(out, "{}: stale: {text}", r.entry.name);
+            }
             Err(e) => {
                 let _ = writeln!(out, "{}: error: {e:#}", r.entry.name);
             }

@@ -6,6 +6,7 @@ pub mod apply;
 pub mod decisions;
 pub mod diff;
 pub mod inventory;
+pub mod plan;
 pub mod scp;
 
 use anyhow::Result;

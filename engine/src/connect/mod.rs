@@ -75,6 +75,8 @@ pub struct Bmc {
     pub url: String,
     /// The connected client.
     pub client: Client,
+    /// The host's OS node name from the inventory (for hooks).
+    pub node: Option<String>,
     /// How its certificate is trusted (for hints in errors).
     trust: Trust,
     /// The service root and the layout it shows, once read.
@@ -209,6 +211,7 @@ pub async fn connect(
     let mut bmc = Bmc {
         name,
         url: entry.url.clone(),
+        node: entry.node.clone(),
         client,
         trust,
         service: None,
@@ -246,6 +249,7 @@ impl Bmc {
         Self {
             name: name.into(),
             url: client.base_url().as_str().trim_end_matches('/').to_owned(),
+            node: None,
             client,
             trust: Trust::Pinned,
             service: None,

@@ -12,6 +12,7 @@
 //! is needed.
 
 pub(crate) mod decide;
+mod guard;
 mod marker;
 mod stage;
 mod steps;
@@ -55,6 +56,13 @@ pub struct ApplyOptions {
     pub strict: bool,
     /// When the BIOS values apply.
     pub apply_time: SettingsApplyTime,
+    /// Commands run around each host's reboot.
+    pub hooks: crate::hooks::Hooks,
+    /// When a before-reboot hook fails, leave the staged values pending (they apply at the
+    /// host's next reboot) instead of clearing them again.
+    pub keep_staged: bool,
+    /// How long to wait for another run's lock on a host before failing it.
+    pub lock_wait: Duration,
 }
 
 impl Default for ApplyOptions {
@@ -70,6 +78,9 @@ impl Default for ApplyOptions {
             dry_run: false,
             strict: false,
             apply_time: SettingsApplyTime::on_reset(),
+            hooks: crate::hooks::Hooks::default(),
+            keep_staged: false,
+            lock_wait: Duration::ZERO,
         }
     }
 }
@@ -128,6 +139,12 @@ pub struct HostApply {
     pub in_force: Attributes,
     /// A sentence for people.
     pub summary: String,
+    /// The hooks that ran, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
+    /// The host's plan as `rftune plan` writes it (for dry runs; not part of this document).
+    #[serde(skip)]
+    pub planned: Option<Box<crate::plan::PlannedHost>>,
 }
 
 /// What one apply (or restore) of a profile shares across its hosts: the profile, the registry
@@ -147,6 +164,8 @@ pub struct ApplyRun {
     pub options: ApplyOptions,
     /// Hosts allowed to be rebooting at once.
     pub reboots: Arc<tokio::sync::Semaphore>,
+    /// The plan to apply exactly (`apply --plan`): each host is held to its entry.
+    pub plan: Option<Arc<crate::plan::PlanDocument>>,
 }
 
 impl ApplyRun {
@@ -167,33 +186,72 @@ impl ApplyRun {
             state_dir: dirs.state.clone(),
             options,
             reboots: Arc::new(tokio::sync::Semaphore::new(max_rebooting.max(1))),
+            plan: None,
         })
+    }
+
+    /// This run applies `plan` exactly: each host is re-read before its first write and
+    /// refused when it differs from its entry.
+    #[must_use]
+    pub fn with_plan(mut self, plan: Arc<crate::plan::PlanDocument>) -> Self {
+        self.plan = Some(plan);
+        self
     }
 }
 
 /// Applies the profile to one connected host. Whether it wrote to the host before a failure is
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
+    // On the heap: the steps' state is large, and callers nest this in futures of their own
+    // (an experiment's step), which would otherwise carry all of it on a worker's stack.
+    Box::pin(apply_steps(run, bmc, observer)).await
+}
+
+/// The steps of [`apply_host`].
+async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     let host = Host::new(run, bmc, observer);
+    // One run per host: held from before the first read that leads to a write to the last
+    // read-back (a dry run writes nothing and takes none).
+    let _lock = host.lock().await?;
     let settled = host.recover().await?;
-    let judged = host.judge(settled).await?;
+    let mut judged = host.judge(settled).await?;
+    if let Some(done) = host.hold_to_plan(&mut judged)? {
+        return Ok(done);
+    }
     let mut result = judged.planned();
     let go = match host.pending(&judged, &mut result).await? {
-        Next::Done => return Ok(result),
+        Next::Done => {
+            host.describe(&judged, &mut result);
+            return Ok(result);
+        }
         Next::Write(go) => go,
     };
     host.snapshot(&judged, &mut result)?;
     host.write_idrac(&judged.plan).await?;
     let job = host.stage(&judged, &go, &mut result).await?;
     result.job.clone_from(&job);
-    let settled = match host.reboot(&judged, go, job, &mut result).await? {
-        Rebooted::Left => return Ok(result),
+    let drained = Box::pin(host.before_reboot(&judged, &go, job.as_deref(), &mut result)).await?;
+    let finished = Box::pin(finish(&host, &judged, go, job, &mut result)).await;
+    Box::pin(host.after_reboot(drained, &finished, &mut result)).await?;
+    finished.map(|()| result)
+}
+
+/// The reboot (with the job and the host's return) and the verification, for a host whose
+/// values are staged.
+async fn finish(
+    host: &Host<'_>,
+    judged: &steps::Judged,
+    go: steps::Go,
+    job: Option<String>,
+    result: &mut HostApply,
+) -> Result<()> {
+    let settled = match host.reboot(judged, go, job, result).await? {
+        Rebooted::Left => return Ok(()),
         Rebooted::NotNeeded => None,
         Rebooted::Back(bios) => Some(*bios),
     };
     marker::remove(&judged.marker);
-    host.verify(&judged, settled, &mut result).await?;
-    Ok(result)
+    host.verify(judged, settled, result).await
 }
 
 /// Deletes the pending BIOS work in the way of another writer (an SCP import) as

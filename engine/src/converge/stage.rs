@@ -44,6 +44,7 @@ impl Host<'_> {
             rebooting: false,
         };
         interrupt::check(&self.bmc.name, "staging BIOS values")?;
+        let etag = self.settings_etag(judged, result).await?;
         marker::write(&judged.marker, &marker)?;
         let apply_time = &run.options.apply_time;
         let body = redfish_client::request::settings_body(&plan.bios, Some(apply_time));
@@ -62,7 +63,7 @@ impl Host<'_> {
             let err = match self
                 .bmc
                 .client
-                .stage_settings(&settings, &plan.bios, Some(apply_time))
+                .stage_settings_if_match(&settings, &plan.bios, Some(apply_time), etag.as_deref())
                 .await
             {
                 Ok(s) => {
@@ -76,6 +77,12 @@ impl Host<'_> {
                 }
                 Err(e) => e,
             };
+            if err.precondition_failed() && etag.is_some() {
+                // Staged by someone else since rftune read the settings: nothing of ours is
+                // staged, and sending it again would stack on their change.
+                marker::remove(&judged.marker);
+                return Err(self.stale_settings(err));
+            }
             if !err.write_outcome_unknown() {
                 // The iDRAC answered no (or nothing reached it): nothing is staged.
                 marker::remove(&judged.marker);
@@ -150,6 +157,44 @@ impl Host<'_> {
         marker::write(&judged.marker, marker)?;
         self.record_stage("ok", detail)?;
         Ok(job)
+    }
+
+    /// The `ETag` the PATCH carries as `If-Match`: the one read with the pending values, read
+    /// again when replacing pending work changed them since.
+    async fn settings_etag(&self, judged: &Judged, result: &HostApply) -> Result<Option<String>> {
+        let read = judged.assessment.state.settings_etag.clone();
+        if read.is_none() || result.replaced.is_none() {
+            return Ok(read);
+        }
+        let fresh = self
+            .bmc
+            .client
+            .get_answer::<BiosSettings>(dell::BIOS_SETTINGS)
+            .await
+            .map_err(|e| self.bmc.explain(e, "reading the pending BIOS values again"))?;
+        Ok(fresh.etag())
+    }
+
+    /// A 412 to the conditional PATCH: the settings changed after they were read.
+    fn stale_settings(&self, err: redfish_client::Error) -> crate::Error {
+        let again = if self.run.plan.is_some() {
+            "run `rftune plan` again"
+        } else {
+            "run apply again"
+        };
+        let message = format!(
+            "plan is stale for {}: the pending BIOS values changed after rftune read them (the iDRAC refused the PATCH with 412 Precondition Failed, so nothing was staged); {again}",
+            self.bmc.name
+        );
+        let _ = self.record_stage("stale", json!(message));
+        HostError {
+            host: self.bmc.name.clone(),
+            kind: HostErrorKind::Stale,
+            message,
+            hint: None,
+            source: Some(err),
+        }
+        .into()
     }
 
     fn record_stage(&self, outcome: &str, detail: Value) -> Result<()> {

@@ -90,6 +90,8 @@ impl Judged {
             readback: BTreeMap::new(),
             in_force: profile_values(&self.assessment.profile, &self.assessment.state.bios),
             summary: String::new(),
+            hooks: Vec::new(),
+            planned: None,
         }
     }
 }
@@ -99,11 +101,11 @@ impl<'a> Host<'a> {
         Self { run, bmc, observer }
     }
 
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         &self.bmc.name
     }
 
-    fn audit(&self, step: Step, request: Value, outcome: &str, detail: Value) -> Result<()> {
+    pub(super) fn audit(&self, step: Step, request: Value, outcome: &str, detail: Value) -> Result<()> {
         self.run.audit.record(self.name(), step, request, outcome, detail)
     }
 
@@ -111,7 +113,7 @@ impl<'a> Host<'a> {
         self.observer.event(&Event::phase(self.name(), phase));
     }
 
-    fn url(&self) -> String {
+    pub(super) fn url(&self) -> String {
         self.bmc.client.base_url().as_str().trim_end_matches('/').to_owned()
     }
 

@@ -132,6 +132,9 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
         dry_run: false,
         strict: false,
         apply_time: SettingsApplyTime::on_reset(),
+        hooks: spec.hooks.hooks()?,
+        keep_staged: false,
+        lock_wait: Duration::ZERO,
     };
     spec.profiles
         .iter()
@@ -143,6 +146,7 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
                 state_dir: dirs.state.clone(),
                 options: options.clone(),
                 reboots: reboots.clone(),
+                plan: None,
             })
         })
         .collect()

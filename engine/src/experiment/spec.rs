@@ -42,6 +42,50 @@ pub struct Spec {
     /// The output directory (state, results, report).
     #[serde(default)]
     pub output: Option<PathBuf>,
+    /// Commands run around each host's reboot, as `apply --before-reboot` and its kin run them.
+    #[serde(default)]
+    pub hooks: HookSpec,
+}
+
+/// `[hooks]`: commands run around each host's reboot (see [`crate::hooks`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookSpec {
+    /// Run once the host holds its reboot slot, before the reboot (a failure stops the host).
+    #[serde(default)]
+    pub before_reboot: Option<String>,
+    /// Run once the host is back and verified.
+    #[serde(default)]
+    pub after_verify: Option<String>,
+    /// Run when a host whose before-reboot point was reached did not end verified.
+    #[serde(default)]
+    pub on_failure: Option<String>,
+    /// The longest a hook may run.
+    #[serde(default = "ten_minutes")]
+    pub timeout: Given<Duration>,
+}
+
+impl Default for HookSpec {
+    fn default() -> Self {
+        Self {
+            before_reboot: None,
+            after_verify: None,
+            on_failure: None,
+            timeout: ten_minutes(),
+        }
+    }
+}
+
+impl HookSpec {
+    /// The hooks, with their time limit parsed.
+    pub fn hooks(&self) -> Result<crate::hooks::Hooks> {
+        Ok(crate::hooks::Hooks {
+            before_reboot: self.before_reboot.clone(),
+            after_verify: self.after_verify.clone(),
+            on_failure: self.on_failure.clone(),
+            timeout: self.timeout.value().context("hooks.timeout")?,
+        })
+    }
 }
 
 fn one() -> u32 {
@@ -62,6 +106,9 @@ pub struct HostSpec {
     /// A credentials file for the BMC (relative to the experiment file).
     #[serde(default)]
     pub credentials: Option<PathBuf>,
+    /// The host's OS node name, given to hooks as `RFTUNE_NODE`.
+    #[serde(default)]
+    pub node: Option<String>,
     /// How to run commands on the host's OS.
     pub os: OsAccess,
 }
@@ -102,6 +149,7 @@ impl HostSpec {
             fingerprint: self.fingerprint.clone(),
             credentials: self.credentials.clone(),
             tags: Vec::new(),
+            node: self.node.clone(),
         }
     }
 }
@@ -847,6 +895,32 @@ array_mib = 64
             cmds[1],
             (BenchKind::Memory, vec!["--array-mib".to_owned(), "64".to_owned()])
         );
+    }
+
+    #[test]
+    fn hooks_and_node_names_are_read_as_apply_takes_them() {
+        let s = Spec::parse(GOOD).unwrap();
+        assert_eq!(
+            s.hooks.hooks().unwrap(),
+            crate::hooks::Hooks::default(),
+            "none unless given"
+        );
+        let text = GOOD
+            .replace(
+                "credentials = \"creds.toml\"",
+                "credentials = \"creds.toml\"\nnode = \"worker-2\"",
+            )
+            .replace(
+                "[benchmarks.storage]",
+                "[hooks]\nbefore_reboot = \"kubectl drain $RFTUNE_NODE\"\ntimeout = \"90s\"\n\n[benchmarks.storage]",
+            );
+        let s = Spec::parse(&text).unwrap();
+        let hooks = s.hooks.hooks().unwrap();
+        assert_eq!(hooks.before_reboot.as_deref(), Some("kubectl drain $RFTUNE_NODE"));
+        assert_eq!(hooks.timeout, Duration::from_secs(90));
+        assert_eq!(s.hosts[1].entry().node.as_deref(), Some("worker-2"));
+        let typo = text.replace("before_reboot", "before_rebot");
+        assert!(Spec::parse(&typo).is_err(), "an unknown hook is refused");
     }
 
     #[test]

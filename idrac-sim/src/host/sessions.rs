@@ -13,11 +13,23 @@ pub(super) struct Session {
     last_used: Instant,
     pub(super) user: String,
     address: String,
+    /// The login's `Context` (Session v1_5_0), kept as DMTF's schema says a service keeps it.
+    context: Option<String>,
+    /// `CreatedTime`, as iDRAC 7.x records it.
+    created: String,
 }
 
 impl Host {
     /// `POST SessionService/Sessions` from `address`, for an enabled account that may log in.
     pub fn login(&self, username: &str, password: &str, address: &str) -> Reply {
+        self.login_with_context(username, password, address, None)
+    }
+
+    /// [`Host::login`] with the client's `Context` for the session. Assumed: no public capture
+    /// shows whether an iDRAC keeps a `Context` sent at login (its published Session schema
+    /// defines the property; the sessions recorded on real iDRACs were opened without one);
+    /// the emulator keeps it as the schema describes.
+    pub fn login_with_context(&self, username: &str, password: &str, address: &str, context: Option<&str>) -> Reply {
         let mut s = self.now();
         if Self::account_for(&s, username, password).is_none() {
             return Reply::error(401, vec![messages::sys415()]);
@@ -39,18 +51,19 @@ impl Host {
         s.session_seq += 1;
         let id = s.session_seq;
         let token = self.new_token(id);
-        s.sessions.insert(
-            id,
-            Session {
-                token: token.clone(),
-                last_used: Instant::now(),
-                user: username.to_owned(),
-                address: address.to_owned(),
-            },
-        );
+        let session = Session {
+            token: token.clone(),
+            last_used: Instant::now(),
+            user: username.to_owned(),
+            address: address.to_owned(),
+            context: context.map(str::to_owned),
+            created: crate::clock::with_offset(SystemTime::now()),
+        };
+        let doc = Self::session_json(id, &session);
+        s.sessions.insert(id, session);
         self.stats.count_session();
         let location = format!("/redfish/v1/SessionService/Sessions/{id}");
-        Reply::with_body(201, Some(Self::session_json(id, username, address)))
+        Reply::with_body(201, Some(doc))
             .header("X-Auth-Token", token)
             .header("Location", location)
     }
@@ -71,19 +84,26 @@ impl Host {
         format!("{:016x}{:016x}", half(1), half(2))
     }
 
-    fn session_json(id: u64, user: &str, address: &str) -> Value {
-        json!({
+    /// A session as a real iDRAC 7.10 lists one (`CreatedTime` included), with the login's
+    /// `Context` when it sent one.
+    fn session_json(id: u64, sess: &Session) -> Value {
+        let mut doc = json!({
             "@odata.context": "/redfish/v1/$metadata#Session.Session",
             "@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}"),
             "@odata.type": "#Session.v1_6_0.Session",
-            "ClientOriginIPAddress": address,
+            "ClientOriginIPAddress": sess.address,
+            "CreatedTime": sess.created,
             "Description": "User Session",
             "Id": id.to_string(),
             "Name": "User Session",
             "Password": null,
             "SessionType": "Redfish",
-            "UserName": user,
-        })
+            "UserName": sess.user,
+        });
+        if let Some(c) = &sess.context {
+            doc["Context"] = json!(c);
+        }
+        doc
     }
 
     /// The user of the live session `token` names (marking it used), if any.
@@ -128,7 +148,7 @@ impl Host {
             .iter()
             .map(|(id, sess)| {
                 if expand {
-                    Self::session_json(*id, &sess.user, &sess.address)
+                    Self::session_json(*id, sess)
                 } else {
                     json!({"@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}")})
                 }
@@ -148,7 +168,7 @@ impl Host {
             .ok()
             .and_then(|n| s.sessions.get(&n).map(|sess| (n, sess)))
         {
-            Some((n, sess)) => Reply::ok(Self::session_json(n, &sess.user, &sess.address)),
+            Some((n, sess)) => Reply::ok(Self::session_json(n, sess)),
             None => Reply::error(
                 404,
                 vec![messages::not_found(&format!(

@@ -158,6 +158,7 @@ impl ClientBuilder {
                 trusted,
                 first_use: self.tls == TlsVerification::TrustOnFirstUse,
                 requests: AtomicU64::new(0),
+                sends_context: std::sync::atomic::AtomicBool::new(true),
             }),
         })
     }

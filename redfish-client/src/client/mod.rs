@@ -9,6 +9,7 @@
 //!   BMC's origin are refused here;
 //! - `session`: login (Basic fallback, trust on first use before any credential leaves),
 //!   re-login on 401, logout;
+//! - `reap`: ending the sessions of logins whose answers were lost (and only those);
 //! - `reads`: generic and typed reads (`get`, collections with `$expand`, the typed resources);
 //! - `writes`: `PATCH`/`POST`/`DELETE`, staging settings and resets, and what they answer
 //!   ([`Written`], [`Staged`]).
@@ -17,6 +18,7 @@
 
 mod builder;
 mod reads;
+mod reap;
 mod session;
 mod transport;
 mod wire;
@@ -54,6 +56,8 @@ struct Inner {
     /// Trust on first use: no credential leaves before `trusted` is set.
     first_use: bool,
     requests: AtomicU64,
+    /// Logins carry a `Context` (until a service refuses one).
+    sends_context: std::sync::atomic::AtomicBool,
 }
 
 impl Client {

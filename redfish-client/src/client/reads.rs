@@ -2,7 +2,7 @@
 //! `$expand`), and the typed resources rftune reads.
 
 use super::Client;
-use super::transport::{RawResponse, Replay};
+use super::transport::RawResponse;
 use crate::auth::Authorization;
 use crate::error::{Result, decode_json};
 use crate::odata::{Collection, Link, ODataId};
@@ -18,7 +18,8 @@ use serde_json::Value;
 use std::time::Instant;
 use url::Url;
 
-/// A resource as read, with the headers it came with (never the credential headers).
+/// A resource as read, with the headers it came with (never the credential headers): the
+/// `ETag` a conditional write of it carries as `If-Match`, and any other a caller needs.
 #[derive(Debug, Clone)]
 pub struct Answer<T> {
     /// The resource.
@@ -32,6 +33,12 @@ impl<T> Answer<T> {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
+
+    /// The `ETag` (`W/"…"` or `"…"`) without the `-gzip` some BMCs add inside the quotes;
+    /// `None` when the service sent none.
+    pub fn etag(&self) -> Option<String> {
+        self.header("ETag").map(super::transport::sanitize_etag)
+    }
 }
 
 impl Client {
@@ -42,13 +49,13 @@ impl Client {
         self.get_answer(path).await.map(|a| a.value)
     }
 
-    /// [`Client::get`], with the response headers.
+    /// [`Client::get`], with the response headers (the `ETag` among them).
     pub async fn get_answer<T: DeserializeOwned>(&self, path: &str) -> Result<Answer<T>> {
         let start = Instant::now();
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let (url, raw) = self.execute(Method::GET, path, None).await?;
+            let (url, raw) = self.execute(Method::GET, path, None, None).await?;
             let decoded = decode_json("GET", url.as_str(), &raw.body);
             let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
             match decoded {
@@ -75,7 +82,7 @@ impl Client {
     /// iDRAC answers an XML configuration export at its task's URL). The caller judges the
     /// body: nothing here knows what a whole one looks like.
     pub async fn get_bytes(&self, path: &str) -> Result<(u16, Vec<u8>)> {
-        let (_, raw) = self.execute(Method::GET, path, None).await?;
+        let (_, raw) = self.execute(Method::GET, path, None, None).await?;
         Ok((raw.status, raw.body))
     }
 
@@ -177,14 +184,8 @@ impl Client {
     /// `GET /redfish/v1` without credentials (it needs none, and it makes the first handshake
     /// before any credential is sent).
     pub(super) async fn read_root_anonymously(&self) -> Result<(Url, RawResponse)> {
-        self.send_with_retry(
-            Method::GET,
-            request::SERVICE_ROOT,
-            None,
-            &Authorization::None,
-            Replay::IfSafe,
-        )
-        .await
+        self.send_with_retry(Method::GET, request::SERVICE_ROOT, None, &Authorization::None, None)
+            .await
     }
 
     /// A computer system.

@@ -2,7 +2,8 @@
 //! use settled before any credential leaves, re-login when a session is refused, and logout.
 
 use super::Client;
-use super::transport::{RawResponse, Replay};
+use super::reap::{LostLogins, OpenedSession};
+use super::transport::RawResponse;
 use crate::auth::{AuthMethod, AuthState, Authorization};
 use crate::error::{Error, Result};
 use crate::request;
@@ -42,10 +43,7 @@ impl Client {
         drop(state);
         let Some(location) = location else { return Ok(()) };
         let auth = Authorization::Token { token, epoch: 0 };
-        match self
-            .send_with_retry(Method::DELETE, &location, None, &auth, Replay::IfSafe)
-            .await
-        {
+        match self.send_with_retry(Method::DELETE, &location, None, &auth, None).await {
             Ok(_) => Ok(()),
             Err(e) if matches!(e.status(), Some(401 | 404)) => Ok(()),
             Err(e) => Err(e),
@@ -98,31 +96,8 @@ impl Client {
             *state = AuthState::Basic;
             return Ok(Authorization::Basic);
         }
-        let body = serde_json::json!({"UserName": creds.username, "Password": creds.password.expose()});
-        let start = Instant::now();
-        let mut attempts = 0u32;
-        let result = loop {
-            attempts += 1;
-            let result = self
-                .send_with_retry(
-                    Method::POST,
-                    request::SESSIONS,
-                    Some(&body),
-                    &Authorization::None,
-                    Replay::Always,
-                )
-                .await;
-            // An answer that lost its token header (cut or garbled on the way) is worth another
-            // login, like a lost connection; at worst an idle session expires on the BMC.
-            let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
-            match result {
-                Ok((_, ref raw)) if raw.token.is_none() && self.inner.retry.allows(attempts, start.elapsed(), wait) => {
-                    tracing::debug!(attempt = attempts, "login answered without a token; logging in again");
-                    tokio::time::sleep(wait).await;
-                }
-                other => break other,
-            }
-        };
+        let login = self.open_session(creds).await;
+        let (result, lost) = (login.result, login.lost);
         match result {
             Ok((url, raw)) => {
                 let Some(token) = raw.token else {
@@ -134,6 +109,11 @@ impl Client {
                 };
                 let epoch = self.inner.epochs.fetch_add(1, Ordering::Relaxed) + 1;
                 tracing::debug!(url = %url, "session opened");
+                if let Some(lost) = lost {
+                    // Still holding the session state: the sessions of lost answers are ended
+                    // before any other request of this client goes out on the new session.
+                    self.end_lost_sessions(&token, raw.location.as_deref(), &lost).await;
+                }
                 *state = AuthState::Session {
                     token: token.clone(),
                     location: raw.location,
@@ -148,6 +128,54 @@ impl Client {
                 Ok(Authorization::Basic)
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// `POST SessionService/Sessions` until a session is opened, within the retry policy. A
+    /// login whose answer was lost (cut off, timed out, or without its token) is sent again:
+    /// without a session the run cannot go on. The service may have opened a session for the
+    /// lost one, whose token never arrived; those are counted, and each login carries a
+    /// `Context` of its own so that [`Client::end_lost_sessions`] can find them afterwards.
+    async fn open_session(&self, creds: &crate::auth::Credentials) -> OpenedSession {
+        let mut lost = LostLogins::new();
+        let start = Instant::now();
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let mut body = serde_json::json!({"UserName": creds.username, "Password": creds.password.expose()});
+            if self.inner.sends_context.load(Ordering::Relaxed) {
+                body["Context"] = Value::String(lost.context().to_owned());
+            }
+            let result = self
+                .send_with_retry(Method::POST, request::SESSIONS, Some(&body), &Authorization::None, None)
+                .await;
+            let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
+            let again = self.inner.retry.allows(attempts, start.elapsed(), wait);
+            match result {
+                // A service whose Session schema predates `Context` may refuse the property:
+                // nothing was opened, so log in again without it (and never send it again).
+                Err(e)
+                    if super::reap::refuses_context(&e) && self.inner.sends_context.swap(false, Ordering::Relaxed) =>
+                {
+                    tracing::debug!("the session service refuses a login Context; logging in without one");
+                }
+                Ok((_, ref raw)) if raw.token.is_none() && again => {
+                    lost.note(start.elapsed());
+                    tracing::debug!(attempt = attempts, "login answered without a token; logging in again");
+                    tokio::time::sleep(wait).await;
+                }
+                Err(ref e) if e.write_outcome_unknown() && matches!(e, Error::Transport { .. }) && again => {
+                    lost.note(start.elapsed());
+                    tracing::debug!(attempt = attempts, error = %e, "the answer to a login was lost; logging in again");
+                    tokio::time::sleep(wait).await;
+                }
+                other => {
+                    return OpenedSession {
+                        result: other,
+                        lost: lost.any().then_some(lost),
+                    };
+                }
+            }
         }
     }
 
@@ -181,7 +209,15 @@ impl Client {
     /// session is refused. A 401 means the request was not processed, so a write is resent too.
     /// When that does not help, the error is [`Error::SessionExpired`], which tells an ended
     /// session apart from credentials refused at the first login.
-    pub(super) async fn execute(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(Url, RawResponse)> {
+    /// `if_match` makes a write conditional: the service answers 412 when the resource's
+    /// `ETag` is no longer that one.
+    pub(super) async fn execute(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        if_match: Option<&str>,
+    ) -> Result<(Url, RawResponse)> {
         let mut relogins = 0;
         loop {
             let auth = match self.authorization().await {
@@ -190,10 +226,7 @@ impl Client {
                 }
                 other => other?,
             };
-            match self
-                .send_with_retry(method.clone(), path, body, &auth, Replay::IfSafe)
-                .await
-            {
+            match self.send_with_retry(method.clone(), path, body, &auth, if_match).await {
                 Err(e) if e.status() == Some(401) => {
                     let Authorization::Token { epoch, .. } = auth else {
                         return Err(e);

@@ -19,16 +19,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use url::Url;
 
-/// Whether a request may be sent again after it failed in transit (it may have been applied).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Replay {
-    /// When repeating it cannot do harm: reads and deletes, or when no connection was made.
-    IfSafe,
-    /// Always: a login, whose repetition at worst leaves an unused session to expire, which
-    /// beats leaving the run without a session at all.
-    Always,
-}
-
 /// What the client calls itself in `User-Agent`.
 const USER_AGENT: &str = concat!("rftune-redfish-client/", env!("CARGO_PKG_VERSION"));
 
@@ -52,7 +42,7 @@ impl Client {
         path: &str,
         body: Option<&Value>,
         auth: &Authorization,
-        replay: Replay,
+        if_match: Option<&str>,
     ) -> Result<(Url, RawResponse)> {
         let url = self.url(path)?;
         let policy = &self.inner.retry;
@@ -61,7 +51,7 @@ impl Client {
         let mut overtime_used = false;
         loop {
             attempts += 1;
-            let (err, retry_after, retryable) = match self.send_once(&method, &url, body, auth).await {
+            let (err, retry_after, retryable) = match self.send_once(&method, &url, body, auth, if_match).await {
                 Ok(raw) if is_success(raw.status) => return Ok((url, raw)),
                 Ok(raw) => {
                     let err = status_error(&method, &url, &raw);
@@ -69,7 +59,7 @@ impl Client {
                     (err, raw.retry_after, busy)
                 }
                 Err(e) => {
-                    let retryable = transport_retryable(&e, &method, replay);
+                    let retryable = transport_retryable(&e, &method);
                     (e, None, retryable)
                 }
             };
@@ -115,8 +105,9 @@ impl Client {
         url: &Url,
         body: Option<&Value>,
         auth: &Authorization,
+        if_match: Option<&str>,
     ) -> Result<RawResponse> {
-        let request = self.request(method, url, body, auth)?;
+        let request = self.request(method, url, body, auth, if_match)?;
         self.inner.requests.fetch_add(1, Ordering::Relaxed);
         tracing::trace!(%method, %url, "request");
         let (parts, body) = self
@@ -152,8 +143,16 @@ impl Client {
     }
 
     /// The HTTP/1.1 request for `method url`: origin-form target, `Host`, Redfish's headers,
-    /// the JSON body and the credential (marked sensitive, so it is never printed).
-    fn request(&self, method: &Method, url: &Url, body: Option<&Value>, auth: &Authorization) -> Result<wire::Request> {
+    /// the JSON body, `If-Match` when a conditional write asks for it, and the credential
+    /// (marked sensitive, so it is never printed).
+    fn request(
+        &self,
+        method: &Method,
+        url: &Url,
+        body: Option<&Value>,
+        auth: &Authorization,
+        if_match: Option<&str>,
+    ) -> Result<wire::Request> {
         let target = &url[url::Position::BeforePath..url::Position::AfterQuery];
         let mut req = http::Request::builder()
             .method(method.clone())
@@ -162,6 +161,11 @@ impl Client {
             .header(header::USER_AGENT, USER_AGENT)
             .header(header::ACCEPT, "application/json")
             .header("OData-Version", "4.0");
+        if let Some(tag) = if_match {
+            let value = HeaderValue::try_from(tag)
+                .map_err(|_| Error::config(format!("the ETag {tag:?} for {url} cannot be sent as If-Match")))?;
+            req = req.header(header::IF_MATCH, value);
+        }
         let credential = match auth {
             Authorization::None => None,
             Authorization::Basic => self.inner.credentials.as_ref().map(|c| {
@@ -290,20 +294,29 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 }
 
 /// A request that failed in transit is retried when repeating it cannot do harm: always when no
-/// connection was made, for reads and deletes otherwise, and for what the caller marks
-/// [`Replay::Always`]. An untrusted certificate will not become trusted by asking again.
-fn transport_retryable(e: &Error, method: &Method, replay: Replay) -> bool {
+/// connection was made, and for reads and deletes otherwise. An untrusted certificate will not
+/// become trusted by asking again.
+fn transport_retryable(e: &Error, method: &Method) -> bool {
     match e {
         Error::Transport {
             kind: TransportKind::Certificate | TransportKind::PlainHttp,
             ..
         } => false,
         Error::Transport { kind, .. } => {
-            *kind == TransportKind::Connect
-                || replay == Replay::Always
-                || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
+            *kind == TransportKind::Connect || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
         }
         _ => false,
+    }
+}
+
+/// An `ETag` as a BMC sent it, without the `-gzip` that Dell iDRACs append inside the quotes
+/// when the request offered gzip (gofish strips it the same way; rftune offers no compression,
+/// so this only guards a proxy that does): `W/"abc-gzip"` → `W/"abc"`.
+pub(crate) fn sanitize_etag(tag: &str) -> String {
+    let tag = tag.trim();
+    match tag.strip_suffix("-gzip\"") {
+        Some(head) => format!("{head}\""),
+        None => tag.to_owned(),
     }
 }
 
@@ -330,5 +343,16 @@ mod tests {
             "/redfish/v1/Jobs/JID_1"
         );
         assert_eq!(location_path("/redfish/v1/Jobs/JID_1"), "/redfish/v1/Jobs/JID_1");
+    }
+
+    #[test]
+    fn the_gzip_suffix_of_an_etag_is_taken_off_and_nothing_else() {
+        assert_eq!(
+            sanitize_etag("\"4a2ae25594ccaa28535062b7b6d58df0\""),
+            "\"4a2ae25594ccaa28535062b7b6d58df0\""
+        );
+        assert_eq!(sanitize_etag("W/\"abc-gzip\""), "W/\"abc\"");
+        assert_eq!(sanitize_etag(" \"abc-gzip\" "), "\"abc\"");
+        assert_eq!(sanitize_etag("\"gzip\""), "\"gzip\"");
     }
 }

@@ -46,17 +46,30 @@ pub struct Staged {
 impl Client {
     /// `PATCH path` with a JSON body.
     pub async fn patch<B: Serialize + ?Sized>(&self, path: &str, body: &B) -> Result<Written> {
-        self.write(Method::PATCH, path, Some(to_value(body)?)).await
+        self.write(Method::PATCH, path, Some(to_value(body)?), None).await
+    }
+
+    /// `PATCH path` that applies only while the resource's `ETag` is still `etag` (sent as
+    /// `If-Match`); otherwise the service answers 412 ([`Error::precondition_failed`]) and
+    /// nothing is changed. Without an `etag`, a plain [`Client::patch`]. Only for resources:
+    /// actions take no `If-Match` (iDRAC10 answers 412 there whatever the tag).
+    pub async fn patch_if_match<B: Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: &B,
+        etag: Option<&str>,
+    ) -> Result<Written> {
+        self.write(Method::PATCH, path, Some(to_value(body)?), etag).await
     }
 
     /// `POST path` with a JSON body.
     pub async fn post<B: Serialize + ?Sized>(&self, path: &str, body: &B) -> Result<Written> {
-        self.write(Method::POST, path, Some(to_value(body)?)).await
+        self.write(Method::POST, path, Some(to_value(body)?), None).await
     }
 
     /// `DELETE path`.
     pub async fn delete(&self, path: &str) -> Result<Written> {
-        self.write(Method::DELETE, path, None).await
+        self.write(Method::DELETE, path, None, None).await
     }
 
     /// Stages `attributes` on a settings object (`Bios/Settings`). With `apply_time`, the body
@@ -67,8 +80,22 @@ impl Client {
         attributes: &Attributes,
         apply_time: Option<&SettingsApplyTime>,
     ) -> Result<Staged> {
+        self.stage_settings_if_match(settings_object, attributes, apply_time, None)
+            .await
+    }
+
+    /// [`Client::stage_settings`], conditional on the settings object's `ETag` (see
+    /// [`Client::patch_if_match`]): staged only while nothing else was staged since `etag` was
+    /// read.
+    pub async fn stage_settings_if_match(
+        &self,
+        settings_object: &ODataId,
+        attributes: &Attributes,
+        apply_time: Option<&SettingsApplyTime>,
+        etag: Option<&str>,
+    ) -> Result<Staged> {
         let body = request::settings_body(attributes, apply_time);
-        let written = self.patch(settings_object.path(), &body).await?;
+        let written = self.patch_if_match(settings_object.path(), &body, etag).await?;
         Ok(Staged {
             messages: written.messages(),
             job: written.location,
@@ -82,8 +109,8 @@ impl Client {
             .map(drop)
     }
 
-    async fn write(&self, method: Method, path: &str, body: Option<Value>) -> Result<Written> {
-        let (url, raw) = self.execute(method.clone(), path, body.as_ref()).await?;
+    async fn write(&self, method: Method, path: &str, body: Option<Value>, if_match: Option<&str>) -> Result<Written> {
+        let (url, raw) = self.execute(method.clone(), path, body.as_ref(), if_match).await?;
         let body = if raw.body.iter().all(u8::is_ascii_whitespace) {
             Value::Null
         } else {

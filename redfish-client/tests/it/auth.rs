@@ -222,20 +222,40 @@ async fn logout_is_retried_while_the_service_is_busy() {
 }
 
 #[tokio::test]
-async fn login_is_retried_after_a_connection_reset_or_a_timeout() {
+async fn login_is_retried_after_a_connection_reset_or_a_timeout_and_the_lost_session_is_ended() {
     let login = super::http_answer(
         "201 Created",
         &[
-            ("X-Auth-Token", "token-1"),
-            ("Location", "/redfish/v1/SessionService/Sessions/1"),
+            ("X-Auth-Token", "token-2"),
+            ("Location", "/redfish/v1/SessionService/Sessions/2"),
         ],
         b"{}",
     );
+    // The BMC keeps no Context (as the sessions recorded on real iDRACs show none) but records
+    // when each session was created, as iDRAC 7.x does: the lost login's session is the one of
+    // the same user and address created in the seconds before the new one.
+    let session = |id: u32, created: &str| {
+        format!(
+            r#"{{"@odata.id":"/redfish/v1/SessionService/Sessions/{id}","Id":"{id}","UserName":"root","ClientOriginIPAddress":"127.0.0.1","SessionType":"Redfish","CreatedTime":"{created}"}}"#
+        )
+    };
+    let own = super::http_answer("200 OK", &[], session(2, "2024-08-15T15:51:05-05:00").as_bytes());
+    let list = format!(
+        r#"{{"Members":[{},{},{}]}}"#,
+        session(2, "2024-08-15T15:51:05-05:00"),
+        session(1, "2024-08-15T15:51:05-05:00"),
+        session(7, "2024-08-15T09:00:00-05:00"),
+    );
+    let list = super::http_answer("200 OK", &[], list.as_bytes());
+    let ended = super::http_answer("200 OK", &[], b"{}");
     let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1/Systems","Members":[]}"#);
     for first in [super::Step::Close, super::Step::Silent] {
         let url = super::scripted_server(vec![
             first,
             super::Step::Reply(login.clone()),
+            super::Step::Reply(own.clone()),
+            super::Step::Reply(list.clone()),
+            super::Step::Reply(ended.clone()),
             super::Step::Reply(root.clone()),
         ])
         .await;
@@ -248,7 +268,11 @@ async fn login_is_retried_after_a_connection_reset_or_a_timeout() {
         let systems: serde_json::Value = c.get("/redfish/v1/Systems").await.unwrap();
         assert_eq!(systems["Members"], serde_json::json!([]));
         assert!(c.has_session().await);
-        assert_eq!(c.requests_sent(), 3, "login, login again, the read");
+        assert_eq!(
+            c.requests_sent(),
+            6,
+            "login, login again, its own session and the list, one DELETE (session 1, not the old session 7), the read"
+        );
     }
 }
 
