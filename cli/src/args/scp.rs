@@ -21,7 +21,7 @@ pub enum ScpCommand {
     /// rebooting the host in its own slot (--reboot, --max-unavailable, --canary,
     /// --max-failures), then each component's result. An import that applied only part of
     /// the profile is an error listing what failed.
-    Import(ImportArgs),
+    Import(Box<ImportArgs>),
     /// Write the SCP fragment a profile means for one host: each setting's value as that
     /// host's registry chose it, and the unlocks the plan adds, for teams that deploy through
     /// OpenManage Enterprise or Ansible. Settings the host lacks or a dependency sets are left
