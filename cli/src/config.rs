@@ -119,6 +119,8 @@ pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
         apply_time,
+        from_defaults: false,
+        password: None,
     }
 }
 

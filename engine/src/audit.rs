@@ -83,6 +83,18 @@ pub enum Step {
     ClearPending,
     /// One step of an experiment.
     ExperimentStep,
+    /// A one-time boot override set (`rftune boot once`).
+    BootOnce,
+    /// A boot override cancelled (`rftune boot clear`).
+    BootClear,
+    /// `Bios.ResetBios` sent: the BIOS returns to its defaults at the next POST.
+    ResetBios,
+    /// The read-back after a BIOS reset to defaults (the reset finished, what changed).
+    Defaults,
+    /// A BIOS password change sent (`Bios.ChangePassword`; the passwords are never recorded).
+    ChangePassword,
+    /// A Secure Boot key reset sent (`SecureBoot.ResetKeys`).
+    ResetKeys,
 }
 
 impl Step {
@@ -112,6 +124,12 @@ impl Step {
             Self::ClearJobQueue => "clear-job-queue",
             Self::ClearPending => "clear-pending",
             Self::ExperimentStep => "experiment:step",
+            Self::BootOnce => "boot-once",
+            Self::BootClear => "boot-clear",
+            Self::ResetBios => "reset-bios",
+            Self::Defaults => "defaults",
+            Self::ChangePassword => "change-password",
+            Self::ResetKeys => "reset-keys",
         }
     }
 
@@ -131,6 +149,11 @@ impl Step {
                 | Self::DeleteJob
                 | Self::ClearJobQueue
                 | Self::ClearPending
+                | Self::BootOnce
+                | Self::BootClear
+                | Self::ResetBios
+                | Self::ChangePassword
+                | Self::ResetKeys
         )
     }
 

@@ -1,5 +1,5 @@
 //! A host's inventory (`rftune.inventory/v1`): identity, firmware, CPUs, DIMMs, power state,
-//! pending BIOS values and open jobs, read with as few round trips as the service allows (the
+//! pending BIOS values, open jobs and Secure Boot, read with as few round trips as the service allows (the
 //! reads run concurrently). The system is required; the rest is shown when the BMC serves it
 //! and listed as unread when it does not.
 
@@ -44,6 +44,9 @@ pub struct Inventory {
     pub pending_bios: Attributes,
     /// Jobs that have not finished.
     pub open_jobs: Vec<JobSummary>,
+    /// UEFI Secure Boot, where the BMC has the resource.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secure_boot: Option<crate::secure_boot::SecureBootState>,
     /// Optional reads that failed: the rest of the inventory is what could be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<Unread>,
@@ -144,15 +147,17 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
             let system_id = ODataId::new(dell::SYSTEM);
             let memory_id = system_id.join("Memory");
             let idrac = client.dell();
-            let (system, memory, manager, pending, jobs) = tokio::join!(
+            let (system, memory, manager, pending, jobs, secure_boot) = tokio::join!(
                 client.system(&system_id),
                 client.expanded_members::<Memory>(memory_id.path()),
                 client.get::<Manager>(dell::MANAGER),
                 client.get::<BiosSettings>(dell::BIOS_SETTINGS),
                 idrac.jobs(),
+                secure_boot(client, dell::SECURE_BOOT),
             );
             let system = system.map_err(|e| t.explain(e, "reading the system"))?;
-            assemble(
+            let secure_boot = partial.keep("Secure Boot", secure_boot).flatten();
+            let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
                 dell::service_tag(&root).map(str::to_owned),
@@ -164,10 +169,18 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
                     .map(|p| p.attributes)
                     .unwrap_or_default(),
                 partial.keep("job queue", jobs).unwrap_or_default(),
-            )
+            );
+            inventory.secure_boot = secure_boot;
+            inventory
         }
         Layout::Generic => {
             let system = t.first_system().await?;
+            let secure_boot = match system.secure_boot.as_ref() {
+                Some(link) => partial
+                    .keep("Secure Boot", secure_boot(client, link.odata_id.path()).await)
+                    .flatten(),
+                None => None,
+            };
             let memory = partial.keep("DIMM inventory", client.memory(&system).await);
             let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
             let pending = match &bios {
@@ -177,7 +190,7 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
                 None => None,
             };
             let tag = system.sku.clone();
-            assemble(
+            let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
                 tag,
@@ -186,7 +199,9 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
                 None,
                 pending.unwrap_or_default(),
                 Vec::new(),
-            )
+            );
+            inventory.secure_boot = secure_boot;
+            inventory
         }
     };
     for u in &partial.unread {
@@ -194,6 +209,21 @@ pub async fn collect(bmc: &mut Bmc) -> Result<Inventory> {
     }
     inventory.unread = partial.unread;
     Ok(inventory)
+}
+
+/// The Secure Boot state at `path`, or `None` when the BMC has no such resource.
+async fn secure_boot(
+    client: &redfish_client::Client,
+    path: &str,
+) -> redfish_client::Result<Option<crate::secure_boot::SecureBootState>> {
+    match client
+        .get::<redfish_client::resources::secure_boot::SecureBoot>(path)
+        .await
+    {
+        Ok(sb) => Ok(Some((&sb).into())),
+        Err(e) if e.status() == Some(404) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -249,6 +279,7 @@ fn assemble(
                 message: j.message,
             })
             .collect(),
+        secure_boot: None,
         unread: Vec::new(),
     }
 }

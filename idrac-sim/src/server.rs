@@ -459,6 +459,35 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
             with_body!(|b: &Value| host.reset(b))
         }
         dell::BIOS if get => host.cached(path, || Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null)))),
+        p if get && is_boot_sources(p) => match boot_sources_doc(host) {
+            Some(d) => host.cached(path, || Reply::ok(host.boot_sources(p, d))),
+            None => not_found(p),
+        },
+        p if (get || patch) && p.strip_suffix("/Settings").is_some_and(is_boot_sources) => {
+            match boot_sources_doc(host) {
+                None => not_found(p),
+                Some(_) if get => host.cached(path, || Reply::ok(host.boot_sources_settings(p))),
+                Some(_) => with_body!(|b: &Value| host.patch_boot_sources(b)),
+            }
+        }
+        dell::BOOT_OPTIONS if get && doc(path).is_some() => {
+            let key = format!("{path}?expand={expand}");
+            host.cached(&key, || {
+                Reply::ok(host.boot_options(doc(path).unwrap_or(&Value::Null), expand))
+            })
+        }
+        p if get && p.starts_with(dell::BOOT_OPTIONS) && doc(p).is_some() => {
+            host.cached(path, || Reply::ok(host.boot_option(doc(p).unwrap_or(&Value::Null))))
+        }
+        dell::SECURE_BOOT if get && doc(path).is_some() => {
+            host.cached(path, || Reply::ok(host.secure_boot(doc(path).unwrap_or(&Value::Null))))
+        }
+        p if post
+            && p == format!("{}/Actions/SecureBoot.ResetKeys", dell::SECURE_BOOT)
+            && doc(dell::SECURE_BOOT).is_some() =>
+        {
+            with_body!(|b: &Value| host.reset_keys(b))
+        }
         p if post && p == format!("{}/Actions/Bios.ResetBios", dell::BIOS) => host.reset_bios(),
         p if post && p == format!("{}/Actions/Bios.ChangePassword", dell::BIOS) => {
             with_body!(|b: &Value| host.change_password(b))
@@ -611,6 +640,18 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         ),
         p => not_found(p),
     }
+}
+
+/// Whether `path` is one of the two paths of Dell's boot sources.
+fn is_boot_sources(path: &str) -> bool {
+    path == crate::host::DELL_BOOT_SOURCES || path == crate::host::BOOT_SOURCES
+}
+
+/// The tree's boot sources document, at whichever path it records it: it serves both.
+fn boot_sources_doc(host: &Host) -> Option<&Value> {
+    host.fixture
+        .doc(crate::host::DELL_BOOT_SOURCES)
+        .or_else(|| host.fixture.doc(crate::host::BOOT_SOURCES))
 }
 
 fn not_found(path: &str) -> Reply {

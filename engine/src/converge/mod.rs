@@ -1,7 +1,8 @@
 //! The apply of one host, as a pipeline of named steps over one context (`steps.rs`):
-//! recover from an interrupted run → judge (read, refuse, plan) → pending work (adopt |
-//! replace | refuse, the reboot slot) → snapshot → iDRAC attributes → stage (one BIOS PATCH
-//! with an apply time) → reboot (and wait for the job and the host) → verify. Every step is
+//! recover from an interrupted run → (with `--from-defaults`, a BIOS reset to defaults, seen
+//! through) → judge (read, refuse, plan) → pending work (adopt | replace | refuse, the reboot
+//! slot) → snapshot → iDRAC attributes → (a BIOS password change) → stage (one BIOS PATCH with
+//! an apply time) → reboot (and wait for the job and the host) → verify. Every step is
 //! written to the audit log before the next starts; the decisions are pure functions
 //! (`decide.rs`).
 //!
@@ -13,11 +14,13 @@
 
 pub(crate) mod decide;
 mod marker;
+mod provision;
 mod stage;
 mod steps;
 
 pub use marker::Marker;
 pub(crate) use marker::interrupted;
+pub(crate) use marker::{files as marker_files, read as read_marker};
 
 use crate::assess::LoadedProfile;
 use crate::audit::AuditLog;
@@ -55,6 +58,11 @@ pub struct ApplyOptions {
     pub strict: bool,
     /// When the BIOS values apply.
     pub apply_time: SettingsApplyTime,
+    /// Reset the BIOS to its defaults first (`apply --from-defaults`): its own reboot, proven
+    /// finished, before the profile is judged and staged — two reboots in all.
+    pub from_defaults: bool,
+    /// A BIOS password change to send before staging, applied by the same BIOS job.
+    pub password: Option<crate::passwords::PasswordChange>,
 }
 
 impl Default for ApplyOptions {
@@ -70,6 +78,8 @@ impl Default for ApplyOptions {
             dry_run: false,
             strict: false,
             apply_time: SettingsApplyTime::on_reset(),
+            from_defaults: false,
+            password: None,
         }
     }
 }
@@ -122,6 +132,12 @@ pub struct HostApply {
     /// the profile knows (an NPS the BIOS replaced at POST), by attribute.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub readback: BTreeMap<String, String>,
+    /// The BIOS reset to defaults that came first (`--from-defaults`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<crate::defaults::DefaultsDone>,
+    /// The BIOS password change the job applied: which, and what was done (never a password).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<serde_json::Value>,
     /// The profile's attributes as the BIOS reports them at the end (from the last read;
     /// for callers such as experiments, not part of the JSON document).
     #[serde(skip)]
@@ -174,17 +190,29 @@ impl ApplyRun {
 /// Applies the profile to one connected host. Whether it wrote to the host before a failure is
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
+    let mut result = apply_steps(run, bmc, observer).await?;
+    provision::summarize(&mut result);
+    Ok(result)
+}
+
+/// The steps of [`apply_host`], in order.
+async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     let host = Host::new(run, bmc, observer);
     let settled = host.recover().await?;
+    let defaults = host.defaults().await?;
     let judged = host.judge(settled).await?;
     let mut result = judged.planned();
+    result.defaults = defaults;
     let go = match host.pending(&judged, &mut result).await? {
         Next::Done => return Ok(result),
         Next::Write(go) => go,
     };
     host.snapshot(&judged, &mut result)?;
     host.write_idrac(&judged.plan).await?;
-    let job = host.stage(&judged, &go, &mut result).await?;
+    let job = match host.password(&judged, &mut result).await? {
+        Some(job) => Some(job),
+        None => host.stage(&judged, &go, &mut result).await?,
+    };
     result.job.clone_from(&job);
     let settled = match host.reboot(&judged, go, job, &mut result).await? {
         Rebooted::Left => return Ok(result),
@@ -192,6 +220,7 @@ pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> R
         Rebooted::Back(bios) => Some(*bios),
     };
     marker::remove(&judged.marker);
+    host.password_in_force(&judged, settled.as_ref(), &mut result);
     host.verify(&judged, settled, &mut result).await?;
     Ok(result)
 }

@@ -132,6 +132,8 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
         dry_run: false,
         strict: false,
         apply_time: SettingsApplyTime::on_reset(),
+        from_defaults: false,
+        password: None,
     };
     spec.profiles
         .iter()

@@ -53,6 +53,9 @@ impl Host {
         for (k, v) in &s.boot_override {
             set(&mut doc, &["Boot", k], v.clone());
         }
+        if doc.pointer("/Boot/BootOrder").is_some() && s.boot_seq.iter().all(|d| d.option.is_some()) {
+            set(&mut doc, &["Boot", "BootOrder"], Self::boot_order(&s));
+        }
         if doc.get("BootProgress").is_some() {
             let progress = match (s.on, s.boot) {
                 (false, _) => "None",
