@@ -21,7 +21,16 @@ use std::sync::Arc;
 pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let profile = LoadedProfile::load(&args.profile)?;
     let hosts = Hosts::of(&args.target)?;
-    converge(profile, hosts, &args.flags, &args.target.connect, dirs, output).await
+    converge(
+        profile,
+        hosts,
+        &args.flags,
+        Some(&args.provision),
+        &args.target.connect,
+        dirs,
+        output,
+    )
+    .await
 }
 
 /// Runs `rftune restore`: derives a profile from the snapshot (every attribute writable under
@@ -36,7 +45,16 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
     // The registry decides what is restorable: read it from the host once (it is cached).
     let access = config::access_one(&args.connect, &entry, dirs)?;
     let profile = derive::restore_profile(&access, &entry, &snap, &args.snapshot, args.any_host).await?;
-    converge(profile, Hosts::one(entry), &args.flags, &args.connect, dirs, output).await
+    converge(
+        profile,
+        Hosts::one(entry),
+        &args.flags,
+        None,
+        &args.connect,
+        dirs,
+        output,
+    )
+    .await
 }
 
 /// Applies `profile` to `hosts`: the engine's fleet apply, rendered as `output` says.
@@ -44,18 +62,18 @@ async fn converge(
     profile: LoadedProfile,
     hosts: Hosts,
     flags: &ApplyFlags,
+    provision: Option<&crate::args::boot::ProvisionFlags>,
     connect: &ConnectArgs,
     dirs: &StateDirs,
     output: OutputFormat,
 ) -> Result<Exit> {
-    let run = Arc::new(ApplyRun::new(
-        profile,
-        dirs,
-        config::apply_options(flags),
-        flags.max_unavailable,
-    )?);
-    // The password first: a prompt must not meet a spinner.
+    // The passwords first (the BMC's, then any BIOS one): a prompt must not meet a spinner.
     let connect = crate::credentials::connect_config(connect, &hosts.entries)?;
+    let mut options = config::apply_options(flags);
+    if let Some(p) = provision {
+        config::provision_options(p, &mut options)?;
+    }
+    let run = Arc::new(ApplyRun::new(profile, dirs, options, flags.max_unavailable)?);
     let progress = Arc::new(if hosts.single {
         Progress::spinner(output)
     } else {
