@@ -595,10 +595,12 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         p if post && p == format!("{}/Actions/DellTimeService.ManageTime", crate::synth::TIME_SERVICE) => {
             with_body!(|b: &Value| host.manage_time(b))
         }
-        dell::MANAGER | "/redfish/v1/JobService" if get => match doc(path) {
-            Some(d) => Reply::ok(host.with_clock(d)),
-            None => not_found(path),
-        },
+        dell::MANAGER | "/redfish/v1/JobService" | "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog" if get => {
+            match doc(path) {
+                Some(d) => Reply::ok(host.with_clock(d)),
+                None => not_found(path),
+            }
+        }
         p if post && p == format!("{}/Actions/Manager.Reset", dell::MANAGER) => {
             with_body!(|b: &Value| host.manager_reset(b))
         }
@@ -679,7 +681,11 @@ fn expand_members(host: &Host, doc: &Value, expand: bool) -> Value {
 
 fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply {
     match (method.as_str(), path) {
-        ("GET", "/stats") => Reply::ok(host.stats.to_json(&host.service_tag)),
+        ("GET", "/stats") => {
+            // Changes due by now (a POST ending, and the boot it makes) are counted first.
+            host.availability();
+            Reply::ok(host.stats.to_json(&host.service_tag))
+        }
         ("POST", "/stats/reset") => {
             host.stats.reset();
             Reply::with_body(204, None)

@@ -3,5 +3,7 @@
 //! from PyPI ([`badfish`]).
 
 mod badfish;
+mod dell_ansible;
+mod dell_provisioning;
 mod dell_scripts;
 mod script;
