@@ -223,37 +223,26 @@ impl BootSection {
         }
     }
 
-    /// The entries that carry evidence, with their labels (`boot.order`), for listings and
-    /// citations.
-    pub fn entries(&self) -> Vec<(&'static str, String, &str, Confidence, Option<&str>)> {
+    /// The entries, each as a label (`boot.order`) and its value as written (`pxe, disk`)
+    /// with its evidence, for listings and citations.
+    pub fn entries(&self) -> Vec<(&'static str, BootEntry<String>)> {
+        let list = |e: &BootEntry<Vec<DeviceRef>>| BootEntry {
+            value: e.value.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            why: e.why.clone(),
+            source: e.source.clone(),
+            confidence: e.confidence,
+            quote: e.quote.clone(),
+            origin: e.origin.clone(),
+        };
         let mut out = Vec::new();
         if let Some(m) = &self.mode {
-            out.push((
-                "boot.mode",
-                m.value.clone(),
-                m.source.as_str(),
-                m.confidence,
-                m.quote.as_deref(),
-            ));
+            out.push(("boot.mode", m.clone()));
         }
-        let list = |l: &[DeviceRef]| l.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ");
         if let Some(o) = &self.order {
-            out.push((
-                "boot.order",
-                list(&o.value),
-                o.source.as_str(),
-                o.confidence,
-                o.quote.as_deref(),
-            ));
+            out.push(("boot.order", list(o)));
         }
         if let Some(d) = &self.disabled {
-            out.push((
-                "boot.disabled",
-                list(&d.value),
-                d.source.as_str(),
-                d.confidence,
-                d.quote.as_deref(),
-            ));
+            out.push(("boot.disabled", list(d)));
         }
         out
     }

@@ -254,6 +254,9 @@ impl ResolvedProfile {
         for l in &self.limits {
             cite(&l.source, format!("limit {}", l.attribute), l.quote.as_ref());
         }
+        for (label, e) in self.boot.entries() {
+            cite(&e.source, label.to_owned(), e.quote.as_ref());
+        }
         // The data-table rows that ruled values out or warned are evidence too.
         for s in self.bios.values() {
             for d in s.decisions.iter().filter(|d| {
