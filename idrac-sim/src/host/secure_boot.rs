@@ -93,8 +93,8 @@ impl Host {
         Reply::ok(messages::success_body(vec![messages::success()]))
     }
 
-    /// At POST: a scheduled key reset takes effect (UEFI0286), and the boot is verified when
-    /// Secure Boot is on with keys in place.
+    /// At the end of POST, after any BIOS job: a scheduled key reset takes effect (UEFI0286),
+    /// and the boot is verified when Secure Boot is on with keys in place.
     pub(super) fn apply_secure_boot(s: &mut State, at: std::time::SystemTime) {
         if let Some(kind) = s.keys_pending.take() {
             s.keys_deleted = matches!(kind.as_str(), "DeleteAllKeys" | "DeletePK");

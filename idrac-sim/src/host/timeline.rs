@@ -159,7 +159,10 @@ impl Host {
             Event::PostEnds => {
                 s.boot = None;
                 s.on = true;
-                // A one-time boot override (or the BIOS's one-time device) is used up here.
+                // The BIOS's Secure Boot state (a key reset, the values the job applied) is what
+                // this boot runs under; a one-time boot override (or the BIOS's one-time device)
+                // is used up here.
+                Self::apply_secure_boot(s, wall(at));
                 self.choose_boot_device(s);
                 s.view = None;
             }
@@ -261,7 +264,6 @@ impl Host {
             self.set_rtd_flag(s, false);
             Self::lc_log_at(s, wall(at), "UEFI0157", &[], "Configuration", None);
         }
-        Self::apply_secure_boot(s, wall(at));
         let Some(job) = s.jobs.values_mut().find(|j| j.state == JobState::Running) else {
             return;
         };

@@ -673,3 +673,43 @@ async fn secure_boot_shows_in_inventory_and_its_keys_reset_under_the_custom_poli
         "no job: the reset completes at the reboot"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profile_turns_secure_boot_on_through_the_bios_attribute_in_its_one_job() {
+    let fleet = sim("r7525", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = write(
+        &dir.0,
+        "sb.toml",
+        "name = \"secure\"\ndescription = \"d\"\nextends = \"performance\"\n[bios.SecureBoot]\nvalue = \"Enabled\"\nwhy = \"Only signed loaders boot.\"\nsource = \"snapshot\"\nconfidence = \"inferred\"\n",
+    );
+    let before = Run::new(&["inventory", "--bmc", url, "-o", "json"]).output().await;
+    let doc: Value = serde_json::from_slice(&before.stdout).unwrap();
+    assert_eq!(doc["secure_boot"]["enabled"], false);
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "--profile",
+        profile.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["hosts"][0]["bios"]["SecureBoot"], "Enabled");
+    let (_, patches, jobs, posts) = counted("apply with SecureBoot Enabled", &fleet, 0);
+    assert_eq!((patches, jobs, posts), (1, 1, 1));
+    let after = Run::new(&["inventory", "--bmc", url, "-o", "json"]).output().await;
+    let doc: Value = serde_json::from_slice(&after.stdout).unwrap();
+    assert_eq!(
+        (
+            doc["secure_boot"]["enabled"].as_bool(),
+            doc["secure_boot"]["current_boot"].as_str()
+        ),
+        (Some(true), Some("Enabled"))
+    );
+}
