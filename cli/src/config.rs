@@ -127,6 +127,12 @@ pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
 /// The provisioning steps of `apply` (`--from-defaults`, `--bios-password`) in `options`, the
 /// BIOS passwords read from their sources.
 pub fn provision_options(flags: &crate::args::boot::ProvisionFlags, options: &mut ApplyOptions) -> Result<()> {
+    let reboots_now = options.reboot != RebootPolicy::None && options.apply_time.apply_time == ApplyTime::OnReset;
+    if flags.from_defaults && !reboots_now {
+        anyhow::bail!(
+            "--from-defaults needs rftune to reboot the host (the reset must finish before the profile is staged): drop --reboot none and the maintenance window"
+        );
+    }
     options.from_defaults = flags.from_defaults;
     if let Some(change) = flags.bios_password {
         let (which, need_old, need_new) = change.parts();

@@ -348,6 +348,10 @@ pub async fn once(run: &OnceRun, bmc: &Bmc, observer: &dyn Observer) -> Result<O
     let staged_job_ran = (staged.ours && replaced.is_none()).then(|| staged.describe());
     let _slot = run.restart.slot(&bmc.name).await?;
     crate::interrupt::check(&bmc.name, "setting the boot override")?;
+    observer.event(&crate::observe::Event::phase(
+        &bmc.name,
+        crate::observe::Phase::SettingBootOverride(run.target.to_string()),
+    ));
     let body = request::boot_override_body(source, OverrideEnabled::Once, uefi_path.as_deref());
     write_override(bmc, &run.audit, Step::BootOnce, &body, |b| {
         b.boot_source_override_target == Some(source) && b.boot_source_override_enabled == Some(OverrideEnabled::Once)

@@ -10,7 +10,7 @@ use crate::audit::{AuditLog, Step};
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
-use crate::observe::{Event, Observer};
+use crate::observe::{Event, Observer, Phase};
 use crate::pending::{self, Own, Pending};
 use crate::read::{self, HostValues};
 use crate::restart::Restart;
@@ -187,6 +187,7 @@ pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Res
     run.audit
         .record(&bmc.name, Step::Snapshot, Value::Null, "ok", json!(path))?;
     crate::interrupt::check(&bmc.name, "resetting the BIOS to defaults")?;
+    observer.event(&Event::phase(&bmc.name, Phase::ResettingBios));
     let requested = send_reset(bmc, &run.audit).await?;
     let back = run
         .restart
@@ -304,10 +305,7 @@ async fn wait_finished(bmc: &Bmc, timeout: Duration, observer: &dyn Observer) ->
             Some(false) => return Ok(Some(true)),
             Some(true) if Instant::now() >= deadline => return Ok(Some(false)),
             Some(true) => {
-                observer.event(&Event::notice(
-                    &bmc.name,
-                    "the BIOS still shows the reset pending; waiting",
-                ));
+                observer.event(&Event::phase(&bmc.name, Phase::WaitingForDefaults));
                 tokio::time::sleep(crate::wait::poll_interval(timeout)).await;
             }
         }

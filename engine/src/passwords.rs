@@ -210,6 +210,7 @@ pub async fn change(run: &PasswordRun, bmc: &Bmc, observer: &dyn Observer) -> Re
     }
     let _slot = run.restart.slot(&bmc.name).await?;
     crate::interrupt::check(&bmc.name, "changing the BIOS password")?;
+    observer.event(&Event::phase(&bmc.name, crate::observe::Phase::ChangingPassword));
     send(bmc, &run.change, &run.audit).await?;
     let job = crate::jobs::create_bios_job(bmc).await?;
     run.audit.record(

@@ -191,7 +191,7 @@ impl ApplyRun {
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     let mut result = apply_steps(run, bmc, observer).await?;
-    provision::summarize(&mut result);
+    provision::summarize(&run.options, &mut result);
     Ok(result)
 }
 

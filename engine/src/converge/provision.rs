@@ -95,8 +95,14 @@ impl Host<'_> {
 
 /// Says in the summary what the provisioning steps did: the reset to defaults that came first,
 /// and the password change the job applied.
-pub(super) fn summarize(result: &mut HostApply) {
+pub(super) fn summarize(options: &super::ApplyOptions, result: &mut HostApply) {
     let mut done = Vec::new();
+    if options.from_defaults && options.dry_run {
+        done.push(
+            "would reset the BIOS to defaults first (one more reboot; this plan is against today's values, the one after the reset may differ)"
+                .to_owned(),
+        );
+    }
     if let Some(d) = &result.defaults {
         done.push(format!(
             "BIOS reset to defaults first ({} value(s) changed, one reboot)",
