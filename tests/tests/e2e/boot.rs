@@ -521,6 +521,15 @@ async fn a_bios_password_never_reaches_argv_logs_the_state_directory_or_the_json
         .output()
         .await;
     assert_eq!(snap.status.code(), Some(0), "{}", stderr(&snap));
+    // `bios get` says a password is set, never its hash.
+    let get = Run::new(&["bios", "get", "--bmc", url, "-a", "SHA256SetupPassword", "-o", "json"])
+        .output()
+        .await;
+    let shown: Value = serde_json::from_slice(&get.stdout).unwrap();
+    assert_eq!(
+        shown["attributes"]["SHA256SetupPassword"], "(set, not shown)",
+        "{shown}"
+    );
     // Then a wrong old one, from the environment: BIOS021, said plainly.
     let wrong = Run::new(&["bios", "password", "clear", "--password", "setup", "--bmc", url])
         .state_dir(&state)
@@ -542,7 +551,7 @@ async fn a_bios_password_never_reaches_argv_logs_the_state_directory_or_the_json
                 .into_iter()
                 .map(|p| format!("{needle} in {}", p.display())),
         );
-        for out in [&changed, &snap, &wrong] {
+        for out in [&changed, &snap, &wrong, &get] {
             if stdout(out).contains(needle) || stderr(out).contains(needle) {
                 leaks.push(format!("{needle} in the output"));
             }
