@@ -125,6 +125,15 @@ pub enum Error {
         /// Every problem found (errors and warnings).
         violations: Vec<Violation>,
     },
+    /// The profile's `[boot]` section cannot be resolved for this host (a device reference
+    /// matches nothing, the BIOS cannot stage an order): says what the host has.
+    #[error("profile `{profile}`: {message}")]
+    Boot {
+        /// The profile.
+        profile: String,
+        /// What is wrong, naming the host's boot devices.
+        message: String,
+    },
 }
 
 impl Error {

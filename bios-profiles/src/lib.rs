@@ -9,6 +9,9 @@
 //!   resolution for a host ([`HostFacts`]): `extends` chains (the child wins), settings limited
 //!   to some CPU [`Generation`]s or host facts (`when = { sockets = 2 }`), per-model and per-CPU
 //!   platform overrides, and platform limits that take values out of every profile's choices.
+//! - [`boot`]: a profile's `[boot]` section (mode, order as device classes or FQDDs, disabled
+//!   devices), the one grammar of device references, and their resolution against a host's
+//!   boot devices into the BIOS attributes that stage them in the profile's one job.
 //! - [`choose`](mod@choose): values the host decides — ordered preferences, accepted tokens,
 //!   integers derived from the registry's bounds — picked from the host's registry, with the
 //!   reason; a setting the host offers nothing for is unavailable, never guessed.
@@ -82,6 +85,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod boot;
 pub mod catalog;
 pub mod choose;
 pub mod diff;
@@ -100,6 +104,7 @@ pub mod tables;
 pub mod validate;
 pub mod verdict;
 
+pub use boot::{BootDevice, BootDevices, BootEntry, BootSection, DeviceClass, DeviceRef, Pick};
 pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;
 pub use diff::{Change, Diff, Status, StatusCounts, diff};

@@ -1,5 +1,6 @@
 //! The profile library: the shipped profiles and sources, user files, and resolution for a host.
 
+use crate::boot::{BootDevices, BootSection};
 use crate::error::{Error, Result};
 use crate::host::HostFacts;
 use crate::profile::{
@@ -10,7 +11,7 @@ use crate::suggest;
 use crate::tables::{self, Tables};
 use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
-use redfish_client::resources::bios::AttributeValue;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -129,6 +130,10 @@ pub struct ResolvedProfile {
     /// Sources the chain's own files declare (shipped sources are the library's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub own_sources: Vec<crate::sources::Source>,
+    /// The chain's `[boot]` section (a child's entry replaces its parent's), turned into BIOS
+    /// settings per host by [`ResolvedProfile::with_boot`].
+    #[serde(skip_serializing_if = "BootSection::is_empty")]
+    pub boot: BootSection,
 }
 
 /// A document cited by a resolved profile, with what it backs.
@@ -170,6 +175,34 @@ fn values_as_list<S: Serializer, K, V: Serialize>(map: &BTreeMap<K, V>, s: S) ->
 }
 
 impl ResolvedProfile {
+    /// This profile for one host, its `[boot]` section resolved against the host's BIOS values
+    /// `bios` and boot devices `devices` ([`BootDevices::from_bios`], labelled from the host's
+    /// boot options) into BIOS settings — `BootMode`, `SetBootOrderEn`, `SetBootOrderDis` —
+    /// that validate, diff, plan and verify like every other setting, and stage in the same
+    /// PATCH. Without a `[boot]` section, the profile as it is. An attribute the section sets
+    /// that the profile also sets under `[bios]` is refused.
+    pub fn with_boot(&self, bios: &Attributes, devices: Option<&BootDevices>) -> Result<Self> {
+        if self.boot.is_empty() {
+            return Ok(self.clone());
+        }
+        let problem = |message: String| Error::Boot {
+            profile: self.name.clone(),
+            message,
+        };
+        let settings = crate::boot::resolve(&self.boot, bios, devices, &self.name).map_err(|p| problem(p.0))?;
+        let mut out = self.clone();
+        for setting in settings {
+            if let Some(other) = out.bios.get(&setting.attribute) {
+                return Err(problem(format!(
+                    "{} is set both in [bios] ({}) and by [boot]: keep one",
+                    setting.attribute, other.origin
+                )));
+            }
+            out.bios.insert(setting.attribute.clone(), setting);
+        }
+        Ok(out)
+    }
+
     /// Every applicable setting: BIOS by attribute, then iDRAC by group and attribute.
     pub fn settings(&self) -> impl Iterator<Item = &Setting> {
         self.bios.values().chain(self.idrac.values().map(|s| &s.setting))
@@ -220,6 +253,9 @@ impl ResolvedProfile {
         }
         for l in &self.limits {
             cite(&l.source, format!("limit {}", l.attribute), l.quote.as_ref());
+        }
+        for (label, e) in self.boot.entries() {
+            cite(&e.source, label.to_owned(), e.quote.as_ref());
         }
         // The data-table rows that ruled values out or warned are evidence too.
         for s in self.bios.values() {
@@ -493,7 +529,12 @@ impl Library {
             })
             .map(|(_, s)| s)
             .collect();
+        let boot = chain
+            .iter()
+            .rev()
+            .fold(BootSection::default(), |acc, p| acc.overlaid_with(&p.boot));
         Ok(ResolvedProfile {
+            boot,
             cpu,
             name: profile.name.clone(),
             description: profile.description.clone(),

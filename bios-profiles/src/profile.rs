@@ -43,6 +43,12 @@
 //! confidence = "stated"
 //! quote = "..."
 //!
+//! [boot.order]                              # the boot order (see `crate::boot`): device
+//! devices = ["pxe", "disk"]                 # classes or FQDDs, first boots first
+//! why = "..."                               # also [boot.mode] (value = "Uefi") and
+//! source = "..."                            # [boot.disabled] (devices = ["optical"])
+//! confidence = "inferred"
+//!
 //! [platform.c6615]                          # applied when the host matches
 //! models = ["PowerEdge C6615"]              # and/or any other condition of `when` (cpus, sockets, memory, ...)
 //!                                           # or `generations = ["rome"]`
@@ -58,6 +64,7 @@
 //! confidence = "inferred"
 //! ```
 
+use crate::boot::{BootEntry, BootSection, DeviceRef};
 use crate::error::{Error, Position, Result};
 use crate::host::{self, Generation, HostFacts};
 use crate::sources::Sources;
@@ -680,6 +687,10 @@ pub struct Profile {
     /// (`[parameters]`); a child's beat its parent's.
     #[serde(skip_serializing_if = "Parameters::is_empty")]
     pub parameters: Parameters,
+    /// The boot mode, order and disabled devices (`[boot]`), resolved per host against its
+    /// boot devices ([`crate::boot`]).
+    #[serde(skip_serializing_if = "BootSection::is_empty")]
+    pub boot: BootSection,
 }
 
 /// Facts an operator gives a profile (`[parameters]`) for settings that need one the host does
@@ -848,6 +859,41 @@ struct RawProfile {
     sources: BTreeMap<String, Spanned<crate::sources::Source>>,
     #[serde(default)]
     parameters: Option<Spanned<Parameters>>,
+    #[serde(default)]
+    boot: Option<RawBoot>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBoot {
+    #[serde(default)]
+    mode: Option<Spanned<RawBootMode>>,
+    #[serde(default)]
+    order: Option<Spanned<RawBootList>>,
+    #[serde(default)]
+    disabled: Option<Spanned<RawBootList>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBootMode {
+    value: Spanned<String>,
+    why: Spanned<String>,
+    source: Spanned<String>,
+    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    quote: Option<Spanned<String>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBootList {
+    devices: Spanned<Vec<String>>,
+    why: Spanned<String>,
+    source: Spanned<String>,
+    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    quote: Option<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -1107,7 +1153,12 @@ impl Parser<'_> {
                 },
             );
         }
+        let boot = match raw.boot {
+            Some(b) => self.boot(b, &name)?,
+            None => BootSection::default(),
+        };
         Ok(Profile {
+            boot,
             bios: self.bios(raw.bios, &name)?,
             idrac: self.idrac(raw.idrac, &name)?,
             name,
@@ -1128,6 +1179,14 @@ impl Parser<'_> {
         raw.into_iter()
             .map(|(attribute, s)| {
                 let at = s.span().start;
+                if redfish_client::oem::dell::is_secret_bios_attribute(&attribute) {
+                    return Err(self.error(
+                        at,
+                        format!(
+                            "{attribute} is a BIOS password or its hash: a profile never holds one (set BIOS passwords with `rftune bios password`, which reads them from a private file, standard input, the environment or a prompt)"
+                        ),
+                    ));
+                }
                 let s = s.into_inner();
                 let wanted = self.wanted(&attribute, at, &s)?;
                 let backing = self.backing(
@@ -1179,6 +1238,64 @@ impl Parser<'_> {
                 ))
             })
             .collect()
+    }
+
+    /// `[boot]`: the mode as a BIOS value, the order and the disabled devices as device
+    /// references in the one grammar of [`crate::boot`].
+    fn boot(&self, raw: RawBoot, profile: &str) -> Result<BootSection> {
+        let origin = format!("{profile} [boot]");
+        let mode = match raw.mode {
+            Some(m) => {
+                let m = m.into_inner();
+                let value = m.value.get_ref().trim().to_owned();
+                if value.is_empty() {
+                    return Err(self.error(m.value.span().start, "`boot.mode` needs a value (e.g. \"Uefi\")".into()));
+                }
+                let backing = self.backing(
+                    "boot.mode",
+                    RawBacking {
+                        why: m.why,
+                        source: m.source,
+                        confidence: m.confidence,
+                        quote: m.quote,
+                    },
+                )?;
+                Some(boot_entry(value, backing, &origin))
+            }
+            None => None,
+        };
+        let list = |raw: Option<Spanned<RawBootList>>, label: &str| -> Result<Option<BootEntry<Vec<DeviceRef>>>> {
+            let Some(raw) = raw else { return Ok(None) };
+            let raw = raw.into_inner();
+            let at = raw.devices.span().start;
+            let texts = raw.devices.into_inner();
+            if texts.is_empty() {
+                return Err(self.error(at, format!("`{label}` lists no device")));
+            }
+            let mut devices = Vec::new();
+            for text in &texts {
+                let device = DeviceRef::parse(text).map_err(|e| self.error(at, format!("{label}: {e}")))?;
+                if devices.contains(&device) {
+                    return Err(self.error(at, format!("{label} lists `{device}` twice")));
+                }
+                devices.push(device);
+            }
+            let backing = self.backing(
+                label,
+                RawBacking {
+                    why: raw.why,
+                    source: raw.source,
+                    confidence: raw.confidence,
+                    quote: raw.quote,
+                },
+            )?;
+            Ok(Some(boot_entry(devices, backing, &origin)))
+        };
+        Ok(BootSection {
+            mode,
+            order: list(raw.order, "boot.order")?,
+            disabled: list(raw.disabled, "boot.disabled")?,
+        })
     }
 
     /// Exactly one of `value`, `prefer`, `accept` (with `intent`) and `derive`.
@@ -1294,6 +1411,17 @@ impl Parser<'_> {
             confidence,
             quote,
         })
+    }
+}
+
+fn boot_entry<T>(value: T, backing: Backing, origin: &str) -> BootEntry<T> {
+    BootEntry {
+        value,
+        why: backing.why,
+        source: backing.source,
+        confidence: backing.confidence,
+        quote: backing.quote,
+        origin: origin.to_owned(),
     }
 }
 
@@ -1430,6 +1558,15 @@ confidence = "inferred"
     }
 
     #[test]
+    fn a_profile_never_holds_a_bios_password_or_its_hash() {
+        for name in ["SetupPassword", "SHA256SetupPassword", "SHA256SystemPasswordSalt"] {
+            let text = MINIMAL.replacen("[bios.Flag]", &format!("[bios.{name}]"), 1);
+            let err = Profile::from_toml(&text, "p.toml", &sources()).unwrap_err().to_string();
+            assert!(err.contains(&format!("{name} is a BIOS password or its hash")), "{err}");
+        }
+    }
+
+    #[test]
     fn floats_and_tables_are_not_values() {
         let float = MINIMAL.replacen("value = 100", "value = 1.5", 1);
         let err = Profile::from_toml(&float, "p.toml", &sources()).unwrap_err();
@@ -1541,6 +1678,87 @@ confidence = "inferred"
         for (text, want) in cases {
             let err = Profile::from_toml(&text, "c.toml", &sources()).unwrap_err().to_string();
             assert!(err.starts_with("c.toml:") && err.contains(want), "{want}: {err}");
+        }
+    }
+
+    const BOOT: &str = r#"
+name = "b"
+description = "d"
+[boot.mode]
+value = "Uefi"
+why = "w"
+source = "s"
+confidence = "inferred"
+[boot.order]
+devices = ["pxe", "disk:2", "NIC.HttpDevice.1-1"]
+why = "w"
+source = "s"
+confidence = "inferred"
+[boot.disabled]
+devices = ["optical"]
+why = "w"
+source = "s"
+confidence = "stated"
+quote = "no optical boot"
+"#;
+
+    #[test]
+    fn a_boot_section_parses_with_its_evidence_and_refuses_what_it_does_not_know() {
+        let p = Profile::from_toml(BOOT, "b.toml", &sources()).unwrap();
+        let mode = p.boot.mode.as_ref().unwrap();
+        assert_eq!((mode.value.as_str(), mode.origin.as_str()), ("Uefi", "b [boot]"));
+        let order: Vec<String> = p
+            .boot
+            .order
+            .as_ref()
+            .unwrap()
+            .value
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert_eq!(order, ["pxe", "disk:2", "NIC.HttpDevice.1-1"]);
+        assert_eq!(
+            p.boot.disabled.as_ref().unwrap().quote.as_deref(),
+            Some("no optical boot")
+        );
+        let json = serde_json::to_value(&p).unwrap();
+        assert_eq!(
+            json["boot"]["order"]["value"],
+            serde_json::json!(["pxe", "disk:2", "NIC.HttpDevice.1-1"])
+        );
+        let cases = [
+            (
+                BOOT.replacen("devices = [\"optical\"]", "devices = [\"optcal\"]", 1),
+                "boot.disabled: `optcal` is neither a device class",
+            ),
+            (
+                BOOT.replacen("devices = [\"optical\"]", "devices = []", 1),
+                "`boot.disabled` lists no device",
+            ),
+            (
+                BOOT.replacen("\"disk:2\"", "\"pxe:1\"", 1),
+                "boot.order lists `pxe` twice",
+            ),
+            (
+                BOOT.replacen("[boot.mode]", "[boot.mode]\nfirst = true", 1),
+                "unknown field `first`",
+            ),
+            (
+                BOOT.replacen("[boot.mode]", "[boot.once]\nvalue = \"Pxe\"\n[boot.mode]", 1),
+                "unknown field `once`",
+            ),
+            (
+                BOOT.replacen("quote = \"no optical boot\"\n", "", 1),
+                "boot.disabled is stated, so it needs a `quote`",
+            ),
+            (
+                BOOT.replacen("source = \"s\"", "source = \"nope\"", 1),
+                "boot.mode cites unknown source `nope`",
+            ),
+        ];
+        for (text, want) in cases {
+            let err = Profile::from_toml(&text, "b.toml", &sources()).unwrap_err().to_string();
+            assert!(err.starts_with("b.toml:") && err.contains(want), "{want}: {err}");
         }
     }
 

@@ -127,6 +127,35 @@ pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
         },
         keep_staged: args.keep_staged,
         lock_wait: args.lock_wait,
+        from_defaults: false,
+        password: None,
+    }
+}
+
+/// The provisioning steps of `apply` (`--from-defaults`, `--bios-password`) in `options`, the
+/// BIOS passwords read from their sources.
+pub fn provision_options(flags: &crate::args::boot::ProvisionFlags, options: &mut ApplyOptions) -> Result<()> {
+    let reboots_now = options.reboot != RebootPolicy::None && options.apply_time.apply_time == ApplyTime::OnReset;
+    if flags.from_defaults && !reboots_now {
+        anyhow::bail!(
+            "--from-defaults needs rftune to reboot the host (the reset must finish before the profile is staged): drop --reboot none and the maintenance window"
+        );
+    }
+    options.from_defaults = flags.from_defaults;
+    if let Some(change) = flags.bios_password {
+        let (which, need_old, need_new) = change.parts();
+        let which = bios_password(which);
+        let (old, new) = crate::credentials::bios_passwords(&flags.secrets, which.as_str(), need_old, need_new)?;
+        options.password = Some(rftune_engine::passwords::PasswordChange { which, old, new });
+    }
+    Ok(())
+}
+
+/// `--password setup|system` as the engine's name of the BIOS password.
+pub fn bios_password(w: crate::args::boot::WhichPassword) -> rftune_engine::passwords::BiosPassword {
+    match w {
+        crate::args::boot::WhichPassword::Setup => rftune_engine::passwords::BiosPassword::Setup,
+        crate::args::boot::WhichPassword::System => rftune_engine::passwords::BiosPassword::System,
     }
 }
 

@@ -497,3 +497,63 @@ pub fn apply_entry(audit: &AuditLog, r: &HostResult<HostApply>, summary: &mut Ap
     summary.count(status);
     entry
 }
+
+/// The schema of `rftune boot show -o json`.
+pub const BOOT_SCHEMA: &str = "rftune.boot/v1";
+/// The schema of `rftune boot once -o json`.
+pub const BOOT_ONCE_SCHEMA: &str = "rftune.boot-once/v1";
+/// The schema of `rftune boot clear -o json`.
+pub const BOOT_CLEAR_SCHEMA: &str = "rftune.boot-clear/v1";
+/// The schema of `rftune bios reset-defaults -o json`.
+pub const DEFAULTS_SCHEMA: &str = "rftune.bios-defaults/v1";
+/// The schema of `rftune bios password ... -o json`.
+pub const PASSWORD_SCHEMA: &str = "rftune.bios-password/v1";
+/// The schema of `rftune secure-boot reset-keys -o json`.
+pub const RESET_KEYS_SCHEMA: &str = "rftune.secure-boot-keys/v1";
+
+/// The document of a provisioning command (`boot`, `bios reset-defaults`, `bios password`,
+/// `secure-boot reset-keys`): every host's result in inventory order (a failed one as
+/// `{"host", "error", "written"}`), a summary of hosts done and failed, and the audit log when
+/// the command writes. Returns it with the number of hosts that failed.
+pub fn action_document<T: Serialize>(
+    schema: &'static str,
+    results: &[HostResult<T>],
+    audit: Option<&AuditLog>,
+) -> (Value, usize) {
+    let mut failed = 0;
+    let hosts: Vec<Value> = results
+        .iter()
+        .map(|r| match &r.result {
+            Ok(done) => serde_json::to_value(done).unwrap_or_default(),
+            Err(e) => {
+                failed += 1;
+                let mut v = serde_json::json!({"host": r.entry.name, "error": format!("{e:#}")});
+                if let Some(audit) = audit {
+                    v["written"] = Value::Bool(audit.wrote(&r.entry.name));
+                }
+                v
+            }
+        })
+        .collect();
+    let mut doc = serde_json::json!({
+        "schema": schema,
+        "hosts": hosts,
+        "summary": {"hosts": results.len(), "done": results.len() - failed, "error": failed},
+    });
+    if let Some(audit) = audit {
+        doc["audit_log"] = Value::String(audit.path().display().to_string());
+    }
+    (doc, failed)
+}
+
+/// The exit rule of a provisioning command: any failure is an error (naming the audit log when
+/// there is one); else `pending` hosts (a change left for the next reboot) are exit 2.
+pub fn action_exit(failed: usize, hosts: usize, pending: usize, audit: Option<&AuditLog>) -> Result<Exit> {
+    if failed > 0 {
+        let log = audit
+            .map(|a| format!("; every step is in {}", a.path().display()))
+            .unwrap_or_default();
+        anyhow::bail!("{failed} of {hosts} host(s) failed{log}");
+    }
+    Ok(if pending > 0 { Exit::Drift } else { Exit::Success })
+}

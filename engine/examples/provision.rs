@@ -1,8 +1,10 @@
 //! What a provisioning tool writes with the rftune engine: read each new server's facts,
-//! choose a profile for it, converge the fleet with at most one host rebooting at a time, and
+//! choose a profile for it, bring each host from its BIOS defaults to that profile with its
+//! boot order (the disk first, the network after it) with at most one host rebooting at a time,
 //! react to typed outcomes — here, another tool's pending BIOS change on one host, which the
-//! program inspects and then replaces. Everything goes through the engine's front door
-//! ([`Access`] runs each host's work and logs out, and audits what writes).
+//! program inspects and then replaces — and finally boot every host once from the network to
+//! install it. Everything goes through the engine's front door ([`Access`] runs each host's
+//! work and logs out, and audits what writes).
 //!
 //! It runs against three emulated iDRACs it starts on 127.0.0.1 (no hardware, no network):
 //!
@@ -13,6 +15,9 @@
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::{Client, Credentials, ODataId};
+use rftune_engine::boot::{Once, OnceRun, OnceTarget};
+use rftune_engine::control::RebootPolicy;
+use rftune_engine::restart::Restart;
 use rftune_engine::{
     Access, Apply, ApplyOptions, ApplyOutcome, ApplyRun, Assess, BmcEntry, ConnectConfig, Error, Event, HostApply,
     HostErrorKind, HostResult, Limits, LoadedProfile, Observer, Result, StateDirs,
@@ -104,7 +109,8 @@ async fn provision() -> Result<()> {
         plans.push((entry.clone(), profile));
     }
 
-    // 2. Converge, one reboot at a time; refuse other people's pending work at first.
+    // 2. Converge from the defaults, one reboot at a time; refuse other people's pending work at
+    //    first.
     println!("\n== converge");
     let reboots = Arc::new(tokio::sync::Semaphore::new(1));
     let mut retry = Vec::new();
@@ -130,9 +136,48 @@ async fn provision() -> Result<()> {
             return Err(Error::bad_input(format!("{} did not converge", r.entry.name)));
         }
     }
+    // 3. Install: every host boots once from the network, now (one reboot each, one at a time;
+    //    the override sends only its target and Enabled, so no BIOS job comes with it).
+    println!("\n== one-time PXE boot");
+    let once = Arc::new(Once(Arc::new(OnceRun {
+        target: OnceTarget::parse("Pxe")?,
+        restart: Restart::new(
+            RebootPolicy::Graceful,
+            Duration::from_secs(30),
+            Duration::from_secs(60),
+            1,
+        ),
+        replace_pending: false,
+        audit: rftune_engine::audit::AuditLog::open(&dirs.state)?,
+        state_dir: dirs.state.clone(),
+    })));
+    let limits = Limits {
+        concurrency: 3,
+        ..Limits::default()
+    };
+    for r in access.fleet_collected(&entries, &limits, None, once, |_, _| {}).await {
+        let done = r.result?;
+        println!("{}: {}", done.host, done.summary);
+        if done.consumed != Some(true) {
+            return Err(Error::bad_input(format!(
+                "{} did not boot once from the network",
+                done.host
+            )));
+        }
+    }
     let audited = std::fs::read_to_string(dirs.state.join("audit.log"))?.lines().count();
-    println!("\nevery host converged; {audited} audit records");
+    println!("\nevery host converged from its defaults and booted once from the network; {audited} audit records");
     Ok(())
+}
+
+/// The site's profile on top of a shipped one: its values, and the boot order this site wants
+/// (the installed OS first, the network as the fallback), resolved per host against its boot
+/// devices and staged in the same job.
+fn site_profile(base: &str) -> Result<LoadedProfile> {
+    let text = format!(
+        "name = \"site-{base}\"\ndescription = \"{base}, booting the installed OS first\"\nextends = \"{base}\"\n[boot.order]\ndevices = [\"disk\", \"pxe\"]\nwhy = \"The OS is on the disk; the network is the fallback.\"\nsource = \"snapshot\"\nconfidence = \"inferred\"\n"
+    );
+    LoadedProfile::from_toml(&text, &format!("site-{base}.toml"))
 }
 
 /// Applies each host's profile: one run per profile (one audit log, one registry cache), one
@@ -148,11 +193,13 @@ async fn converge(
     for (entry, profile) in plans {
         by_profile.entry(profile).or_default().push(entry.clone());
     }
+    // From the BIOS defaults (a reset, proven finished: one reboot), then the profile (a second).
     let options = ApplyOptions {
         graceful_timeout: Duration::from_secs(30),
         job_timeout: Duration::from_secs(60),
         boot_timeout: Duration::from_secs(60),
         replace_pending,
+        from_defaults: true,
         ..ApplyOptions::default()
     };
     let limits = Limits {
@@ -161,7 +208,7 @@ async fn converge(
     };
     let mut results = Vec::new();
     for (profile, entries) in by_profile {
-        let mut run = ApplyRun::new(LoadedProfile::load(profile)?, dirs, options.clone(), 1)?;
+        let mut run = ApplyRun::new(site_profile(profile)?, dirs, options.clone(), 1)?;
         run.reboots = reboots.clone();
         let run = Arc::new(run);
         let done = access

@@ -24,6 +24,8 @@ pub struct LoadedProfile {
     groups: BTreeSet<AttributeGroup>,
     /// Whether its choice depends on the host's memory population.
     needs_memory: bool,
+    /// Whether it has a `[boot]` order (so the host's boot options are read).
+    needs_boot: bool,
     /// The profile resolved for the facts seen so far: a fleet's hosts share a handful.
     resolved: std::sync::Mutex<Vec<(HostFacts, Arc<ResolvedProfile>)>>,
 }
@@ -79,11 +81,13 @@ impl LoadedProfile {
         let resolved = library.resolve_profile(&profile, &HostFacts::default())?;
         let groups = resolved.idrac.keys().map(|(g, _)| *g).collect();
         let needs_memory = library.needs_memory(&profile);
+        let needs_boot = resolved.boot.needs_devices();
         Ok(Self {
             library,
             profile,
             groups,
             needs_memory,
+            needs_boot,
             resolved: std::sync::Mutex::default(),
         })
     }
@@ -112,6 +116,12 @@ impl LoadedProfile {
     /// are read: one more request, only for such profiles).
     pub fn needs_memory(&self) -> bool {
         self.needs_memory
+    }
+
+    /// Whether the profile orders boot devices (so each host's `BootOptions` are read: one more
+    /// request, only for such profiles).
+    pub fn needs_boot(&self) -> bool {
+        self.needs_boot
     }
 
     /// The profile resolved for a host.
@@ -260,7 +270,15 @@ async fn read(
             Err(e) => Err(bmc.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
         }
     };
-    let (values, dimms) = tokio::join!(read::read_values_with(bmc, groups, jobs, bios), read_dimms);
+    let read_boot = async {
+        if loaded.needs_boot() {
+            crate::boot::boot_options(bmc).await
+        } else {
+            Ok(None)
+        }
+    };
+    let (values, dimms, boot_options) =
+        tokio::join!(read::read_values_with(bmc, groups, jobs, bios), read_dimms, read_boot);
     let values = values?;
     let mut facts = HostFacts::from_bios(&values.bios);
     if let Some(dimms) = dimms? {
@@ -269,6 +287,7 @@ async fn read(
     let profile = loaded
         .resolve_shared(&facts)
         .with_context(|| format!("{}: resolving profile {}", bmc.name, loaded.name()))?;
+    let profile = crate::boot::with_boot(bmc, profile, &values.bios, boot_options?.as_deref())?;
     let mut state = read::with_registry(bmc, cache, values).await?;
     // A platform override may name a group the generic resolution did not.
     for (group, _) in profile.idrac.keys() {

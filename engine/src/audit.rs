@@ -93,6 +93,18 @@ pub enum Step {
     PlanCheck,
     /// The host's lock, taken (or taken over from a run that is gone).
     Lock,
+    /// A one-time boot override set (`rftune boot once`).
+    BootOnce,
+    /// A boot override cancelled (`rftune boot clear`).
+    BootClear,
+    /// `Bios.ResetBios` sent: the BIOS returns to its defaults at the next POST.
+    ResetBios,
+    /// The read-back after a BIOS reset to defaults (the reset finished, what changed).
+    Defaults,
+    /// A BIOS password change sent (`Bios.ChangePassword`; the passwords are never recorded).
+    ChangePassword,
+    /// A Secure Boot key reset sent (`SecureBoot.ResetKeys`).
+    ResetKeys,
 }
 
 impl Step {
@@ -127,6 +139,12 @@ impl Step {
             Self::Unstage => "unstage",
             Self::PlanCheck => "plan-check",
             Self::Lock => "lock",
+            Self::BootOnce => "boot-once",
+            Self::BootClear => "boot-clear",
+            Self::ResetBios => "reset-bios",
+            Self::Defaults => "defaults",
+            Self::ChangePassword => "change-password",
+            Self::ResetKeys => "reset-keys",
         }
     }
 
@@ -148,6 +166,11 @@ impl Step {
                 | Self::ClearPending
                 | Self::ScpImport
                 | Self::Unstage
+                | Self::BootOnce
+                | Self::BootClear
+                | Self::ResetBios
+                | Self::ChangePassword
+                | Self::ResetKeys
         )
     }
 

@@ -300,6 +300,7 @@ fn wanted(path: &str) -> bool {
         ["Systems"] | ["Systems", _] => true,
         ["Systems", _, "Bios"] | ["Systems", _, "Bios", "Settings" | "BiosRegistry"] => true,
         ["Systems", _, "Memory" | "Processors"] | ["Systems", _, "Memory" | "Processors", _] => true,
+        ["Systems", _, "BootOptions"] | ["Systems", _, "BootOptions", _] | ["Systems", _, "SecureBoot"] => true,
         ["Managers"] | ["Managers", _] => true,
         ["Managers", _, "Oem", "Dell", "DellAttributes", _] => true,
         ["Managers", _, "Oem", "Dell", "Jobs"] | ["Managers", _, "Oem", "Dell", "Jobs", _] => true,
@@ -358,6 +359,8 @@ mod tests {
         for yes in [
             "/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry",
             "/redfish/v1/Systems/System.Embedded.1/Memory/DIMM.Socket.A1",
+            "/redfish/v1/Systems/System.Embedded.1/BootOptions/Boot0001",
+            "/redfish/v1/Systems/System.Embedded.1/SecureBoot",
             "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/iDRAC.Embedded.1",
             "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs/JID_1",
             "/redfish/v1/Chassis/System.Embedded.1/Sensors/SystemBoardPwrConsumption",

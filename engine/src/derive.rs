@@ -91,7 +91,9 @@ pub fn profile_toml(
         Selection::Restorable(registry) => {
             let evaluation = DependencyEvaluator::new(registry).evaluate(&snapshot.bios);
             bios.extend(snapshot.bios.iter().filter(|(k, v)| {
-                **v != AttributeValue::Null
+                // A snapshot older than the rule may still hold a password hash: never restored.
+                !redfish_client::oem::dell::is_secret_bios_attribute(k)
+                    && **v != AttributeValue::Null
                     && registry.attribute(k).is_some_and(|a| !a.write_only.unwrap_or(false))
                     && !evaluation.is_read_only(k)
                     && !evaluation.is_hidden(k)

@@ -1,8 +1,8 @@
 //! A host's inventory (`rftune.inventory/v1`): identity, firmware, CPUs, DIMMs, power state,
-//! pending BIOS values and open jobs, and on request the latest Lifecycle-log entries with who
-//! made each change, read with as few round trips as the service allows (the reads run
-//! concurrently; the log is one more request). The system is required; the rest is shown when
-//! the BMC serves it and listed as unread when it does not.
+//! pending BIOS values, open jobs and Secure Boot, and on request the latest Lifecycle-log
+//! entries with who made each change, read with as few round trips as the service allows (the
+//! reads run concurrently; the log is one more request). The system is required; the rest is
+//! shown when the BMC serves it and listed as unread when it does not.
 
 use crate::connect::{Bmc, Layout};
 use crate::error::Result;
@@ -50,6 +50,9 @@ pub struct Inventory {
     /// The latest Lifecycle-log entries, newest first, when they were asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Vec<LifecycleEntry>>,
+    /// UEFI Secure Boot, where the BMC has the resource.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secure_boot: Option<crate::secure_boot::SecureBootState>,
     /// Optional reads that failed: the rest of the inventory is what could be read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unread: Vec<Unread>,
@@ -189,15 +192,17 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
                     Some(idrac.lifecycle_log(lifecycle).await)
                 }
             };
-            let (system, memory, manager, pending, jobs, log) = tokio::join!(
+            let (system, memory, manager, pending, jobs, secure_boot, log) = tokio::join!(
                 client.system(&system_id),
                 client.expanded_members::<Memory>(memory_id.path()),
                 client.get::<Manager>(dell::MANAGER),
                 client.get::<BiosSettings>(dell::BIOS_SETTINGS),
                 idrac.jobs(),
+                secure_boot(client, dell::SECURE_BOOT),
                 log,
             );
             let system = system.map_err(|e| t.explain(e, "reading the system"))?;
+            let secure_boot = partial.keep("Secure Boot", secure_boot).flatten();
             let lifecycle = log.and_then(|l| partial.keep("Lifecycle log", l));
             let mut inventory = assemble(
                 t,
@@ -213,6 +218,7 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
                 partial.keep("job queue", jobs).unwrap_or_default(),
             );
             inventory.lifecycle = lifecycle.map(|entries| entries.into_iter().map(LifecycleEntry::from).collect());
+            inventory.secure_boot = secure_boot;
             inventory
         }
         Layout::Generic => {
@@ -223,6 +229,12 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
                 });
             }
             let system = t.first_system().await?;
+            let secure_boot = match system.secure_boot.as_ref() {
+                Some(link) => partial
+                    .keep("Secure Boot", secure_boot(client, link.odata_id.path()).await)
+                    .flatten(),
+                None => None,
+            };
             let memory = partial.keep("DIMM inventory", client.memory(&system).await);
             let bios = partial.keep("BIOS", client.bios(&system.bios_link()).await);
             let pending = match &bios {
@@ -232,7 +244,7 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
                 None => None,
             };
             let tag = system.sku.clone();
-            assemble(
+            let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
                 tag,
@@ -241,7 +253,9 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
                 None,
                 pending.unwrap_or_default(),
                 Vec::new(),
-            )
+            );
+            inventory.secure_boot = secure_boot;
+            inventory
         }
     };
     for u in &partial.unread {
@@ -249,6 +263,21 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
     }
     inventory.unread = partial.unread;
     Ok(inventory)
+}
+
+/// The Secure Boot state at `path`, or `None` when the BMC has no such resource.
+async fn secure_boot(
+    client: &redfish_client::Client,
+    path: &str,
+) -> redfish_client::Result<Option<crate::secure_boot::SecureBootState>> {
+    match client
+        .get::<redfish_client::resources::secure_boot::SecureBoot>(path)
+        .await
+    {
+        Ok(sb) => Ok(Some((&sb).into())),
+        Err(e) if e.status() == Some(404) => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -305,6 +334,7 @@ fn assemble(
                 message: j.message,
             })
             .collect(),
+        secure_boot: None,
         unread: Vec::new(),
     }
 }

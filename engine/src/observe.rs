@@ -111,6 +111,14 @@ pub enum Phase {
     WaitingForHost,
     /// Reading back and comparing with the profile.
     Verifying,
+    /// `Bios.ResetBios` sent; the BIOS returns to its defaults at the next POST.
+    ResettingBios,
+    /// The host is back; waiting for the BIOS to show the reset to defaults finished.
+    WaitingForDefaults,
+    /// Sending a BIOS password change (never the password).
+    ChangingPassword,
+    /// Setting a boot override for the next boot.
+    SettingBootOverride(String),
     /// Reading power: `done` of `total` readings.
     SamplingPower {
         /// Readings taken.
@@ -157,6 +165,10 @@ impl Phase {
             Self::Job { .. } => "job",
             Self::WaitingForHost => "waiting_for_host",
             Self::Verifying => "verifying",
+            Self::ResettingBios => "resetting_bios",
+            Self::WaitingForDefaults => "waiting_for_defaults",
+            Self::ChangingPassword => "changing_password",
+            Self::SettingBootOverride(_) => "setting_boot_override",
             Self::SamplingPower { .. } => "sampling_power",
             Self::ExperimentStep { .. } => "experiment_step",
             Self::WaitingForOs => "waiting_for_os",
@@ -182,6 +194,10 @@ impl fmt::Display for Phase {
             Self::Job { id, state, percent } => write!(f, "job {id} {state} {percent}%"),
             Self::WaitingForHost => f.write_str("waiting for the host to come back"),
             Self::Verifying => f.write_str("verifying"),
+            Self::ResettingBios => f.write_str("resetting the BIOS to its defaults (at the next POST)"),
+            Self::WaitingForDefaults => f.write_str("waiting for the BIOS to show the reset finished"),
+            Self::ChangingPassword => f.write_str("changing the BIOS password"),
+            Self::SettingBootOverride(target) => write!(f, "setting a one-time boot from {target}"),
             Self::SamplingPower { done, total } => write!(f, "sampling power: {done}/{total} readings"),
             Self::ExperimentStep { index, profile } => write!(f, "step {index} applies {profile}"),
             Self::WaitingForOs => f.write_str("waiting for the OS"),

@@ -31,6 +31,9 @@ pub enum IdentifierKind {
     HostName,
     /// A user account name.
     UserName,
+    /// A BIOS password's hash or salt (`SHA256SetupPassword`, ...), which real iDRACs list in
+    /// `GET Bios`: removed, never replaced.
+    PasswordHash,
 }
 
 impl IdentifierKind {
@@ -46,6 +49,7 @@ impl IdentifierKind {
             Self::Uuid => "uuid",
             Self::HostName => "host_name",
             Self::UserName => "user_name",
+            Self::PasswordHash => "password_hash",
         }
     }
 }
@@ -129,6 +133,9 @@ impl Sanitizer {
     fn string(&mut self, key: &str, s: &str) -> Option<String> {
         if s.is_empty() || key.starts_with("@odata") {
             return None;
+        }
+        if redfish_client::oem::dell::is_secret_bios_attribute(key) {
+            return self.replace(IdentifierKind::PasswordHash, key, s);
         }
         if let Some(kind) = kind_of_field(key, s) {
             return self.replace(kind, key, s);
@@ -265,6 +272,7 @@ fn is_placeholder(kind: IdentifierKind, value: &str) -> bool {
             let lower = value.to_ascii_lowercase();
             lower.starts_with("2001:db8:") || lower == "::" || lower == "::1"
         }
+        IdentifierKind::PasswordHash => value.is_empty(),
     }
 }
 
@@ -296,6 +304,7 @@ fn placeholder(kind: IdentifierKind, n: usize, original: &str) -> String {
         },
         IdentifierKind::Ipv6 => format!("2001:db8::{n:x}"),
         IdentifierKind::Uuid => format!("00000000-0000-4000-8000-{n:012}"),
+        IdentifierKind::PasswordHash => String::new(),
     }
 }
 
@@ -513,6 +522,26 @@ mod tests {
             .unwrap();
         assert_eq!(tags.distinct, 1);
         assert!(tags.fields.contains(&"SKU".to_owned()) && tags.fields.contains(&"NodeID".to_owned()));
+    }
+
+    /// A real R750's `GET Bios` (iDRAC 6.00 capture) lists a setup password's SHA-256 hash and
+    /// salt in clear: a capture keeps neither, anywhere.
+    #[test]
+    fn a_password_hash_and_its_salt_are_removed_from_a_capture() {
+        let hash = "19D2C4E0A77A4C4BF4DC0D2C3B3F0E9A8D4A5D0C8E7F6A5B4C3D2E1F0A9B2812";
+        let mut bios = serde_json::json!({"Attributes": {
+            "SHA256SetupPassword": hash, "SHA256SetupPasswordSalt": "4EB3B565", "SetupPassword": null,
+            "PasswordStatus": "Unlocked", "SHA256SystemPassword": ""}});
+        let mut other = serde_json::json!({"Description": format!("hash {hash} seen")});
+        let mut s = Sanitizer::default();
+        s.document(&mut bios);
+        s.residue(&mut other);
+        assert_eq!(bios["Attributes"]["SHA256SetupPassword"], "");
+        assert_eq!(bios["Attributes"]["SHA256SetupPasswordSalt"], "");
+        assert_eq!(bios["Attributes"]["PasswordStatus"], "Unlocked");
+        assert!(!other.to_string().contains(hash), "{other}");
+        let kinds: Vec<&str> = s.replaced().iter().map(|r| r.kind.as_str()).collect();
+        assert_eq!(kinds, ["password_hash"]);
     }
 
     #[test]

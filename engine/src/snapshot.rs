@@ -55,13 +55,32 @@ impl Snapshot {
             bios_version: state.bios_version.clone(),
             taken_at: host_bench::utc_now_seconds(),
             reason: reason.into(),
-            bios: state.bios.clone(),
-            pending: state.pending.clone(),
+            bios: without_secrets(&state.bios),
+            pending: without_secrets(&state.pending),
             idrac: state.idrac.clone(),
         }
     }
 
-    /// Writes it under `dir/snapshots/` as `<host>-<service tag>-<time>.json` (0600) and returns the path.
+    /// A snapshot of what `values` hold (no registry needed), taken now, for the host called
+    /// `host` at `url`.
+    pub fn of_values(host: &str, url: &str, values: &crate::read::HostValues, reason: impl Into<String>) -> Self {
+        let text = |name: &str| values.bios.get(name).and_then(|v| v.as_str()).map(str::to_owned);
+        Self {
+            schema: SCHEMA.into(),
+            host: host.to_owned(),
+            url: url.to_owned(),
+            service_tag: text("SystemServiceTag"),
+            model: text("SystemModelName"),
+            bios_version: text("SystemBiosVersion"),
+            taken_at: host_bench::utc_now_seconds(),
+            reason: reason.into(),
+            bios: without_secrets(&values.bios),
+            pending: without_secrets(&values.pending),
+            idrac: values.idrac.clone(),
+        }
+    }
+
+    /// Writes it under `dir/snapshots/` (never a BIOS password or its hash) as `<host>-<service tag>-<time>.json` (0600) and returns the path.
     pub fn save(&self, state_dir: &Path) -> Result<PathBuf> {
         let dir = state_dir.join("snapshots");
         crate::state::ensure_private_dir(&dir)?;
@@ -83,7 +102,10 @@ impl Snapshot {
             })
             .find(|p| !p.exists())
             .unwrap_or_else(|| dir.join(format!("{stem}.json")));
-        let text = serde_json::to_string_pretty(self)?;
+        let mut kept = self.clone();
+        kept.bios = without_secrets(&self.bios);
+        kept.pending = without_secrets(&self.pending);
+        let text = serde_json::to_string_pretty(&kept)?;
         crate::state::write_private(&path, text.as_bytes())?;
         Ok(path)
     }
@@ -102,6 +124,16 @@ impl Snapshot {
         }
         Ok(snap)
     }
+}
+
+/// `attributes` without the BIOS passwords and the password hashes and salts real iDRACs list
+/// in `GET Bios` ([`redfish_client::oem::dell::is_secret_bios_attribute`]).
+pub fn without_secrets(attributes: &Attributes) -> Attributes {
+    attributes
+        .iter()
+        .filter(|(k, _)| !redfish_client::oem::dell::is_secret_bios_attribute(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 /// Taking snapshots as a fleet [`Operation`]: each host's BIOS values, pending values and the
@@ -168,6 +200,15 @@ mod tests {
                 .starts_with("r7625-0001-R760000-2026-11-30T020000Z")
         );
         assert_eq!(Snapshot::load(&p).unwrap(), s);
+        let mut secret = s.clone();
+        secret.bios.insert("SHA256SetupPassword".into(), "19D2AB".into());
+        secret.bios.insert("SHA256SetupPasswordSalt".into(), "4EB3CD".into());
+        let kept = secret.save(&dir).unwrap();
+        assert_eq!(
+            Snapshot::load(&kept).unwrap().bios,
+            s.bios,
+            "password hashes are never saved"
+        );
         let second = s.save(&dir).unwrap();
         assert_ne!(second, p, "a second snapshot in the same second gets its own file");
         std::fs::write(&p, "{\"schema\": \"other/v9\"}").unwrap();

@@ -474,6 +474,15 @@ impl Filter {
                     (Value::Number(a), Value::Number(b)) => {
                         a.as_f64().zip(b.as_f64()).and_then(|(a, b)| a.partial_cmp(&b))
                     }
+                    // iDRAC filters its Lifecycle log by the message's code (`MessageId eq
+                    // 'UEFI0157'`, as Dell's Ansible `idrac_bios` asks) although entries carry
+                    // the registry's prefix (`IDRAC.2.9.UEFI0157`): assumed from that module.
+                    (Value::String(a), Value::String(b))
+                        if path.last().is_some_and(|p| p == "MessageId")
+                            && a.rsplit('.').next() == Some(b.as_str()) =>
+                    {
+                        Some(std::cmp::Ordering::Equal)
+                    }
                     (Value::String(a), Value::String(b)) => Some(a.cmp(b)),
                     (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(b)),
                     (Value::Null, Value::Null) => Some(std::cmp::Ordering::Equal),

@@ -460,6 +460,35 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
             with_body!(|b: &Value| host.reset(b))
         }
         dell::BIOS if get => host.cached(path, || Reply::ok(host.bios(doc(path).unwrap_or(&Value::Null)))),
+        p if get && is_boot_sources(p) => match boot_sources_doc(host) {
+            Some(d) => host.cached(path, || Reply::ok(host.boot_sources(p, d))),
+            None => not_found(p),
+        },
+        p if (get || patch) && p.strip_suffix("/Settings").is_some_and(is_boot_sources) => {
+            match boot_sources_doc(host) {
+                None => not_found(p),
+                Some(_) if get => host.cached(path, || Reply::ok(host.boot_sources_settings(p))),
+                Some(_) => with_body!(|b: &Value| host.patch_boot_sources(b)),
+            }
+        }
+        dell::BOOT_OPTIONS if get && doc(path).is_some() => {
+            let key = format!("{path}?expand={expand}");
+            host.cached(&key, || {
+                Reply::ok(host.boot_options(doc(path).unwrap_or(&Value::Null), expand))
+            })
+        }
+        p if get && p.starts_with(dell::BOOT_OPTIONS) && doc(p).is_some() => {
+            host.cached(path, || Reply::ok(host.boot_option(doc(p).unwrap_or(&Value::Null))))
+        }
+        dell::SECURE_BOOT if get && doc(path).is_some() => {
+            host.cached(path, || Reply::ok(host.secure_boot(doc(path).unwrap_or(&Value::Null))))
+        }
+        p if post
+            && p == format!("{}/Actions/SecureBoot.ResetKeys", dell::SECURE_BOOT)
+            && doc(dell::SECURE_BOOT).is_some() =>
+        {
+            with_body!(|b: &Value| host.reset_keys(b))
+        }
         p if post && p == format!("{}/Actions/Bios.ResetBios", dell::BIOS) => host.reset_bios(),
         p if post && p == format!("{}/Actions/Bios.ChangePassword", dell::BIOS) => {
             with_body!(|b: &Value| host.change_password(b))
@@ -578,10 +607,12 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         p if post && p == format!("{}/Actions/DellTimeService.ManageTime", crate::synth::TIME_SERVICE) => {
             with_body!(|b: &Value| host.manage_time(b))
         }
-        dell::MANAGER | "/redfish/v1/JobService" if get => match doc(path) {
-            Some(d) => Reply::ok(host.with_clock(d)),
-            None => not_found(path),
-        },
+        dell::MANAGER | "/redfish/v1/JobService" | "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog" if get => {
+            match doc(path) {
+                Some(d) => Reply::ok(host.with_clock(d)),
+                None => not_found(path),
+            }
+        }
         p if post && p == format!("{}/Actions/Manager.Reset", dell::MANAGER) => {
             with_body!(|b: &Value| host.manager_reset(b))
         }
@@ -634,6 +665,18 @@ fn scp_action(path: &str) -> Option<&str> {
         .or_else(|| rest.strip_prefix("OemManager."))
 }
 
+/// Whether `path` is one of the two paths of Dell's boot sources.
+fn is_boot_sources(path: &str) -> bool {
+    path == crate::host::DELL_BOOT_SOURCES || path == crate::host::BOOT_SOURCES
+}
+
+/// The tree's boot sources document, at whichever path it records it: it serves both.
+fn boot_sources_doc(host: &Host) -> Option<&Value> {
+    host.fixture
+        .doc(crate::host::DELL_BOOT_SOURCES)
+        .or_else(|| host.fixture.doc(crate::host::BOOT_SOURCES))
+}
+
 fn not_found(path: &str) -> Reply {
     Reply::error(404, vec![messages::not_found(path)])
 }
@@ -659,7 +702,11 @@ fn expand_members(host: &Host, doc: &Value, expand: bool) -> Value {
 
 fn sim_endpoint(host: &Host, method: &Method, path: &str, body: &[u8]) -> Reply {
     match (method.as_str(), path) {
-        ("GET", "/stats") => Reply::ok(host.stats.to_json(&host.service_tag)),
+        ("GET", "/stats") => {
+            // Changes due by now (a POST ending, and the boot it makes) are counted first.
+            host.availability();
+            Reply::ok(host.stats.to_json(&host.service_tag))
+        }
         ("POST", "/stats/reset") => {
             host.stats.reset();
             Reply::with_body(204, None)

@@ -15,6 +15,8 @@ pub struct Stats {
     jobs_created: AtomicU64,
     resets: AtomicU64,
     sessions_created: AtomicU64,
+    posts: AtomicU64,
+    booted: Mutex<Vec<String>>,
 }
 
 impl Stats {
@@ -54,6 +56,27 @@ impl Stats {
         self.sessions_created.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Counts a POST (a boot of the host, whatever started it).
+    pub fn count_post(&self) {
+        self.posts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Records what a boot at the end of POST used (`Pxe (once)`, `NIC.PxeDevice.1-1`).
+    pub fn count_boot(&self, device: &str) {
+        self.booted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(device.to_owned());
+    }
+
+    /// What each boot so far used, in order.
+    pub fn booted(&self) -> Vec<String> {
+        self.booted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Requests counted so far.
     pub fn total(&self) -> u64 {
         self.total.load(Ordering::Relaxed)
@@ -67,12 +90,17 @@ impl Stats {
             &self.jobs_created,
             &self.resets,
             &self.sessions_created,
+            &self.posts,
         ] {
             c.store(0, Ordering::Relaxed);
         }
         for m in [&self.by_method, &self.by_path] {
             m.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
         }
+        self.booted
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     /// The `/_sim/stats` document, whose shape tests and benchmarks rely on.
@@ -87,6 +115,8 @@ impl Stats {
             "jobs_created": n(&self.jobs_created),
             "resets": n(&self.resets),
             "sessions_created": n(&self.sessions_created),
+            "posts": n(&self.posts),
+            "booted": self.booted(),
         })
     }
 }

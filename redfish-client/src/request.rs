@@ -1,7 +1,10 @@
 //! Pure builders for request paths and bodies. No IO, so every shape is unit-tested here.
 
+use crate::auth::Password;
 use crate::resources::bios::{Attributes, SettingsApplyTime};
+use crate::resources::boot::{BootSource, OverrideEnabled};
 use crate::resources::computer_system::ResetType;
+use crate::resources::secure_boot::ResetKeysType;
 use serde_json::{Map, Value, json};
 
 /// The well-known login collection (Redfish ≥ 1.6).
@@ -51,6 +54,36 @@ pub fn reset_body(reset: ResetType) -> Value {
     json!({ "ResetType": reset })
 }
 
+/// The `PATCH` of a system that sets its boot override: only `BootSourceOverrideTarget` and
+/// `BootSourceOverrideEnabled` (with `UefiTargetBootSourceOverride` for a `UefiTarget`), never
+/// `BootSourceOverrideMode`: on iDRAC9 a mode in the request is a staged setting that queues a
+/// BIOS job and costs a second reboot (and collides with a job already staged).
+pub fn boot_override_body(target: BootSource, enabled: OverrideEnabled, uefi_path: Option<&str>) -> Value {
+    let mut boot = Map::new();
+    boot.insert("BootSourceOverrideTarget".into(), json!(target));
+    boot.insert("BootSourceOverrideEnabled".into(), json!(enabled));
+    if let Some(path) = uefi_path {
+        boot.insert("UefiTargetBootSourceOverride".into(), json!(path));
+    }
+    json!({ "Boot": boot })
+}
+
+/// The `PATCH` that cancels a boot override: target `None`, `Disabled`.
+pub fn boot_override_clear_body() -> Value {
+    boot_override_body(BootSource::None, OverrideEnabled::Disabled, None)
+}
+
+/// `Bios.ChangePassword {"PasswordName", "OldPassword", "NewPassword"}`: an empty old password
+/// sets one where none is set, an empty new one clears it.
+pub fn change_password_body(name: &str, old: &Password, new: &Password) -> Value {
+    json!({ "PasswordName": name, "OldPassword": old.expose(), "NewPassword": new.expose() })
+}
+
+/// `SecureBoot.ResetKeys {"ResetKeysType": ...}`.
+pub fn reset_keys_body(kind: ResetKeysType) -> Value {
+    json!({ "ResetKeysType": kind })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +119,35 @@ mod tests {
         assert_eq!(
             settings_body(&attrs, Some(&SettingsApplyTime::on_reset()))["@Redfish.SettingsApplyTime"],
             json!({"ApplyTime": "OnReset"})
+        );
+    }
+
+    #[test]
+    fn a_boot_override_never_carries_a_mode() {
+        assert_eq!(
+            boot_override_body(BootSource::Pxe, OverrideEnabled::Once, None),
+            json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}})
+        );
+        let uefi = boot_override_body(BootSource::UefiTarget, OverrideEnabled::Once, Some("VenHw(986D)"));
+        assert_eq!(uefi["Boot"]["UefiTargetBootSourceOverride"], "VenHw(986D)");
+        assert_eq!(uefi["Boot"]["BootSourceOverrideTarget"], "UefiTarget");
+        assert!(uefi["Boot"].get("BootSourceOverrideMode").is_none());
+        assert_eq!(
+            boot_override_clear_body(),
+            json!({"Boot": {"BootSourceOverrideTarget": "None", "BootSourceOverrideEnabled": "Disabled"}})
+        );
+    }
+
+    #[test]
+    fn password_and_key_bodies_use_the_action_parameters() {
+        let body = change_password_body("SetupPassword", &Password::new(""), &Password::new("n3w"));
+        assert_eq!(
+            body,
+            json!({"PasswordName": "SetupPassword", "OldPassword": "", "NewPassword": "n3w"})
+        );
+        assert_eq!(
+            reset_keys_body(ResetKeysType::ResetAllKeysToDefault),
+            json!({"ResetKeysType": "ResetAllKeysToDefault"})
         );
     }
 

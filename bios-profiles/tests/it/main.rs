@@ -1,6 +1,7 @@
 //! Integration tests of bios-profiles.
 #![allow(clippy::unwrap_used)]
 
+mod boot;
 mod decisions;
 mod library;
 mod real_shapes;

@@ -819,14 +819,25 @@ cpu_max_sev_asids = 509
 }
 
 #[test]
-fn profiles_refuse_what_they_cannot_read_and_keep_refusing_unknown_top_level_keys() {
-    // `boot` is reserved for a later boot section: today it is an unknown key like any other.
+fn the_boot_section_refuses_what_it_does_not_know_like_every_other_key() {
+    // `[boot]` takes three entries, each a table with its evidence; anything else is refused.
     let mut library = Library::shipped().unwrap();
     let err = library
         .add_toml("name = \"b\"\ndescription = \"d\"\n[boot]\nmode = \"Uefi\"\n", "b.toml")
         .unwrap_err();
     assert!(matches!(err, Error::Format { .. }), "{err:?}");
-    assert!(err.to_string().contains("unknown field `boot`"), "{err}");
+    assert!(err.to_string().starts_with("b.toml:4:"), "{err}");
+    let err = library
+        .add_toml(
+            "name = \"b\"\ndescription = \"d\"\n[boot.next]\nvalue = \"Pxe\"\n",
+            "b.toml",
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("unknown field `next`, expected one of `mode`, `order`, `disabled`"),
+        "{err}"
+    );
 }
 
 #[test]

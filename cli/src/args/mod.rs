@@ -4,6 +4,7 @@
 #![allow(rustdoc::bare_urls, rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 pub mod bench;
+pub mod boot;
 pub mod nvme;
 pub mod power;
 pub mod scp;
@@ -152,18 +153,28 @@ pub enum Command {
     /// --execute with the controller's serial.
     #[command(subcommand)]
     Nvme(nvme::NvmeCommand),
-    /// Read BIOS attributes; clear pending values.
+    /// Read BIOS attributes; clear pending values; reset the BIOS to its defaults; set,
+    /// change or clear BIOS passwords.
     #[command(subcommand)]
     Bios(BiosCommand),
     /// Server Configuration Profiles (Dell's bulk configuration document): export them per
     /// host, preview or import one with apply's rules, render a profile as one.
     #[command(subcommand)]
     Scp(scp::ScpCommand),
+    /// The boot order and the one-time boot: show, boot once from a device (now or at the next
+    /// boot), clear an override. A profile's `[boot]` section sets the order itself.
+    #[command(subcommand)]
+    Boot(boot::BootCommand),
+    /// UEFI Secure Boot: reset its keys. Turn it on or off with a profile (BIOS attribute
+    /// SecureBoot); `rftune inventory` shows its state.
+    #[command(subcommand)]
+    SecureBoot(boot::SecureBootCommand),
     /// Record a BMC as a test fixture: walks what rftune reads (service root, systems, BIOS with
-    /// pending values and registry, DIMMs, CPUs, the iDRAC with its Dell attributes and job
-    /// queues, chassis power, the attribute registries) and writes DIR/redfish/v1/<path>/index.json
-    /// with service tags, serials, MACs, IPs, UUIDs, host and user names replaced by
-    /// placeholders (the same original, the same placeholder), plus DIR/capture.toml with the
+    /// pending values and registry, DIMMs, CPUs, boot options, Secure Boot, the iDRAC with its
+    /// Dell attributes and job queues, chassis power, the attribute registries) and writes
+    /// DIR/redfish/v1/<path>/index.json with service tags, serials, MACs, IPs, UUIDs, host and
+    /// user names replaced by placeholders (the same original, the same placeholder) and BIOS
+    /// password hashes removed, plus DIR/capture.toml with the
     /// firmware versions and which fields were replaced. Serve it with `rftune sim --fixture DIR`.
     ///
     /// Read-only: one GET per resource, one at a time.
@@ -393,7 +404,8 @@ pub struct ApplyArgs {
     /// registry). Hosts already at the plan's values are in sync. The file is refused whole
     /// when its integrity check fails, when it was made by another rftune version or from a
     /// profile that changed since, or when it is older than --max-plan-age.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "dry_run", "reboot", "apply_time", "maintenance_start", "replace_pending", "strict"])]
+    /// A plan holds no reset to defaults or BIOS password change: those go with --profile.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["profile", "dry_run", "reboot", "apply_time", "maintenance_start", "replace_pending", "strict", "from_defaults", "bios_password"])]
     pub plan: Option<PathBuf>,
     /// The oldest plan --plan accepts.
     #[arg(long, value_name = "DURATION", default_value = "24h", value_parser = parse_duration, requires = "plan")]
@@ -401,6 +413,9 @@ pub struct ApplyArgs {
     /// How to apply.
     #[command(flatten)]
     pub flags: ApplyFlags,
+    /// Provisioning steps besides the profile.
+    #[command(flatten)]
+    pub provision: boot::ProvisionFlags,
     /// The BMC(s) to converge.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -586,6 +601,15 @@ pub enum BiosCommand {
         #[command(flatten)]
         bmc: BmcArgs,
     },
+    /// Reset the BIOS to its defaults and prove it: snapshot every value first, Bios.ResetBios,
+    /// the reboot it needs, then the reset no longer pending and the values that changed
+    /// against the snapshot. Exit 0 when every host finished, 2 when a reset waits for the next
+    /// reboot (--reboot none), 1 on errors.
+    ResetDefaults(boot::ResetDefaultsArgs),
+    /// Set, change or clear the BIOS setup or system password (Bios.ChangePassword, then a BIOS
+    /// job and a reboot). The passwords never go on the command line.
+    #[command(subcommand)]
+    Password(boot::PasswordCommand),
 }
 
 /// `rftune profiles ...`.

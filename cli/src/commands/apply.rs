@@ -23,6 +23,8 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     let hosts = Hosts::of(&args.target)?;
     if let Some(file) = &args.plan {
         let (plan, profile) = load_plan(file, &hosts, args.max_plan_age)?;
+        // The password first: a prompt must not meet a spinner.
+        let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
         let mut options = config::apply_options(&args.flags);
         plan.options.apply_to(&mut options)?;
         let run = ApplyRun::new(profile, dirs, options, args.flags.max_unavailable)?.with_plan(Arc::new(plan));
@@ -30,13 +32,22 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
             run: Arc::new(run),
             plan: Some(file.display().to_string()),
         };
-        return converge_run(applied, hosts, &args.flags, &args.target.connect, dirs, output).await;
+        return converge_run(applied, hosts, &args.flags, connect, dirs, output).await;
     }
     let Some(name) = &args.profile else {
         anyhow::bail!("give --profile NAME|FILE, or --plan FILE");
     };
     let profile = LoadedProfile::load(name)?;
-    converge(profile, hosts, &args.flags, &args.target.connect, dirs, output).await
+    converge(
+        profile,
+        hosts,
+        &args.flags,
+        Some(&args.provision),
+        &args.target.connect,
+        dirs,
+        output,
+    )
+    .await
 }
 
 /// Reads a plan file and the profile it was made from, refusing it whole when its integrity
@@ -82,7 +93,16 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
     // The registry decides what is restorable: read it from the host once (it is cached).
     let access = config::access_one(&args.connect, &entry, dirs)?;
     let profile = derive::restore_profile(&access, &entry, &snap, &args.snapshot, args.any_host).await?;
-    converge(profile, Hosts::one(entry), &args.flags, &args.connect, dirs, output).await
+    converge(
+        profile,
+        Hosts::one(entry),
+        &args.flags,
+        None,
+        &args.connect,
+        dirs,
+        output,
+    )
+    .await
 }
 
 /// Applies `profile` to `hosts`: the engine's fleet apply, rendered as `output` says.
@@ -90,16 +110,18 @@ async fn converge(
     profile: LoadedProfile,
     hosts: Hosts,
     flags: &ApplyFlags,
+    provision: Option<&crate::args::boot::ProvisionFlags>,
     connect: &ConnectArgs,
     dirs: &StateDirs,
     output: OutputFormat,
 ) -> Result<Exit> {
-    let run = Arc::new(ApplyRun::new(
-        profile,
-        dirs,
-        config::apply_options(flags),
-        flags.max_unavailable,
-    )?);
+    // The passwords first (the BMC's, then any BIOS one): a prompt must not meet a spinner.
+    let connect = crate::credentials::connect_config(connect, &hosts.entries)?;
+    let mut options = config::apply_options(flags);
+    if let Some(p) = provision {
+        config::provision_options(p, &mut options)?;
+    }
+    let run = Arc::new(ApplyRun::new(profile, dirs, options, flags.max_unavailable)?);
     converge_run(Applied { run, plan: None }, hosts, flags, connect, dirs, output).await
 }
 
@@ -114,13 +136,11 @@ async fn converge_run(
     applied: Applied,
     hosts: Hosts,
     flags: &ApplyFlags,
-    connect: &ConnectArgs,
+    connect: rftune_engine::connect::ConnectConfig,
     dirs: &StateDirs,
     output: OutputFormat,
 ) -> Result<Exit> {
     let Applied { run, plan } = applied;
-    // The password first: a prompt must not meet a spinner.
-    let connect = crate::credentials::connect_config(connect, &hosts.entries)?;
     let progress = Arc::new(if hosts.single {
         Progress::spinner(output)
     } else {

@@ -30,7 +30,8 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
     let access = crate::config::access_one(&args.bmc.connect, &entry, dirs)?;
     let read = BiosValues { pending: args.pending };
     let (bios, pending) = access.one(&entry, None, &read).await?;
-    let attributes = select(&entry.name, &bios.attributes, &args.attributes)?;
+    let attributes = redacted(select(&entry.name, &bios.attributes, &args.attributes)?);
+    let pending = pending.map(redacted);
     let pending = pending.map(|p| {
         if args.attributes.is_empty() {
             p
@@ -51,6 +52,17 @@ pub async fn get(args: &BiosGetArgs, dirs: &StateDirs, output: OutputFormat) -> 
         }
     }
     Ok(Exit::Success)
+}
+
+/// `attributes` with the BIOS password hashes and salts real iDRACs list replaced by
+/// `(set, not shown)`: whether a password is set shows, its hash never.
+fn redacted(mut attributes: Attributes) -> Attributes {
+    for (name, value) in &mut attributes {
+        if redfish_client::oem::dell::is_secret_bios_attribute(name) && value.as_str().is_some_and(|v| !v.is_empty()) {
+            *value = "(set, not shown)".into();
+        }
+    }
+    attributes
 }
 
 fn select(host: &str, all: &Attributes, wanted: &[String]) -> Result<Attributes> {

@@ -5,6 +5,7 @@
 pub mod apply;
 pub mod bench;
 pub mod bios;
+pub mod boot;
 pub mod capture;
 pub mod demo;
 pub mod diff;
@@ -17,6 +18,7 @@ pub mod nvme;
 pub mod plan;
 pub mod power;
 pub mod profiles;
+pub mod provision;
 pub mod scp;
 pub mod sim;
 pub mod snapshot;
@@ -55,6 +57,12 @@ pub async fn run(args: Args) -> Result<Exit> {
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
         Command::Capture(a) => capture::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::ClearPending { bmc }) => jobs::clear_pending(&bmc, &dirs).await,
+        Command::Bios(BiosCommand::ResetDefaults(a)) => provision::reset_defaults(&a, &dirs, output).await,
+        Command::Bios(BiosCommand::Password(cmd)) => provision::password(&cmd, &dirs, output).await,
+        Command::Boot(cmd) => boot::run(&cmd, &dirs, output).await,
+        Command::SecureBoot(crate::args::boot::SecureBootCommand::ResetKeys(a)) => {
+            provision::reset_keys(&a, &dirs, output).await
+        }
         Command::Jobs(cmd) => jobs::run(&cmd, &dirs, output).await,
         Command::Power(a) => power::run(&a, &dirs, output).await,
         Command::Bench(cmd) => bench::run(&cmd, &dirs, output).await,

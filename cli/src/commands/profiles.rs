@@ -238,6 +238,16 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
             s.why.clone(),
         ]);
     }
+    // The [boot] entries, resolved per host into BIOS values when applied.
+    for (label, e) in resolved.boot.entries() {
+        t.row([
+            label.to_owned(),
+            e.value,
+            e.confidence.as_str().to_owned(),
+            e.source,
+            e.why,
+        ]);
+    }
     out.push_str(&t.render());
     let labelled = resolved
         .bios

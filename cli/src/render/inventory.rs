@@ -112,6 +112,22 @@ pub fn table(inv: &Inventory) -> String {
         ),
     ]);
     t.row(["Memory".to_owned(), memory_line(&inv.memory)]);
+    if let Some(sb) = &inv.secure_boot {
+        let on = |v: Option<bool>| match v {
+            Some(true) => "enabled",
+            Some(false) => "disabled",
+            None => "-",
+        };
+        let current = match sb.current_boot {
+            Some(redfish_client::resources::secure_boot::CurrentBoot::Enabled) => "this boot verified",
+            Some(redfish_client::resources::secure_boot::CurrentBoot::Disabled) => "this boot not verified",
+            _ => "this boot: unknown",
+        };
+        t.row([
+            "Secure Boot".to_owned(),
+            format!("{} ({current}, {})", on(sb.enabled), sb.mode.as_deref().unwrap_or("-")),
+        ]);
+    }
     let mut out = t.render().lines().skip(1).map(|l| format!("{l}\n")).collect::<String>();
     if inv.pending_bios.is_empty() {
         out.push_str("\nPending BIOS values: none\n");

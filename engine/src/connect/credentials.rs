@@ -54,6 +54,13 @@ pub fn read_file(path: &Path, username_override: Option<&str>) -> Result<Credent
     Ok(Credentials::new(username, parsed.password))
 }
 
+/// The text of a file of secrets that must be private to its owner (as a credentials file),
+/// for a caller that parses it itself (BIOS passwords).
+pub fn read_private(path: &Path, what: &str) -> Result<String> {
+    check_private(path)?;
+    crate::state::read_capped(path, crate::state::MAX_CREDENTIALS_BYTES, what)
+}
+
 #[cfg(unix)]
 fn check_private(path: &Path) -> Result<()> {
     use std::os::unix::fs::PermissionsExt;

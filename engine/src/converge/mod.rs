@@ -1,7 +1,8 @@
 //! The apply of one host, as a pipeline of named steps over one context (`steps.rs`):
-//! recover from an interrupted run → judge (read, refuse, plan) → pending work (adopt |
-//! replace | refuse, the reboot slot) → snapshot → iDRAC attributes → stage (one BIOS PATCH
-//! with an apply time) → reboot (and wait for the job and the host) → verify. Every step is
+//! recover from an interrupted run → (with `--from-defaults`, a BIOS reset to defaults, seen
+//! through) → judge (read, refuse, plan) → pending work (adopt | replace | refuse, the reboot
+//! slot) → snapshot → iDRAC attributes → (a BIOS password change) → stage (one BIOS PATCH with
+//! an apply time) → reboot (and wait for the job and the host) → verify. Every step is
 //! written to the audit log before the next starts; the decisions are pure functions
 //! (`decide.rs`).
 //!
@@ -14,11 +15,13 @@
 pub(crate) mod decide;
 mod guard;
 mod marker;
+mod provision;
 mod stage;
 mod steps;
 
 pub use marker::Marker;
 pub(crate) use marker::interrupted;
+pub(crate) use marker::{files as marker_files, read as read_marker};
 
 use crate::assess::LoadedProfile;
 use crate::audit::AuditLog;
@@ -63,6 +66,11 @@ pub struct ApplyOptions {
     pub keep_staged: bool,
     /// How long to wait for another run's lock on a host before failing it.
     pub lock_wait: Duration,
+    /// Reset the BIOS to its defaults first (`apply --from-defaults`): its own reboot, proven
+    /// finished, before the profile is judged and staged — two reboots in all.
+    pub from_defaults: bool,
+    /// A BIOS password change to send before staging, applied by the same BIOS job.
+    pub password: Option<crate::passwords::PasswordChange>,
 }
 
 impl Default for ApplyOptions {
@@ -81,6 +89,8 @@ impl Default for ApplyOptions {
             hooks: crate::hooks::Hooks::default(),
             keep_staged: false,
             lock_wait: Duration::ZERO,
+            from_defaults: false,
+            password: None,
         }
     }
 }
@@ -133,6 +143,12 @@ pub struct HostApply {
     /// the profile knows (an NPS the BIOS replaced at POST), by attribute.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub readback: BTreeMap<String, String>,
+    /// The BIOS reset to defaults that came first (`--from-defaults`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defaults: Option<crate::defaults::DefaultsDone>,
+    /// The BIOS password change the job applied: which, and what was done (never a password).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<serde_json::Value>,
     /// The profile's attributes as the BIOS reports them at the end (from the last read;
     /// for callers such as experiments, not part of the JSON document).
     #[serde(skip)]
@@ -204,21 +220,25 @@ impl ApplyRun {
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     // On the heap: the steps' state is large, and callers nest this in futures of their own
     // (an experiment's step), which would otherwise carry all of it on a worker's stack.
-    Box::pin(apply_steps(run, bmc, observer)).await
+    let mut result = Box::pin(apply_steps(run, bmc, observer)).await?;
+    provision::summarize(&run.options, &mut result);
+    Ok(result)
 }
 
-/// The steps of [`apply_host`].
+/// The steps of [`apply_host`], in order.
 async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     let host = Host::new(run, bmc, observer);
     // One run per host: held from before the first read that leads to a write to the last
     // read-back (a dry run writes nothing and takes none).
     let _lock = host.lock().await?;
     let settled = host.recover().await?;
+    let defaults = host.defaults().await?;
     let mut judged = host.judge(settled).await?;
     if let Some(done) = host.hold_to_plan(&mut judged)? {
         return Ok(done);
     }
     let mut result = judged.planned();
+    result.defaults = defaults;
     let go = match host.pending(&judged, &mut result).await? {
         Next::Done => {
             host.describe(&judged, &mut result);
@@ -228,7 +248,10 @@ async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Resu
     };
     host.snapshot(&judged, &mut result)?;
     host.write_idrac(&judged.plan).await?;
-    let job = host.stage(&judged, &go, &mut result).await?;
+    let job = match host.password(&judged, &mut result).await? {
+        Some(job) => Some(job),
+        None => host.stage(&judged, &go, &mut result).await?,
+    };
     result.job.clone_from(&job);
     let drained = Box::pin(host.before_reboot(&judged, &go, job.as_deref(), &mut result)).await?;
     let finished = Box::pin(finish(&host, &judged, go, job, &mut result)).await;
@@ -251,6 +274,7 @@ async fn finish(
         Rebooted::Back(bios) => Some(*bios),
     };
     marker::remove(&judged.marker);
+    host.password_in_force(judged, settled.as_ref(), result);
     host.verify(judged, settled, result).await
 }
 

@@ -88,6 +88,8 @@ impl Judged {
             rebooted: false,
             verify: None,
             readback: BTreeMap::new(),
+            defaults: None,
+            password: None,
             in_force: profile_values(&self.assessment.profile, &self.assessment.state.bios),
             summary: String::new(),
             hooks: Vec::new(),
@@ -209,7 +211,8 @@ impl<'a> Host<'a> {
             self.run.profile.name(),
             opts.replace_pending,
         );
-        let bios_work = !plan.bios.is_empty() || matches!(decision.pending, PendingAction::Adopt { .. });
+        let password = opts.password.is_some();
+        let bios_work = !plan.bios.is_empty() || matches!(decision.pending, PendingAction::Adopt { .. }) || password;
         let step = decide::reboot_step(opts.apply_time.apply_time, opts.reboot != RebootPolicy::None);
         // A host that will reboot waits for its slot before anything is written (pending work
         // replaced included), so a fleet touches only as many hosts as may reboot at once, and a
@@ -221,7 +224,7 @@ impl<'a> Host<'a> {
             None
         };
         let adopted_job = self.settle_pending(judged, decision.pending, result).await?;
-        if decision.in_sync {
+        if decision.in_sync && !password {
             result.outcome = ApplyOutcome::InSync;
             result.summary = "nothing to change, no reboot".into();
             if result.replaced.is_some() {
@@ -238,6 +241,13 @@ impl<'a> Host<'a> {
                 RebootStep::LeaveForNextReboot => "no reboot: the job would wait for the host's next reboot".to_owned(),
             };
             result.summary = format!("{}; {reboot}", plan_sentence(plan, result.adopted));
+            if let Some(p) = &opts.password {
+                result.summary.push_str(&format!(
+                    "; would {} the {} password in the same job",
+                    p.action(),
+                    p.which.as_str()
+                ));
+            }
             return Ok(Next::Done);
         }
         Ok(Next::Write(Go {

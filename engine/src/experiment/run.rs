@@ -135,6 +135,8 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
         hooks: spec.hooks.hooks()?,
         keep_staged: false,
         lock_wait: Duration::ZERO,
+        from_defaults: false,
+        password: None,
     };
     spec.profiles
         .iter()

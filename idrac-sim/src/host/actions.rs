@@ -263,15 +263,21 @@ impl Host {
     }
 
     /// `PATCH Systems/System.Embedded.1` with `Boot`: `BootSourceOverrideTarget`,
-    /// `BootSourceOverrideEnabled` (Once, Continuous, Disabled) and `BootSourceOverrideMode`
-    /// (UEFI, Legacy), checked against the allowable values the system lists. `Once` is used up
-    /// by the next boot. Other properties are refused as unknown or not writable.
+    /// `BootSourceOverrideEnabled` (Once, Continuous, Disabled), `UefiTargetBootSourceOverride`
+    /// (a boot option's UEFI device path; BOOT016 otherwise) and `BootSourceOverrideMode`
+    /// (UEFI, Legacy), checked against the allowable values the system lists; and
+    /// `BootOrder` (boot option references). The override applies at once; `Once` is used up by
+    /// the next boot. `BootOrder` and `BootSourceOverrideMode` are staged BIOS settings on
+    /// iDRAC9: each queues a BIOS job (202 with its `Location`; SYS011 while one is open), so a
+    /// one-time boot that sends the mode costs a job and its reboot, as a public report from a
+    /// real R660 (iDRAC 7.10) describes. Other properties are refused as unknown or not writable.
     pub fn patch_system(&self, body: &Value, doc: &Value) -> Reply {
         let Some(fields) = body.as_object() else {
             return Reply::error(400, vec![messages::property_missing("Boot")]);
         };
         let mut problems = Vec::new();
         let mut boot = serde_json::Map::new();
+        let mut order = None;
         for (key, value) in fields {
             if key != "Boot" {
                 let known = doc.get(key).is_some();
@@ -295,6 +301,22 @@ impl Host {
             };
             for (name, v) in requested {
                 let allowed: Vec<String> = match name.as_str() {
+                    "BootOrder" => {
+                        match v.as_array() {
+                            Some(list) => order = Some(list.clone()),
+                            None => problems.push(super::boot::boot016("#/Boot/BootOrder")),
+                        }
+                        continue;
+                    }
+                    "UefiTargetBootSourceOverride" => {
+                        match v.as_str() {
+                            Some(path) if self.known_device_path(path) => {
+                                boot.insert(name.clone(), v.clone());
+                            }
+                            _ => problems.push(super::boot::boot016("#/Boot/UefiTargetBootSourceOverride")),
+                        }
+                        continue;
+                    }
                     "BootSourceOverrideTarget" => doc
                         .pointer("/Boot/BootSourceOverrideTarget@Redfish.AllowableValues")
                         .and_then(Value::as_array)
@@ -339,11 +361,28 @@ impl Host {
         if Self::lockdown(&s) {
             return Reply::error(400, vec![messages::sys406()]);
         }
+        let staged = order.is_some() || boot.contains_key("BootSourceOverrideMode");
+        if staged && s.jobs.values().any(super::jobs::Job::is_open_bios) {
+            return Reply::error(400, vec![messages::sys011()]);
+        }
+        let mut job = None;
+        if let Some(order) = &order {
+            match self.stage_boot_order(&mut s, order) {
+                Ok(location) => job = Some(location),
+                Err(reply) => return reply,
+            }
+        } else if boot.contains_key("BootSourceOverrideMode") {
+            job = Some(self.create_bios_job(&mut s, &super::jobs::ApplyTime::OnReset));
+        }
         // A target without an enable flag applies once, as on iDRAC.
         if boot.contains_key("BootSourceOverrideTarget") && !boot.contains_key("BootSourceOverrideEnabled") {
             boot.insert("BootSourceOverrideEnabled".into(), "Once".into());
         }
         s.boot_override.extend(boot);
-        Reply::ok(messages::success_body(vec![messages::success()]))
+        let body = messages::success_body(vec![messages::success()]);
+        match job {
+            Some(location) => Reply::with_body(202, Some(body)).header("Location", location),
+            None => Reply::ok(body),
+        }
     }
 }

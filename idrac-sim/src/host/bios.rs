@@ -97,6 +97,7 @@ impl Host {
         }
         s.pending.clear();
         s.password_pending.clear();
+        s.boot_seq_pending = None;
         Reply::ok(messages::success_body(vec![messages::sys413()]))
     }
 
@@ -157,23 +158,66 @@ impl Host {
         }
         let current = s.passwords.get(name).map_or("", String::as_str);
         if old != current {
+            // The real EEMI registry's message for a wrong old password; the 400 is assumed
+            // (a public Dell issue shows BIOS018 with 400).
             return Reply::error(
                 400,
-                vec![messages::action_parameter(
-                    "Bios.ChangePassword",
-                    "OldPassword",
-                    Some("(not shown)"),
-                    &["the password set now"],
+                vec![idrac(
+                    "BIOS021",
+                    "Cannot authenticate BIOS password.",
+                    &[],
+                    "Retry the operation with correct old BIOS password.",
+                    Some("#/OldPassword"),
                 )],
             );
         }
         if let Some(attr) = self.registry().attribute(name)
-            && let Err(p) = attr.check(&AttributeValue::from(new))
+            && attr.check(&AttributeValue::from(new)).is_err()
         {
-            return Reply::error(400, value_problem(name, &AttributeValue::from("(not shown)"), &p));
+            return Reply::error(
+                400,
+                vec![idrac(
+                    "BIOS018",
+                    "Invalid BIOS Password.",
+                    &[name],
+                    "Retry the operation with a BIOS password that conforms with system BIOS password requirements.",
+                    Some("#/NewPassword"),
+                )],
+            );
         }
         s.password_pending.insert(name.to_owned(), new.to_owned());
         Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+}
+
+impl Host {
+    /// Where a real iDRAC shows a BIOS password's SHA-256 hash and salt (`SHA256SetupPassword`,
+    /// `SHA256SetupPasswordSalt` for `SetupPassword`; `SHA256SystemPassword…` for
+    /// `SysPassword`): a fresh salt and the hash of salt and password once one is set, empty
+    /// once cleared. Only where the BIOS lists them.
+    pub(super) fn password_hash(s: &mut super::State, name: &str, new: &str) {
+        use sha2::Digest as _;
+        let stem = match name {
+            "SetupPassword" => "SHA256SetupPassword",
+            "SysPassword" => "SHA256SystemPassword",
+            _ => return,
+        };
+        let salt_name = format!("{stem}Salt");
+        if !s.bios.contains_key(stem) {
+            return;
+        }
+        let (hash, salt) = if new.is_empty() {
+            (String::new(), String::new())
+        } else {
+            let salt: String = (0..32).map(|_| format!("{:02X}", s.rng.u8(..))).collect();
+            let digest = sha2::Sha256::digest(format!("{salt}{new}").as_bytes());
+            let hash: String = digest.iter().map(|b| format!("{b:02X}")).collect();
+            (hash, salt)
+        };
+        s.bios.insert(stem.to_owned(), hash.into());
+        if s.bios.contains_key(&salt_name) {
+            s.bios.insert(salt_name, salt.into());
+        }
     }
 }
 

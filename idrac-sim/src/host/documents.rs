@@ -71,6 +71,13 @@ impl Host {
         for (k, v) in &s.boot_override {
             set(&mut doc, &["Boot", k], v.clone());
         }
+        // A tree without Dell's boot sources keeps its recorded order.
+        if doc.pointer("/Boot/BootOrder").is_some()
+            && !s.boot_seq.is_empty()
+            && s.boot_seq.iter().all(|d| d.option.is_some())
+        {
+            set(&mut doc, &["Boot", "BootOrder"], Self::boot_order(&s));
+        }
         if doc.get("BootProgress").is_some() {
             let progress = match (s.on, s.boot) {
                 (false, _) => "None",

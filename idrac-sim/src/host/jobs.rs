@@ -356,7 +356,7 @@ impl Host {
         if s.jobs.values().any(Job::is_open_bios) {
             return Reply::error(400, vec![messages::sys011()]);
         }
-        if s.pending.is_empty() && s.password_pending.is_empty() {
+        if s.pending.is_empty() && s.password_pending.is_empty() && s.boot_seq_pending.is_none() {
             return Reply::error(
                 400,
                 vec![idrac(
@@ -458,6 +458,7 @@ impl Host {
                 if state == JobState::Scheduled && kind == JobKind::Bios {
                     s.pending.clear();
                     s.password_pending.clear();
+                    s.boot_seq_pending = None;
                 }
                 s.jobs.remove(id);
                 Ok(())
@@ -489,6 +490,7 @@ impl Host {
             s.jobs.clear();
             s.pending.clear();
             s.password_pending.clear();
+            s.boot_seq_pending = None;
             if id == "JID_CLEARALL_FORCE" {
                 s.outage = Some(Outage::lc_restart(Instant::now(), self.config.boot_time));
             }

@@ -12,7 +12,9 @@
 //! RAC1195 a configuration change by a user over an interface, JCP040 a job created by a user,
 //! JCP036/JCP045/JCP046 jobs deleted, JCP037 and JCP042 a job completed or failed, RAC0701-
 //! RAC0706 power requests, RAC0182 an iDRAC reboot, SYS148 a BIOS reset requested, SYS149 an
-//! iDRAC reset to defaults, SWC1911 a password changed. Which category each belongs to is
+//! iDRAC reset to defaults, SWC1911 a password changed, UEFI0157 a BIOS reset to defaults
+//! completed at POST, SWC9007/SWC9008/SWC9009/SWC9012 a Secure Boot key reset scheduled and
+//! UEFI0286 its change saved at POST. Which category each belongs to is
 //! assumed beyond the captures' (Audit for USR0030).
 
 use super::{Host, State};
@@ -98,6 +100,30 @@ fn template(code: &str) -> (&'static str, &'static str) {
         "SYS148" => ("BIOS is configured to reset to defaults on next system restart.", "OK"),
         "SYS149" => ("The process of resetting iDRAC to default settings is initiated.", "OK"),
         "SWC1911" => ("User ID %1 User Password has been changed.", "OK"),
+        "UEFI0157" => (
+            "The iDRAC request to reset BIOS to default settings is successfully completed.",
+            "OK",
+        ),
+        "UEFI0286" => (
+            "The changes to Secure Boot policy objects are successfully saved by BIOS.",
+            "OK",
+        ),
+        "SWC9007" => (
+            "The SecureBoot Certificate DeleteAll operation is successfully scheduled. Restart the host server for the changes to take effect.",
+            "OK",
+        ),
+        "SWC9008" => (
+            "The SecureBoot Certificate Reset operation is successfully scheduled. Restart the host server for the changes to take effect.",
+            "OK",
+        ),
+        "SWC9009" => (
+            "The SecureBoot Certificate ResetAll operation is successfully scheduled. Restart the host server for the changes to take effect.",
+            "OK",
+        ),
+        "SWC9012" => (
+            "The SecureBoot Certificate Delete operation is successfully scheduled. Restart the host server for the changes to take effect.",
+            "OK",
+        ),
         "UEFI0391" => (
             "Memory configuration does not match the enabled NUMA node Per Socket (NPS) setting.",
             "OK",

@@ -10,11 +10,13 @@
 //! read-only attributes, System Lockdown, the rendered registry), `readings` (power readings
 //! and the energy counter), `bios` (staging, `ClearPending`, `ResetBios`, `ChangePassword`),
 //! `jobs` (the queue and its two views, reboot jobs, windows), `actions` (system, chassis and
-//! manager resets, boot override, BIOS recovery) and `dell` (iDRAC attributes).
+//! manager resets, boot override, BIOS recovery), `boot` (the boot sequence and what changes
+//! it), `secure_boot` (Secure Boot and its key resets) and `dell` (iDRAC attributes).
 
 mod accounts;
 mod actions;
 mod bios;
+mod boot;
 mod dell;
 mod documents;
 mod episodes;
@@ -27,10 +29,12 @@ mod readings;
 mod registry;
 mod reply;
 mod scp;
+mod secure_boot;
 mod sessions;
 mod timeline;
 
 pub use accounts::{ACCOUNTS, LEGACY_ACCOUNTS};
+pub use boot::{BOOT_SOURCES, DELL_BOOT_SOURCES};
 pub use jobs::DMTF_JOBS;
 pub use logs::{Caller, FAULT_ENTRIES, LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES};
 pub use network::MANAGER_NIC;
@@ -109,6 +113,16 @@ struct State {
     password_pending: BTreeMap<String, String>,
     /// `Boot` of the ComputerSystem (the one-time boot override).
     boot_override: serde_json::Map<String, Value>,
+    /// The UEFI boot sequence in force.
+    boot_seq: Vec<boot::BootDev>,
+    /// A boot sequence staged for the next BIOS job (boot sources, `Boot.BootOrder`).
+    boot_seq_pending: Option<Vec<boot::BootDev>>,
+    /// A Secure Boot key reset waiting for POST.
+    keys_pending: Option<String>,
+    /// The Secure Boot keys were deleted (no platform key).
+    keys_deleted: bool,
+    /// The running boot was verified by Secure Boot.
+    secure_boot_verified: bool,
     jobs: BTreeMap<String, Job>,
     job_seq: u64,
     /// The SCP jobs' own state (export, preview, import), by job id.
@@ -225,6 +239,11 @@ impl Host {
             passwords: BTreeMap::new(),
             password_pending: BTreeMap::new(),
             boot_override,
+            boot_seq: boot::initial_sequence(&fixture),
+            boot_seq_pending: None,
+            keys_pending: None,
+            keys_deleted: false,
+            secure_boot_verified: fixture.bios.get("SecureBoot").and_then(|v| v.as_str()) == Some("Enabled"),
             jobs: BTreeMap::new(),
             job_seq: 0,
             scp: BTreeMap::new(),

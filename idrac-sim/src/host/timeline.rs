@@ -169,12 +169,12 @@ impl Host {
             Event::PostEnds => {
                 s.boot = None;
                 s.on = true;
-                // A one-time boot override is used up by the boot it applied to.
-                if s.boot_override.get("BootSourceOverrideEnabled").and_then(Value::as_str) == Some("Once") {
-                    s.boot_override
-                        .insert("BootSourceOverrideEnabled".into(), "Disabled".into());
-                    s.boot_override.insert("BootSourceOverrideTarget".into(), "None".into());
-                }
+                // The BIOS's Secure Boot state (a key reset, the values the job applied) is what
+                // this boot runs under; a one-time boot override (or the BIOS's one-time device)
+                // is used up here.
+                Self::apply_secure_boot(s, wall(at));
+                self.choose_boot_device(s);
+                s.view = None;
             }
             Event::WindowOpens(id) => {
                 if let Some(w) = s.jobs.get_mut(&id).and_then(|j| j.window.as_mut()) {
@@ -194,6 +194,7 @@ impl Host {
                     job.actual_stop = Some(wall(at));
                     s.pending.clear();
                     s.password_pending.clear();
+                    s.boot_seq_pending = None;
                     Self::lc_log_at(
                         s,
                         wall(at),
@@ -225,6 +226,7 @@ impl Host {
         for id in completed {
             Self::lc_log_at(s, wall(at), "JCP037", &[&id], "Configuration", Some(super::MANAGER));
         }
+        self.stats.count_post();
         s.on = true;
         s.boot = Some(Boot {
             started: at,
@@ -269,8 +271,10 @@ impl Host {
             s.bios = Self::default_bios(&self.fixture, &self.service_tag);
             s.inferred = self.fixture.hidden_bios.keys().cloned().collect();
             s.passwords.clear();
+            s.boot_seq = super::boot::initial_sequence(&self.fixture);
             s.view = None;
             self.set_rtd_flag(s, false);
+            Self::lc_log_at(s, wall(at), "UEFI0157", &[], "Configuration", None);
         }
         self.scp_post_ends(s, at);
         let Some(job) = s
@@ -289,6 +293,7 @@ impl Host {
             job.message = "Unable to apply the BIOS configuration changes.";
             s.pending.clear();
             s.password_pending.clear();
+            s.boot_seq_pending = None;
             Self::lc_log_at(
                 s,
                 wall(at),
@@ -304,12 +309,14 @@ impl Host {
         job.message = "Job completed successfully.";
         Self::lc_log_at(s, wall(at), "JCP037", &[&id], "Configuration", Some(super::MANAGER));
         let mut candidate = Self::known(s);
-        candidate.extend(std::mem::take(&mut s.pending));
+        let applied = std::mem::take(&mut s.pending);
+        candidate.extend(applied.clone());
         let evaluation = self.evaluate(&candidate);
         for (name, value) in evaluation.values() {
             s.inferred.remove(name);
             s.bios.insert(name.clone(), value.clone());
         }
+        self.apply_boot_changes(s, &applied);
         // An NPS the memory population cannot take: POST falls back to NPS 1 (UEFI0391).
         let written = s
             .bios
@@ -325,6 +332,7 @@ impl Host {
         }
         let passwords = std::mem::take(&mut s.password_pending);
         for (name, new) in passwords {
+            Self::password_hash(s, &name, &new);
             if new.is_empty() {
                 s.passwords.remove(&name);
             } else {

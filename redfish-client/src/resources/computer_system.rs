@@ -48,6 +48,12 @@ pub struct ComputerSystem {
     /// The BIOS resource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bios: Option<Link>,
+    /// The boot order and the boot override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<super::boot::Boot>,
+    /// The UEFI Secure Boot resource.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure_boot: Option<Link>,
     /// The DIMM collection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Link>,

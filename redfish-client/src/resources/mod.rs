@@ -5,12 +5,14 @@
 
 pub mod attribute_registry;
 pub mod bios;
+pub mod boot;
 pub mod chassis;
 pub mod computer_system;
 pub mod log_entry;
 pub mod manager;
 pub mod message;
 pub mod power;
+pub mod secure_boot;
 pub mod service_root;
 pub mod task;
 

@@ -10,9 +10,9 @@ async fn inventory_table_shows_identity_hardware_and_pending_work() {
     assert!(out.status.success(), "{}", stderr(&out));
     insta::assert_snapshot!(redact(&stdout(&out), &bmc.url()));
     // Round trips: service root, login, system, memory ($expand), iDRAC, pending BIOS, jobs
-    // (at the advertised Oem/Dell/Jobs), logout.
+    // (at the advertised Oem/Dell/Jobs), Secure Boot, logout.
     let reqs = bmc.requests().await;
-    assert_eq!(reqs.len(), 8, "{reqs:#?}");
+    assert_eq!(reqs.len(), 9, "{reqs:#?}");
     assert!(
         reqs.iter()
             .any(|r| r.starts_with("DELETE /redfish/v1/SessionService/Sessions/")),
@@ -34,7 +34,12 @@ async fn inventory_json_for_scripts() {
     assert_eq!(doc["processors"]["count"], 1);
     assert_eq!(doc["memory"]["dimms"].as_array().unwrap().len(), 6);
     assert_eq!(doc["open_jobs"], serde_json::json!([]));
-    assert_eq!(bmc.requests().await.len(), 6, "Basic: no login, no logout");
+    assert_eq!(doc["secure_boot"]["enabled"], false);
+    assert_eq!(
+        bmc.requests().await.len(),
+        7,
+        "Basic: no login, no logout; Secure Boot is read with the rest"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -5,6 +5,7 @@ mod ansible;
 mod apply;
 mod bench;
 mod bios;
+mod boot;
 mod capture;
 mod cli;
 mod contrib;

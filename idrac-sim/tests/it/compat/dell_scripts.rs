@@ -11,22 +11,23 @@ use redfish_client::oem::dell;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
-const REGISTRY: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry";
-const SETTINGS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/Settings";
-const SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
-const RESET: &str = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset";
-const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
-const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
-const LC_STATUS: &str =
+pub(super) const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
+pub(super) const REGISTRY: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/BiosRegistry";
+pub(super) const SETTINGS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/Settings";
+pub(super) const SYSTEM: &str = "/redfish/v1/Systems/System.Embedded.1";
+pub(super) const RESET: &str = "/redfish/v1/Systems/System.Embedded.1/Actions/ComputerSystem.Reset";
+pub(super) const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
+pub(super) const JOB_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellJobService";
+pub(super) const LC_STATUS: &str =
     "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCService/Actions/DellLCService.GetRemoteServicesAPIStatus";
-const MANAGER_REGISTRY: &str = "/redfish/v1/Registries/ManagerAttributeRegistry/ManagerAttributeRegistry.v1_0_0.json";
+pub(super) const MANAGER_REGISTRY: &str =
+    "/redfish/v1/Registries/ManagerAttributeRegistry/ManagerAttributeRegistry.v1_0_0.json";
 
 /// One script second: the emulator's POST lasts 60 of them, as the scripts' loops expect a
 /// POST of minutes.
-const PACE: Duration = Duration::from_millis(10);
+pub(super) const PACE: Duration = Duration::from_millis(10);
 
-async fn fleet(hosts: usize) -> Fleet {
+pub(super) async fn fleet(hosts: usize) -> Fleet {
     Fleet::start(SimConfig {
         hosts,
         boot_time: Duration::from_millis(600),
@@ -36,13 +37,13 @@ async fn fleet(hosts: usize) -> Fleet {
     .unwrap()
 }
 
-fn scripts(fleet: &Fleet) -> Vec<Script> {
+pub(super) fn scripts(fleet: &Fleet) -> Vec<Script> {
     fleet.hosts().iter().map(|h| Script::new(&h.url, PACE)).collect()
 }
 
 /// `check_supported_idrac_version()` of the BIOS scripts: `GET Bios`, whose body is read with
 /// `.json()` before the status is looked at; 401 and anything but 200 stop the script.
-async fn check_bios_supported(s: &Script) -> Result<(), String> {
+pub(super) async fn check_bios_supported(s: &Script) -> Result<(), String> {
     let r = s.get(BIOS).await?;
     r.json()?;
     r.expect(&[200])?;
@@ -51,7 +52,7 @@ async fn check_bios_supported(s: &Script) -> Result<(), String> {
 
 /// GetSetBiosAttributesREDFISH.py `--get-attribute NAME`: the current value from `GET Bios`
 /// (`data['Attributes']`), or the script's "unable to get attribute current value".
-async fn get_attribute(s: &Script, name: &str) -> Result<Value, String> {
+pub(super) async fn get_attribute(s: &Script, name: &str) -> Result<Value, String> {
     check_bios_supported(s).await?;
     let r = s.get(BIOS).await?;
     r.expect(&[200])?;
@@ -64,7 +65,7 @@ async fn get_attribute(s: &Script, name: &str) -> Result<Value, String> {
 
 /// `create_bios_attribute_dict()`: `GET BiosRegistry`; an attribute whose registry entry says
 /// `Type` Integer is sent as an int, everything else as the string given.
-async fn bios_payload(s: &Script, names: &[&str], values: &[&str]) -> Result<Value, String> {
+pub(super) async fn bios_payload(s: &Script, names: &[&str], values: &[&str]) -> Result<Value, String> {
     let r = s.get(REGISTRY).await?;
     r.json()?;
     r.expect(&[200])?;
@@ -90,7 +91,7 @@ async fn bios_payload(s: &Script, names: &[&str], values: &[&str]) -> Result<Val
 
 /// `create_next_boot_config_job()`: `PATCH Bios/Settings` with ApplyTime OnReset; 200 or 202,
 /// the job id from `Location`.
-async fn stage_with_job(s: &Script, payload: &Value) -> Result<String, String> {
+pub(super) async fn stage_with_job(s: &Script, payload: &Value) -> Result<String, String> {
     let mut body = json!({"@Redfish.SettingsApplyTime": {"ApplyTime": "OnReset"}});
     if let (Some(b), Some(p)) = (body.as_object_mut(), payload.as_object()) {
         b.extend(p.clone());
@@ -102,7 +103,7 @@ async fn stage_with_job(s: &Script, payload: &Value) -> Result<String, String> {
 
 /// `get_job_status_scheduled()`: up to 5 tries of `GET Oem/Dell/Jobs/<id>`, 5 s apart, until
 /// `Message` reads "Task successfully scheduled."; a status other than 200 ends the wait.
-async fn wait_scheduled(s: &Script, job: &str) -> Result<(), String> {
+pub(super) async fn wait_scheduled(s: &Script, job: &str) -> Result<(), String> {
     for _ in 0..5 {
         let r = s.get(&format!("{OEM_JOBS}/{job}")).await?;
         r.expect(&[200])?;
@@ -117,7 +118,7 @@ async fn wait_scheduled(s: &Script, job: &str) -> Result<(), String> {
 /// GetSetBiosAttributesREDFISH.py `reboot_server()`: `GET System` for `PowerState`. On: POST
 /// GracefulShutdown (204), wait 60 s, poll `GET System` without pause until Off (after 5 min
 /// ForceOff, 204, wait 60 s, Off required), then POST On (204). Off: POST On (204).
-async fn reboot_gracefully(s: &Script) -> Result<(), String> {
+pub(super) async fn reboot_gracefully(s: &Script) -> Result<(), String> {
     let r = s.get(SYSTEM).await?;
     let state = r.text("/PowerState")?;
     if state == "On" {
@@ -155,7 +156,7 @@ async fn reboot_gracefully(s: &Script) -> Result<(), String> {
 /// `loop_job_status_final()`: up to 20 polls of `GET Oem/Dell/Jobs/<id>` 10 s apart; a status
 /// other than 200, "Fail"/"fail" in `Message` or `JobState` Failed is a failure, `JobState`
 /// Completed the end.
-async fn wait_completed(s: &Script, job: &str) -> Result<Answer, String> {
+pub(super) async fn wait_completed(s: &Script, job: &str) -> Result<Answer, String> {
     for _ in 1..20 {
         let r = s.get(&format!("{OEM_JOBS}/{job}")).await?;
         r.expect(&[200])?;
@@ -173,7 +174,7 @@ async fn wait_completed(s: &Script, job: &str) -> Result<Answer, String> {
 }
 
 /// GetSetBiosAttributesREDFISH.py `--attribute-names A,B --attribute-values X,Y --reboot`.
-async fn set_bios_with_reboot(s: &Script, names: &[&str], values: &[&str]) -> Result<(), String> {
+pub(super) async fn set_bios_with_reboot(s: &Script, names: &[&str], values: &[&str]) -> Result<(), String> {
     check_bios_supported(s).await?;
     let payload = bios_payload(s, names, values).await?;
     let job = stage_with_job(s, &payload).await?;

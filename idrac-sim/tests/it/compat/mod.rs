@@ -4,6 +4,8 @@
 //! from PyPI ([`badfish`]).
 
 mod badfish;
+mod dell_ansible;
+mod dell_provisioning;
 mod dell_scp;
 mod dell_scripts;
 mod script;

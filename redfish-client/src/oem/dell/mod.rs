@@ -45,6 +45,46 @@ pub const DELETE_JOB_QUEUE: &str =
 /// `DellLCService.GetRemoteServicesAPIStatus`.
 pub const LC_STATUS: &str =
     "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellLCService/Actions/DellLCService.GetRemoteServicesAPIStatus";
+/// The system's boot options (`Boot0000`, ...).
+pub const BOOT_OPTIONS: &str = "/redfish/v1/Systems/System.Embedded.1/BootOptions";
+/// The system's UEFI Secure Boot resource.
+pub const SECURE_BOOT: &str = "/redfish/v1/Systems/System.Embedded.1/SecureBoot";
+/// Dell's boot sources (`UefiBootSeq`: the boot order by FQDD) where real iDRAC9 captures
+/// (6.00, 7.10) serve them.
+pub const DELL_BOOT_SOURCES: &str = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellBootSources";
+/// The older path of the same resource, which badfish and Dell's Ansible modules read.
+pub const BOOT_SOURCES: &str = "/redfish/v1/Systems/System.Embedded.1/BootSources";
+/// `Bios.ResetBios`: the BIOS returns to its defaults at the next POST.
+pub const RESET_BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/Actions/Bios.ResetBios";
+/// `Bios.ChangePassword`: a BIOS password change, applied by the next BIOS job.
+pub const CHANGE_PASSWORD: &str = "/redfish/v1/Systems/System.Embedded.1/Bios/Actions/Bios.ChangePassword";
+/// The Lifecycle Controller attribute that is `"True"` while a BIOS reset to defaults waits
+/// for the next POST (a string, as real iDRACs report it).
+pub const BIOS_RTD_REQUESTED: &str = "LCAttributes.1.BIOSRTDRequested";
+/// The BIOS attribute of the boot mode (`Uefi`, `Bios`).
+pub const BOOT_MODE: &str = "BootMode";
+/// The BIOS attribute listing the enabled boot devices by FQDD, comma-separated, in boot
+/// order (real R750 and R7615 captures); written, it sets the order and the enabled devices.
+pub const SET_BOOT_ORDER_ENABLED: &str = "SetBootOrderEn";
+/// The BIOS attribute listing the disabled boot devices by FQDD.
+pub const SET_BOOT_ORDER_DISABLED: &str = "SetBootOrderDis";
+/// The BIOS attribute that turns UEFI Secure Boot on at the next POST (`Enabled`, `Disabled`).
+pub const SECURE_BOOT_ATTRIBUTE: &str = "SecureBoot";
+/// The BIOS attribute of the Secure Boot policy: key resets need `Custom`.
+pub const SECURE_BOOT_POLICY: &str = "SecureBootPolicy";
+/// The BIOS passwords `Bios.ChangePassword` changes, by `PasswordName`.
+pub const BIOS_PASSWORDS: [&str; 2] = ["SetupPassword", "SysPassword"];
+
+/// Whether a BIOS attribute holds a secret: real iDRACs list the SHA-256 hash and salt of the
+/// setup and system passwords (`SHA256SetupPassword`, `SHA256SetupPasswordSalt`,
+/// `SHA256SystemPassword`, `SHA256SystemPasswordSalt`) in `GET Bios` in clear, and the
+/// password attributes themselves are write-only. Snapshots, captures and diffs never keep
+/// them.
+pub fn is_secret_bios_attribute(name: &str) -> bool {
+    let sha = name.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("SHA256")) && name.contains("Password");
+    sha || BIOS_PASSWORDS.contains(&name)
+}
+
 /// The chassis that carries power readings.
 pub const CHASSIS: &str = "/redfish/v1/Chassis/System.Embedded.1";
 
@@ -269,6 +309,59 @@ impl DellJob {
     }
 }
 
+/// `DellBootSources`: the boot order by FQDD (`UefiBootSeq` in UEFI mode, `BootSeq` in BIOS
+/// mode), as real iDRAC9 captures (6.00, 7.10) serve it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct DellBootSources {
+    /// The sequences.
+    #[serde(default)]
+    pub attributes: BootSequences,
+}
+
+/// `DellBootSources.Attributes`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BootSequences {
+    /// The UEFI boot sequence.
+    #[serde(rename = "UefiBootSeq", default)]
+    pub uefi: Vec<BootSeqEntry>,
+    /// The legacy BIOS boot sequence.
+    #[serde(rename = "BootSeq", default)]
+    pub legacy: Vec<BootSeqEntry>,
+}
+
+/// One device of a boot sequence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BootSeqEntry {
+    /// Whether it boots.
+    #[serde(default)]
+    pub enabled: bool,
+    /// `BIOS.Setup.1-1#UefiBootSeq#NIC.HttpDevice.1-1#<hash>`.
+    #[serde(default)]
+    pub id: String,
+    /// Its place in the sequence, from 0.
+    #[serde(default)]
+    pub index: u32,
+    /// Its FQDD (`NIC.HttpDevice.1-1`; `Unknown.Unknown.2-1` for an entry an OS created).
+    #[serde(default)]
+    pub name: String,
+}
+
+impl DellBootSources {
+    /// The UEFI sequence, else the legacy one, in boot order (by `Index`).
+    pub fn sequence(&self) -> Vec<&BootSeqEntry> {
+        let seq = if self.attributes.uefi.is_empty() {
+            &self.attributes.legacy
+        } else {
+            &self.attributes.uefi
+        };
+        let mut out: Vec<&BootSeqEntry> = seq.iter().collect();
+        out.sort_by_key(|e| e.index);
+        out
+    }
+}
+
 /// The answer of `GetRemoteServicesAPIStatus`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -372,6 +465,52 @@ mod tests {
         assert!(job.is_bios_config());
         assert_eq!(job.percent_complete, Some(100));
         assert_eq!(job.message_code(), Some("PR31"));
+    }
+
+    #[test]
+    fn password_hashes_and_passwords_are_secrets_and_their_settings_are_not() {
+        for secret in [
+            "SHA256SetupPassword",
+            "SHA256SetupPasswordSalt",
+            "SHA256SystemPassword",
+            "SHA256SystemPasswordSalt",
+            "SetupPassword",
+            "SysPassword",
+        ] {
+            assert!(is_secret_bios_attribute(secret), "{secret}");
+        }
+        for setting in [
+            "PasswordStatus",
+            "StrongPassword",
+            "StrongPasswordMinLength",
+            "SHA256",
+            "BootMode",
+        ] {
+            assert!(!is_secret_bios_attribute(setting), "{setting}");
+        }
+    }
+
+    /// The `DellBootSources` of a real R750 on iDRAC 6.00 (public Mockup Creator capture),
+    /// trimmed: the sequence comes back in `Index` order.
+    #[test]
+    fn a_real_boot_sequence_decodes_in_index_order() {
+        let b: DellBootSources = serde_json::from_value(serde_json::json!({
+            "Attributes": {"UefiBootSeq": [
+                {"Enabled": true, "Id": "BIOS.Setup.1-1#UefiBootSeq#Disk.Bay.2:Enclosure.Internal.0-1#07", "Index": 4, "Name": "Disk.Bay.2:Enclosure.Internal.0-1"},
+                {"Enabled": true, "Id": "BIOS.Setup.1-1#UefiBootSeq#NIC.HttpDevice.1-1#84", "Index": 0, "Name": "NIC.HttpDevice.1-1"},
+                {"Enabled": true, "Id": "BIOS.Setup.1-1#UefiBootSeq#Unknown.Unknown.2-1#b6", "Index": 1, "Name": "Unknown.Unknown.2-1"}
+            ]}
+        }))
+        .unwrap();
+        let names: Vec<&str> = b.sequence().iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "NIC.HttpDevice.1-1",
+                "Unknown.Unknown.2-1",
+                "Disk.Bay.2:Enclosure.Internal.0-1"
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,163 @@
+//! `rftune boot show|once|clear`: the boot order and the one-time boot, through the engine's
+//! boot module, over one host or an inventory; `once` and `clear` are audited.
+
+use crate::Exit;
+use crate::args::OutputFormat;
+use crate::args::boot::{BootCommand, OnceArgs};
+use crate::documents::{self, BOOT_CLEAR_SCHEMA, BOOT_ONCE_SCHEMA, BOOT_SCHEMA};
+use crate::render::{self, Table};
+use anyhow::Result;
+use rftune_engine::audit::AuditLog;
+use rftune_engine::boot::{BootShown, Clear, Once, OnceRun, OnceTarget, Show};
+use rftune_engine::control::RebootPolicy;
+use rftune_engine::lifecycle::Access;
+use rftune_engine::restart::Restart;
+use rftune_engine::state::StateDirs;
+use std::sync::Arc;
+
+/// Runs `rftune boot ...`.
+pub async fn run(cmd: &BootCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    match cmd {
+        BootCommand::Show { target } => show(target, dirs, output).await,
+        BootCommand::Once(args) => once(args, dirs, output).await,
+        BootCommand::Clear { target } => clear(target, dirs, output).await,
+    }
+}
+
+async fn show(target: &crate::args::TargetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let hosts = crate::config::Hosts::of(target)?;
+    let connect = crate::credentials::connect_config(&target.connect, &hosts.entries)?;
+    let progress = Arc::new(render::Progress::hosts("boot show", hosts.entries.len(), output));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let results = access
+        .fleet_collected(&hosts.entries, &hosts.limits(), None, Arc::new(Show), |_, ok| {
+            progress.host_done(ok)
+        })
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(BOOT_SCHEMA, &results, None);
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        let mut out = String::new();
+        for r in &results {
+            match &r.result {
+                Ok(shown) => out.push_str(&show_table(shown)),
+                Err(e) => out.push_str(&format!("{}: error: {e:#}\n", r.entry.name)),
+            }
+        }
+        render::text(&out)?;
+    }
+    documents::action_exit(failed, results.len(), 0, None)
+}
+
+/// One host's boot order and override, for people.
+fn show_table(shown: &BootShown) -> String {
+    let mut t = Table::new(["#", "OPTION", "FQDD", "NAME", "ENABLED"]);
+    for o in &shown.order {
+        t.row([
+            o.position.to_string(),
+            o.reference.clone(),
+            o.fqdd.clone().unwrap_or_else(|| "-".into()),
+            o.name.clone().unwrap_or_else(|| "-".into()),
+            o.enabled
+                .map_or_else(|| "-".into(), |e| if e { "yes" } else { "no" }.into()),
+        ]);
+    }
+    let over = if shown.override_active() {
+        let target = shown.override_target.map(|t| t.to_string()).unwrap_or_default();
+        let uefi = shown
+            .uefi_target
+            .as_deref()
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        let enabled = shown.override_enabled.map_or("", |e| e.as_str()).to_lowercase();
+        format!("{target}{uefi}, {enabled}")
+    } else {
+        "none".into()
+    };
+    format!("{}:\n{}boot override: {over}\n\n", shown.host, t.render())
+}
+
+/// The restart of `--reboot` (`None`: no reboot).
+fn restart(policy: RebootPolicy, flags: &crate::args::boot::RestartFlags) -> Restart {
+    Restart::new(
+        policy,
+        flags.graceful_timeout,
+        flags.boot_timeout,
+        flags.max_unavailable,
+    )
+}
+
+async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let target = OnceTarget::parse(&args.target)?;
+    let policy = args.reboot.map_or(RebootPolicy::None, crate::config::reboot_policy);
+    if policy != RebootPolicy::None {
+        crate::signals::install()?;
+    }
+    let audit = AuditLog::open(&dirs.state)?;
+    let hosts = crate::config::Hosts::of(&args.target_hosts)?;
+    let connect = crate::credentials::connect_config(&args.target_hosts.connect, &hosts.entries)?;
+    let progress = Arc::new(render::Progress::hosts("boot once", hosts.entries.len(), output));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let run = Arc::new(OnceRun {
+        target,
+        restart: restart(policy, &args.restart),
+        replace_pending: args.restart.replace_pending,
+        audit: audit.clone(),
+        state_dir: dirs.state.clone(),
+    });
+    let results = access
+        .fleet_collected(
+            &hosts.entries,
+            &hosts.limits(),
+            Some(&audit),
+            Arc::new(Once(run)),
+            |_, ok| progress.host_done(ok),
+        )
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(BOOT_ONCE_SCHEMA, &results, Some(&audit));
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        let mut t = Table::new(["HOST", "RESULT"]);
+        for r in &results {
+            match &r.result {
+                Ok(d) => t.row([d.host.clone(), d.summary.clone()]),
+                Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
+            }
+        }
+        render::text(&t.render())?;
+    }
+    documents::action_exit(failed, results.len(), 0, Some(&audit))
+}
+
+async fn clear(target: &crate::args::TargetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let audit = AuditLog::open(&dirs.state)?;
+    let hosts = crate::config::Hosts::of(target)?;
+    let connect = crate::credentials::connect_config(&target.connect, &hosts.entries)?;
+    let progress = Arc::new(render::Progress::hosts("boot clear", hosts.entries.len(), output));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let op = Arc::new(Clear { audit: audit.clone() });
+    let results = access
+        .fleet_collected(&hosts.entries, &hosts.limits(), Some(&audit), op, |_, ok| {
+            progress.host_done(ok)
+        })
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(BOOT_CLEAR_SCHEMA, &results, Some(&audit));
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        let mut t = Table::new(["HOST", "RESULT"]);
+        for r in &results {
+            match &r.result {
+                Ok(c) => t.row([c.host.clone(), c.summary.clone()]),
+                Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
+            }
+        }
+        render::text(&t.render())?;
+    }
+    documents::action_exit(failed, results.len(), 0, Some(&audit))
+}

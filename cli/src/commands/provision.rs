@@ -1,0 +1,203 @@
+//! `rftune bios reset-defaults`, `rftune bios password set|change|clear` and `rftune secure-boot
+//! reset-keys`: the firmware steps of a provisioning run besides the profile, through the
+//! engine, over one host or an inventory, each write audited and each reboot within
+//! `--max-unavailable`.
+
+use crate::Exit;
+use crate::args::OutputFormat;
+use crate::args::boot::{PasswordCommand, ResetDefaultsArgs, ResetKeysArgs, RestartFlags};
+use crate::documents::{self, DEFAULTS_SCHEMA, PASSWORD_SCHEMA, RESET_KEYS_SCHEMA};
+use crate::render::{self, Table};
+use anyhow::Result;
+use redfish_client::resources::secure_boot::ResetKeysType;
+use rftune_engine::audit::AuditLog;
+use rftune_engine::defaults::{DefaultsRun, ResetDefaults};
+use rftune_engine::lifecycle::Access;
+use rftune_engine::passwords::{ChangePassword, PasswordChange, PasswordRun};
+use rftune_engine::restart::Restart;
+use rftune_engine::secure_boot::{KeysRun, ResetKeys};
+use rftune_engine::state::StateDirs;
+use std::sync::Arc;
+
+fn restart(reboot: crate::args::RebootArg, flags: &RestartFlags) -> Restart {
+    Restart::new(
+        crate::config::reboot_policy(reboot),
+        flags.graceful_timeout,
+        flags.boot_timeout,
+        flags.max_unavailable,
+    )
+}
+
+/// One line per host: its summary, or its error.
+fn summaries<T>(results: &[rftune_engine::HostResult<T>], summary: impl Fn(&T) -> String) -> String {
+    let mut t = Table::new(["HOST", "RESULT"]);
+    for r in results {
+        match &r.result {
+            Ok(done) => t.row([r.entry.name.clone(), summary(done)]),
+            Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
+        }
+    }
+    t.render()
+}
+
+/// Runs `rftune bios reset-defaults`.
+pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    crate::signals::install()?;
+    let audit = AuditLog::open(&dirs.state)?;
+    let hosts = crate::config::Hosts::of(&args.target)?;
+    let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let progress = Arc::new(render::Progress::hosts(
+        "bios reset-defaults",
+        hosts.entries.len(),
+        output,
+    ));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let run = Arc::new(DefaultsRun {
+        restart: restart(args.reboot, &args.restart),
+        replace_pending: args.restart.replace_pending,
+        finish_timeout: args.restart.job_timeout,
+        audit: audit.clone(),
+        state_dir: dirs.state.clone(),
+    });
+    let results = access
+        .fleet_collected(
+            &hosts.entries,
+            &hosts.limits(),
+            Some(&audit),
+            Arc::new(ResetDefaults(run)),
+            |_, ok| progress.host_done(ok),
+        )
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(DEFAULTS_SCHEMA, &results, Some(&audit));
+    let waiting = results
+        .iter()
+        .filter(|r| r.result.as_ref().is_ok_and(|d| !d.rebooted))
+        .count();
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        let mut out = summaries(&results, |d| d.summary.clone());
+        for r in &results {
+            let Ok(d) = &r.result else { continue };
+            if d.changed.is_empty() {
+                continue;
+            }
+            let mut t = Table::new(["ATTRIBUTE", "BEFORE", "AFTER"]);
+            for c in &d.changed {
+                let shown = |v: &Option<redfish_client::resources::bios::AttributeValue>| {
+                    v.as_ref()
+                        .map_or_else(|| "(not listed)".to_owned(), ToString::to_string)
+                };
+                t.row([c.attribute.clone(), shown(&c.before), shown(&c.after)]);
+            }
+            out.push_str(&format!(
+                "\n{}: changed against {}\n{}",
+                d.host,
+                d.snapshot.display(),
+                t.render()
+            ));
+        }
+        render::text(&out)?;
+    }
+    documents::action_exit(failed, results.len(), waiting, Some(&audit))
+}
+
+/// Runs `rftune bios password set|change|clear`.
+pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let args = cmd.args();
+    let (need_old, need_new) = cmd.needs();
+    let hosts = crate::config::Hosts::of(&args.target)?;
+    // The BMC password first: a --password-stdin line comes before the BIOS ones.
+    let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let w = crate::config::bios_password(args.which);
+    let (old, new) = crate::credentials::bios_passwords(&args.secrets, w.as_str(), need_old, need_new)?;
+    crate::signals::install()?;
+    let audit = AuditLog::open(&dirs.state)?;
+    let progress = Arc::new(render::Progress::hosts("bios password", hosts.entries.len(), output));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let run = Arc::new(PasswordRun {
+        change: PasswordChange { which: w, old, new },
+        restart: restart(args.reboot, &args.restart),
+        job_timeout: args.restart.job_timeout,
+        replace_pending: args.restart.replace_pending,
+        audit: audit.clone(),
+        state_dir: dirs.state.clone(),
+    });
+    let results = access
+        .fleet_collected(
+            &hosts.entries,
+            &hosts.limits(),
+            Some(&audit),
+            Arc::new(ChangePassword(run)),
+            |_, ok| progress.host_done(ok),
+        )
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(PASSWORD_SCHEMA, &results, Some(&audit));
+    let waiting = results
+        .iter()
+        .filter(|r| r.result.as_ref().is_ok_and(|d| !d.rebooted))
+        .count();
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        render::text(&summaries(&results, |d| d.summary.clone()))?;
+    }
+    documents::action_exit(failed, results.len(), waiting, Some(&audit))
+}
+
+/// Runs `rftune secure-boot reset-keys`.
+pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let Some(kind) = ResetKeysType::parse(&args.kind) else {
+        let names: Vec<&str> = ResetKeysType::ALL.iter().map(|k| k.as_str()).collect();
+        anyhow::bail!(
+            "unknown key reset `{}`: one of {} (spelled exactly so)",
+            args.kind,
+            names.join(", ")
+        );
+    };
+    if kind.deletes_keys() && !args.delete_keys {
+        anyhow::bail!(
+            "{kind} deletes Secure Boot keys: until keys are enrolled again, Secure Boot verifies nothing (and a host that requires it may not boot); give --delete-keys to confirm"
+        );
+    }
+    crate::signals::install()?;
+    let audit = AuditLog::open(&dirs.state)?;
+    let hosts = crate::config::Hosts::of(&args.target)?;
+    let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let progress = Arc::new(render::Progress::hosts(
+        "secure-boot reset-keys",
+        hosts.entries.len(),
+        output,
+    ));
+    let access = Access::new(connect, dirs.clone(), progress.clone());
+    let run = Arc::new(KeysRun {
+        kind,
+        restart: restart(args.reboot, &args.restart),
+        replace_pending: args.restart.replace_pending,
+        audit: audit.clone(),
+        state_dir: dirs.state.clone(),
+    });
+    let results = access
+        .fleet_collected(
+            &hosts.entries,
+            &hosts.limits(),
+            Some(&audit),
+            Arc::new(ResetKeys(run)),
+            |_, ok| progress.host_done(ok),
+        )
+        .await;
+    progress.finish();
+    let (doc, failed) = documents::action_document(RESET_KEYS_SCHEMA, &results, Some(&audit));
+    let waiting = results
+        .iter()
+        .filter(|r| r.result.as_ref().is_ok_and(|d| !d.rebooted))
+        .count();
+    if output == OutputFormat::Json {
+        render::json(&doc)?;
+    } else {
+        render::text(&summaries(&results, |d| d.summary.clone()))?;
+    }
+    documents::action_exit(failed, results.len(), waiting, Some(&audit))
+}

@@ -1,0 +1,565 @@
+//! A host's boot order and its one-time boot: the boot devices a profile's `[boot]` section is
+//! resolved against (its BIOS's lists, named after its boot options), `boot show` (the order
+//! with display names, FQDDs and enabled flags, and the override), `boot once` (an override for
+//! the next boot only, with or without a reboot) and `boot clear`.
+//!
+//! A one-time override sends only `BootSourceOverrideTarget` and `BootSourceOverrideEnabled`
+//! (with `UefiTargetBootSourceOverride` for a `BootNNNN`): on iDRAC9 a `BootSourceOverrideMode`
+//! in the request is a staged setting that queues a BIOS job and a second reboot.
+
+use crate::audit::{AuditLog, Step};
+use crate::connect::Bmc;
+use crate::error::{HostError, HostErrorKind, Result, bad_input};
+use crate::lifecycle::Operation;
+use crate::observe::Observer;
+use crate::pending::{self, Own};
+use crate::restart::Restart;
+use bios_profiles::{BootDevices, ResolvedProfile};
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, DellBootSources};
+use redfish_client::request;
+use redfish_client::resources::bios::Attributes;
+use redfish_client::resources::boot::{self as model, Boot, BootOption, BootSource, OverrideEnabled};
+use redfish_client::resources::computer_system::ComputerSystem;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The host's boot options (`BootOptions`, members inline: one request), or `None` when it has
+/// no such collection.
+pub async fn boot_options(bmc: &Bmc) -> Result<Option<Vec<BootOption>>> {
+    match bmc.client.expanded_members::<BootOption>(dell::BOOT_OPTIONS).await {
+        Ok(options) => Ok(Some(options)),
+        Err(e) if e.status() == Some(404) => Ok(None),
+        Err(e) => Err(bmc.explain(e, "reading the boot options")),
+    }
+}
+
+/// The host's boot devices as its BIOS values `bios` list them, named after `options`
+/// where the pairing is certain; `None` when the BIOS lists no `SetBootOrderEn`.
+pub fn devices(bios: &Attributes, options: Option<&[BootOption]>) -> Option<BootDevices> {
+    let mut devices = BootDevices::from_bios(bios)?;
+    if let Some(options) = options {
+        devices.label(options);
+    }
+    Some(devices)
+}
+
+/// `profile` with its `[boot]` section resolved for this host (its BIOS values `bios`, its boot
+/// options `options`); the profile as it is when it has none. A reference that matches no
+/// device is this host's error, naming the devices it has.
+pub(crate) fn with_boot(
+    bmc: &Bmc,
+    profile: Arc<ResolvedProfile>,
+    bios: &Attributes,
+    options: Option<&[BootOption]>,
+) -> Result<Arc<ResolvedProfile>> {
+    if profile.boot.is_empty() {
+        return Ok(profile);
+    }
+    let devices = devices(bios, options);
+    match profile.with_boot(bios, devices.as_ref()) {
+        Ok(resolved) => Ok(Arc::new(resolved)),
+        Err(e) => Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, e.to_string()).into()),
+    }
+}
+
+/// One entry of the boot order as `boot show` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ShownOption {
+    /// Its place in the order, from 1.
+    pub position: usize,
+    /// `Boot0000`.
+    pub reference: String,
+    /// The display name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The FQDD Dell's boot sources give the same position (`NIC.PxeDevice.1-1`), which a
+    /// profile's `[boot.order]` can name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fqdd: Option<String>,
+    /// Whether the firmware boots it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Its UEFI device path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uefi_device_path: Option<String>,
+}
+
+/// A host's boot order and override (`rftune boot show`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BootShown {
+    /// The host's name.
+    pub host: String,
+    /// The boot order.
+    pub order: Vec<ShownOption>,
+    /// The override target (`None` when there is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub override_target: Option<BootSource>,
+    /// `Once`, `Continuous` or `Disabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub override_enabled: Option<OverrideEnabled>,
+    /// The device path booted for a `UefiTarget` override.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uefi_target: Option<String>,
+    /// The targets the BMC accepts for `boot once`.
+    pub allowed_targets: Vec<BootSource>,
+}
+
+impl BootShown {
+    /// Whether an override is set for the next boot(s).
+    pub fn override_active(&self) -> bool {
+        matches!(
+            self.override_enabled,
+            Some(OverrideEnabled::Once | OverrideEnabled::Continuous)
+        ) && !matches!(self.override_target, None | Some(BootSource::None))
+    }
+}
+
+async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
+    bmc.client
+        .system(&ODataId::new(dell::SYSTEM))
+        .await
+        .map_err(|e| bmc.explain(e, "reading the system"))
+}
+
+/// Dell's boot sources (the order by FQDD) where the iDRAC serves them: at their path on real
+/// iDRAC9 captures, else at the older one; `None` when neither exists.
+async fn boot_sources(bmc: &Bmc) -> Result<Option<DellBootSources>> {
+    for path in [dell::DELL_BOOT_SOURCES, dell::BOOT_SOURCES] {
+        match bmc.client.get::<DellBootSources>(path).await {
+            Ok(b) => return Ok(Some(b)),
+            Err(e) if e.status() == Some(404) => {}
+            Err(e) => return Err(bmc.explain(e, "reading Dell's boot sources")),
+        }
+    }
+    Ok(None)
+}
+
+/// Reads the boot order and override: the system, its boot options and Dell's boot sources,
+/// at once (three requests). FQDDs are given by position, where Dell's sequence has as many
+/// entries as the order (both real iDRAC9 captures pair them so).
+pub async fn show(bmc: &Bmc) -> Result<BootShown> {
+    let (system, options, sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
+    let boot = system?.boot.unwrap_or_default();
+    let options = options?.unwrap_or_default();
+    let sources = sources?;
+    let sequence: Vec<&dell::BootSeqEntry> = sources.as_ref().map(DellBootSources::sequence).unwrap_or_default();
+    let paired = sequence.len() == boot.boot_order.len();
+    let order = boot
+        .boot_order
+        .iter()
+        .enumerate()
+        .map(|(i, reference)| {
+            let option = options.iter().find(|o| o.is(reference));
+            ShownOption {
+                position: i + 1,
+                reference: reference.clone(),
+                name: option.and_then(|o| o.display_name.clone()),
+                fqdd: paired.then(|| sequence[i].name.clone()),
+                enabled: option
+                    .and_then(|o| o.boot_option_enabled)
+                    .or_else(|| paired.then(|| sequence[i].enabled)),
+                uefi_device_path: option.and_then(|o| o.uefi_device_path.clone()),
+            }
+        })
+        .collect();
+    Ok(BootShown {
+        host: bmc.name.clone(),
+        order,
+        override_target: boot.boot_source_override_target,
+        override_enabled: boot.boot_source_override_enabled,
+        uefi_target: boot.uefi_target_boot_source_override.clone(),
+        allowed_targets: boot.allowed_targets.clone(),
+    })
+}
+
+/// `boot show` as a fleet [`Operation`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Show;
+
+impl Operation for Show {
+    type Output = BootShown;
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<BootShown> {
+        show(bmc).await
+    }
+}
+
+/// What `boot once` boots: a kind of device, or one boot option by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnceTarget {
+    /// A device kind (`Pxe`, `UefiHttp`, `Hdd`, `Cd`, `BiosSetup`, ...).
+    Device(BootSource),
+    /// One boot option (`Boot0001`), booted through `UefiTarget` and its UEFI device path.
+    Option(String),
+}
+
+impl OnceTarget {
+    /// `Pxe`, `uefihttp`, `Boot0001`, ...; `None` and `UefiTarget` are not targets (`boot
+    /// clear` cancels; a boot option is named by its reference).
+    pub fn parse(text: &str) -> Result<Self> {
+        let text = text.trim();
+        if model::is_boot_reference(text) {
+            return Ok(Self::Option(format!("Boot{}", text[4..].to_ascii_uppercase())));
+        }
+        match BootSource::parse(text) {
+            Some(BootSource::None) => bad_input!("`None` cancels an override: use `rftune boot clear`"),
+            Some(BootSource::UefiTarget) => {
+                bad_input!("name the boot option instead of UefiTarget (e.g. Boot0001; `rftune boot show` lists them)")
+            }
+            Some(source) => Ok(Self::Device(source)),
+            None => bad_input!(
+                "unknown boot target `{text}`: Pxe, UefiHttp, Hdd, Cd, BiosSetup, Usb, Utilities, SDCard, or a boot option such as Boot0001"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for OnceTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Device(d) => write!(f, "{d}"),
+            Self::Option(o) => f.write_str(o),
+        }
+    }
+}
+
+/// What one run of `boot once` shares across its hosts.
+#[derive(Debug)]
+pub struct OnceRun {
+    /// What to boot.
+    pub target: OnceTarget,
+    /// Whether and how to reboot now (`None`: at the host's next boot).
+    pub restart: Restart,
+    /// Delete pending work rftune did not stage instead of refusing.
+    pub replace_pending: bool,
+    /// The audit log.
+    pub audit: AuditLog,
+    /// The state directory (rftune's staging markers).
+    pub state_dir: PathBuf,
+}
+
+/// What `boot once` did on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OnceDone {
+    /// The host's name.
+    pub host: String,
+    /// The target as asked (`Pxe`, `Boot0001`).
+    pub target: String,
+    /// The UEFI device path booted, for a boot option.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uefi_target: Option<String>,
+    /// Whether rftune rebooted the host.
+    pub rebooted: bool,
+    /// After the reboot: whether the override was used up (the BMC shows none left).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumed: Option<bool>,
+    /// rftune's own staged BIOS values that ran at that reboot too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub staged_job_ran: Option<String>,
+    /// Pending work deleted first (`--replace-pending`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// The override body for `target` on a host whose boot object is `boot` and boot options are
+/// `options`, with the UEFI device path of a named option; an error names what the host
+/// accepts or has.
+fn override_for(
+    target: &OnceTarget,
+    boot: &Boot,
+    options: &[BootOption],
+) -> std::result::Result<(BootSource, Option<String>), String> {
+    let allowed = || {
+        boot.allowed_targets
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match target {
+        OnceTarget::Device(source) if boot.accepts(*source) => Ok((*source, None)),
+        OnceTarget::Device(source) => Err(format!(
+            "the BMC does not offer {source} as a boot target; it offers {}",
+            allowed()
+        )),
+        OnceTarget::Option(_) if !boot.accepts(BootSource::UefiTarget) => Err(format!(
+            "the BMC does not offer UefiTarget, which booting one option needs; it offers {}",
+            allowed()
+        )),
+        OnceTarget::Option(reference) => {
+            let have = || {
+                options
+                    .iter()
+                    .map(|o| format!("{} ({})", o.reference(), o.display_name.as_deref().unwrap_or("no name")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let option = options
+                .iter()
+                .find(|o| o.is(reference))
+                .ok_or_else(|| format!("no boot option {reference}; the host has {}", have()))?;
+            let path = option
+                .uefi_device_path
+                .clone()
+                .filter(|p| !p.is_empty())
+                .ok_or_else(|| format!("boot option {reference} has no UEFI device path to boot"))?;
+            Ok((BootSource::UefiTarget, Some(path)))
+        }
+    }
+}
+
+/// Sets a one-time boot override on the host, and reboots into it when the run says so: the
+/// pending work rftune did not stage is refused (or deleted with `replace_pending`); rftune's
+/// own staged values ride on the reboot. After the reboot, whether the override was used up.
+pub async fn once(run: &OnceRun, bmc: &Bmc, observer: &dyn Observer) -> Result<OnceDone> {
+    let needs_options = matches!(run.target, OnceTarget::Option(_));
+    let (system, options, staged) = tokio::join!(
+        read_system(bmc),
+        async {
+            if needs_options {
+                boot_options(bmc).await
+            } else {
+                Ok(None)
+            }
+        },
+        pending::read(bmc, &run.state_dir)
+    );
+    let boot = system?.boot.unwrap_or_default();
+    let options = options?.unwrap_or_default();
+    let (source, uefi_path) = override_for(&run.target, &boot, &options)
+        .map_err(|m| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m)))?;
+    let staged = staged?;
+    let what = "a one-time boot";
+    let replaced = pending::settle(
+        bmc,
+        &staged,
+        Own::RideAlong,
+        run.replace_pending,
+        &run.audit,
+        observer,
+        what,
+    )
+    .await?;
+    let staged_job_ran = (staged.ours && replaced.is_none()).then(|| staged.describe());
+    let _slot = run.restart.slot(&bmc.name).await?;
+    crate::interrupt::check(&bmc.name, "setting the boot override")?;
+    observer.event(&crate::observe::Event::phase(
+        &bmc.name,
+        crate::observe::Phase::SettingBootOverride(run.target.to_string()),
+    ));
+    let body = request::boot_override_body(source, OverrideEnabled::Once, uefi_path.as_deref());
+    write_override(bmc, &run.audit, Step::BootOnce, &body, |b| {
+        b.boot_source_override_target == Some(source) && b.boot_source_override_enabled == Some(OverrideEnabled::Once)
+    })
+    .await?;
+    let why = format!("the one-time boot from {}", run.target);
+    let rebooted = run.restart.run(bmc, &run.audit, observer, &why).await?.is_some();
+    let consumed = if rebooted {
+        let after = read_system(bmc).await?.boot.unwrap_or_default();
+        Some(!after.override_active())
+    } else {
+        None
+    };
+    let summary = match consumed {
+        Some(true) => format!("booted once from {} (rebooted; the override is used up)", run.target),
+        Some(false) => format!(
+            "rebooted, but the override to {} is still set: the host may not have reached the boot device",
+            run.target
+        ),
+        None => format!("the next boot goes to {} once", run.target),
+    };
+    Ok(OnceDone {
+        host: bmc.name.clone(),
+        target: run.target.to_string(),
+        uefi_target: uefi_path,
+        rebooted,
+        consumed,
+        staged_job_ran: staged_job_ran.filter(|_| rebooted),
+        replaced,
+        summary,
+    })
+}
+
+/// Sends an override `body`, recorded as `step`. An answer that was lost is never resent: the
+/// system is read back and `took` says whether the override is in force.
+async fn write_override(
+    bmc: &Bmc,
+    audit: &AuditLog,
+    step: Step,
+    body: &Value,
+    took: impl Fn(&Boot) -> bool,
+) -> Result<()> {
+    match bmc.client.patch(dell::SYSTEM, body).await {
+        Ok(_) => audit.record(&bmc.name, step, body.clone(), "ok", Value::Null),
+        Err(e) if e.write_outcome_unknown() => {
+            let after = read_system(bmc).await?.boot.unwrap_or_default();
+            if took(&after) {
+                audit.record(
+                    &bmc.name,
+                    step,
+                    body.clone(),
+                    "ok",
+                    json!("the answer was lost; read back in force"),
+                )
+            } else {
+                audit.record(
+                    &bmc.name,
+                    step,
+                    body.clone(),
+                    "error",
+                    json!("the answer was lost; not in force"),
+                )?;
+                Err(bmc.explain(e, "setting the boot override (read back: not in force)"))
+            }
+        }
+        Err(e) => {
+            let e = bmc.explain(e, "setting the boot override");
+            audit.record(&bmc.name, step, body.clone(), "error", json!(crate::error::report(&e)))?;
+            Err(e)
+        }
+    }
+}
+
+/// `boot once` as a fleet [`Operation`].
+#[derive(Debug, Clone)]
+pub struct Once(pub Arc<OnceRun>);
+
+impl Operation for Once {
+    type Output = OnceDone;
+
+    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<OnceDone> {
+        once(&self.0, bmc, observer).await
+    }
+}
+
+/// What `boot clear` did on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cleared {
+    /// The host's name.
+    pub host: String,
+    /// The override that was set (`Pxe once`), if one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub was: Option<String>,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// Cancels the host's boot override; nothing is sent when none is set.
+pub async fn clear(bmc: &Bmc, audit: &AuditLog) -> Result<Cleared> {
+    let boot = read_system(bmc).await?.boot.unwrap_or_default();
+    if !boot.override_active() {
+        audit.record(
+            &bmc.name,
+            Step::BootClear,
+            Value::Null,
+            "skipped",
+            json!("no override set"),
+        )?;
+        return Ok(Cleared {
+            host: bmc.name.clone(),
+            was: None,
+            summary: "no boot override was set; nothing sent".into(),
+        });
+    }
+    let was = format!(
+        "{} {}",
+        boot.boot_source_override_target.map_or("?", BootSource::as_str),
+        boot.boot_source_override_enabled
+            .map_or("?", OverrideEnabled::as_str)
+            .to_lowercase()
+    );
+    let body = request::boot_override_clear_body();
+    write_override(bmc, audit, Step::BootClear, &body, |b| !b.override_active()).await?;
+    Ok(Cleared {
+        host: bmc.name.clone(),
+        summary: format!("cancelled the boot override ({was})"),
+        was: Some(was),
+    })
+}
+
+/// `boot clear` as a fleet [`Operation`], recorded in `audit`.
+#[derive(Debug, Clone)]
+pub struct Clear {
+    /// The audit log.
+    pub audit: AuditLog,
+}
+
+impl Operation for Clear {
+    type Output = Cleared;
+
+    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<Cleared> {
+        clear(bmc, &self.audit).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn once_targets_are_device_kinds_or_boot_options() {
+        assert_eq!(OnceTarget::parse("pxe").unwrap(), OnceTarget::Device(BootSource::Pxe));
+        assert_eq!(
+            OnceTarget::parse("boot000a").unwrap(),
+            OnceTarget::Option("Boot000A".into())
+        );
+        assert!(
+            OnceTarget::parse("None")
+                .unwrap_err()
+                .to_string()
+                .contains("rftune boot clear")
+        );
+        assert!(
+            OnceTarget::parse("UefiTarget")
+                .unwrap_err()
+                .to_string()
+                .contains("Boot0001")
+        );
+        assert!(
+            OnceTarget::parse("network")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown boot target")
+        );
+    }
+
+    #[test]
+    fn an_override_is_checked_against_what_the_bmc_offers_and_has() {
+        let boot: Boot = serde_json::from_value(json!({
+            "BootSourceOverrideTarget@Redfish.AllowableValues": ["None", "Pxe", "Hdd", "UefiTarget", "UefiHttp"]
+        }))
+        .unwrap();
+        let options: Vec<BootOption> = serde_json::from_value(json!([
+            {"@odata.id": "/redfish/v1/Systems/System.Embedded.1/BootOptions/Boot0000", "Id": "Boot0000",
+             "BootOptionReference": "Boot0000", "DisplayName": "HTTP Device 1: NIC in Slot 5 Port 1",
+             "UefiDevicePath": "VenHw(986D1755-B9D0-4F8D-A0DA-D1DB18672045)"}
+        ]))
+        .unwrap();
+        assert_eq!(
+            override_for(&OnceTarget::Device(BootSource::Pxe), &boot, &options),
+            Ok((BootSource::Pxe, None))
+        );
+        assert_eq!(
+            override_for(&OnceTarget::Option("Boot0000".into()), &boot, &options),
+            Ok((
+                BootSource::UefiTarget,
+                Some("VenHw(986D1755-B9D0-4F8D-A0DA-D1DB18672045)".into())
+            ))
+        );
+        let err = override_for(&OnceTarget::Device(BootSource::Cd), &boot, &options).unwrap_err();
+        assert_eq!(
+            err,
+            "the BMC does not offer Cd as a boot target; it offers None, Pxe, Hdd, UefiTarget, UefiHttp"
+        );
+        let err = override_for(&OnceTarget::Option("Boot0007".into()), &boot, &options).unwrap_err();
+        assert_eq!(
+            err,
+            "no boot option Boot0007; the host has Boot0000 (HTTP Device 1: NIC in Slot 5 Port 1)"
+        );
+    }
+}

@@ -1,0 +1,369 @@
+//! A BIOS reset to defaults seen through to the end: every current value saved first, then
+//! `Bios.ResetBios`, the reboot it needs (no job: Dell's own script creates none and the
+//! iDRAC applies the reset at the next POST), then a read-back that proves it finished — the
+//! reset no longer pending (`ResetBiosToDefaultsPending` where the firmware has it,
+//! `LCAttributes.1.BIOSRTDRequested` back to `False`) — and the values that changed, as a diff
+//! against the snapshot. Dell's registries carry no default values, so what the defaults are
+//! is measured, never predicted.
+
+use crate::audit::{AuditLog, Step};
+use crate::connect::Bmc;
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::lifecycle::Operation;
+use crate::observe::{Event, Observer, Phase};
+use crate::pending::{self, Own, Pending};
+use crate::read::{self, HostValues};
+use crate::restart::Restart;
+use crate::snapshot::{Snapshot, without_secrets};
+use redfish_client::ODataId;
+use redfish_client::oem::dell::{self, AttributeGroup, DellJob};
+use redfish_client::resources::bios::{AttributeValue, Attributes};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What one run of `bios reset-defaults` shares across its hosts.
+#[derive(Debug)]
+pub struct DefaultsRun {
+    /// The reboot the reset needs (`None`: it waits for the host's next reboot).
+    pub restart: Restart,
+    /// Delete pending work instead of refusing.
+    pub replace_pending: bool,
+    /// How long the reset may take to show as finished once the host is back.
+    pub finish_timeout: Duration,
+    /// The audit log.
+    pub audit: AuditLog,
+    /// The state directory (snapshots, rftune's staging markers).
+    pub state_dir: PathBuf,
+}
+
+/// One value the reset changed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Changed {
+    /// The attribute.
+    pub attribute: String,
+    /// Before the reset (`None`: not listed then, e.g. hidden by another value).
+    pub before: Option<AttributeValue>,
+    /// After it (`None`: no longer listed).
+    pub after: Option<AttributeValue>,
+}
+
+/// Whether the BIOS shows a reset to defaults waiting for the next POST, by what the firmware
+/// reports (`None` where it reports neither flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct ResetFlags {
+    /// `Bios.ResetBiosToDefaultsPending` (iDRAC 7.x; absent on 6.x).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bios_pending: Option<bool>,
+    /// `LCAttributes.1.BIOSRTDRequested` (a `"True"`/`"False"` string on real iDRACs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtd_requested: Option<bool>,
+}
+
+impl ResetFlags {
+    /// Whether a flag the firmware has says the reset is waiting.
+    pub fn pending(self) -> Option<bool> {
+        match (self.bios_pending, self.rtd_requested) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
+        }
+    }
+}
+
+/// What a reset to defaults did on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DefaultsDone {
+    /// The host's name.
+    pub host: String,
+    /// Service tag.
+    pub service_tag: Option<String>,
+    /// The snapshot of every value before the reset.
+    pub snapshot: PathBuf,
+    /// The flags right after `Bios.ResetBios`.
+    pub requested: ResetFlags,
+    /// Whether rftune rebooted the host.
+    pub rebooted: bool,
+    /// After the reboot: whether the reset is no longer pending (`None`: not rebooted, or the
+    /// firmware reports no flag to tell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished: Option<bool>,
+    /// The values that changed against the snapshot (passwords and their hashes never listed).
+    pub changed: Vec<Changed>,
+    /// Pending work deleted first (`--replace-pending`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// The reset flags as the host reports them: `Bios.ResetBiosToDefaultsPending` and the
+/// Lifecycle Controller's `BIOSRTDRequested` (two requests, at once).
+pub async fn flags(bmc: &Bmc) -> Result<ResetFlags> {
+    let idrac = bmc.client.dell();
+    let bios_id = ODataId::new(dell::BIOS);
+    let (bios, lc) = tokio::join!(
+        bmc.client.bios(&bios_id),
+        idrac.attributes(AttributeGroup::LifecycleController)
+    );
+    let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
+    let rtd = match lc {
+        Ok(a) => a
+            .attributes
+            .get(dell::BIOS_RTD_REQUESTED)
+            .and_then(AttributeValue::as_str)
+            .map(|v| v.eq_ignore_ascii_case("True")),
+        Err(e) if e.status() == Some(404) => None,
+        Err(e) => return Err(bmc.explain(e, "reading the Lifecycle Controller attributes")),
+    };
+    Ok(ResetFlags {
+        bios_pending: bios.reset_bios_to_defaults_pending,
+        rtd_requested: rtd,
+    })
+}
+
+/// The values that differ between `before` and `after`, secrets left out.
+pub fn changes(before: &Attributes, after: &Attributes) -> Vec<Changed> {
+    let (before, after) = (without_secrets(before), without_secrets(after));
+    let mut names: Vec<&String> = before.keys().chain(after.keys()).collect();
+    names.sort();
+    names.dedup();
+    names
+        .into_iter()
+        .filter(|n| before.get(*n) != after.get(*n))
+        .map(|n| Changed {
+            attribute: n.clone(),
+            before: before.get(n).cloned(),
+            after: after.get(n).cloned(),
+        })
+        .collect()
+}
+
+/// What is staged on a host, from values read with the job queue.
+fn staged(bmc: &Bmc, values: &HostValues, state_dir: &std::path::Path) -> Pending {
+    let jobs: Vec<DellJob> = values.jobs.iter().filter(|j| j.is_open_bios_job()).cloned().collect();
+    let ours = !values.pending.is_empty()
+        && crate::converge::marker_files(state_dir, &bmc.name)
+            .iter()
+            .filter_map(|f| crate::converge::read_marker(f))
+            .any(|m| m.bios == values.pending);
+    Pending {
+        values: values.pending.clone(),
+        jobs,
+        ours,
+    }
+}
+
+/// Resets the host's BIOS to its defaults and proves it: see the module docs. Refused under
+/// System Lockdown and on top of pending work (rftune's own included: what a job staged before
+/// the reset would do at that POST is not known), unless `replace_pending`.
+pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Result<DefaultsDone> {
+    let groups = [AttributeGroup::LifecycleController].into_iter().collect();
+    let values = read::read_values(bmc, &groups, true).await?;
+    if values.lockdown == Some(true) {
+        let reason = read::lockdown_reason();
+        run.audit
+            .record(&bmc.name, Step::Lockdown, Value::Null, "refused", json!(reason))?;
+        return Err(HostError::new(&bmc.name, HostErrorKind::Lockdown, reason).into());
+    }
+    let pending = staged(bmc, &values, &run.state_dir);
+    let what = "a BIOS reset to defaults";
+    let replaced = pending::settle(
+        bmc,
+        &pending,
+        Own::Refuse,
+        run.replace_pending,
+        &run.audit,
+        observer,
+        what,
+    )
+    .await?;
+    let _slot = run.restart.slot(&bmc.name).await?;
+    crate::interrupt::check(&bmc.name, "the snapshot")?;
+    let url = bmc.client.base_url().as_str().trim_end_matches('/').to_owned();
+    let snap = Snapshot::of_values(&bmc.name, &url, &values, "before a BIOS reset to defaults");
+    let path = snap.save(&run.state_dir)?;
+    run.audit
+        .record(&bmc.name, Step::Snapshot, Value::Null, "ok", json!(path))?;
+    crate::interrupt::check(&bmc.name, "resetting the BIOS to defaults")?;
+    observer.event(&Event::phase(&bmc.name, Phase::ResettingBios));
+    let requested = send_reset(bmc, &run.audit).await?;
+    let back = run
+        .restart
+        .run(bmc, &run.audit, observer, "the BIOS reset to defaults")
+        .await?;
+    let rebooted = back.is_some();
+    let finished = if rebooted {
+        wait_finished(bmc, run.finish_timeout, observer).await?
+    } else {
+        None
+    };
+    let after = if rebooted {
+        read::read_values(bmc, &Default::default(), false).await?.bios
+    } else {
+        values.bios.clone()
+    };
+    let changed = if rebooted {
+        changes(&snap.bios, &after)
+    } else {
+        Vec::new()
+    };
+    let detail = json!({"finished": finished, "changed": changed.len(), "requested": requested});
+    let outcome = match finished {
+        Some(false) => "error",
+        _ => "ok",
+    };
+    run.audit
+        .record(&bmc.name, Step::Defaults, Value::Null, outcome, detail)?;
+    let summary = match finished {
+        _ if !rebooted => "the BIOS returns to its defaults at the next reboot".to_owned(),
+        Some(true) => format!(
+            "reset to defaults (rebooted once; the reset is no longer pending); {} value(s) changed",
+            changed.len()
+        ),
+        Some(false) => format!(
+            "rebooted, but the BIOS still shows the reset pending after {:?}; {} value(s) changed",
+            run.finish_timeout,
+            changed.len()
+        ),
+        None => format!(
+            "reset to defaults (rebooted once; this firmware reports no flag to prove it finished); {} value(s) changed",
+            changed.len()
+        ),
+    };
+    if finished == Some(false) {
+        let message = format!("{summary}: the reset did not finish");
+        return Err(HostError::new(&bmc.name, HostErrorKind::Timeout, message).into());
+    }
+    Ok(DefaultsDone {
+        host: bmc.name.clone(),
+        service_tag: snap.service_tag.clone(),
+        snapshot: path,
+        requested,
+        rebooted,
+        finished,
+        changed,
+        replaced,
+        summary,
+    })
+}
+
+/// `POST Bios.ResetBios {}` (the body Dell's current script sends), then the flags read back. An
+/// answer that was lost is never resent blindly: the flags show whether it took.
+async fn send_reset(bmc: &Bmc, audit: &AuditLog) -> Result<ResetFlags> {
+    let body = json!({});
+    match bmc.client.post(dell::RESET_BIOS, &body).await {
+        Ok(_) => {
+            let flags = flags(bmc).await?;
+            audit.record(&bmc.name, Step::ResetBios, body, "ok", json!(flags))?;
+            Ok(flags)
+        }
+        Err(e) if e.write_outcome_unknown() => {
+            let flags = flags(bmc).await?;
+            if flags.pending() == Some(true) {
+                audit.record(
+                    &bmc.name,
+                    Step::ResetBios,
+                    body,
+                    "ok",
+                    json!("the answer was lost; the reset shows pending"),
+                )?;
+                Ok(flags)
+            } else {
+                audit.record(
+                    &bmc.name,
+                    Step::ResetBios,
+                    body,
+                    "error",
+                    json!("the answer was lost; no reset shows pending"),
+                )?;
+                Err(bmc.explain(e, "requesting the BIOS reset to defaults (read back: not pending)"))
+            }
+        }
+        Err(e) => {
+            let e = bmc.explain(e, "requesting the BIOS reset to defaults");
+            audit.record(
+                &bmc.name,
+                Step::ResetBios,
+                body,
+                "error",
+                json!(crate::error::report(&e)),
+            )?;
+            Err(e)
+        }
+    }
+}
+
+/// Waits until the reset no longer shows pending: `Some(true)` when it cleared, `Some(false)`
+/// when it still shows after `timeout`, `None` when the firmware reports no flag.
+async fn wait_finished(bmc: &Bmc, timeout: Duration, observer: &dyn Observer) -> Result<Option<bool>> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match flags(bmc).await?.pending() {
+            None => return Ok(None),
+            Some(false) => return Ok(Some(true)),
+            Some(true) if Instant::now() >= deadline => return Ok(Some(false)),
+            Some(true) => {
+                observer.event(&Event::phase(&bmc.name, Phase::WaitingForDefaults));
+                tokio::time::sleep(crate::wait::poll_interval(timeout)).await;
+            }
+        }
+    }
+}
+
+/// `bios reset-defaults` as a fleet [`Operation`].
+#[derive(Debug, Clone)]
+pub struct ResetDefaults(pub Arc<DefaultsRun>);
+
+impl Operation for ResetDefaults {
+    type Output = DefaultsDone;
+
+    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<DefaultsDone> {
+        reset(&self.0, bmc, observer).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_changes_are_the_values_that_differ_secrets_left_out() {
+        let before: Attributes = [
+            ("SysProfile".to_owned(), "Custom".into()),
+            ("MemTest".to_owned(), "Disabled".into()),
+            ("FixedSocPstate".to_owned(), "P0".into()),
+            ("SHA256SetupPassword".to_owned(), "19D2".into()),
+        ]
+        .into_iter()
+        .collect();
+        let after: Attributes = [
+            ("SysProfile".to_owned(), "PerfOptimized".into()),
+            ("MemTest".to_owned(), "Disabled".into()),
+            ("SHA256SetupPassword".to_owned(), String::new().into()),
+        ]
+        .into_iter()
+        .collect();
+        let c = changes(&before, &after);
+        let names: Vec<&str> = c.iter().map(|c| c.attribute.as_str()).collect();
+        assert_eq!(names, ["FixedSocPstate", "SysProfile"]);
+        assert_eq!(c[0].after, None, "hidden after the reset");
+        assert_eq!(c[1].after, Some("PerfOptimized".into()));
+    }
+
+    #[test]
+    fn a_reset_is_pending_while_any_flag_the_firmware_has_says_so() {
+        let f = |bios_pending, rtd_requested| {
+            ResetFlags {
+                bios_pending,
+                rtd_requested,
+            }
+            .pending()
+        };
+        assert_eq!(f(None, None), None);
+        assert_eq!(f(Some(true), Some(false)), Some(true));
+        assert_eq!(f(None, Some(true)), Some(true), "iDRAC 6.x has only the LC flag");
+        assert_eq!(f(Some(false), Some(false)), Some(false));
+    }
+}

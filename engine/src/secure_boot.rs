@@ -1,0 +1,201 @@
+//! UEFI Secure Boot: its state as the `SecureBoot` resource reports it (for `inventory`), and
+//! `secure-boot reset-keys`. Turning Secure Boot on or off is a profile's job, through the BIOS
+//! attribute `SecureBoot` staged with the other values (Dell's own Ansible module changes it
+//! only that way). A key reset needs the `Custom` Secure Boot policy (SYS439 otherwise) and no
+//! job: Dell's `SecureBootResetKeysREDFISH.py` sends the action and says the reset completes at
+//! the next reboot.
+
+use crate::audit::{AuditLog, Step};
+use crate::connect::Bmc;
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::lifecycle::Operation;
+use crate::observe::Observer;
+use crate::pending::{self, Own};
+use crate::restart::Restart;
+use redfish_client::ODataId;
+use redfish_client::oem::dell;
+use redfish_client::request;
+use redfish_client::resources::bios::AttributeValue;
+use redfish_client::resources::secure_boot::{CurrentBoot, ResetKeysType, SecureBoot};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Secure Boot as a host reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SecureBootState {
+    /// Enabled for the next boot (`SecureBootEnable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Whether the running system was booted with it enforced (`SecureBootCurrentBoot`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_boot: Option<CurrentBoot>,
+    /// `DeployedMode`, `UserMode`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The key resets the host offers.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub key_resets: Vec<ResetKeysType>,
+}
+
+impl From<&SecureBoot> for SecureBootState {
+    fn from(sb: &SecureBoot) -> Self {
+        Self {
+            enabled: sb.secure_boot_enable,
+            current_boot: sb.secure_boot_current_boot,
+            mode: sb.secure_boot_mode.clone(),
+            key_resets: sb.allowed_resets(),
+        }
+    }
+}
+
+/// The `SecureBoot` resource at `path`, or `None` when the host has none (404).
+pub async fn read(bmc: &Bmc, path: &str) -> Result<Option<SecureBoot>> {
+    match bmc.client.get::<SecureBoot>(path).await {
+        Ok(sb) => Ok(Some(sb)),
+        Err(e) if e.status() == Some(404) => Ok(None),
+        Err(e) => Err(bmc.explain(e, "reading Secure Boot")),
+    }
+}
+
+/// What one run of `secure-boot reset-keys` shares across its hosts.
+#[derive(Debug)]
+pub struct KeysRun {
+    /// The reset.
+    pub kind: ResetKeysType,
+    /// The reboot that completes it (`None`: it completes at the next reboot).
+    pub restart: Restart,
+    /// Delete pending work instead of refusing.
+    pub replace_pending: bool,
+    /// The audit log.
+    pub audit: AuditLog,
+    /// The state directory (rftune's staging markers).
+    pub state_dir: PathBuf,
+}
+
+/// What a key reset did on one host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KeysReset {
+    /// The host's name.
+    pub host: String,
+    /// The reset.
+    pub kind: ResetKeysType,
+    /// Whether rftune rebooted the host.
+    pub rebooted: bool,
+    /// Secure Boot after the reboot (or right after the action).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<SecureBootState>,
+    /// Pending work deleted first (`--replace-pending`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced: Option<String>,
+    /// A sentence for people.
+    pub summary: String,
+}
+
+/// Resets the host's Secure Boot keys: the reset must be one the host offers, and its Secure
+/// Boot policy `Custom` (checked first, so the iDRAC's SYS439 never has to say it); the
+/// pending work rftune did not stage is refused; then the action and, by the run's policy, the
+/// reboot that completes it.
+pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Result<KeysReset> {
+    let bios_id = ODataId::new(dell::BIOS);
+    let (sb, bios, staged) = tokio::join!(
+        read(bmc, dell::SECURE_BOOT),
+        bmc.client.bios(&bios_id),
+        pending::read(bmc, &run.state_dir)
+    );
+    let refuse = |m: String| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m));
+    let Some(sb) = sb? else {
+        return Err(refuse("the host has no Secure Boot resource".into()));
+    };
+    let offered = sb.allowed_resets();
+    if !offered.is_empty() && !offered.contains(&run.kind) {
+        let names: Vec<&str> = offered.iter().map(|k| k.as_str()).collect();
+        return Err(refuse(format!(
+            "the host does not offer {}; it offers {}",
+            run.kind,
+            names.join(", ")
+        )));
+    }
+    let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
+    let policy = bios
+        .attributes
+        .get(dell::SECURE_BOOT_POLICY)
+        .and_then(AttributeValue::as_str)
+        .map(str::to_owned);
+    if policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom")) {
+        return Err(HostError::new(
+            &bmc.name,
+            HostErrorKind::ProfileNotApplicable,
+            format!(
+                "Secure Boot keys can be reset only under the Custom policy; {} is {} (set it in a profile, `[bios.{}] value = \"Custom\"`, and apply it first: one BIOS job and a reboot)",
+                dell::SECURE_BOOT_POLICY,
+                policy.unwrap_or_default(),
+                dell::SECURE_BOOT_POLICY
+            ),
+        )
+        .into());
+    }
+    let what = "a Secure Boot key reset";
+    let replaced = pending::settle(
+        bmc,
+        &staged?,
+        Own::RideAlong,
+        run.replace_pending,
+        &run.audit,
+        observer,
+        what,
+    )
+    .await?;
+    let _slot = run.restart.slot(&bmc.name).await?;
+    crate::interrupt::check(&bmc.name, "resetting Secure Boot keys")?;
+    let body = request::reset_keys_body(run.kind);
+    if let Err(e) = bmc.client.post(sb.reset_keys_target().path(), &body).await {
+        let message = if e.has_code("SYS439") || e.has_code("RAC1212") {
+            format!(
+                "resetting Secure Boot keys ({}): the Secure Boot policy is not Custom",
+                run.kind
+            )
+        } else {
+            format!("resetting Secure Boot keys ({})", run.kind)
+        };
+        let e = bmc.explain(e, &message);
+        run.audit.record(
+            &bmc.name,
+            Step::ResetKeys,
+            body,
+            "error",
+            json!(crate::error::report(&e)),
+        )?;
+        return Err(e);
+    }
+    run.audit.record(&bmc.name, Step::ResetKeys, body, "ok", Value::Null)?;
+    let why = format!("the Secure Boot key reset ({})", run.kind);
+    let rebooted = run.restart.run(bmc, &run.audit, observer, &why).await?.is_some();
+    let after = read(bmc, sb.odata_id.path()).await?.as_ref().map(SecureBootState::from);
+    let summary = if rebooted {
+        format!("{}: done (rebooted once)", run.kind)
+    } else {
+        format!("{}: sent; it completes at the next reboot", run.kind)
+    };
+    Ok(KeysReset {
+        host: bmc.name.clone(),
+        kind: run.kind,
+        rebooted,
+        after,
+        replaced,
+        summary,
+    })
+}
+
+/// `secure-boot reset-keys` as a fleet [`Operation`].
+#[derive(Debug, Clone)]
+pub struct ResetKeys(pub Arc<KeysRun>);
+
+impl Operation for ResetKeys {
+    type Output = KeysReset;
+
+    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<KeysReset> {
+        reset_keys(&self.0, bmc, observer).await
+    }
+}

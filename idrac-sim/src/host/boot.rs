@@ -1,0 +1,442 @@
+//! The host's boot order and what changes it, as real iDRAC9s show it: one UEFI boot sequence
+//! (FQDD, boot option, enabled) behind `Systems/…/Boot.BootOrder`, the `BootOptions`, Dell's
+//! boot sources (`UefiBootSeq`, at `BootSources` and `Oem/Dell/DellBootSources`) and the BIOS
+//! attributes `SetBootOrderEn`/`SetBootOrderDis`. Every change waits for a BIOS job at POST,
+//! whichever way it came: BIOS attributes (`SetBootOrderEn`, `SetBootOrderDis`,
+//! `SetBootOrderFqdd1..16`), a `Boot.BootOrder` PATCH of the system (it creates its job), or a
+//! staged `UefiBootSeq` (committed by a job on `Bios/Settings`, or created with an apply time).
+//! At the end of POST the boot device is chosen — a one-time override, else the BIOS's one-time
+//! device, else the first enabled device — and what is used once is used up.
+
+use super::jobs::{ApplyTime, Job};
+use super::{Host, Reply, State};
+use crate::messages::{self, idrac};
+use redfish_client::oem::dell;
+use redfish_client::resources::bios::{AttributeValue, Attributes};
+use serde_json::{Value, json};
+
+/// Dell's boot sources at the path real iDRAC9 captures serve them.
+pub const DELL_BOOT_SOURCES: &str = dell::DELL_BOOT_SOURCES;
+/// The same at the path badfish and Dell's Ansible modules use.
+pub const BOOT_SOURCES: &str = dell::BOOT_SOURCES;
+
+/// One device of the UEFI boot sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct BootDev {
+    /// Its FQDD (`NIC.PxeDevice.1-1`).
+    pub(super) fqdd: String,
+    /// Its boot option (`Boot0000`), where the tree pairs one.
+    pub(super) option: Option<String>,
+    /// Whether it boots.
+    pub(super) enabled: bool,
+}
+
+impl BootDev {
+    /// An entry an OS created (`Unknown.Unknown.N-1`): never in `SetBootOrderEn`/`Dis`.
+    fn os_created(&self) -> bool {
+        self.fqdd.starts_with("Unknown.")
+    }
+}
+
+/// The boot sequence a tree records: Dell's `UefiBootSeq` (either path) in `Index` order, each
+/// paired by position with `Boot.BootOrder` when both list as many (as on both real iDRAC9
+/// captures, and as Dell's own Ansible module pairs them).
+pub(super) fn initial_sequence(fixture: &crate::fixture::Fixture) -> Vec<BootDev> {
+    let sources = [DELL_BOOT_SOURCES, BOOT_SOURCES].into_iter().find_map(|p| {
+        fixture
+            .doc(p)
+            .and_then(|d| d.pointer("/Attributes/UefiBootSeq"))
+            .and_then(Value::as_array)
+    });
+    let mut seq: Vec<(u64, String, bool)> = sources
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            Some((
+                e.get("Index")?.as_u64()?,
+                e.get("Name")?.as_str()?.to_owned(),
+                e.get("Enabled").and_then(Value::as_bool).unwrap_or(true),
+            ))
+        })
+        .collect();
+    seq.sort_by_key(|(i, _, _)| *i);
+    let order: Vec<String> = fixture
+        .doc(dell::SYSTEM)
+        .and_then(|d| d.pointer("/Boot/BootOrder"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    let paired = order.len() == seq.len();
+    seq.into_iter()
+        .enumerate()
+        .map(|(i, (_, fqdd, enabled))| BootDev {
+            fqdd,
+            option: paired.then(|| order[i].clone()),
+            enabled,
+        })
+        .collect()
+}
+
+/// The comma list of a BIOS attribute.
+fn list(bios: &Attributes, name: &str) -> Vec<String> {
+    bios.get(name)
+        .and_then(AttributeValue::as_str)
+        .map(|v| {
+            v.split(',')
+                .map(str::trim)
+                .filter(|f| !f.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `seq` with the devices `first` names (in that order, enabled) ahead of the others.
+fn reordered(seq: &[BootDev], first: &[String]) -> Vec<BootDev> {
+    let mut out: Vec<BootDev> = first
+        .iter()
+        .filter_map(|f| seq.iter().find(|d| d.fqdd.eq_ignore_ascii_case(f)))
+        .map(|d| BootDev {
+            enabled: true,
+            ..d.clone()
+        })
+        .collect();
+    let rest: Vec<BootDev> = seq
+        .iter()
+        .filter(|d| !out.iter().any(|o| o.fqdd == d.fqdd))
+        .cloned()
+        .collect();
+    out.extend(rest);
+    out
+}
+
+impl Host {
+    /// The boot sequence after a BIOS job applied `applied` (the values it took from pending):
+    /// `SetBootOrderFqdd1..16` put their devices first; `SetBootOrderEn` sets the order and the
+    /// enabled devices (those it leaves out, OS-created entries aside, go off, behind them);
+    /// `SetBootOrderDis` turns devices off; a staged sequence replaces the order. Then the
+    /// BIOS's own lists are brought in line, and the one-shot `SetBootOrderFqddN` read back
+    /// empty, as on every real capture.
+    pub(super) fn apply_boot_changes(&self, s: &mut State, applied: &Attributes) {
+        let mut seq = s.boot_seq.clone();
+        if let Some(staged) = s.boot_seq_pending.take() {
+            seq = staged;
+        }
+        let fqdds: Vec<String> = (1..=16)
+            .filter_map(|n| {
+                applied
+                    .get(&format!("SetBootOrderFqdd{n}"))
+                    .and_then(AttributeValue::as_str)
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_owned)
+            })
+            .collect();
+        if !fqdds.is_empty() {
+            seq = reordered(&seq, &fqdds);
+        }
+        if applied.contains_key(dell::SET_BOOT_ORDER_ENABLED) {
+            let en = list(&s.bios, dell::SET_BOOT_ORDER_ENABLED);
+            seq = reordered(&seq, &en);
+            let (mut on, mut off): (Vec<BootDev>, Vec<BootDev>) = seq
+                .into_iter()
+                .partition(|d| d.os_created() && d.enabled || en.iter().any(|f| f.eq_ignore_ascii_case(&d.fqdd)));
+            for d in &mut off {
+                d.enabled = false;
+            }
+            on.append(&mut off);
+            seq = on;
+        }
+        if applied.contains_key(dell::SET_BOOT_ORDER_DISABLED) {
+            let dis = list(&s.bios, dell::SET_BOOT_ORDER_DISABLED);
+            for d in &mut seq {
+                if dis.iter().any(|f| f.eq_ignore_ascii_case(&d.fqdd)) {
+                    d.enabled = false;
+                }
+            }
+        }
+        s.boot_seq = seq;
+        Self::bios_boot_lists(s);
+    }
+
+    /// `SetBootOrderEn`/`SetBootOrderDis` as the BIOS reports its sequence (OS-created entries
+    /// are in neither, as on both real R750 captures), and `SetBootOrderFqdd1..16` empty.
+    pub(super) fn bios_boot_lists(s: &mut State) {
+        let join = |on: bool| {
+            s.boot_seq
+                .iter()
+                .filter(|d| d.enabled == on && !d.os_created())
+                .map(|d| d.fqdd.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let (en, dis) = (join(true), join(false));
+        for (name, value) in [(dell::SET_BOOT_ORDER_ENABLED, en), (dell::SET_BOOT_ORDER_DISABLED, dis)] {
+            if s.bios.contains_key(name) {
+                s.bios.insert(name.to_owned(), value.into());
+            }
+        }
+        for n in 1..=16 {
+            let name = format!("SetBootOrderFqdd{n}");
+            if s.bios.contains_key(&name) {
+                s.bios.insert(name, "".into());
+            }
+        }
+    }
+
+    /// At the end of POST: the device this boot uses — a one-time override (used up), else the
+    /// BIOS's one-time device (`OneTimeBootMode`, used up), else the first enabled device of the
+    /// sequence — recorded in the stats (`booted`).
+    pub(super) fn choose_boot_device(&self, s: &mut State) {
+        let once = s.boot_override.get("BootSourceOverrideEnabled").and_then(Value::as_str) == Some("Once");
+        let target = s
+            .boot_override
+            .get("BootSourceOverrideTarget")
+            .and_then(Value::as_str)
+            .unwrap_or("None")
+            .to_owned();
+        let booted = if once && target != "None" {
+            s.boot_override
+                .insert("BootSourceOverrideEnabled".into(), "Disabled".into());
+            s.boot_override.insert("BootSourceOverrideTarget".into(), "None".into());
+            if target == "UefiTarget" {
+                let path = s
+                    .boot_override
+                    .insert("UefiTargetBootSourceOverride".into(), Value::Null)
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default();
+                format!("UefiTarget {path} (once)")
+            } else {
+                format!("{target} (once)")
+            }
+        } else if s.bios.get("OneTimeBootMode").and_then(AttributeValue::as_str) == Some("OneTimeUefiBootSeq") {
+            s.bios.insert("OneTimeBootMode".into(), "Disabled".into());
+            let dev = s
+                .bios
+                .get("OneTimeUefiBootSeqDev")
+                .and_then(AttributeValue::as_str)
+                .unwrap_or_default();
+            format!("{dev} (one-time BIOS setting)")
+        } else {
+            s.boot_seq
+                .iter()
+                .find(|d| d.enabled)
+                .map_or_else(|| "no boot device".to_owned(), |d| d.fqdd.clone())
+        };
+        self.stats.count_boot(&booted);
+    }
+
+    /// Dell's boot sources (either path) with the live sequence.
+    pub fn boot_sources(&self, path: &str, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        doc["@odata.id"] = json!(path);
+        doc["Attributes"] = json!({"UefiBootSeq": sequence_json(&s.boot_seq)});
+        doc
+    }
+
+    /// The boot sources' settings object: the staged sequence, or nothing.
+    pub fn boot_sources_settings(&self, path: &str) -> Value {
+        let s = self.now();
+        let attributes = match &s.boot_seq_pending {
+            Some(seq) => json!({"UefiBootSeq": sequence_json(seq)}),
+            None => json!({}),
+        };
+        json!({
+            "@odata.id": path,
+            "@odata.type": "#DellBootSources.v1_1_0.DellBootSources",
+            "Actions": {"Oem": {"#DellManager.ClearPending": {
+                "target": format!("{path}/Actions/Oem/DellManager.ClearPending")}}},
+            "Attributes": attributes,
+            "Description": "Boot Sources Pending Settings",
+            "Id": "Settings",
+            "Name": "Boot Sources Configuration Pending Settings",
+        })
+    }
+
+    /// `PATCH …BootSources/Settings {"Attributes": {"UefiBootSeq": [...]}}` (badfish's and Dell's
+    /// Ansible module's boot order): every entry must name a device of the sequence; the new
+    /// order is by `Index`, with the given `Enabled` flags. Staged for a BIOS job: one created
+    /// here when the body carries `@Redfish.SettingsApplyTime` (202 with its `Location`), else by
+    /// `POST Jobs` on `Bios/Settings` (200).
+    pub fn patch_boot_sources(&self, body: &Value) -> Reply {
+        let Some(entries) = body.pointer("/Attributes/UefiBootSeq").and_then(Value::as_array) else {
+            return Reply::error(400, vec![messages::property_missing("UefiBootSeq")]);
+        };
+        let apply_time = match body.get("@Redfish.SettingsApplyTime") {
+            None => None,
+            Some(v) => match ApplyTime::parse(v, std::time::SystemTime::now()) {
+                Ok(t) => Some(t),
+                Err(problem) => return Reply::error(400, vec![problem]),
+            },
+        };
+        let mut s = self.change();
+        if Self::lockdown(&s) {
+            return Reply::error(400, vec![messages::sys406()]);
+        }
+        if s.jobs.values().any(Job::is_open_bios) {
+            return Reply::error(400, vec![messages::sys011()]);
+        }
+        let mut given: Vec<(u64, BootDev)> = Vec::new();
+        for e in entries {
+            let name = e.get("Name").and_then(Value::as_str).unwrap_or_default();
+            let Some(dev) = s.boot_seq.iter().find(|d| d.fqdd == name) else {
+                return Reply::error(400, vec![boot016(&format!("#/Attributes/UefiBootSeq/{name}"))]);
+            };
+            let index = e.get("Index").and_then(Value::as_u64).unwrap_or(u64::MAX);
+            let enabled = e.get("Enabled").and_then(Value::as_bool).unwrap_or(dev.enabled);
+            given.push((index, BootDev { enabled, ..dev.clone() }));
+        }
+        given.sort_by_key(|(i, _)| *i);
+        let mut seq: Vec<BootDev> = given.into_iter().map(|(_, d)| d).collect();
+        let rest: Vec<BootDev> = s
+            .boot_seq
+            .iter()
+            .filter(|d| !seq.iter().any(|g| g.fqdd == d.fqdd))
+            .cloned()
+            .collect();
+        seq.extend(rest);
+        s.boot_seq_pending = Some(seq);
+        match apply_time {
+            Some(apply) => {
+                let location = self.create_bios_job(&mut s, &apply);
+                Reply::with_body(202, Some(messages::success_body(vec![messages::sys413()])))
+                    .header("Location", location)
+            }
+            None => Reply::ok(messages::success_body(vec![messages::sys413()])),
+        }
+    }
+
+    /// `Boot.BootOrder` in a system PATCH (Dell's `ChangeBiosBootOrderREDFISH.py`, Dell's
+    /// Ansible `idrac_boot`): every entry a boot option of the sequence, none twice; the listed
+    /// ones go first. It stages a BIOS change with its own job, whose path the answer's
+    /// `Location` gives (202): the job runs at the next POST.
+    pub(super) fn stage_boot_order(&self, s: &mut State, order: &[Value]) -> Result<String, Reply> {
+        let mut first = Vec::new();
+        for v in order {
+            let Some(id) = v.as_str() else {
+                return Err(Reply::error(400, vec![boot016("#/Boot/BootOrder")]));
+            };
+            let Some(dev) = s.boot_seq.iter().find(|d| d.option.as_deref() == Some(id)) else {
+                return Err(Reply::error(400, vec![boot016("#/Boot/BootOrder")]));
+            };
+            if first.contains(&dev.fqdd) {
+                return Err(Reply::error(400, vec![boot016("#/Boot/BootOrder")]));
+            }
+            first.push(dev.fqdd.clone());
+        }
+        if s.jobs.values().any(Job::is_open_bios) {
+            return Err(Reply::error(400, vec![messages::sys011()]));
+        }
+        let base = s.boot_seq_pending.clone().unwrap_or_else(|| s.boot_seq.clone());
+        let mut seq: Vec<BootDev> = first
+            .iter()
+            .filter_map(|f| base.iter().find(|d| &d.fqdd == f).cloned())
+            .collect();
+        seq.extend(base.iter().filter(|d| !first.contains(&d.fqdd)).cloned());
+        s.boot_seq_pending = Some(seq);
+        Ok(self.create_bios_job(s, &ApplyTime::OnReset))
+    }
+
+    /// Whether `path` is the UEFI device path of one of the host's boot options.
+    pub(super) fn known_device_path(&self, path: &str) -> bool {
+        self.fixture
+            .doc(dell::BOOT_OPTIONS)
+            .and_then(|d| d.get("Members"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("@odata.id").and_then(Value::as_str))
+            .filter_map(|id| self.fixture.doc(id))
+            .any(|o| o.get("UefiDevicePath").and_then(Value::as_str) == Some(path))
+    }
+
+    /// A boot option with its live `BootOptionEnabled`.
+    pub fn boot_option(&self, doc: &Value) -> Value {
+        let s = self.now();
+        let mut doc = doc.clone();
+        let id = doc.get("Id").and_then(Value::as_str).unwrap_or_default().to_owned();
+        if let Some(d) = s.boot_seq.iter().find(|d| d.option.as_deref() == Some(id.as_str())) {
+            doc["BootOptionEnabled"] = json!(d.enabled);
+        }
+        doc
+    }
+
+    /// The boot options collection, members inline with `$expand`.
+    pub fn boot_options(&self, doc: &Value, expand: bool) -> Value {
+        let mut doc = doc.clone();
+        if let (true, Some(members)) = (expand, doc.get_mut("Members").and_then(Value::as_array_mut)) {
+            for m in members.iter_mut() {
+                if let Some(full) = m
+                    .get("@odata.id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| self.fixture.doc(id))
+                {
+                    *m = self.boot_option(full);
+                }
+            }
+        }
+        doc
+    }
+
+    /// `Boot.BootOrder` of the live sequence.
+    pub(super) fn boot_order(s: &State) -> Value {
+        json!(s.boot_seq.iter().filter_map(|d| d.option.clone()).collect::<Vec<_>>())
+    }
+}
+
+/// The sequence as Dell's boot sources show it.
+fn sequence_json(seq: &[BootDev]) -> Value {
+    json!(
+        seq.iter()
+            .enumerate()
+            .map(|(i, d)| json!({
+                "Enabled": d.enabled,
+                "Id": format!("BIOS.Setup.1-1#UefiBootSeq#{}#{i}", d.fqdd),
+                "Index": i,
+                "Name": d.fqdd,
+            }))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// BOOT016, the answer real iDRACs give a boot order naming a device they do not have (a
+/// public Dell issue shows it for `Boot.BootOrder`).
+pub(super) fn boot016(related: &str) -> Value {
+    idrac(
+        "BOOT016",
+        "Input source argument value for the boot device is incorrect or not found among the boot devices on the system.",
+        &[],
+        "Use the correct source argument value for the boot device and retry the operation.",
+        Some(related),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dev(fqdd: &str, enabled: bool) -> BootDev {
+        BootDev {
+            fqdd: fqdd.into(),
+            option: None,
+            enabled,
+        }
+    }
+
+    #[test]
+    fn named_devices_move_to_the_front_enabled_and_the_rest_keep_their_order() {
+        let seq = [dev("A.1", true), dev("B.1", false), dev("C.1", true)];
+        let got: Vec<(String, bool)> = reordered(&seq, &["B.1".into(), "Z.9".into()])
+            .into_iter()
+            .map(|d| (d.fqdd, d.enabled))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("B.1".to_owned(), true),
+                ("A.1".to_owned(), true),
+                ("C.1".to_owned(), true)
+            ]
+        );
+    }
+}
