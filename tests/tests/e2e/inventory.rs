@@ -187,9 +187,10 @@ async fn lifecycle_entries_say_who_changed_a_host_behind_rftunes_back() {
         assert!(e["created"].as_str().unwrap().len() >= 19, "{e:#}");
     }
     assert!(log[1]["message"].as_str().unwrap().contains("JID_"), "{log:#?}");
-    // One request more than an inventory without the log: root, login, five reads, the log, logout.
+    // One request more than an inventory without the log: root, login, six reads (Secure Boot
+    // the sixth), the log, logout.
     let used = super::stats(&fleet, 0)["requests"]["total"].as_u64().unwrap() - before;
-    assert_eq!(used, 9);
+    assert_eq!(used, 10);
     let table = Run::new(&["inventory", "--bmc", url, "--lifecycle", "2"])
         .output()
         .await;
