@@ -146,7 +146,8 @@ pub async fn acquire(state_dir: &Path, name: &str, url: &str, wait: Duration) ->
             Ok(()) => break,
             Err(std::fs::TryLockError::WouldBlock) => {
                 if start.elapsed() >= wait {
-                    return Err(held(name, &key, &path, read_holder(&mut file), wait).into());
+                    let holder = describe_holder(&mut file).await;
+                    return Err(held(name, &key, &path, holder, wait).into());
                 }
                 crate::interrupt::check(name, "waiting for another run's lock on this host")?;
                 tokio::time::sleep(pause.min(wait.saturating_sub(start.elapsed()))).await;
@@ -164,6 +165,18 @@ pub async fn acquire(state_dir: &Path, name: &str, url: &str, wait: Duration) ->
     file.write_all(&me)?;
     file.flush()?;
     Ok(HostLock { file, path, took_over })
+}
+
+/// The holder of a lock another run took: it writes who it is right after taking the lock, so
+/// one that has not yet is given a moment (up to 250 ms) before it is reported as undescribed.
+async fn describe_holder(file: &mut File) -> Option<Holder> {
+    for _ in 0..10 {
+        if let Some(h) = read_holder(file) {
+            return Some(h);
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    read_holder(file)
 }
 
 fn read_holder(file: &mut File) -> Option<Holder> {
