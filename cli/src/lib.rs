@@ -53,7 +53,14 @@ pub fn main() -> ExitCode {
         }
     };
     logging::init(&args.global);
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // 8 MiB per worker (tokio's default is 2): a fleet operation nests the connect, the login,
+    // the read and judge of a host and its power reading in one task, which in a debug build
+    // takes more than 2 MiB of stack. The memory is only reserved; a release build uses little.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(8 << 20)
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
