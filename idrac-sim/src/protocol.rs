@@ -93,6 +93,7 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
     };
     let write = [
         dell::SYSTEM,
+        dell::CHASSIS,
         dell::BIOS_SETTINGS,
         crate::synth::NETWORK_PROTOCOL,
         crate::host::MANAGER_NIC,

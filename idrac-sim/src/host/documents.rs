@@ -90,12 +90,15 @@ impl Host {
         doc
     }
 
-    /// The chassis, with live power state.
+    /// The chassis, with live power state and identify LED.
     pub fn chassis(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
         set(&mut doc, &["PowerState"], json!(if s.on { "On" } else { "Off" }));
         set(&mut doc, &["SKU"], json!(self.service_tag));
+        for (k, v) in &s.indicator {
+            set(&mut doc, &[k], v.clone());
+        }
         doc
     }
 

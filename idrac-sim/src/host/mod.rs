@@ -17,6 +17,7 @@ mod accounts;
 mod actions;
 mod bios;
 mod boot;
+mod chassis;
 mod dell;
 mod documents;
 mod episodes;
@@ -138,6 +139,8 @@ struct State {
     subscription_seq: u64,
     /// The iDRAC's NTP servers, as `NetworkProtocol` lists them.
     ntp_servers: Vec<String>,
+    /// The identify LED's properties as last PATCHed (`LocationIndicatorActive`, `IndicatorLED`).
+    indicator: serde_json::Map<String, Value>,
     utilization: f64,
     rng: fastrand::Rng,
     energy_joules: f64,
@@ -255,6 +258,7 @@ impl Host {
             subscriptions: BTreeMap::new(),
             subscription_seq: 0,
             ntp_servers: Vec::new(),
+            indicator: serde_json::Map::new(),
             utilization: 0.0,
             rng: fastrand::Rng::with_seed(config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
             // A captured tree's counter goes on from its recorded value.

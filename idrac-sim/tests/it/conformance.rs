@@ -285,3 +285,43 @@ async fn a_post_to_a_collections_members_creates_as_a_post_to_the_collection() {
     assert_eq!(r.status(), 201);
     assert!(header(&r, "X-Auth-Token").is_some());
 }
+
+#[tokio::test]
+async fn the_chassis_identify_led_is_written_as_dells_script_writes_it_and_nothing_else_is() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    let r = send(url, "GET", dell::CHASSIS, &[], None).await;
+    assert_eq!(header(&r, "Allow").as_deref(), Some("GET, HEAD, PATCH"));
+    let before: Value = r.json().await.unwrap();
+    assert_eq!(before["LocationIndicatorActive"], false, "as the real R750 on 7.10");
+    assert_eq!(before["IndicatorLED"], "Lit");
+    // SetChassisIndicatorLedREDFISH.py: PATCH {"LocationIndicatorActive": true}, expects 200.
+    let on = send(url, "PATCH", dell::CHASSIS, &[], Some(json!({"LocationIndicatorActive": true}))).await;
+    assert_eq!(on.status(), 200);
+    let (_, after) = get(url, dell::CHASSIS).await;
+    assert_eq!(after["LocationIndicatorActive"], true);
+    assert_eq!(after["IndicatorLED"], "Lit", "the two are kept apart");
+    for (body, code) in [
+        (json!({"LocationIndicatorActive": "yes"}), "PropertyValueFormatError"),
+        (json!({"IndicatorLED": "Purple"}), "PropertyValueFormatError"),
+        (json!({"Model": "R1"}), "PropertyNotWritable"),
+        (json!({"Nonsense": 1}), "PropertyUnknown"),
+    ] {
+        let r = send(url, "PATCH", dell::CHASSIS, &[], Some(body.clone())).await;
+        assert_eq!(r.status(), 400, "{body}");
+        let ids = message_ids(&r.json().await.unwrap());
+        assert!(ids.iter().any(|id| id.ends_with(code)), "{body}: {ids:?}");
+    }
+    let (_, still) = get(url, dell::CHASSIS).await;
+    assert_eq!(still["LocationIndicatorActive"], true, "a refused PATCH changes nothing");
+    let (_, log) = get(url, "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog/Entries").await;
+    assert!(
+        log["Members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["MessageId"].as_str().unwrap().ends_with("RAC1195")
+                && e["MessageArgs"][2] == "System.Embedded.1#LocationIndicatorActive"),
+        "the change is in the Lifecycle log"
+    );
+}

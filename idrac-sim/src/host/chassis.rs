@@ -1,0 +1,72 @@
+//! The chassis' identify LED: `LocationIndicatorActive` (iDRAC 7.x) and the deprecated
+//! `IndicatorLED`, written by `PATCH Chassis/System.Embedded.1` as Dell's
+//! SetChassisIndicatorLedREDFISH.py does (it expects 200). A property is writable only where the
+//! tree's chassis records it: both R750 captures show `IndicatorLED` `Lit`, the 7.10 one also
+//! `LocationIndicatorActive` `false`. Assumed: the two are kept apart (the captures show `Lit`
+//! beside `false`, so neither follows the other), a change is audited as RAC1195 on the
+//! property's name, and System Lockdown does not stop it (identifying a server is not a
+//! configuration change).
+
+use super::{Caller, Host, Reply};
+use crate::messages;
+use serde_json::Value;
+
+/// The values `IndicatorLED` takes (Chassis schema).
+const LED_STATES: [&str; 3] = ["Lit", "Blinking", "Off"];
+
+impl Host {
+    /// `PATCH Chassis/System.Embedded.1`: the identify LED, nothing else.
+    pub fn patch_chassis(&self, caller: &Caller, body: &Value, doc: &Value) -> Reply {
+        let Some(fields) = body.as_object().filter(|f| !f.is_empty()) else {
+            return Reply::error(400, vec![messages::property_missing("LocationIndicatorActive")]);
+        };
+        let mut problems = Vec::new();
+        let mut changes = Vec::new();
+        for (key, value) in fields {
+            let recorded = doc.get(key).is_some();
+            let valid = match key.as_str() {
+                "LocationIndicatorActive" => value.is_boolean(),
+                "IndicatorLED" => value.as_str().is_some_and(|v| LED_STATES.contains(&v)),
+                _ => {
+                    let code = if recorded { "PropertyNotWritable" } else { "PropertyUnknown" };
+                    problems.push(messages::base(
+                        code,
+                        &format!("The property {key} cannot be changed through this request."),
+                        &[key],
+                        "Remove the property from the request body and resubmit the request.",
+                        Some(&format!("#/{key}")),
+                    ));
+                    continue;
+                }
+            };
+            if !recorded {
+                problems.push(messages::base(
+                    "PropertyUnknown",
+                    &format!("The property {key} is not in the list of valid properties for the resource."),
+                    &[key],
+                    "Remove the unknown property from the request body and resubmit the request if the operation failed.",
+                    Some(&format!("#/{key}")),
+                ));
+            } else if !valid {
+                problems.push(messages::base(
+                    "PropertyValueFormatError",
+                    &format!("The value for the property {key} is of a different format than the property can accept."),
+                    &[key],
+                    "Correct the value for the property in the request body and resubmit the request if the operation failed.",
+                    Some(&format!("#/{key}")),
+                ));
+            } else {
+                changes.push((key.clone(), value.clone()));
+            }
+        }
+        if !problems.is_empty() {
+            return Reply::error(400, problems);
+        }
+        let mut s = self.change();
+        for (key, value) in changes {
+            Self::audit_change(&mut s, caller, &format!("System.Embedded.1#{key}"));
+            s.indicator.insert(key, value);
+        }
+        Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+}
