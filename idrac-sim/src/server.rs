@@ -617,7 +617,9 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
             with_body!(|b: &Value| host.manager_reset(b))
         }
         dell::CHASSIS if get => host.cached(path, || Reply::ok(host.chassis(doc(path).unwrap_or(&Value::Null)))),
-        dell::CHASSIS if patch => with_body!(|b: &Value| host.patch_chassis(&caller, b, doc(path).unwrap_or(&Value::Null))),
+        dell::CHASSIS if patch => {
+            with_body!(|b: &Value| host.patch_chassis(caller, b, doc(path).unwrap_or(&Value::Null)))
+        }
         p if post && p == format!("{}/Actions/Chassis.Reset", dell::CHASSIS) => {
             with_body!(|b: &Value| host.chassis_reset(b))
         }

@@ -28,7 +28,11 @@ impl Host {
                 "LocationIndicatorActive" => value.is_boolean(),
                 "IndicatorLED" => value.as_str().is_some_and(|v| LED_STATES.contains(&v)),
                 _ => {
-                    let code = if recorded { "PropertyNotWritable" } else { "PropertyUnknown" };
+                    let code = if recorded {
+                        "PropertyNotWritable"
+                    } else {
+                        "PropertyUnknown"
+                    };
                     problems.push(messages::base(
                         code,
                         &format!("The property {key} cannot be changed through this request."),

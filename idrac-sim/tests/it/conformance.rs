@@ -296,7 +296,14 @@ async fn the_chassis_identify_led_is_written_as_dells_script_writes_it_and_nothi
     assert_eq!(before["LocationIndicatorActive"], false, "as the real R750 on 7.10");
     assert_eq!(before["IndicatorLED"], "Lit");
     // SetChassisIndicatorLedREDFISH.py: PATCH {"LocationIndicatorActive": true}, expects 200.
-    let on = send(url, "PATCH", dell::CHASSIS, &[], Some(json!({"LocationIndicatorActive": true}))).await;
+    let on = send(
+        url,
+        "PATCH",
+        dell::CHASSIS,
+        &[],
+        Some(json!({"LocationIndicatorActive": true})),
+    )
+    .await;
     assert_eq!(on.status(), 200);
     let (_, after) = get(url, dell::CHASSIS).await;
     assert_eq!(after["LocationIndicatorActive"], true);
@@ -313,7 +320,10 @@ async fn the_chassis_identify_led_is_written_as_dells_script_writes_it_and_nothi
         assert!(ids.iter().any(|id| id.ends_with(code)), "{body}: {ids:?}");
     }
     let (_, still) = get(url, dell::CHASSIS).await;
-    assert_eq!(still["LocationIndicatorActive"], true, "a refused PATCH changes nothing");
+    assert_eq!(
+        still["LocationIndicatorActive"], true,
+        "a refused PATCH changes nothing"
+    );
     let (_, log) = get(url, "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog/Entries").await;
     assert!(
         log["Members"]
