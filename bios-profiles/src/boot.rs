@@ -9,7 +9,7 @@
 //! same attributes: what is written is what the BIOS reads back, so `diff` shows boot drift as
 //! attribute drift and `plan` writes it in the one PATCH.
 
-use crate::profile::{Confidence, Setting, Wanted, When};
+use crate::setting::{Confidence, Setting, Wanted, When};
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use redfish_client::resources::boot::BootOption;

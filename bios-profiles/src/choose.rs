@@ -10,8 +10,8 @@
 //! the registry's range. When nothing fits, the setting is unavailable on that host and is left
 //! as is: a guessed token would make iDRAC refuse the whole PATCH (SYS426).
 
-use crate::profile::{Bound, Excluded, Wanted};
-use crate::tables::{AsidSplit, Decision};
+use crate::setting::{AsidSplit, Decision};
+use crate::setting::{Bound, Excluded, Wanted};
 use redfish_client::dependencies::Evaluation;
 use redfish_client::resources::attribute_registry::{AllowedValue, Attribute, AttributeType};
 use redfish_client::resources::bios::AttributeValue;

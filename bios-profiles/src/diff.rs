@@ -3,7 +3,7 @@
 use crate::choose::Choice;
 use crate::host::HostView;
 use crate::library::ResolvedProfile;
-use crate::profile::{Confidence, Setting};
+use crate::setting::{Confidence, Setting};
 use crate::validate::{Checked, ValidateOptions, check_bios};
 use crate::verdict::{Target, Verdict, render_conditions};
 use redfish_client::dependencies::Flag;

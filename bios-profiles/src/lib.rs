@@ -98,6 +98,7 @@ pub mod os;
 pub mod plan;
 pub mod profile;
 pub mod reference;
+pub mod setting;
 pub mod sources;
 pub mod suggest;
 pub mod tables;
@@ -113,12 +114,13 @@ pub use host::{Generation, HostFacts, HostView, MemoryPopulation};
 pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
 pub use memo::CheckMemo;
 pub use plan::{Plan, plan, simulate, simulate_idrac};
-pub use profile::{
-    Bound, Confidence, ConfidenceCounts, Cpu, Excluded, IdracSetting, MemoryCondition, Parameters, Platform, Profile,
-    Setting, Unsupported, Wanted, When,
-};
+pub use profile::{Cpu, IdracSetting, Platform, Profile, Unsupported};
 pub use reference::ProfileRef;
+pub use setting::{
+    AsidSplit, Bound, Confidence, ConfidenceCounts, DataTable, Decision, Excluded, MemoryCondition, Outcome,
+    Parameters, Setting, Wanted, When,
+};
 pub use sources::{Source, Sources};
-pub use tables::{AsidSplit, DataTable, Decision, Outcome, Tables};
+pub use tables::Tables;
 pub use validate::{ValidateOptions, validate, validate_idrac};
 pub use verdict::{Condition, Fix, Severity, Target, Unlock, ValueOrigin, Violation, ViolationKind};

@@ -3,9 +3,8 @@
 use crate::boot::{BootDevices, BootSection};
 use crate::error::{Error, Result};
 use crate::host::HostFacts;
-use crate::profile::{
-    ConfidenceCounts, Cpu, Excluded, IdracSetting, Parameters, Profile, Setting, Unsupported, Wanted,
-};
+use crate::profile::{Cpu, IdracSetting, Profile, Unsupported};
+use crate::setting::{ConfidenceCounts, Excluded, Parameters, Setting, Wanted};
 use crate::sources::Sources;
 use crate::suggest;
 use crate::tables::{self, Tables};
@@ -262,7 +261,7 @@ impl ResolvedProfile {
             for d in s.decisions.iter().filter(|d| {
                 matches!(
                     d.outcome,
-                    crate::tables::Outcome::RulesOut | crate::tables::Outcome::Warning
+                    crate::setting::Outcome::RulesOut | crate::setting::Outcome::Warning
                 )
             }) {
                 cite(
@@ -652,8 +651,8 @@ impl Merge<'_> {
     /// Why `setting` does not apply to the host: another generation, or host facts its
     /// `when` rules out.
     fn exclusion(&self, setting: &Setting) -> Option<String> {
-        setting
-            .generation_exclusion(self.host.generation, self.tables)
+        self.tables
+            .generation_exclusion(setting, self.host.generation)
             .or_else(|| setting.when.excludes(self.host))
     }
 
@@ -707,7 +706,7 @@ fn planned_facts(host: &HostFacts, chain: &[&Profile], tables: &Tables) -> HostF
             .filter(|pl| pl.matches_with(host, tables))
             .filter_map(|pl| pl.bios.get("LogicalProc"));
         for s in own.chain(platforms) {
-            if s.generation_exclusion(host.generation, tables).is_some() {
+            if tables.generation_exclusion(s, host.generation).is_some() {
                 continue;
             }
             match s.wanted.fixed().and_then(AttributeValue::as_str) {

@@ -10,12 +10,11 @@
 
 use crate::error::{Error, Result};
 use crate::host::{Generation, HostFacts};
-use crate::profile::{Confidence, Excluded, Parameters, Setting};
+use crate::setting::{AsidSplit, Confidence, DataTable, Decision, Excluded, Outcome, Parameters, Setting};
 use crate::sources::Sources;
 use redfish_client::resources::bios::AttributeValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::sync::OnceLock;
 
 /// The shipped tables file.
@@ -26,106 +25,6 @@ pub const SHIPPED_TABLES: &str = include_str!("../profiles/dell/tables.toml");
 pub fn shipped() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| Tables::from_toml(SHIPPED_TABLES, "profiles/dell/tables.toml").unwrap_or_default())
-}
-
-/// Which data table decided something.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DataTable {
-    /// CPU model → CCDs and cores per CCD (`[[cpu]]`).
-    CpuLayout,
-    /// NPS options per CPU layout (`[[nps.layout]]`, Dell's per-SKU table).
-    NpsLayout,
-    /// NPS per enabled DIMMs per socket (`[[nps.population]]`, Dell's interleaving rules).
-    NpsPopulation,
-    /// The CPU's maximum SEV ASID count (`[sev]`).
-    SevAsids,
-}
-
-impl DataTable {
-    /// The name used in output (`nps-layout`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::CpuLayout => "cpu-layout",
-            Self::NpsLayout => "nps-layout",
-            Self::NpsPopulation => "nps-population",
-            Self::SevAsids => "sev-asids",
-        }
-    }
-}
-
-impl fmt::Display for DataTable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What a table row decided for a setting on one host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// The row rules values out (listed in [`Decision::rules_out`]).
-    RulesOut,
-    /// The row matched and allows every value the setting may write.
-    Allows,
-    /// No row covers the host: the registry decides, and nothing is ruled out.
-    NoRow,
-    /// The row explains what reading back its [`Decision::fallback`] means; it decides nothing.
-    Readback,
-    /// The host's rules are not documented, or a fact the row needs is unknown: a warning,
-    /// nothing is ruled out.
-    Warning,
-}
-
-/// One table row consulted for a setting on one host, and what it decided, in data and words:
-/// what `rftune profiles show` and `diff` print as the reason for an NPS or an ASID split.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Decision {
-    /// The table.
-    pub table: DataTable,
-    /// The row, in words (`48 cores, 6x2x4 (CCDs x CCXs x cores per CCX)`).
-    pub row: String,
-    /// What it decided here.
-    pub outcome: Outcome,
-    /// The values it rules out on this host.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub rules_out: Vec<AttributeValue>,
-    /// Why, in one line a person can act on.
-    pub reason: String,
-    /// The id of the source behind the row.
-    pub source: String,
-    /// How sure the row is.
-    pub confidence: Confidence,
-    /// The source's words, where the row quotes them.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quote: Option<String>,
-    /// The value the BIOS falls back to when it cannot apply what was written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<AttributeValue>,
-    /// What reading back [`Decision::fallback`] after another value was written means.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub readback: Option<String>,
-    /// The CCD count a layout row assumes, checked against the host's `ProcCcds` value list
-    /// when the registry is known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ccds: Option<u32>,
-}
-
-/// The SEV ASID split a `sev_asids` setting resolved to: the data `profiles show` prints.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct AsidSplit {
-    /// The CPU's maximum ASID count.
-    pub max_asids: u32,
-    /// Where that maximum comes from (`parameter cpu_max_sev_asids of my-cc`, a table row).
-    pub max_from: String,
-    /// ASIDs for plain SEV guests: from [`AsidSplit::min_sev_asid`] to the maximum.
-    pub plain_sev: u32,
-    /// ASIDs for SEV-ES and SEV-SNP guests: 1 to `min_sev_asid - 1`.
-    pub sev_es_snp: u32,
-    /// The value written to `CpuMinSevAsid`.
-    pub min_sev_asid: u32,
-    /// The split in words, with its consequence for plain SEV guests.
-    pub reason: String,
 }
 
 /// How one generation's settings are found.
@@ -351,6 +250,27 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// Why `setting` does not apply to a host of `generation` under these generation rules, or
+    /// `None` when it does (unknown generations: it applies). A generation that inherits
+    /// another's settings takes those written for it; on a generation without evidence only
+    /// settings that name it apply.
+    pub fn generation_exclusion(&self, setting: &Setting, generation: Option<Generation>) -> Option<String> {
+        let g = generation?;
+        if setting.generations.contains(&g) {
+            return None;
+        }
+        if let Some(rule) = self.unproven(g) {
+            return Some(rule);
+        }
+        if setting.generations.is_empty() || setting.generations.iter().any(|&listed| self.counts_as(g, listed)) {
+            return None;
+        }
+        Some(format!(
+            "applies to {} only; this host is {g}",
+            crate::host::list(&setting.generations)
+        ))
+    }
+
     /// Parses a tables file; `file` names it in errors.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
         let tables: Self = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
@@ -848,13 +768,5 @@ fn population(row: &PopulationRow, label: String, rules_out: Vec<AttributeValue>
         fallback: None,
         readback: None,
         ccds: None,
-    }
-}
-
-impl Confidence {
-    /// The less sure of two confidences: a row that combines two sources is as sure as the
-    /// weaker one.
-    pub fn weaker(self, other: Self) -> Self {
-        self.max(other)
     }
 }

@@ -144,9 +144,9 @@ pub fn changes(before: &Attributes, after: &Attributes) -> Vec<Changed> {
 fn staged(bmc: &Bmc, values: &HostValues, state_dir: &std::path::Path) -> Pending {
     let jobs: Vec<DellJob> = values.jobs.iter().filter(|j| j.is_open_bios_job()).cloned().collect();
     let ours = !values.pending.is_empty()
-        && crate::converge::marker_files(state_dir, &bmc.name)
+        && crate::marker::files(state_dir, &bmc.name)
             .iter()
-            .filter_map(|f| crate::converge::read_marker(f))
+            .filter_map(|f| crate::marker::read(f))
             .any(|m| m.bios == values.pending);
     Pending {
         values: values.pending.clone(),

@@ -71,6 +71,7 @@ pub mod inventory;
 pub mod jobs;
 pub mod lifecycle;
 pub mod lock;
+pub(crate) mod marker;
 pub mod observe;
 pub mod passwords;
 pub mod pending;

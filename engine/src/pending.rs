@@ -68,9 +68,9 @@ pub async fn read(bmc: &Bmc, state_dir: &Path) -> Result<Pending> {
         .filter(DellJob::is_open_bios_job)
         .collect();
     let ours = !values.is_empty()
-        && crate::converge::marker_files(state_dir, &bmc.name)
+        && crate::marker::files(state_dir, &bmc.name)
             .iter()
-            .filter_map(|f| crate::converge::read_marker(f))
+            .filter_map(|f| crate::marker::read(f))
             .any(|m| m.bios == values);
     Ok(Pending { values, jobs, ours })
 }

@@ -72,41 +72,6 @@ pub struct PlanOptions {
     pub strict: bool,
 }
 
-impl PlanOptions {
-    /// The options of a plan made with `options`.
-    pub fn of(options: &crate::converge::ApplyOptions) -> Self {
-        use crate::control::RebootPolicy;
-        Self {
-            reboot: match options.reboot {
-                RebootPolicy::Graceful => "graceful",
-                RebootPolicy::Force => "force",
-                RebootPolicy::None => "none",
-            }
-            .into(),
-            apply_time: options.apply_time.clone(),
-            replace_pending: options.replace_pending,
-            strict: options.strict,
-        }
-    }
-
-    /// `options` with what the plan decided: how hosts reboot, when values apply, whether
-    /// pending work is replaced, strictness. Not a dry run.
-    pub fn apply_to(&self, options: &mut crate::converge::ApplyOptions) -> Result<()> {
-        use crate::control::RebootPolicy;
-        options.reboot = match self.reboot.as_str() {
-            "graceful" => RebootPolicy::Graceful,
-            "force" => RebootPolicy::Force,
-            "none" => RebootPolicy::None,
-            other => bad_input!("the plan's reboot policy {other:?} is none of graceful, force, none"),
-        };
-        options.apply_time = self.apply_time.clone();
-        options.replace_pending = self.replace_pending;
-        options.strict = self.strict;
-        options.dry_run = false;
-        Ok(())
-    }
-}
-
 /// What a plan does to one host.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -26,7 +26,7 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         // The password first: a prompt must not meet a spinner.
         let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
         let mut options = config::apply_options(&args.flags);
-        plan.options.apply_to(&mut options)?;
+        options.follow_plan(&plan.options)?;
         let run = ApplyRun::new(profile, dirs, options, args.flags.max_unavailable)?.with_plan(Arc::new(plan));
         let applied = Applied {
             run: Arc::new(run),

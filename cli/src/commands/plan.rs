@@ -11,7 +11,7 @@ use rftune_engine::assess::LoadedProfile;
 use rftune_engine::converge::{Apply, ApplyOptions, ApplyRun};
 use rftune_engine::fleet;
 use rftune_engine::lifecycle::Access;
-use rftune_engine::plan::{self, PlanDocument, PlanOptions};
+use rftune_engine::plan::{self, PlanDocument};
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
@@ -31,7 +31,7 @@ pub async fn run(args: &PlanArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         dry_run: true,
         ..ApplyOptions::default()
     };
-    let plan_options = PlanOptions::of(&options);
+    let plan_options = options.plan_options();
     let run = Arc::new(ApplyRun::new(profile, dirs, options, 1)?);
     // The password first: a prompt must not meet a spinner.
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;

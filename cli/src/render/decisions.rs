@@ -1,7 +1,7 @@
 //! How the data tables' decisions read for people: which row of which table (a CPU layout, a
 //! memory population, the SEV ASID split) decided a setting on a host, and why.
 
-use bios_profiles::tables::{AsidSplit, Decision, Outcome};
+use bios_profiles::{AsidSplit, Decision, Outcome};
 
 /// One line for a decision, or `None` for a row that only allows what the setting writes.
 pub fn line(d: &Decision) -> Option<String> {

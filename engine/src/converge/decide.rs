@@ -3,7 +3,7 @@
 //! and whether a reset is needed at all ([`already_rebooting`]). No IO here, so every case has
 //! a row in a table test.
 
-use super::Marker;
+use crate::marker::Marker;
 use redfish_client::resources::bios::{ApplyTime, Attributes};
 
 /// What the host has staged already, as read before the apply.

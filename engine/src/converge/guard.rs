@@ -5,12 +5,13 @@
 
 use super::decide::{self, RebootStep};
 use super::steps::{Go, Host, Judged};
-use super::{ApplyOutcome, HostApply, marker};
+use super::{ApplyOutcome, HostApply};
 use crate::audit::Step;
 use crate::control::RebootPolicy;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::hooks::{self, Phase as HookPhase, Ran};
 use crate::lock::HostLock;
+use crate::marker;
 use crate::observe::{Event, Phase};
 use crate::plan::{self, Basis, PlanStatus};
 use redfish_client::resources::bios::Attributes;

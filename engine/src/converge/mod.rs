@@ -6,7 +6,7 @@
 //! written to the audit log before the next starts; the decisions are pure functions
 //! (`decide.rs`).
 //!
-//! Interruption safety: before staging, rftune writes a marker (`marker.rs`) naming the values
+//! Interruption safety: before staging, rftune writes a marker (`crate::marker`) naming the values
 //! it is about to stage. A later run that finds exactly those values pending with a BIOS job
 //! still open adopts them instead of staging again, and skips the reset when the host is
 //! already in POST — so a run killed at any point converges without a second reboot where none
@@ -14,14 +14,9 @@
 
 pub(crate) mod decide;
 mod guard;
-mod marker;
 mod provision;
 mod stage;
 mod steps;
-
-pub use marker::Marker;
-pub(crate) use marker::interrupted;
-pub(crate) use marker::{files as marker_files, read as read_marker};
 
 use crate::assess::LoadedProfile;
 use crate::audit::AuditLog;
@@ -71,6 +66,40 @@ pub struct ApplyOptions {
     pub from_defaults: bool,
     /// A BIOS password change to send before staging, applied by the same BIOS job.
     pub password: Option<crate::passwords::PasswordChange>,
+}
+
+impl ApplyOptions {
+    /// The options a plan made with these records: how hosts reboot, when values apply,
+    /// whether pending work is replaced, strictness.
+    pub fn plan_options(&self) -> crate::plan::PlanOptions {
+        crate::plan::PlanOptions {
+            reboot: match self.reboot {
+                RebootPolicy::Graceful => "graceful",
+                RebootPolicy::Force => "force",
+                RebootPolicy::None => "none",
+            }
+            .into(),
+            apply_time: self.apply_time.clone(),
+            replace_pending: self.replace_pending,
+            strict: self.strict,
+        }
+    }
+
+    /// These options with what `plan` decided (how hosts reboot, when values apply, whether
+    /// pending work is replaced, strictness), for applying it: not a dry run.
+    pub fn follow_plan(&mut self, plan: &crate::plan::PlanOptions) -> Result<()> {
+        self.reboot = match plan.reboot.as_str() {
+            "graceful" => RebootPolicy::Graceful,
+            "force" => RebootPolicy::Force,
+            "none" => RebootPolicy::None,
+            other => crate::error::bad_input!("the plan's reboot policy {other:?} is none of graceful, force, none"),
+        };
+        self.apply_time = plan.apply_time.clone();
+        self.replace_pending = plan.replace_pending;
+        self.strict = plan.strict;
+        self.dry_run = false;
+        Ok(())
+    }
 }
 
 impl Default for ApplyOptions {
@@ -273,7 +302,7 @@ async fn finish(
         Rebooted::NotNeeded => None,
         Rebooted::Back(bios) => Some(*bios),
     };
-    marker::remove(&judged.marker);
+    crate::marker::remove(&judged.marker);
     host.password_in_force(judged, settled.as_ref(), result);
     host.verify(judged, settled, result).await
 }

@@ -3,12 +3,12 @@
 //! read back first, and a second PATCH goes out only when the read-back shows nothing staged.
 
 use super::HostApply;
-use super::marker::{self, Marker};
 use super::steps::{Go, Host, Judged};
 use crate::audit::Step;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::interrupt;
+use crate::marker::{self, Marker};
 use crate::observe::Phase;
 use redfish_client::ODataId;
 use redfish_client::oem::dell::{self, DellJob};

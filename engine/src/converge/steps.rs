@@ -3,13 +3,14 @@
 //! audit records.
 
 use super::decide::{self, PendingAction, RebootStep};
-use super::{ApplyOutcome, ApplyRun, HostApply, marker};
+use super::{ApplyOutcome, ApplyRun, HostApply};
 use crate::assess::{Assessment, Blocked};
 use crate::audit::Step;
 use crate::connect::Bmc;
 use crate::control::{self, RebootPolicy};
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::interrupt::{self, Interrupted};
+use crate::marker;
 use crate::observe::{Event, Observer, Phase};
 use crate::snapshot::Snapshot;
 use bios_profiles::Plan;

@@ -232,7 +232,7 @@ async fn preflight(
             let connected = access.open(&host.entry(), Some(audit), false).await;
             let mut problems = Vec::new();
             if let Ok(bmc) = &connected
-                && !crate::converge::interrupted(&dirs.state, &host.name)
+                && !crate::marker::interrupted(&dirs.state, &host.name)
             {
                 observer.event(&Event::phase(&host.name, Phase::Reading));
                 for i in profiles {

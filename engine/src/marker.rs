@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// What rftune staged on a host, for adoption by a later run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Marker {
+pub(crate) struct Marker {
     /// The profile.
     pub profile: String,
     /// The run that staged.
