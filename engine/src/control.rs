@@ -309,7 +309,7 @@ impl crate::lifecycle::Operation for Switch {
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Switched> {
         let _lock = match &self.locks {
-            Some(locks) => Some(locks.hold(bmc).await.inspect_err(|e| {
+            Some(locks) => Some(locks.hold(bmc, observer).await.inspect_err(|e| {
                 let _ = self.audit.record(
                     &bmc.name,
                     crate::audit::Step::Lock,

@@ -12,6 +12,7 @@
 //! for them the BMC-side rule holds (pending work rftune did not stage is refused).
 
 use crate::error::{HostError, HostErrorKind, Result};
+use crate::observe::{Event, Observer, Phase};
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{Read, Seek, Write};
@@ -93,8 +94,8 @@ pub struct Locks {
 
 impl Locks {
     /// Takes the lock of `bmc`.
-    pub async fn hold(&self, bmc: &crate::connect::Bmc) -> Result<HostLock> {
-        acquire(&self.state_dir, &bmc.name, &bmc.url, self.wait).await
+    pub async fn hold(&self, bmc: &crate::connect::Bmc, observer: &dyn Observer) -> Result<HostLock> {
+        acquire(&self.state_dir, &bmc.name, &bmc.url, self.wait, observer).await
     }
 }
 
@@ -122,8 +123,15 @@ impl Drop for HostLock {
 }
 
 /// Takes the lock of the BMC at `url` for host `name` in `state_dir`, waiting up to `wait` for
-/// another run to release it (polling: the wait must stay interruptible and async).
-pub async fn acquire(state_dir: &Path, name: &str, url: &str, wait: Duration) -> Result<HostLock> {
+/// another run to release it (polling: the wait must stay interruptible and async). A wait
+/// that begins is told to `observer` once, naming the holder, so a run that waits says why.
+pub async fn acquire(
+    state_dir: &Path,
+    name: &str,
+    url: &str,
+    wait: Duration,
+    observer: &dyn Observer,
+) -> Result<HostLock> {
     let key = key(url)?;
     let path = path(state_dir, &key);
     if let Some(dir) = path.parent() {
@@ -141,6 +149,7 @@ pub async fn acquire(state_dir: &Path, name: &str, url: &str, wait: Duration) ->
         .map_err(|e| crate::Error::from(e).context(format!("opening the host lock {}", path.display())))?;
     let start = Instant::now();
     let mut pause = Duration::from_millis(50);
+    let mut told = false;
     loop {
         match file.try_lock() {
             Ok(()) => break,
@@ -148,6 +157,12 @@ pub async fn acquire(state_dir: &Path, name: &str, url: &str, wait: Duration) ->
                 if start.elapsed() >= wait {
                     let holder = describe_holder(&mut file).await;
                     return Err(held(name, &key, &path, holder, wait).into());
+                }
+                if !told {
+                    told = true;
+                    let holder = describe_holder(&mut file).await;
+                    let who = holder.map_or_else(|| "it has not said who it is yet".to_owned(), |h| h.to_string());
+                    observer.event(&Event::phase(name, Phase::WaitingForLock(who)));
                 }
                 crate::interrupt::check(name, "waiting for another run's lock on this host")?;
                 tokio::time::sleep(pause.min(wait.saturating_sub(start.elapsed()))).await;
@@ -212,6 +227,7 @@ fn held(name: &str, key: &str, path: &Path, holder: Option<Holder>, wait: Durati
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::observe::Silent;
 
     #[test]
     fn the_lock_key_is_the_normalised_address() {
@@ -243,17 +259,43 @@ mod tests {
         assert!(pid_alive(std::process::id()), "this process runs");
     }
 
+    /// The phases an acquire told, as text.
+    #[derive(Default)]
+    struct Told(std::sync::Mutex<Vec<String>>);
+
+    impl Observer for Told {
+        fn event(&self, event: &Event) {
+            if let Event::Phase { phase, .. } = event {
+                self.0.lock().unwrap().push(phase.to_string());
+            }
+        }
+    }
+
     #[tokio::test]
     async fn a_second_run_is_refused_naming_the_holder_and_a_dead_holders_lock_is_taken_over() {
         let dir = tempfile::tempdir().unwrap();
-        let first = acquire(dir.path(), "r1", "https://127.0.0.1:9001", Duration::ZERO)
+        let first = acquire(dir.path(), "r1", "https://127.0.0.1:9001", Duration::ZERO, &Silent)
             .await
             .unwrap();
         assert!(first.took_over.is_none());
-        // Another name and scheme for the same BMC: the same lock.
-        let err = acquire(dir.path(), "other", "http://127.0.0.1:9001", Duration::from_millis(120))
-            .await
-            .unwrap_err();
+        // Another name and scheme for the same BMC: the same lock; the wait is told, once.
+        let told = Told::default();
+        let err = acquire(
+            dir.path(),
+            "other",
+            "http://127.0.0.1:9001",
+            Duration::from_millis(120),
+            &told,
+        )
+        .await
+        .unwrap_err();
+        let phases = told.0.lock().unwrap().clone();
+        assert_eq!(phases.len(), 1, "{phases:?}");
+        assert!(
+            phases[0].starts_with("waiting for another rftune run's lock on this host: pid ")
+                && phases[0].contains(&std::process::id().to_string()),
+            "{phases:?}"
+        );
         assert_eq!(err.kind(), Some(HostErrorKind::Locked));
         let text = err.to_string();
         assert!(
@@ -270,7 +312,7 @@ mod tests {
             bmc: "127.0.0.1:9001".into(),
         };
         std::fs::write(&path, serde_json::to_vec(&dead).unwrap()).unwrap();
-        let next = acquire(dir.path(), "r1", "https://127.0.0.1:9001", Duration::ZERO)
+        let next = acquire(dir.path(), "r1", "https://127.0.0.1:9001", Duration::ZERO, &Silent)
             .await
             .unwrap();
         assert_eq!(next.took_over, Some(dead), "recognised as stale");

@@ -82,6 +82,9 @@ pub enum Phase {
     RecoveringPower,
     /// An earlier run was interrupted; waiting for the host to settle.
     Settling,
+    /// Another rftune run holds the host's lock; waiting for it (`--lock-wait`). Says who
+    /// holds it, when it has said so.
+    WaitingForLock(String),
     /// Reading the host's values.
     Reading,
     /// Writing iDRAC attributes of a group.
@@ -154,6 +157,7 @@ impl Phase {
         match self {
             Self::RecoveringPower => "recovering_power",
             Self::Settling => "settling",
+            Self::WaitingForLock(_) => "waiting_for_lock",
             Self::Reading => "reading",
             Self::SettingIdrac(_) => "setting_idrac",
             Self::Staging(_) => "staging",
@@ -183,6 +187,7 @@ impl fmt::Display for Phase {
         match self {
             Self::RecoveringPower => f.write_str("an earlier run left the host powered off; powering it on"),
             Self::Settling => f.write_str("an earlier run was interrupted; waiting for the host to settle"),
+            Self::WaitingForLock(holder) => write!(f, "waiting for another rftune run's lock on this host: {holder}"),
             Self::Reading => f.write_str("reading"),
             Self::SettingIdrac(group) => write!(f, "setting iDRAC {group}"),
             Self::Staging(n) => write!(f, "staging {n} BIOS value(s)"),

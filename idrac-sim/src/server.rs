@@ -91,7 +91,15 @@ async fn handle(
     let address = extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map_or_else(|| "127.0.0.1".to_owned(), |c| c.0.ip().to_string());
-    let path = uri.path().trim_end_matches('/').to_owned();
+    // Repeated slashes name the same resource: Dell's file-import script polls
+    // `TaskService/Tasks//JID_...`, which a real iDRAC answers.
+    let mut path = String::with_capacity(uri.path().len());
+    for c in uri.path().chars() {
+        if !(c == '/' && path.ends_with('/')) {
+            path.push(c);
+        }
+    }
+    let path = path.trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
         return json_response(sim_endpoint(&host, &method, sim, &body), &Served::default());

@@ -21,6 +21,9 @@ pub enum ScpCommand {
     /// rebooting the host in its own slot (--reboot, --max-unavailable, --canary,
     /// --max-failures), then each component's result. An import that applied only part of
     /// the profile is an error listing what failed.
+    // apply's --dry-run is hidden here: --preview is an import's dry run (a --dry-run given
+    // anyway is refused with that hint).
+    #[command(mut_arg("dry_run", |a| a.hide(true)))]
     Import(Box<ImportArgs>),
     /// Write the SCP fragment a profile means for one host: each setting's value as that
     /// host's registry chose it, and the unlocks the plan adds, for teams that deploy through

@@ -24,11 +24,17 @@ impl Host<'_> {
         if opts.dry_run {
             return Ok(None);
         }
-        let lock = crate::lock::acquire(&self.run.state_dir, self.name(), &self.bmc.url, opts.lock_wait)
-            .await
-            .inspect_err(|e| {
-                let _ = self.audit(Step::Lock, Value::Null, "refused", json!(crate::error::report(e)));
-            })?;
+        let lock = crate::lock::acquire(
+            &self.run.state_dir,
+            self.name(),
+            &self.bmc.url,
+            opts.lock_wait,
+            self.observer,
+        )
+        .await
+        .inspect_err(|e| {
+            let _ = self.audit(Step::Lock, Value::Null, "refused", json!(crate::error::report(e)));
+        })?;
         if let Some(gone) = &lock.took_over {
             let text = format!("took over the host's lock from a run that is gone: {gone}");
             self.audit(Step::Lock, Value::Null, "ok", json!(text))?;

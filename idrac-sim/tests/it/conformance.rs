@@ -335,3 +335,17 @@ async fn the_chassis_identify_led_is_written_as_dells_script_writes_it_and_nothi
         "the change is in the Lifecycle log"
     );
 }
+
+#[tokio::test]
+async fn repeated_slashes_name_the_same_resource_as_dells_file_import_script_polls_it() {
+    let fleet = start(config()).await;
+    let url = &fleet.hosts()[0].url;
+    // ImportSystemConfigurationLocalFilenameREDFISH.py polls `TaskService/Tasks//JID_...`.
+    let (status, one) = get(url, "/redfish/v1/TaskService/Tasks").await;
+    assert_eq!(status, 200);
+    let (status, two) = get(url, "/redfish//v1//TaskService//Tasks/").await;
+    assert_eq!(status, 200, "{two}");
+    assert_eq!(one["@odata.id"], two["@odata.id"]);
+    let (status, _) = get(url, "/redfish/v1/TaskService/Tasks//JID_000000000000").await;
+    assert_eq!(status, 404, "a task that does not exist is still missing");
+}

@@ -16,6 +16,8 @@ const MANAGER: &str = "/redfish/v1/Managers/iDRAC.Embedded.1";
 const OEM_JOBS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/Jobs";
 const BIOS: &str = "/redfish/v1/Systems/System.Embedded.1/Bios";
 const TASKS: &str = "/redfish/v1/TaskService/Tasks";
+/// The filename import script's `task_uri`, with its trailing slash.
+const FILENAME_TASKS: &str = "/redfish/v1/TaskService/Tasks/";
 
 /// One script second (the POST lasts 60 of them).
 const PACE: Duration = Duration::from_millis(10);
@@ -137,12 +139,13 @@ enum Ending {
     Failed(String),
 }
 
-/// The scripts' job loop: `GET TaskService/Tasks/<id>` (a status other than 200 or 202 retries,
-/// ten at most); `Oem.Dell.Message` must be there; "no reboot" in it (the filename script; the
+/// The scripts' job loop: `GET <tasks>/<id>` (a status other than 200 or 202 retries, ten at
+/// most; the filename import script's `tasks` ends in a slash, so it asks for
+/// `TaskService/Tasks//<id>`); `Oem.Dell.Message` must be there; "no reboot" in it (the filename script; the
 /// other looks for "No reboot Server"), a Failed or CompletedWithErrors JobState, or Completed
 /// with a message of success or "no changes" ends the loop. Completed with "fail", "error",
 /// "not", "unable", "no device configuration" or "time" in the message is the script's FAIL.
-async fn job_loop(s: &Script, job: &str) -> Result<(Ending, Answer), String> {
+async fn job_loop(s: &Script, tasks: &str, job: &str) -> Result<(Ending, Answer), String> {
     let mut errors = 0;
     let started = tokio::time::Instant::now();
     loop {
@@ -152,7 +155,7 @@ async fn job_loop(s: &Script, job: &str) -> Result<(Ending, Answer), String> {
         if started.elapsed() > PACE * 1800 {
             return Err("the job never ended".into());
         }
-        let r = s.get(&format!("{TASKS}/{job}")).await?;
+        let r = s.get(&format!("{tasks}/{job}")).await?;
         let Ok(message) = r.text("/Oem/Dell/Message") else {
             errors += 1;
             continue;
@@ -207,10 +210,10 @@ async fn preview(s: &Script, file: &str) -> Result<(Ending, Answer), String> {
     let r = s.post(&url, body).await?;
     r.expect(&[202])?;
     let job = r.location_id()?;
-    job_loop(s, &job).await
+    job_loop(s, TASKS, &job).await
 }
 
-/// ImportSystemConfigurationLocalFilenameREDFISH.py `-t TARGET -f FILE [--shutdown-type T]`:
+/// ImportSystemConfigurationLocalFilenameREDFISH.py `--target TARGET --filename FILE [--shutdown-type T]`:
 /// POST (202 required), five seconds' wait, then the job loop.
 async fn import_file(s: &Script, target: &str, file: &str, shutdown: Option<&str>) -> Result<(Ending, Answer), String> {
     let url = action_url(s, "ImportSystemConfiguration").await?;
@@ -222,7 +225,7 @@ async fn import_file(s: &Script, target: &str, file: &str, shutdown: Option<&str
     r.expect(&[202])?;
     let job = r.location_id()?;
     s.sleep(5).await;
-    job_loop(s, &job).await
+    job_loop(s, FILENAME_TASKS, &job).await
 }
 
 /// The per-attribute results of a finished task: (name, old, new, status).
@@ -408,7 +411,7 @@ async fn dell_import_script_with_no_reboot_leaves_the_job_paused_until_the_host_
         while s.get(&format!("{TASKS}/{job}")).await?.text("/Oem/Dell/JobState")? == "Paused" {
             s.sleep(1).await;
         }
-        let (ending, r) = job_loop(&s, &job).await?;
+        let (ending, r) = job_loop(&s, FILENAME_TASKS, &job).await?;
         if ending != Ending::Pass || r.text("/Oem/Dell/MessageId")? != "SYS053" {
             return Err(format!("after the reboot the job ended {ending:?}"));
         }
@@ -433,7 +436,7 @@ async fn dell_built_in_import_payload_sets_ipmi_and_reports_the_user_fields_the_
         let r = s.post(&url, payload).await?;
         r.expect(&[202])?;
         let job = r.location_id()?;
-        let (ending, r) = job_loop(&s, &job).await?;
+        let (ending, r) = job_loop(&s, TASKS, &job).await?;
         let Ending::Failed(how) = ending else {
             return Err(format!("a partly failed import ended {ending:?}"));
         };
