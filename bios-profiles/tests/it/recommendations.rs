@@ -507,6 +507,7 @@ const DEFINITIONS: &[&str] = &[
     "OS DBPM is another Performance Per Watt option that relies on the operating system to dynamically control individual core frequency.",
     "Performance Per Watt OS mode optimizes the performance/watt efficiency with a bias towards performance.",
     "Logging these rare errors can help identify marginal components",
+    "Custom allows the user to individually modify any of the low-level settings that are preset and unchangeable in any of the other four preset modes.",
 ];
 
 #[test]
@@ -590,8 +591,19 @@ fn ai_gpu_follows_amd_s_own_host_table_for_rome_and_milan() {
             resolved.bios["PcieEnhancedPreferredIo"].wanted,
             Wanted::Value("Enabled".into())
         );
-        // NPS 1 for software that is not NUMA-aware, from AMD's 7002/7003 guidance.
-        assert_eq!(resolved.bios["NumaNodesPerSocket"].source, "amd-instinct-host-7002");
+        // NPS 1 for software that is not NUMA-aware: stated by AMD's 7002 page; on Milan only
+        // carried over (the MI200 page's NPS advice is NPS 4 for most HPC workloads).
+        let nps = &resolved.bios["NumaNodesPerSocket"];
+        assert_eq!(nps.wanted, Wanted::Value("1".into()), "{brand}");
+        assert_eq!(
+            (nps.source.as_str(), nps.confidence),
+            if source == "amd-instinct-host-7002" {
+                (source, Confidence::Stated)
+            } else {
+                (source, Confidence::Inferred)
+            },
+            "{brand}"
+        );
         // No EPYC 9004 row applies to these generations.
         assert!(
             resolved.bios.values().all(|s| s.source != "amd-instinct-host"),

@@ -260,8 +260,8 @@ fn forced_and_skipped_settings_show_in_the_diff() {
 
 /// Dell's bandwidth note's R7525: two 48-core EPYC 7552s (six CCDs each). The fixture is a Milan R7525, so
 /// this changes what the CPU decides: the brand, the core count, NPS 4 gone from the value list
-/// (Dell's table: setup does not offer what the CPU cannot do), and the xGMI tokens as real
-/// hosts spell them (`Force`, displayed `Forced`).
+/// (Dell's table: setup does not offer what the CPU cannot do). The fixture's xGMI tokens are
+/// already the ones real hosts spell (`Force`).
 fn r7525_with_epyc_7552() -> Fixture {
     let mut f = Fixture::load("r7525");
     for n in [1, 2] {
@@ -271,23 +271,8 @@ fn r7525_with_epyc_7552() -> Fixture {
             .insert(format!("Proc{n}NumCores"), AttributeValue::Integer(48));
     }
     for a in &mut f.registry.registry_entries.attributes {
-        match a.attribute_name.as_str() {
-            "NumaNodesPerSocket" => a.values.retain(|v| v.value_name != "4"),
-            "DynamicLinkWidthManagement" => {
-                for v in &mut a.values {
-                    if v.value_name == "Forced" {
-                        v.value_name = "Force".into();
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    for d in &mut f.registry.registry_entries.dependencies {
-        for c in d.dependency.iter_mut().flat_map(|m| m.map_from.iter_mut()) {
-            if c.map_from_attribute == "DynamicLinkWidthManagement" && c.map_from_value == "Forced" {
-                c.map_from_value = "Force".into();
-            }
+        if a.attribute_name == "NumaNodesPerSocket" {
+            a.values.retain(|v| v.value_name != "4");
         }
     }
     f
