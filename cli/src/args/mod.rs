@@ -635,6 +635,11 @@ pub enum ProfilesCommand {
         /// Resolve for this many populated sockets (settings such as `when = { sockets = 2 }`).
         #[arg(long)]
         sockets: Option<u32>,
+        /// Resolve for this many cores per processor (settings that depend on the hardware
+        /// thread count, such as the IOMMU kept on past 255 threads). Taken from a brand
+        /// string's "64-Core" when --cpu gives one.
+        #[arg(long)]
+        cores: Option<u32>,
     },
     /// Check a profile: its format, and with --registry or --bmc its values against the BIOS
     /// attribute registry and dependencies. Exit 0 clean, 2 problems found, 1 error.

@@ -26,6 +26,7 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             generation,
             cpu,
             sockets,
+            cores,
         } => {
             let mut host = facts(model.as_deref(), generation.as_deref())?;
             if let Some(cpu) = cpu {
@@ -35,9 +36,11 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
                     format!("AMD EPYC {}", cpu.trim())
                 };
                 host.generation = host.generation.or_else(|| Generation::from_cpu_model(&brand));
+                host.cores = brand_cores(&brand);
                 host.cpu = Some(brand);
             }
             host.sockets = *sockets;
+            host.cores = cores.or(host.cores);
             show(profile, &host, output)
         }
         ProfilesCommand::Search { query } => search(&query.join(" "), output),
@@ -163,6 +166,13 @@ fn list(output: OutputFormat) -> Result<Exit> {
     }
     render::text(&t.render())?;
     Ok(Exit::Success)
+}
+
+/// The cores a brand string names (`AMD EPYC 7763 64-Core Processor` → 64).
+fn brand_cores(brand: &str) -> Option<u32> {
+    let (before, _) = brand.split_once("-Core")?;
+    let digits = before.rsplit(' ').next()?;
+    digits.parse().ok().filter(|&n| n > 0)
 }
 
 fn first_sentence(s: &str) -> String {

@@ -242,3 +242,57 @@ async fn a_model_is_matched_without_case_or_the_poweredge_prefix() {
         );
     }
 }
+
+#[tokio::test]
+async fn show_resolves_the_thread_count_pins_for_a_cpu_and_prints_the_sev_asid_split() {
+    let show = async |args: &[&str]| {
+        let out = Run::new(args).output().await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout(&out)
+    };
+    // Two 64-core Milans with SMT on (performance) have 256 threads: the IOMMU stays on. The
+    // cores come from the brand string; one socket has 128 threads and no such pin.
+    let brand = "AMD EPYC 7763 64-Core Processor";
+    let two = show(&["profiles", "show", "performance", "--cpu", brand, "--sockets", "2"]).await;
+    assert!(
+        two.lines()
+            .any(|l| l.starts_with("IommuSupport") && l.contains("Enabled")),
+        "{two}"
+    );
+    assert!(two.contains("limit IommuSupport: Disabled not possible"), "{two}");
+    let one = show(&[
+        "profiles",
+        "show",
+        "performance",
+        "--cpu",
+        "7763",
+        "--sockets",
+        "1",
+        "--cores",
+        "64",
+    ])
+    .await;
+    assert!(!one.lines().any(|l| l.starts_with("IommuSupport")), "{one}");
+    // The split, with the CPU's maximum given as a parameter.
+    let dir = TempDir::new();
+    let file = dir.0.join("our-cc.toml");
+    std::fs::write(
+        &file,
+        "name = \"our-cc\"\ndescription = \"SEV-SNP hosts\"\nextends = \"confidential-computing\"\n\n[parameters]\ncpu_max_sev_asids = 509\n",
+    )
+    .unwrap();
+    let cc = show(&[
+        "profiles",
+        "show",
+        file.to_str().unwrap(),
+        "--cpu",
+        "7763",
+        "--sockets",
+        "2",
+    ])
+    .await;
+    assert!(
+        cc.contains("split CpuMinSevAsid = 502: 501 ASIDs for SEV-ES/SNP, 8 for plain SEV, of 509"),
+        "{cc}"
+    );
+}
