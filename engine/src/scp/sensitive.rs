@@ -1,8 +1,8 @@
 //! Which SCP attributes hold a host's identity or a secret, by their name and value, so that
 //! neither ever reaches a derived profile and a shared export carries no secret: passwords and
-//! their hashes and salts, keys, SNMP communities, tokens (secrets); addresses, host, domain and
-//! user names, MACs, IQNs and WWNs, certificates, asset and service tags, contacts and
-//! locations (identity). The names are those real exports use (an R6515's, an R640's and an
+//! their hashes and salts, keys, SNMP communities, tokens (secrets; rules about passwords, such
+//! as a minimum length, are settings); addresses, host, domain and user names, MACs, IQNs and
+//! WWNs, certificates, asset and service tags, contacts and locations (identity). The names are those real exports use (an R6515's, an R640's and an
 //! R7525's: `Users.2#Password`, `IPMILan.1#EncryptionKey`, `IPMILan.1#CommunityName`,
 //! `LDAP.1#BindPassword`, `IPv4Static.1#Address`, `NIC.1#DNSRacName`, `VirtMacAddr`,
 //! `IscsiInitiatorName`, ...); a value that looks like an address, a MAC, an IQN or a masked
@@ -44,6 +44,19 @@ const SECRET_WORDS: [&str; 12] = [
     "credential",
     "registrationdetails",
     "privatekey",
+];
+
+/// Words that make a password-named attribute a rule about passwords rather than one.
+const POLICY_WORDS: [&str; 9] = [
+    "minimumlength",
+    "minlength",
+    "maxlength",
+    "score",
+    "strong",
+    "status",
+    "policy",
+    "complexity",
+    "expir",
 ];
 
 /// Words whose presence anywhere in an attribute's name marks the host's identity.
@@ -88,7 +101,10 @@ pub fn classify(name: &str, value: &str) -> Option<Sensitive> {
     let field = name.rsplit(['#', '.']).next().unwrap_or(name).to_ascii_lowercase();
     let masked = !value.is_empty() && value.chars().all(|c| c == '*');
     let is_key = field.ends_with("key") && !matches!(field.as_str(), "quitkey" | "hotkey");
-    if masked || is_key || SECRET_WORDS.iter().any(|w| field.contains(w)) {
+    // Rules about passwords, not passwords: `Security.1#PasswordMinimumLength`,
+    // `Security.1#MinimumPasswordScore`, `StrongPassword`, the BIOS's `PasswordStatus`.
+    let policy = POLICY_WORDS.iter().any(|w| field.contains(w));
+    if masked || is_key || (!policy && SECRET_WORDS.iter().any(|w| field.contains(w))) {
         return Some(Sensitive::Secret);
     }
     // DNS1, NTP2, Server1: numbered servers.
@@ -99,7 +115,10 @@ pub fn classify(name: &str, value: &str) -> Option<Sensitive> {
     };
     // Settings that merely sound like it: a serial port's I/O address, the switch that
     // turns certificate checks off, an account's "use e-mail" switch.
-    let setting = field.ends_with("portaddress") || field.starts_with("ignorecert") || field == "useemail";
+    let setting = field.ends_with("portaddress")
+        || field.ends_with("addressmanagement")
+        || field.starts_with("ignorecert")
+        || field == "useemail";
     let by_name = IDENTITY_WORDS.iter().any(|w| field.contains(w))
         || IDENTITY_ENDINGS.iter().any(|w| field.ends_with(w))
         || ["dns", "ntp", "server"].iter().any(|p| numbered(p))
@@ -215,6 +234,11 @@ mod tests {
             ("ProcMachineCheck", "Enabled"),
             ("Users.2#UseEmail", "Disabled"),
             ("RFS.1#IgnoreCertWarning", "Yes"),
+            ("Security.1#PasswordMinimumLength", "8"),
+            ("Security.1#MinimumPasswordScore", "Weak Protection"),
+            ("StrongPassword", "Disabled"),
+            ("PasswordStatus", "Unlocked"),
+            ("LCAttributes.1#VirtualAddressManagement", "Console"),
         ] {
             let got = classify(name, value);
             // FwUpdateIPAddr is an address field whatever it holds: identity by its name.
