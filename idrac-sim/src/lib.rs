@@ -29,6 +29,7 @@ pub mod power;
 pub mod protocol;
 pub mod query;
 pub mod rendered;
+pub mod served;
 pub mod server;
 pub mod stats;
 pub mod synth;

@@ -1,6 +1,7 @@
 //! The OData documents a Redfish service serves besides its resources: the service document
 //! at `/redfish/v1/odata` and the metadata document at `/redfish/v1/$metadata`, generated from
-//! the tree when it has none of its own.
+//! the tree when it has none of its own, and where each schema they name is published (the
+//! location the `JsonSchemas` files give too).
 //!
 //! The metadata document references each schema namespace the service's documents use at its
 //! published location (DMTF's site, or Dell's for Dell's OEM schemas) rather than at a copy the
@@ -56,7 +57,7 @@ pub fn metadata(namespaces: &BTreeSet<String>, service_root_type: Option<&str>) 
         let _ = writeln!(
             out,
             "  <edmx:Reference Uri=\"{}\">",
-            xml_escape(&crate::synth::publication(file, "_v1.xml"))
+            xml_escape(&publication(file, "_v1.xml"))
         );
         for ns in names {
             if ns == "RedfishExtensions.v1_0_0" {
@@ -76,6 +77,16 @@ pub fn metadata(namespaces: &BTreeSet<String>, service_root_type: Option<&str>) 
     );
     out.push_str("    </Schema>\n  </edmx:DataServices>\n</edmx:Edmx>\n");
     out
+}
+
+/// Where a namespace's schema is published: DMTF's site for DMTF schemas, Dell's for Dell's
+/// OEM ones (the `PublicationUri` real `JsonSchemas` files name).
+pub fn publication(namespace: &str, suffix: &str) -> String {
+    if namespace.starts_with("Dell") || namespace.starts_with("OemManager") {
+        format!("http://downloads.dell.com/redfish/bmc/schemas/{namespace}{suffix}")
+    } else {
+        format!("http://redfish.dmtf.org/schemas/v1/{namespace}{suffix}")
+    }
 }
 
 fn xml_escape(s: &str) -> String {

@@ -9,7 +9,7 @@
 //! and Dell's iDRAC Redfish API guide ("HTTP headers": Cache-Control on all responses, metadata
 //! cacheable and instrumentation not; "HTTP methods": every URL supports HEAD).
 
-use crate::host::{Host, Reply};
+use crate::host::{Host, Reply, SESSIONS};
 use crate::messages;
 use axum::http::{HeaderMap, HeaderValue};
 use redfish_client::oem::dell;
@@ -122,9 +122,6 @@ pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
     }
     (host.fixture.doc(path).is_some() || DYNAMIC.contains(&path)).then_some(READ)
 }
-
-/// The sessions collection.
-pub const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
 
 /// Read-only paths served from the host's state or generated, not from a tree's documents.
 const DYNAMIC: [&str; 15] = [

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 
-const SESSIONS: &str = protocol::SESSIONS;
+const SESSIONS: &str = crate::host::SESSIONS;
 const SESSIONS_MEMBERS: &str = "/redfish/v1/SessionService/Sessions/Members";
 /// The DMTF view of the job queue.
 const DMTF_JOBS: &str = crate::host::DMTF_JOBS;

@@ -12,6 +12,8 @@
 //! `NetworkProtocol` links and the `JsonSchemas` files. What changes with the host's state
 //! (accounts, log entries, subscriptions, the iDRAC's network settings) is rendered by the host.
 
+use crate::odata::publication;
+use crate::served::{RENDERED_TYPES, SCP_TARGETS};
 use redfish_client::oem::dell;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -395,7 +397,7 @@ fn scp_actions(docs: &mut HashMap<String, Value>, c: &mut Completion, new: bool)
             "Target@Redfish.AllowableValues": targets,
         })
     };
-    let all = crate::host::SCP_TARGETS;
+    let all = SCP_TARGETS;
     let export = json!({
         "ExportFormat@Redfish.AllowableValues": ["XML", "JSON"],
         "ExportUse@Redfish.AllowableValues": ["Default", "Clone", "Replace"],
@@ -488,20 +490,10 @@ pub fn namespaces(docs: &HashMap<String, Value>) -> BTreeSet<String> {
             add(t);
         }
     }
-    for t in crate::host::RENDERED_TYPES {
+    for t in RENDERED_TYPES {
         add(t);
     }
     out
-}
-
-/// Where a namespace's schema is published: DMTF's site for DMTF schemas, Dell's for Dell's
-/// OEM ones (the `PublicationUri` real `JsonSchemas` files name).
-pub fn publication(namespace: &str, suffix: &str) -> String {
-    if namespace.starts_with("Dell") || namespace.starts_with("OemManager") {
-        format!("http://downloads.dell.com/redfish/bmc/schemas/{namespace}{suffix}")
-    } else {
-        format!("http://redfish.dmtf.org/schemas/v1/{namespace}{suffix}")
-    }
 }
 
 fn json_schemas(docs: &mut HashMap<String, Value>, c: &mut Completion) {

@@ -513,7 +513,7 @@ impl Host {
         let mut staged = Vec::new();
         for (n, fields) in by_slot {
             if n == 1 || n > SLOTS {
-                problems.push(super::bios::read_only(&format!("Users.{n}.UserName")));
+                problems.push(super::attributes::read_only(&format!("Users.{n}.UserName")));
                 continue;
             }
             let mut a = s.accounts[n - 1].clone();

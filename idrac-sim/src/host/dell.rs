@@ -2,7 +2,7 @@
 //! `Managers/<id>/Attributes` paths that serve them), validated against the manager attribute
 //! registry and applied at once.
 
-use super::bios::{read_only, unknown_attribute, value_problem};
+use super::attributes::{read_only, unknown_attribute, value_problem};
 use super::{Caller, Host, LOCKDOWN, Reply};
 use crate::messages::{self, idrac};
 use redfish_client::dependencies::DependencyEvaluator;

@@ -37,7 +37,7 @@ impl Host {
             redfish_client::oem::dell::OEM_JOBS,
             redfish_client::oem::dell::JOBS,
             super::jobs::DMTF_JOBS,
-            crate::protocol::SESSIONS,
+            super::sessions::SESSIONS,
         ];
         let context = rendered.contains(&path)
             && self

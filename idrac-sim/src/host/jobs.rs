@@ -1,6 +1,7 @@
 //! The job queue: BIOS configuration jobs (`@Redfish.SettingsApplyTime` or `POST Jobs`), reboot
 //! jobs (`DellJobService.CreateRebootJob`, scheduled by `SetupJobQueue`), maintenance windows,
-//! and the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
+//! the kinds of job (a Server Configuration Profile's three among them, which `scp` runs), and
+//! the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
 //! `…/Oem/Dell/Jobs`) and the DMTF `Job` (at `JobService/Jobs`), shaped as on real R750s.
 
 use super::{Host, Reply, State};
@@ -22,7 +23,39 @@ pub(super) enum JobKind {
     /// Restarts the host when its start time comes.
     Reboot(RebootKind),
     /// A Server Configuration Profile export, preview or import (`scp`).
-    Scp(super::scp::ScpKind),
+    Scp(ScpKind),
+}
+
+/// What an SCP job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ScpKind {
+    /// `ExportSystemConfiguration`.
+    Export,
+    /// `ImportSystemConfigurationPreview`.
+    Preview,
+    /// `ImportSystemConfiguration`.
+    Import,
+}
+
+impl ScpKind {
+    /// The DellJob `JobType` (the DellJob schema's values).
+    pub(super) fn job_type(self) -> &'static str {
+        match self {
+            Self::Export => "ExportConfiguration",
+            Self::Preview => "PreviewConfiguration",
+            Self::Import => "ImportConfiguration",
+        }
+    }
+
+    /// The job's `Name` (Ansible's sample import job is "Import Configuration"; the other two
+    /// follow it, assumed).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Export => "Export Configuration",
+            Self::Preview => "Preview Configuration",
+            Self::Import => "Import Configuration",
+        }
+    }
 }
 
 /// `RebootJobType` of `DellJobService.CreateRebootJob`.

@@ -252,7 +252,7 @@ impl Host {
     pub fn audit(&self, caller: &Caller, method: &str, path: &str, body: &[u8], reply: &super::Reply) {
         use redfish_client::oem::dell;
         let ok = (200..300).contains(&reply.status);
-        let login_refused = method == "POST" && path == crate::protocol::SESSIONS && reply.status == 401;
+        let login_refused = method == "POST" && path == super::sessions::SESSIONS && reply.status == 401;
         let basic_refused = reply.status == 401 && !caller.user.is_empty();
         if !ok && !login_refused && !basic_refused {
             return;
@@ -293,7 +293,7 @@ impl Host {
         };
         let action = path.rsplit_once("/Actions/").map(|(_, a)| a.trim_start_matches("Oem/"));
         match (method, path, action) {
-            ("POST", crate::protocol::SESSIONS, _) => {
+            ("POST", super::sessions::SESSIONS, _) => {
                 let user = body["UserName"].as_str().unwrap_or_default();
                 Self::lc_log(
                     &mut s,
@@ -303,7 +303,7 @@ impl Host {
                     Some(super::MANAGER),
                 );
             }
-            ("DELETE", p, _) if p.starts_with(crate::protocol::SESSIONS) => {
+            ("DELETE", p, _) if p.starts_with(super::sessions::SESSIONS) => {
                 Self::lc_log(&mut s, "USR0032", &who, "Audit", Some(super::MANAGER));
             }
             ("PATCH", dell::BIOS_SETTINGS, _) => {

@@ -9,12 +9,15 @@
 //! with live values), `registry` (what the current values make of the registry: hidden and
 //! read-only attributes, System Lockdown, the rendered registry), `readings` (power readings
 //! and the energy counter), `bios` (staging, `ClearPending`, `ResetBios`, `ChangePassword`),
-//! `jobs` (the queue and its two views, reboot jobs, windows), `actions` (system, chassis and
-//! manager resets, boot override, BIOS recovery), `boot` (the boot sequence and what changes
-//! it), `secure_boot` (Secure Boot and its key resets) and `dell` (iDRAC attributes).
+//! `attributes` (the messages a refused attribute write carries, whichever operation wrote it),
+//! `jobs` (the queue and its two views, the kinds of job, reboot jobs, windows), `actions`
+//! (system, chassis and manager resets, boot override, BIOS recovery), `boot` (the boot
+//! sequence and what changes it), `secure_boot` (Secure Boot and its key resets) and `dell`
+//! (iDRAC attributes).
 
 mod accounts;
 mod actions;
+mod attributes;
 mod bios;
 mod boot;
 mod chassis;
@@ -40,7 +43,8 @@ pub use jobs::DMTF_JOBS;
 pub use logs::{Caller, FAULT_ENTRIES, LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES};
 pub use network::MANAGER_NIC;
 pub use reply::{Rendered, Reply};
-pub use scp::{TARGETS as SCP_TARGETS, TASKS};
+pub use scp::TASKS;
+pub use sessions::SESSIONS;
 pub use timeline::Availability;
 
 use crate::config::{FaultKind, SimConfig};
@@ -61,22 +65,6 @@ use std::time::Instant;
 
 /// The Manager, the origin of most Lifecycle-log entries.
 pub const MANAGER: &str = redfish_client::oem::dell::MANAGER;
-
-/// The types of the documents a host renders from its state rather than from the tree, which
-/// `$metadata` and `JsonSchemas` list along with the tree's.
-pub const RENDERED_TYPES: [&str; 11] = [
-    "#Session.v1_6_0.Session",
-    "#SessionCollection.SessionCollection",
-    "#DellJob.v1_5_0.DellJob",
-    "#DellJobCollection.DellJobCollection",
-    "#Job.v1_2_1.Job",
-    "#JobCollection.JobCollection",
-    "#LogEntry.v1_15_0.LogEntry",
-    "#LogEntry.v1_9_0.LogEntry",
-    "#LogEntryCollection.LogEntryCollection",
-    "#EventDestination.v1_11_0.EventDestination",
-    "#EventDestinationCollection.EventDestinationCollection",
-];
 
 /// A host's kept rendering of one path, with its generation.
 type Kept = (u64, Arc<Rendered>);

@@ -12,11 +12,12 @@
 //! `ServerConfigurationProfileResults` message of the task. What no public payload shows is
 //! marked assumed in `idrac-sim/README.md`.
 
-use super::bios::{hidden, not_allowed_now, read_only, unknown_attribute, value_problem};
-use super::jobs::{Job, JobKind};
+use super::attributes::{hidden, not_allowed_now, read_only, unknown_attribute, value_problem};
+use super::jobs::{Job, JobKind, ScpKind};
 use super::{Caller, Host, Reply, State};
 use crate::clock::{self, wall};
 use crate::messages::{self, idrac};
+use crate::served::SCP_TARGETS;
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::scp::{
     BIOS_FQDD, Component, ComponentKind, Format, ScpAttribute, ScpDocument, attribute_name, scp_name, value_text,
@@ -31,23 +32,6 @@ use std::time::{Instant, SystemTime};
 /// The task collection.
 pub const TASKS: &str = "/redfish/v1/TaskService/Tasks";
 
-/// The targets a real Manager lists for export and import (R750, iDRAC 6.00 and 7.10).
-pub const TARGETS: [&str; 13] = [
-    "ALL",
-    "IDRAC",
-    "BIOS",
-    "NIC",
-    "RAID",
-    "FC",
-    "InfiniBand",
-    "SupportAssist",
-    "EventFilters",
-    "System",
-    "LifecycleController",
-    "AHCI",
-    "PCIeSSD",
-];
-
 /// The message a `NoReboot` import's job shows while it waits for a reboot: the text an
 /// earlier revision of Dell's PowerShell import script compares the job's message with (the
 /// Python scripts look for "No reboot Server" in it). Its MessageId is assumed.
@@ -56,38 +40,6 @@ const NO_REBOOT: &str =
 
 /// The `Users.N.*` fields the emulated accounts have.
 const ACCOUNT_FIELDS: [&str; 4] = ["UserName", "Password", "Enable", "Privilege"];
-
-/// What an SCP job does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ScpKind {
-    /// `ExportSystemConfiguration`.
-    Export,
-    /// `ImportSystemConfigurationPreview`.
-    Preview,
-    /// `ImportSystemConfiguration`.
-    Import,
-}
-
-impl ScpKind {
-    /// The DellJob `JobType` (the DellJob schema's values).
-    pub(super) fn job_type(self) -> &'static str {
-        match self {
-            Self::Export => "ExportConfiguration",
-            Self::Preview => "PreviewConfiguration",
-            Self::Import => "ImportConfiguration",
-        }
-    }
-
-    /// The job's `Name` (Ansible's sample import job is "Import Configuration"; the other two
-    /// follow it, assumed).
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Self::Export => "Export Configuration",
-            Self::Preview => "Preview Configuration",
-            Self::Import => "Import Configuration",
-        }
-    }
-}
 
 /// How an import gets the reboot its BIOS attributes need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,17 +153,17 @@ fn targets(body: &Value) -> Result<Vec<String>, Value> {
                 "ShareParameters",
                 "Target",
                 Some(&other.to_string()),
-                &TARGETS,
+                &SCP_TARGETS,
             ));
         }
     };
     for t in &list {
-        if !TARGETS.iter().any(|k| k.eq_ignore_ascii_case(t)) {
+        if !SCP_TARGETS.iter().any(|k| k.eq_ignore_ascii_case(t)) {
             return Err(messages::action_parameter(
                 "ShareParameters",
                 "Target",
                 Some(t),
-                &TARGETS,
+                &SCP_TARGETS,
             ));
         }
     }

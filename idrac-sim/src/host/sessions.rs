@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Instant, SystemTime};
 
+/// The sessions collection.
+pub const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+
 #[derive(Debug, Clone)]
 pub(super) struct Session {
     token: String,

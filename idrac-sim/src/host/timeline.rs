@@ -6,7 +6,7 @@
 //! arrives), so no task runs per host and nothing a client sees depends on when it asks.
 //! Readiness (`availability`, `GetRemoteServicesAPIStatus`) is read off the same state.
 
-use super::jobs::{Job, JobKind};
+use super::jobs::{Job, JobKind, ScpKind};
 use super::{Boot, Host, State};
 use crate::clock::wall;
 use crate::messages::idrac;
@@ -59,8 +59,7 @@ impl Host {
         self.account_energy(s, now);
         if let Some(boot) = s.boot
             && let Some(job) = s.jobs.values_mut().find(|j| {
-                j.state == JobState::Running
-                    && matches!(j.kind, JobKind::Bios | JobKind::Scp(super::scp::ScpKind::Import))
+                j.state == JobState::Running && matches!(j.kind, JobKind::Bios | JobKind::Scp(ScpKind::Import))
             })
         {
             let total = self.config.boot_time;

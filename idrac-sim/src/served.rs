@@ -1,0 +1,38 @@
+//! What every host serves beyond its tree, named once for the tree's completion (which lists
+//! and advertises it) and for the hosts (which serve it): the types of the documents a host
+//! renders from its state, and the Server Configuration Profile targets. A leaf: it knows
+//! neither.
+
+/// The types of the documents a host renders from its state rather than from the tree, which
+/// `$metadata` and `JsonSchemas` list along with the tree's.
+pub const RENDERED_TYPES: [&str; 11] = [
+    "#Session.v1_6_0.Session",
+    "#SessionCollection.SessionCollection",
+    "#DellJob.v1_5_0.DellJob",
+    "#DellJobCollection.DellJobCollection",
+    "#Job.v1_2_1.Job",
+    "#JobCollection.JobCollection",
+    "#LogEntry.v1_15_0.LogEntry",
+    "#LogEntry.v1_9_0.LogEntry",
+    "#LogEntryCollection.LogEntryCollection",
+    "#EventDestination.v1_11_0.EventDestination",
+    "#EventDestinationCollection.EventDestinationCollection",
+];
+
+/// The Server Configuration Profile targets a real Manager lists for export and import (R750,
+/// iDRAC 6.00 and 7.10).
+pub const SCP_TARGETS: [&str; 13] = [
+    "ALL",
+    "IDRAC",
+    "BIOS",
+    "NIC",
+    "RAID",
+    "FC",
+    "InfiniBand",
+    "SupportAssist",
+    "EventFilters",
+    "System",
+    "LifecycleController",
+    "AHCI",
+    "PCIeSSD",
+];
