@@ -37,6 +37,16 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
     (if m <= 2 { yoe + era * 400 + 1 } else { yoe + era * 400 }, m, d)
 }
 
+/// The UTC calendar date of `t`: (year, month, day).
+pub fn ymd(t: SystemTime) -> (i32, u8, u8) {
+    let (y, m, d) = civil_from_days(epoch_seconds(t).div_euclid(86_400));
+    (
+        i32::try_from(y).unwrap_or(i32::MAX),
+        u8::try_from(m).unwrap_or(1),
+        u8::try_from(d).unwrap_or(1),
+    )
+}
+
 /// The wall-clock time of `at`.
 pub fn wall(at: Instant) -> SystemTime {
     let now = Instant::now();

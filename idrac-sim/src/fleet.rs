@@ -84,7 +84,10 @@ impl Fleet {
             ),
         };
         let fixture = Arc::new(fixture);
-        let identity = if config.tls { Some(Identity::generate()?) } else { None };
+        // Generated over HTTP too: the hosts describe the certificate an iDRAC always has.
+        let generated = Identity::generate()?;
+        let certificate = generated.certificate.clone();
+        let identity = config.tls.then_some(generated);
         let listeners = bind_consecutive(config.listen, config.hosts).await?;
         let faults = resolve_faults(&config);
         let config = Arc::new(config);
@@ -96,7 +99,8 @@ impl Fleet {
                 what: "a local address".into(),
                 source: e,
             })?;
-            let host = Arc::new(Host::new(index, fixture.clone(), config.clone(), host_faults));
+            let host =
+                Arc::new(Host::new(index, fixture.clone(), config.clone(), host_faults).serving(certificate.clone()));
             let app = server::router(host.clone());
             let gate = host.clone();
             let reachable = move || gate.reachable();

@@ -5,7 +5,7 @@
 
 /// The types of the documents a host renders from its state rather than from the tree, which
 /// `$metadata` and `JsonSchemas` list along with the tree's.
-pub const RENDERED_TYPES: [&str; 11] = [
+pub const RENDERED_TYPES: [&str; 16] = [
     "#Session.v1_6_0.Session",
     "#SessionCollection.SessionCollection",
     "#DellJob.v1_5_0.DellJob",
@@ -17,6 +17,11 @@ pub const RENDERED_TYPES: [&str; 11] = [
     "#LogEntryCollection.LogEntryCollection",
     "#EventDestination.v1_11_0.EventDestination",
     "#EventDestinationCollection.EventDestinationCollection",
+    "#CertificateService.v1_0_4.CertificateService",
+    "#CertificateLocations.v1_0_2.CertificateLocations",
+    "#CertificateCollection.CertificateCollection",
+    "#Certificate.v1_3_0.Certificate",
+    "#Certificate.v1_7_0.Certificate",
 ];
 
 /// The Server Configuration Profile targets a real Manager lists for export and import (R750,

@@ -589,6 +589,41 @@ fn route(host: &Host, method: &Method, path: &str, expand: bool, body: &[u8], ca
         crate::host::MANAGER_NIC if patch && doc(path).is_none() => {
             with_body!(|b: &Value| host.patch_manager_nic(caller, b))
         }
+        crate::synth::CERTIFICATE_SERVICE if get && doc(path).is_none() => Reply::ok(host.certificate_service()),
+        crate::synth::CERTIFICATE_LOCATIONS if get && doc(path).is_none() => Reply::ok(host.certificate_locations()),
+        p if get && p == crate::synth::HTTPS_CERTIFICATES && doc(p).is_none() => Reply::ok(host.web_certificates()),
+        p if get && p == host.web_certificate_path() && doc(p).is_none() => host
+            .web_certificate()
+            .map_or_else(|| Reply::error(404, vec![messages::not_found(p)]), Reply::ok),
+        p if post
+            && p == format!(
+                "{}/Actions/CertificateService.GenerateCSR",
+                crate::synth::CERTIFICATE_SERVICE
+            ) =>
+        {
+            with_body!(|b: &Value| host.generate_csr(b))
+        }
+        p if post
+            && p == format!(
+                "{}/Actions/Oem/DellCertificateService.GetLastGeneratedCSR",
+                crate::synth::CERTIFICATE_SERVICE
+            ) =>
+        {
+            host.last_generated_csr()
+        }
+        p if post
+            && (p
+                == format!(
+                    "{}/Actions/CertificateService.ReplaceCertificate",
+                    crate::synth::CERTIFICATE_SERVICE
+                )
+                || p == format!(
+                    "{}/Actions/Oem/DellCertificateService.GenerateCSRAndImport",
+                    crate::synth::CERTIFICATE_SERVICE
+                )) =>
+        {
+            host.certificate_not_replaced(p.rsplit('/').next().unwrap_or(p))
+        }
         crate::synth::NETWORK_PROTOCOL if get && doc(path).is_none() => Reply::ok(host.network_protocol()),
         crate::synth::NETWORK_PROTOCOL if patch && doc(path).is_none() => {
             with_body!(|b: &Value| host.patch_network_protocol(caller, b))

@@ -62,6 +62,12 @@ pub const MANAGER_NICS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/EthernetIn
 pub const NETWORK_PROTOCOL: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol";
 /// Dell's iDRAC card service (iDRAC reset and reset to defaults).
 pub const IDRAC_CARD_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DelliDRACCardService";
+/// The certificate service.
+pub const CERTIFICATE_SERVICE: &str = "/redfish/v1/CertificateService";
+/// Where every certificate the certificate service knows is listed.
+pub const CERTIFICATE_LOCATIONS: &str = "/redfish/v1/CertificateService/CertificateLocations";
+/// The web server's certificates.
+pub const HTTPS_CERTIFICATES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol/HTTPS/Certificates";
 /// Dell's time service.
 pub const TIME_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellTimeService";
 
@@ -81,6 +87,15 @@ pub fn complete(docs: &mut HashMap<String, Value>) -> Completion {
     let new = is_7x(docs);
     roles(docs, &mut c);
     event_service(docs, &mut c, new);
+    // The certificate service is rendered by each host (it describes the certificate the
+    // fleet serves); the service root links it as a real one does.
+    add_member(
+        docs,
+        &mut c,
+        "/redfish/v1",
+        &["CertificateService"],
+        link(CERTIFICATE_SERVICE),
+    );
     fault_list(docs, &mut c, new);
     manager(docs, &mut c, new);
     json_schemas(docs, &mut c);

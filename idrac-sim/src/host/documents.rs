@@ -22,7 +22,11 @@ impl Host {
             | crate::synth::MANAGER_NICS
             | crate::host::MANAGER_NIC
             | crate::synth::NETWORK_PROTOCOL
-            | crate::synth::SUBSCRIPTIONS => unrecorded,
+            | crate::synth::SUBSCRIPTIONS
+            | crate::synth::CERTIFICATE_SERVICE
+            | crate::synth::CERTIFICATE_LOCATIONS
+            | crate::synth::HTTPS_CERTIFICATES => unrecorded,
+            p if p == self.web_certificate_path() => unrecorded,
             // Account slots the tree does not record are rendered from a recorded one's shape.
             p if p.starts_with(crate::host::ACCOUNTS) && p != crate::host::ACCOUNTS => unrecorded,
             _ => false,

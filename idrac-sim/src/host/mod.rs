@@ -20,6 +20,7 @@ mod actions;
 mod attributes;
 mod bios;
 mod boot;
+mod certificates;
 mod chassis;
 mod dell;
 mod documents;
@@ -127,6 +128,8 @@ struct State {
     subscription_seq: u64,
     /// The iDRAC's NTP servers, as `NetworkProtocol` lists them.
     ntp_servers: Vec<String>,
+    /// The last certificate signing request `CertificateService.GenerateCSR` made.
+    last_csr: Option<String>,
     /// The identify LED's properties as last PATCHed (`LocationIndicatorActive`, `IndicatorLED`).
     indicator: serde_json::Map<String, Value>,
     utilization: f64,
@@ -162,6 +165,9 @@ pub struct Host {
     /// This host's documents as last served, by path, with the generation they were rendered
     /// at: served again while the generation stands.
     documents: Mutex<HashMap<String, Kept>>,
+    /// The web server certificate the host's `Certificate` resource describes, once the fleet
+    /// has generated it.
+    web_certificate: Option<Arc<crate::tls::WebCertificate>>,
 }
 
 /// The iDRAC attribute that turns System Lockdown on and off.
@@ -246,6 +252,7 @@ impl Host {
             subscriptions: BTreeMap::new(),
             subscription_seq: 0,
             ntp_servers: Vec::new(),
+            last_csr: None,
             indicator: serde_json::Map::new(),
             utilization: 0.0,
             rng: fastrand::Rng::with_seed(config.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
@@ -270,7 +277,15 @@ impl Host {
             state: Mutex::new(state),
             generation: AtomicU64::new(0),
             documents: Mutex::new(HashMap::new()),
+            web_certificate: None,
         }
+    }
+
+    /// This host describing `certificate` as its web server certificate.
+    #[must_use]
+    pub fn serving(mut self, certificate: Arc<crate::tls::WebCertificate>) -> Self {
+        self.web_certificate = Some(certificate);
+        self
     }
 
     /// The BIOS values a host starts with, and returns to after `Bios.ResetBios`: the tree's

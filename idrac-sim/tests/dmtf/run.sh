@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs DMTF's Redfish Protocol Validator, Service Validator (on the r7625 and r7525 trees) and
-# Use-Case Checkers, and OpenStack sushy with sushy-oem-idrac (sushy_check.py), against
+# Runs DMTF's Redfish Protocol Validator, Service Validator (on the r7625 and r7525 trees),
+# Use-Case Checkers and rf_certificates.py (redfish-utilities), and OpenStack sushy with
+# sushy-oem-idrac (sushy_check.py), against
 # `rftune sim`, each in a private network namespace
 # whose only interface is loopback (the protocol validator multicasts SSDP discovery on every
 # run), with the emulator started inside the same namespace. Fails when a tool reports more
@@ -41,6 +42,13 @@ if [ "${1:-}" = "--inside" ]; then
                 > "$out/tool.out" 2>&1 || true ;;
         sushy)
             "$venv/bin/python" idrac-sim/tests/dmtf/sushy_check.py "$url" > "$out/tool.out" 2>&1 || true ;;
+        certificates)
+            # Lists the installed certificates, then asks for a signing request for the web server.
+            { "$venv/bin/rf_certificates.py" -u root -p calvin -r "$url" info
+              "$venv/bin/rf_certificates.py" -u root -p calvin -r "$url" csr \
+                  --certificatecollection /redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol/HTTPS/Certificates \
+                  --commonname idrac-ci --country US --city Austin --state Texas --organization Lab \
+                  --organizationalunit Ops; } > "$out/tool.out" 2>&1 || true ;;
     esac
     exit 0
 fi
@@ -50,7 +58,7 @@ reports=$(realpath -m "${2:-target/dmtf-reports}")
 venv=$PWD/target/dmtf-venv
 [ -x "$rftune" ] || { echo "error: no rftune binary at $rftune (cargo build -p rftune)" >&2; exit 1; }
 pins=(redfish-protocol-validator==1.3.2 redfish-service-validator==3.1.8 redfish-use-case-checkers==2.1.1
-      sushy==5.14.0 sushy-oem-idrac==6.0.0)
+      redfish-utilities==3.5.2 sushy==5.14.0 sushy-oem-idrac==6.0.0)
 if ! "$venv/bin/python" -c 'import importlib.metadata as m, sys
 assert all(m.version(p.split("==")[0]) == p.split("==")[1] for p in sys.argv[1:])' "${pins[@]}" 2>/dev/null; then
     python3 -m venv "$venv"
@@ -83,7 +91,7 @@ check() {
     fi
 }
 
-for tool in protocol usecases sushy; do
+for tool in protocol usecases sushy certificates; do
     unshare --net -- "$0" --inside "$tool" "$reports/$tool" "$rftune" "$venv"
 done
 for model in r7625 r7525; do
@@ -99,7 +107,9 @@ check protocol "${fails:-999}" 0 "none"
 # its debug log. Known, and failed the same way by the real R750 captures (iDRAC 6.00 and 7.10):
 # Bios/Settings' ClearPending action, which Bios.v1_0_0.OemActions does not define; on 7.x the
 # registry's three "Value" dependencies (MapToProperty Value, MapToValue a list: 6 failures; the
-# real 7.10 registry has 67 such rules); on 6.x the SCP action keys of the 6.00 capture (3).
+# real 7.10 registry has 67 such rules) and the web certificate's SerialNumber written without
+# the colons the schema's pattern asks for (1); on 6.x the SCP action keys (3) and the
+# certificate service's GetLastGeneratedCSR key (1) of the 6.00 capture.
 for model in r7625 r7525; do
     row=$(grep -A2 'PASS.*WARN.*FAIL' "$reports/service-$model/tool.out" | tail -1 | tr -d '|' || true)
     echo "service validator, $model: PASS WARN FAIL NOT_TESTED = ${row:-no summary}"
@@ -107,8 +117,8 @@ for model in r7625 r7525; do
         | sed 's/.*ERROR - FAIL - /  /' | cut -c1-160 || true
     fails=$(awk '{print $3}' <<< "$row")
     case $model in
-        r7625) check "service-$model" "${fails:-999}" 7 "ClearPending, the registry's Value rules, as on the real 7.10" ;;
-        r7525) check "service-$model" "${fails:-999}" 4 "ClearPending, the 3 SCP action keys, as on the real 6.00" ;;
+        r7625) check "service-$model" "${fails:-999}" 8 "ClearPending, the registry's Value rules, the certificate's SerialNumber, as on the real 7.10" ;;
+        r7525) check "service-$model" "${fails:-999}" 5 "ClearPending, the 3 SCP action keys, the CSR action key, as on the real 6.00" ;;
     esac
 done
 
@@ -127,4 +137,14 @@ fails=$(sed -n 's/.*failed \([0-9]*\).*/\1/p' <<< "$sushy")
 grep -h '^FAIL' "$reports/sushy/tool.out" || true
 # Not modelled: UpdateService actions (firmware updates).
 check sushy "${fails:-999}" 1 "UpdateService actions"
+
+# rf_certificates.py: `info` shows the web server certificate with Dell's subject, `csr` prints
+# the signing request the emulator made.
+out="$reports/certificates/tool.out"
+fails=0
+grep -q 'Certificate: /redfish/v1/Managers/iDRAC.Embedded.1/NetworkProtocol/HTTPS/Certificates/' "$out" \
+    && grep -q 'Subject: CN=idrac-SIM, O=Dell Inc.' "$out" || fails=$((fails + 1))
+grep -q 'BEGIN CERTIFICATE REQUEST' "$out" || fails=$((fails + 1))
+echo "rf_certificates: $(grep -c '^Certificate: ' "$out" || true) certificate(s) listed, $(grep -c 'BEGIN CERTIFICATE REQUEST' "$out" || true) signing request(s)"
+check certificates "$fails" 0 "none"
 exit $failed

@@ -4,6 +4,7 @@
 
 mod accounts;
 mod bios;
+mod certificates;
 mod compat;
 mod completion;
 mod conformance;
