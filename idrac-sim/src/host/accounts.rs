@@ -224,7 +224,14 @@ impl Host {
         doc["Links"]["Role"] = json!({"@odata.id": format!("{ROLES}/{role}")});
         if let Some(o) = doc.as_object_mut() {
             o.remove("@odata.etag");
-            o.remove("Keys");
+            // The slot's SSH keys collection is linked where the tree records it (each slot of
+            // the 7.10 capture has one), and not otherwise.
+            let keys = format!("{ACCOUNTS}/{n}/Keys");
+            if self.fixture.doc(&keys).is_some() {
+                o.insert("Keys".into(), json!({"@odata.id": keys}));
+            } else {
+                o.remove("Keys");
+            }
         }
         // The tag goes into the document too (`@odata.etag`, as real accounts carry it), equal
         // to the ETag header: a hash of the document without it.

@@ -406,3 +406,30 @@ async fn the_managers_address_and_names_are_patched_on_its_nic() {
             .any(|(_, args)| args.get(2).map(String::as_str) == Some("iDRAC.Embedded.1#IPv4.1#Address"))
     );
 }
+
+#[tokio::test]
+async fn an_account_links_its_ssh_keys_where_the_tree_records_them_as_the_7_10_capture_does() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("tree");
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/r7625");
+    copy_tree(&src, &dir);
+    // Each slot of the real 7.10 tree records `Accounts/N/Keys`; this tree records slot 3's.
+    let keys = dir.join("redfish/v1/AccountService/Accounts/3/Keys");
+    std::fs::create_dir_all(&keys).unwrap();
+    let recorded = json!({"@odata.id": "/redfish/v1/AccountService/Accounts/3/Keys",
+                          "@odata.type": "#KeyCollection.KeyCollection", "Members": [],
+                          "Members@odata.count": 0, "Name": "Key Collection"});
+    std::fs::write(keys.join("index.json"), recorded.to_string()).unwrap();
+    let fleet = start(SimConfig {
+        model: ModelSource::Dir(dir.clone()),
+        ..config()
+    })
+    .await;
+    let url = &fleet.hosts()[0].url;
+    let (_, three) = get(url, "/redfish/v1/AccountService/Accounts/3").await;
+    assert_eq!(three["Keys"]["@odata.id"], "/redfish/v1/AccountService/Accounts/3/Keys");
+    let (status, served) = get(url, "/redfish/v1/AccountService/Accounts/3/Keys").await;
+    assert_eq!((status, served["Name"].clone()), (200, json!("Key Collection")));
+    let (_, two) = get(url, "/redfish/v1/AccountService/Accounts/2").await;
+    assert!(two.get("Keys").is_none(), "no link to what is not served: {two}");
+}
