@@ -118,6 +118,22 @@ fn derive_from_scp(
         idrac: None,
     };
     let derived = derive(&scp.document, &scp.name, name, description, &selection, typing)?;
+    if derived.bios.is_empty() && derived.idrac.values().all(|a| a.is_empty()) {
+        let left: Vec<String> = derived
+            .dropped_counts()
+            .into_iter()
+            .map(|(reason, n)| format!("{n} {}", reason.describe()))
+            .collect();
+        anyhow::bail!(
+            "{} holds no BIOS or iDRAC setting a profile can take (left out: {}); name attributes with --attribute to take them",
+            scp.name,
+            if left.is_empty() {
+                "nothing".to_owned()
+            } else {
+                left.join("; ")
+            }
+        );
+    }
     // Parse what we wrote, so a derived file is always valid.
     LoadedProfile::from_toml(&derived.toml, "derived profile")?;
     if output == OutputFormat::Json {

@@ -611,3 +611,32 @@ async fn an_import_of_idrac_attributes_alone_still_waits_for_rftunes_reboot() {
         "Maximum Performance".into()
     );
 }
+
+#[tokio::test]
+async fn deriving_an_scp_that_holds_no_setting_a_profile_can_take_is_an_error_saying_why() {
+    let dir = TempDir::new();
+    let file = dir.0.join("idrac-only.json");
+    let scp = serde_json::json!({"SystemConfiguration": {"Model": "PowerEdge R640", "Components": [
+        {"FQDD": "iDRAC.Embedded.1", "Attributes": [
+            {"Name": "IPv4.1#Address", "Value": "192.0.2.10", "Set On Import": "True", "Comment": "Read and Write"},
+            {"Name": "NIC.1#DNSRacName", "Value": "idrac-lab", "Set On Import": "True", "Comment": "Read and Write"}]}]}});
+    std::fs::write(&file, scp.to_string()).unwrap();
+    let out = Run::new(&[
+        "profiles",
+        "derive",
+        "--from-scp",
+        file.to_str().unwrap(),
+        "--name",
+        "x",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "no empty profile is written");
+    let err = stderr(&out);
+    assert!(
+        err.contains("idrac-only.json holds no BIOS or iDRAC setting a profile can take")
+            && err.contains("2 the host's identity"),
+        "{err}"
+    );
+}
