@@ -433,3 +433,42 @@ async fn an_account_links_its_ssh_keys_where_the_tree_records_them_as_the_7_10_c
     let (_, two) = get(url, "/redfish/v1/AccountService/Accounts/2").await;
     assert!(two.get("Keys").is_none(), "no link to what is not served: {two}");
 }
+
+#[tokio::test]
+async fn every_model_serves_the_inventory_a_real_r750_lists_beside_cpus_and_dimms() {
+    // DMTF's rf_sys_inventory.py found only the chassis, CPUs and DIMMs before; the R750
+    // captures also list drives, storage controllers, PCIe devices and network adapters.
+    let count = |doc: &Value| doc["Members"].as_array().map_or(0, Vec::len);
+    for model in idrac_sim::fixture::builtin_models() {
+        let fleet = start(SimConfig {
+            model: ModelSource::Builtin(model.to_owned()),
+            ..config()
+        })
+        .await;
+        let url = &fleet.hosts()[0].url;
+        let system = "/redfish/v1/Systems/System.Embedded.1";
+        let (_, storage) = get(url, &format!("{system}/Storage")).await;
+        assert!(count(&storage) >= 1, "{model}: {storage}");
+        let controller = storage["Members"][0]["@odata.id"].as_str().unwrap().to_owned();
+        let (status, controller) = get(url, &controller).await;
+        assert_eq!(status, 200, "{model}");
+        let drives = controller["Drives"].as_array().cloned().unwrap_or_default();
+        assert!(!drives.is_empty(), "{model}: a controller with its drives");
+        for drive in &drives {
+            let (status, d) = get(url, drive["@odata.id"].as_str().unwrap()).await;
+            assert_eq!(status, 200, "{model}: {drive}");
+            assert!(d["CapacityBytes"].as_u64().is_some_and(|b| b > 0), "{model}: {d}");
+        }
+        let (_, simple) = get(url, &format!("{system}/SimpleStorage")).await;
+        assert!(count(&simple) >= 1, "{model}");
+        let chassis = "/redfish/v1/Chassis/System.Embedded.1";
+        let (_, pcie) = get(url, &format!("{chassis}/PCIeDevices")).await;
+        assert!(count(&pcie) >= 1, "{model}: {pcie}");
+        let (_, nics) = get(url, &format!("{chassis}/NetworkAdapters")).await;
+        assert!(count(&nics) >= 1, "{model}: {nics}");
+        for part in ["Thermal", "ThermalSubsystem", "PowerSubsystem"] {
+            let (status, _) = get(url, &format!("{chassis}/{part}")).await;
+            assert_eq!(status, 200, "{model}: {part}");
+        }
+    }
+}
