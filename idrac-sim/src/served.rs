@@ -24,20 +24,5 @@ pub const RENDERED_TYPES: [&str; 16] = [
     "#Certificate.v1_7_0.Certificate",
 ];
 
-/// The Server Configuration Profile targets a real Manager lists for export and import (R750,
-/// iDRAC 6.00 and 7.10).
-pub const SCP_TARGETS: [&str; 13] = [
-    "ALL",
-    "IDRAC",
-    "BIOS",
-    "NIC",
-    "RAID",
-    "FC",
-    "InfiniBand",
-    "SupportAssist",
-    "EventFilters",
-    "System",
-    "LifecycleController",
-    "AHCI",
-    "PCIeSSD",
-];
+/// The Server Configuration Profile targets a real Manager lists for export and import.
+pub use redfish_client::oem::dell::scp::TARGETS as SCP_TARGETS;

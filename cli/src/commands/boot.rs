@@ -117,20 +117,14 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
         )
         .await;
     progress.finish();
-    let (doc, failed) = documents::action_document(BOOT_ONCE_SCHEMA, &results, Some(&audit));
-    if output == OutputFormat::Json {
-        render::json(&doc)?;
-    } else {
-        let mut t = Table::new(["HOST", "RESULT"]);
-        for r in &results {
-            match &r.result {
-                Ok(d) => t.row([d.host.clone(), d.summary.clone()]),
-                Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
-            }
-        }
-        render::text(&t.render())?;
-    }
-    documents::action_exit(failed, results.len(), 0, Some(&audit))
+    render::action::finish(
+        BOOT_ONCE_SCHEMA,
+        &results,
+        &audit,
+        output,
+        |d| d.summary.clone(),
+        |_| false,
+    )
 }
 
 async fn clear(target: &crate::args::TargetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
@@ -146,18 +140,12 @@ async fn clear(target: &crate::args::TargetArgs, dirs: &StateDirs, output: Outpu
         })
         .await;
     progress.finish();
-    let (doc, failed) = documents::action_document(BOOT_CLEAR_SCHEMA, &results, Some(&audit));
-    if output == OutputFormat::Json {
-        render::json(&doc)?;
-    } else {
-        let mut t = Table::new(["HOST", "RESULT"]);
-        for r in &results {
-            match &r.result {
-                Ok(c) => t.row([c.host.clone(), c.summary.clone()]),
-                Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
-            }
-        }
-        render::text(&t.render())?;
-    }
-    documents::action_exit(failed, results.len(), 0, Some(&audit))
+    render::action::finish(
+        BOOT_CLEAR_SCHEMA,
+        &results,
+        &audit,
+        output,
+        |c| c.summary.clone(),
+        |_| false,
+    )
 }

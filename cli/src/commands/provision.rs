@@ -28,18 +28,6 @@ fn restart(reboot: crate::args::RebootArg, flags: &RestartFlags) -> Restart {
     )
 }
 
-/// One line per host: its summary, or its error.
-fn summaries<T>(results: &[rftune_engine::HostResult<T>], summary: impl Fn(&T) -> String) -> String {
-    let mut t = Table::new(["HOST", "RESULT"]);
-    for r in results {
-        match &r.result {
-            Ok(done) => t.row([r.entry.name.clone(), summary(done)]),
-            Err(e) => t.row([r.entry.name.clone(), format!("error: {e:#}")]),
-        }
-    }
-    t.render()
-}
-
 /// Runs `rftune bios reset-defaults`.
 pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     crate::signals::install()?;
@@ -77,7 +65,7 @@ pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: 
     if output == OutputFormat::Json {
         render::json(&doc)?;
     } else {
-        let mut out = summaries(&results, |d| d.summary.clone());
+        let mut out = render::action::table(&results, |d| d.summary.clone());
         for r in &results {
             let Ok(d) = &r.result else { continue };
             if d.changed.is_empty() {
@@ -134,17 +122,14 @@ pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFor
         )
         .await;
     progress.finish();
-    let (doc, failed) = documents::action_document(PASSWORD_SCHEMA, &results, Some(&audit));
-    let waiting = results
-        .iter()
-        .filter(|r| r.result.as_ref().is_ok_and(|d| !d.rebooted))
-        .count();
-    if output == OutputFormat::Json {
-        render::json(&doc)?;
-    } else {
-        render::text(&summaries(&results, |d| d.summary.clone()))?;
-    }
-    documents::action_exit(failed, results.len(), waiting, Some(&audit))
+    render::action::finish(
+        PASSWORD_SCHEMA,
+        &results,
+        &audit,
+        output,
+        |d| d.summary.clone(),
+        |d| !d.rebooted,
+    )
 }
 
 /// Runs `rftune secure-boot reset-keys`.
@@ -189,15 +174,12 @@ pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFo
         )
         .await;
     progress.finish();
-    let (doc, failed) = documents::action_document(RESET_KEYS_SCHEMA, &results, Some(&audit));
-    let waiting = results
-        .iter()
-        .filter(|r| r.result.as_ref().is_ok_and(|d| !d.rebooted))
-        .count();
-    if output == OutputFormat::Json {
-        render::json(&doc)?;
-    } else {
-        render::text(&summaries(&results, |d| d.summary.clone()))?;
-    }
-    documents::action_exit(failed, results.len(), waiting, Some(&audit))
+    render::action::finish(
+        RESET_KEYS_SCHEMA,
+        &results,
+        &audit,
+        output,
+        |d| d.summary.clone(),
+        |d| !d.rebooted,
+    )
 }

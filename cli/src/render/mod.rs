@@ -2,6 +2,7 @@
 //! on stderr. Writes go through `io::Write` so a closed pipe ends the program quietly instead
 //! of panicking. The text forms of the larger documents have modules of their own.
 
+pub mod action;
 pub mod apply;
 pub mod decisions;
 pub mod diff;

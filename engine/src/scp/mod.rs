@@ -56,21 +56,7 @@ impl ScpFile {
 
 /// The `ShareParameters.Target` values an iDRAC lists, in its spelling; `parse_targets` maps
 /// any case to these.
-pub const TARGETS: [&str; 13] = [
-    "ALL",
-    "IDRAC",
-    "BIOS",
-    "NIC",
-    "RAID",
-    "FC",
-    "InfiniBand",
-    "SupportAssist",
-    "EventFilters",
-    "System",
-    "LifecycleController",
-    "AHCI",
-    "PCIeSSD",
-];
+pub use redfish_client::oem::dell::scp::TARGETS;
 
 /// `BIOS,IDRAC` (any case) as the iDRAC spells the targets; `ALL` alone or not at all.
 pub fn parse_targets(text: &str) -> Result<Vec<String>> {

@@ -20,6 +20,24 @@ pub use names::{BIOS_FQDD, ComponentKind, attribute_name, scp_name};
 
 use serde_json::Value;
 
+/// The `ShareParameters.Target` values a real Manager lists for export and import, in the
+/// iDRAC's spelling (R750, iDRAC 6.00 and 7.10).
+pub const TARGETS: [&str; 13] = [
+    "ALL",
+    "IDRAC",
+    "BIOS",
+    "NIC",
+    "RAID",
+    "FC",
+    "InfiniBand",
+    "SupportAssist",
+    "EventFilters",
+    "System",
+    "LifecycleController",
+    "AHCI",
+    "PCIeSSD",
+];
+
 /// The two formats of an SCP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
