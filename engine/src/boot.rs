@@ -170,7 +170,12 @@ pub async fn show(bmc: &Bmc) -> Result<BootShown> {
         order,
         override_target: boot.boot_source_override_target,
         override_enabled: boot.boot_source_override_enabled,
-        uefi_target: boot.uefi_target_boot_source_override.clone(),
+        // The iDRAC keeps the last path after an override ends or goes elsewhere; it is the
+        // override's only while the target is `UefiTarget`.
+        uefi_target: boot
+            .uefi_target_boot_source_override
+            .clone()
+            .filter(|_| boot.boot_source_override_target == Some(BootSource::UefiTarget)),
         allowed_targets: boot.allowed_targets.clone(),
     })
 }

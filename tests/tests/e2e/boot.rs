@@ -239,6 +239,10 @@ async fn boot_once_over_an_inventory_boots_each_host_once_without_a_job_and_clea
     let show = Run::new(&["boot", "show", "--bmc", url, "-o", "json"]).output().await;
     let doc: Value = serde_json::from_slice(&show.stdout).unwrap();
     assert_eq!(doc["hosts"][0]["override_target"], "None");
+    assert!(
+        doc["hosts"][0].get("uefi_target").is_none(),
+        "the path the iDRAC keeps is not shown as an override once cancelled: {doc}"
+    );
     assert_eq!(doc["hosts"][0]["order"][1]["fqdd"], "RAID.SL.3-1");
 }
 
