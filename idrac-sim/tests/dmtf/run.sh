@@ -127,8 +127,7 @@ row=$(grep -A2 'PASS.*WARN.*FAIL' "$reports/usecases/tool.out" | tail -1 | tr -d
 echo "use-case checkers: PASS WARN FAIL NOT_TESTED = ${row:-no summary}"
 fails=$(awk '{print $3}' <<< "$row")
 # PowerControl: `On` right after GracefulShutdown meets the host still shutting down and gets
-# 409 PSU501, as a real iDRAC answers; BootOverride: no UefiTargetBootSourceOverride (not
-# modelled yet).
+# 409 PSU501, as a real iDRAC answers (the boot override checks pass, UefiTarget included).
 check usecases "${fails:-999}" 1 "On during a graceful shutdown"
 
 sushy=$(grep -h '^sushy steps:' "$reports/sushy/tool.out" || true)
