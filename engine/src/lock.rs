@@ -38,7 +38,7 @@ impl Holder {
         Self {
             pid: std::process::id(),
             command: std::env::args().collect::<Vec<_>>().join(" "),
-            since: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            since: host_bench::utc_now_seconds(),
             bmc: bmc.to_owned(),
         }
     }

@@ -618,7 +618,7 @@ impl PlanDocument {
             rftune_version: VERSION.into(),
             profile: profile_ref.to_owned(),
             profile_digest: profile_digest(profile),
-            created: humantime::format_rfc3339_seconds(SystemTime::now()).to_string(),
+            created: host_bench::utc_now_seconds(),
             options,
             shard,
             summary: PlanSummary::of(&hosts),

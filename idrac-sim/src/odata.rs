@@ -57,13 +57,17 @@ pub fn metadata(namespaces: &BTreeSet<String>, service_root_type: Option<&str>) 
         let _ = writeln!(
             out,
             "  <edmx:Reference Uri=\"{}\">",
-            xml_escape(&publication(file, "_v1.xml"))
+            quick_xml::escape::escape(publication(file, "_v1.xml"))
         );
         for ns in names {
             if ns == "RedfishExtensions.v1_0_0" {
                 out.push_str("    <edmx:Include Namespace=\"RedfishExtensions.v1_0_0\" Alias=\"Redfish\"/>\n");
             } else {
-                let _ = writeln!(out, "    <edmx:Include Namespace=\"{}\"/>", xml_escape(ns));
+                let _ = writeln!(
+                    out,
+                    "    <edmx:Include Namespace=\"{}\"/>",
+                    quick_xml::escape::escape(ns)
+                );
             }
         }
         out.push_str("  </edmx:Reference>\n");
@@ -73,7 +77,7 @@ pub fn metadata(namespaces: &BTreeSet<String>, service_root_type: Option<&str>) 
     let _ = writeln!(
         out,
         "      <EntityContainer Name=\"Service\" Extends=\"{}.ServiceContainer\"/>",
-        xml_escape(&container)
+        quick_xml::escape::escape(&container)
     );
     out.push_str("    </Schema>\n  </edmx:DataServices>\n</edmx:Edmx>\n");
     out
@@ -87,13 +91,6 @@ pub fn publication(namespace: &str, suffix: &str) -> String {
     } else {
         format!("http://redfish.dmtf.org/schemas/v1/{namespace}{suffix}")
     }
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 #[cfg(test)]
