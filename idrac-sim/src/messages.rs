@@ -190,6 +190,44 @@ pub fn property_missing(name: &str) -> Value {
     )
 }
 
+/// `Base.PropertyUnknown`: the resource has no property `name` (at `pointer`, `#/Boot/X`).
+pub fn property_unknown(name: &str, pointer: &str) -> Value {
+    base(
+        "PropertyUnknown",
+        &format!("The property {name} is not in the list of valid properties for the resource."),
+        &[name],
+        "Remove the unknown property from the request body and resubmit the request if the operation failed.",
+        Some(pointer),
+    )
+}
+
+/// A property this request cannot change: `Base.PropertyNotWritable` where the resource has it,
+/// `Base.PropertyUnknown` where it does not (`known`), with the same text.
+pub fn property_not_changeable(name: &str, known: bool, pointer: &str) -> Value {
+    base(
+        if known {
+            "PropertyNotWritable"
+        } else {
+            "PropertyUnknown"
+        },
+        &format!("The property {name} cannot be changed through this request."),
+        &[name],
+        "Remove the property from the request body and resubmit the request.",
+        Some(pointer),
+    )
+}
+
+/// `Base.PropertyValueFormatError`: `name`'s value is not of the type or shape it takes.
+pub fn property_value_format_error(name: &str, pointer: &str) -> Value {
+    base(
+        "PropertyValueFormatError",
+        &format!("The value for the property {name} is of a different format than the property can accept."),
+        &[name],
+        "Correct the value for the property in the request body and resubmit the request if the operation failed.",
+        Some(pointer),
+    )
+}
+
 /// `Base.ActionParameterMissing` / `ActionParameterNotSupported`-style refusals of an action
 /// parameter: `value` is `None` when the parameter is missing.
 pub fn action_parameter(action: &str, name: &str, value: Option<&str>, allowed: &[&str]) -> Value {

@@ -433,13 +433,7 @@ impl Host {
                 | "OEMAccountTypes" | "SNMP" | "Keys" | "Oem" | "StrictAccountTypes" | "PasswordExpiration" => {
                     problems.push(not_writable(name));
                 }
-                _ => problems.push(messages::base(
-                    "PropertyUnknown",
-                    &format!("The property {name} is not in the list of valid properties for the resource."),
-                    &[name],
-                    "Remove the unknown property from the request body and resubmit the request if the operation failed.",
-                    Some(&format!("#/{name}")),
-                )),
+                _ => problems.push(messages::property_unknown(name, &format!("#/{name}"))),
             }
         }
         if applied.is_empty() {

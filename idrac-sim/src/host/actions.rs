@@ -280,18 +280,10 @@ impl Host {
         let mut order = None;
         for (key, value) in fields {
             if key != "Boot" {
-                let known = doc.get(key).is_some();
-                let code = if known {
-                    "PropertyNotWritable"
-                } else {
-                    "PropertyUnknown"
-                };
-                problems.push(messages::base(
-                    code,
-                    &format!("The property {key} cannot be changed through this request."),
-                    &[key],
-                    "Remove the property from the request body and resubmit the request.",
-                    Some(&format!("#/{key}")),
+                problems.push(messages::property_not_changeable(
+                    key,
+                    doc.get(key).is_some(),
+                    &format!("#/{key}"),
                 ));
                 continue;
             }
@@ -325,13 +317,7 @@ impl Host {
                     "BootSourceOverrideEnabled" => ["Once", "Continuous", "Disabled"].map(str::to_owned).to_vec(),
                     "BootSourceOverrideMode" => ["UEFI", "Legacy"].map(str::to_owned).to_vec(),
                     _ => {
-                        problems.push(messages::base(
-                            "PropertyUnknown",
-                            &format!("The property {name} is not in the list of valid properties for the resource."),
-                            &[name],
-                            "Remove the unknown property from the request body and resubmit the request.",
-                            Some(&format!("#/Boot/{name}")),
-                        ));
+                        problems.push(messages::property_unknown(name, &format!("#/Boot/{name}")));
                         continue;
                     }
                 };

@@ -19,13 +19,7 @@ pub(super) fn unknown_attribute(name: &str) -> Vec<Value> {
             "Remove the attribute from the request body and retry the operation.",
             Some(&related),
         ),
-        base(
-            "PropertyUnknown",
-            &format!("The property {name} is not in the list of valid properties for the resource."),
-            &[name],
-            "Remove the unknown property from the request body and resubmit the request if the operation failed.",
-            Some(&related),
-        ),
+        crate::messages::property_unknown(name, &related),
     ]
 }
 

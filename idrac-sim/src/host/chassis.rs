@@ -28,37 +28,14 @@ impl Host {
                 "LocationIndicatorActive" => value.is_boolean(),
                 "IndicatorLED" => value.as_str().is_some_and(|v| LED_STATES.contains(&v)),
                 _ => {
-                    let code = if recorded {
-                        "PropertyNotWritable"
-                    } else {
-                        "PropertyUnknown"
-                    };
-                    problems.push(messages::base(
-                        code,
-                        &format!("The property {key} cannot be changed through this request."),
-                        &[key],
-                        "Remove the property from the request body and resubmit the request.",
-                        Some(&format!("#/{key}")),
-                    ));
+                    problems.push(messages::property_not_changeable(key, recorded, &format!("#/{key}")));
                     continue;
                 }
             };
             if !recorded {
-                problems.push(messages::base(
-                    "PropertyUnknown",
-                    &format!("The property {key} is not in the list of valid properties for the resource."),
-                    &[key],
-                    "Remove the unknown property from the request body and resubmit the request if the operation failed.",
-                    Some(&format!("#/{key}")),
-                ));
+                problems.push(messages::property_unknown(key, &format!("#/{key}")));
             } else if !valid {
-                problems.push(messages::base(
-                    "PropertyValueFormatError",
-                    &format!("The value for the property {key} is of a different format than the property can accept."),
-                    &[key],
-                    "Correct the value for the property in the request body and resubmit the request if the operation failed.",
-                    Some(&format!("#/{key}")),
-                ));
+                problems.push(messages::property_value_format_error(key, &format!("#/{key}")));
             } else {
                 changes.push((key.clone(), value.clone()));
             }

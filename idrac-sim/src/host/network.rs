@@ -153,15 +153,7 @@ impl Host {
         let mut ntp = s.ntp_servers.clone();
         let mut attrs: Vec<(&str, AttributeValue)> = Vec::new();
         let mut problems = Vec::new();
-        let bad = |name: &str| {
-            messages::base(
-                "PropertyValueFormatError",
-                &format!("The value for the property {name} is of a different format than the property can accept."),
-                &[name],
-                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
-                Some(&format!("#/{name}")),
-            )
-        };
+        let bad = |name: &str| messages::property_value_format_error(name, &format!("#/{name}"));
         let flag = |v: &Value| {
             v.as_bool()
                 .map(|on| AttributeValue::from(if on { "Enabled" } else { "Disabled" }))
@@ -261,15 +253,7 @@ impl Host {
         };
         let mut attrs: Vec<(&str, AttributeValue)> = Vec::new();
         let mut problems = Vec::new();
-        let bad = |name: &str| {
-            messages::base(
-                "PropertyValueFormatError",
-                &format!("The value for the property {name} is of a different format than the property can accept."),
-                &[name],
-                "Correct the value for the property in the request body and resubmit the request if the operation failed.",
-                Some(&format!("#/{name}")),
-            )
-        };
+        let bad = |name: &str| messages::property_value_format_error(name, &format!("#/{name}"));
         let text = |v: &Value| {
             v.as_str()
                 .filter(|t| !t.is_empty() && t.len() <= 63)
