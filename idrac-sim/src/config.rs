@@ -182,7 +182,7 @@ impl fmt::Display for FaultKind {
 pub enum Selector {
     /// Every host.
     All,
-    /// This share of the hosts (0–100), picked with the seed.
+    /// This share of the hosts (0–100), picked with `--seed`.
     Percent(f64),
     /// These hosts, by 0-based index (written 1-based, as in the hosts' names: `@1` is the
     /// host named `…-0001`).

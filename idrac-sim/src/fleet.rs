@@ -322,7 +322,7 @@ async fn bind_free_block(
     Err(last_error.unwrap_or_else(|| SimError::Config(format!("no free block of {count} ports on {ip}"))))
 }
 
-/// Decides, for every host, which faults apply (deterministic for the seed).
+/// Decides, for every host, which faults apply (the same for the same `--seed`).
 fn resolve_faults(config: &SimConfig) -> Vec<HostFaults> {
     use crate::config::FaultKind;
     let mut out = vec![HostFaults::default(); config.hosts];

@@ -30,7 +30,7 @@ pub struct Spec {
     /// The order of the steps.
     #[serde(default)]
     pub order: Order,
-    /// The seed of the random order (and of the report's bootstrap).
+    /// The random number seed of the step order (and of the report's bootstrap).
     #[serde(default)]
     pub seed: Option<u64>,
     /// How hosts are rebooted to apply a profile.
