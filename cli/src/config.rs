@@ -3,13 +3,16 @@
 //! before anything is sent; fleets resolve it with `credentials::connect_config` before their
 //! progress display starts), and the apply options. Commands start from these.
 
-use crate::args::{ApplyFlags, ApplyTimeArg, ConnectArgs, TargetArgs};
+use crate::args::{ApplyFlags, ApplyTimeArg, ConnectArgs, OutputFormat, TargetArgs};
 use anyhow::Result;
 use redfish_client::resources::bios::{ApplyTime, SettingsApplyTime};
+use rftune_engine::audit::AuditLog;
+use rftune_engine::connect::ConnectConfig;
 use rftune_engine::control::RebootPolicy;
 use rftune_engine::converge::ApplyOptions;
+use rftune_engine::fleet::HostResult;
 use rftune_engine::fleet::{self, BmcEntry, Limits, Shard};
-use rftune_engine::lifecycle::Access;
+use rftune_engine::lifecycle::{Access, Operation};
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
@@ -55,6 +58,30 @@ impl Hosts {
             concurrency: self.concurrency,
             ..Limits::default()
         }
+    }
+
+    /// Runs `op` on these hosts through the engine, connected with `connect`, showing each
+    /// host's progress under `label` (a line per host without a terminal); every host's result,
+    /// in inventory order.
+    pub async fn run<O: Operation + 'static>(
+        &self,
+        label: &str,
+        connect: ConnectConfig,
+        dirs: &StateDirs,
+        audit: Option<&AuditLog>,
+        op: Arc<O>,
+        output: OutputFormat,
+    ) -> Vec<HostResult<O::Output>>
+    where
+        O::Output: 'static,
+    {
+        let progress = Arc::new(crate::render::Progress::hosts(label, self.entries.len(), output));
+        let access = Access::new(connect, dirs.clone(), progress.clone());
+        let results = access
+            .fleet_collected(&self.entries, &self.limits(), audit, op, |_, ok| progress.host_done(ok))
+            .await;
+        progress.finish();
+        results
     }
 }
 

@@ -10,7 +10,6 @@ use anyhow::Result;
 use rftune_engine::audit::AuditLog;
 use rftune_engine::boot::{BootShown, Clear, Once, OnceRun, OnceTarget, Show};
 use rftune_engine::control::RebootPolicy;
-use rftune_engine::lifecycle::Access;
 use rftune_engine::restart::Restart;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
@@ -27,14 +26,9 @@ pub async fn run(cmd: &BootCommand, dirs: &StateDirs, output: OutputFormat) -> R
 async fn show(target: &crate::args::TargetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let hosts = crate::config::Hosts::of(target)?;
     let connect = crate::credentials::connect_config(&target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts("boot show", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
-    let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), None, Arc::new(Show), |_, ok| {
-            progress.host_done(ok)
-        })
+    let results = hosts
+        .run("boot show", connect, dirs, None, Arc::new(Show), output)
         .await;
-    progress.finish();
     let (doc, failed) = documents::action_document(BOOT_SCHEMA, &results, None);
     if output == OutputFormat::Json {
         render::json(&doc)?;
@@ -98,8 +92,6 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
     let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target_hosts)?;
     let connect = crate::credentials::connect_config(&args.target_hosts.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts("boot once", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let run = Arc::new(OnceRun {
         target,
         restart: restart(policy, &args.restart),
@@ -107,16 +99,9 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
         audit: audit.clone(),
         state_dir: dirs.state.clone(),
     });
-    let results = access
-        .fleet_collected(
-            &hosts.entries,
-            &hosts.limits(),
-            Some(&audit),
-            Arc::new(Once(run)),
-            |_, ok| progress.host_done(ok),
-        )
+    let results = hosts
+        .run("boot once", connect, dirs, Some(&audit), Arc::new(Once(run)), output)
         .await;
-    progress.finish();
     render::action::finish(
         BOOT_ONCE_SCHEMA,
         &results,
@@ -131,15 +116,8 @@ async fn clear(target: &crate::args::TargetArgs, dirs: &StateDirs, output: Outpu
     let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(target)?;
     let connect = crate::credentials::connect_config(&target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts("boot clear", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let op = Arc::new(Clear { audit: audit.clone() });
-    let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), Some(&audit), op, |_, ok| {
-            progress.host_done(ok)
-        })
-        .await;
-    progress.finish();
+    let results = hosts.run("boot clear", connect, dirs, Some(&audit), op, output).await;
     render::action::finish(
         BOOT_CLEAR_SCHEMA,
         &results,

@@ -8,7 +8,6 @@ use crate::config::Hosts;
 use crate::render;
 use anyhow::Result;
 use rftune_engine::inventory::{Collect, SCHEMA};
-use rftune_engine::lifecycle::Access;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
@@ -16,17 +15,12 @@ use std::sync::Arc;
 pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let hosts = Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts("inventory", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let collect = Collect {
         lifecycle: args.lifecycle.map_or(0, usize::from),
     };
-    let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), None, Arc::new(collect), |_, ok| {
-            progress.host_done(ok)
-        })
+    let results = hosts
+        .run("inventory", connect, dirs, None, Arc::new(collect), output)
         .await;
-    progress.finish();
     if hosts.single {
         let inventory = results
             .into_iter()

@@ -61,12 +61,6 @@ pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> 
     let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts(
-        &format!("power {}", arg.name()),
-        hosts.entries.len(),
-        output,
-    ));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let action = match arg {
         PowerArg::On(_) => PowerAction::On,
         PowerArg::Off(_) => PowerAction::Off,
@@ -84,12 +78,8 @@ pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> 
             wait: args.lock_wait,
         }),
     });
-    let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), Some(&audit), op, |_, ok| {
-            progress.host_done(ok)
-        })
-        .await;
-    progress.finish();
+    let label = format!("power {}", arg.name());
+    let results = hosts.run(&label, connect, dirs, Some(&audit), op, output).await;
     let failed = results.iter().filter(|r| r.result.is_err()).count();
     let kind = action.as_str();
     if output == OutputFormat::Json {

@@ -12,7 +12,6 @@ use anyhow::Result;
 use redfish_client::resources::secure_boot::ResetKeysType;
 use rftune_engine::audit::AuditLog;
 use rftune_engine::defaults::{DefaultsRun, ResetDefaults};
-use rftune_engine::lifecycle::Access;
 use rftune_engine::passwords::{ChangePassword, PasswordChange, PasswordRun};
 use rftune_engine::restart::Restart;
 use rftune_engine::secure_boot::{KeysRun, ResetKeys};
@@ -34,12 +33,6 @@ pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: 
     let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts(
-        "bios reset-defaults",
-        hosts.entries.len(),
-        output,
-    ));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let run = Arc::new(DefaultsRun {
         restart: restart(args.reboot, &args.restart),
         replace_pending: args.restart.replace_pending,
@@ -47,16 +40,16 @@ pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: 
         audit: audit.clone(),
         state_dir: dirs.state.clone(),
     });
-    let results = access
-        .fleet_collected(
-            &hosts.entries,
-            &hosts.limits(),
+    let results = hosts
+        .run(
+            "bios reset-defaults",
+            connect,
+            dirs,
             Some(&audit),
             Arc::new(ResetDefaults(run)),
-            |_, ok| progress.host_done(ok),
+            output,
         )
         .await;
-    progress.finish();
     let (doc, failed) = documents::action_document(DEFAULTS_SCHEMA, &results, Some(&audit));
     let waiting = results
         .iter()
@@ -102,8 +95,6 @@ pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFor
     let (old, new) = crate::credentials::bios_passwords(&args.secrets, w.as_str(), need_old, need_new)?;
     crate::signals::install()?;
     let audit = AuditLog::open(&dirs.state)?;
-    let progress = Arc::new(render::Progress::hosts("bios password", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let run = Arc::new(PasswordRun {
         change: PasswordChange { which: w, old, new },
         restart: restart(args.reboot, &args.restart),
@@ -112,16 +103,16 @@ pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFor
         audit: audit.clone(),
         state_dir: dirs.state.clone(),
     });
-    let results = access
-        .fleet_collected(
-            &hosts.entries,
-            &hosts.limits(),
+    let results = hosts
+        .run(
+            "bios password",
+            connect,
+            dirs,
             Some(&audit),
             Arc::new(ChangePassword(run)),
-            |_, ok| progress.host_done(ok),
+            output,
         )
         .await;
-    progress.finish();
     render::action::finish(
         PASSWORD_SCHEMA,
         &results,
@@ -151,12 +142,6 @@ pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFo
     let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts(
-        "secure-boot reset-keys",
-        hosts.entries.len(),
-        output,
-    ));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let run = Arc::new(KeysRun {
         kind,
         restart: restart(args.reboot, &args.restart),
@@ -164,16 +149,16 @@ pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFo
         audit: audit.clone(),
         state_dir: dirs.state.clone(),
     });
-    let results = access
-        .fleet_collected(
-            &hosts.entries,
-            &hosts.limits(),
+    let results = hosts
+        .run(
+            "secure-boot reset-keys",
+            connect,
+            dirs,
             Some(&audit),
             Arc::new(ResetKeys(run)),
-            |_, ok| progress.host_done(ok),
+            output,
         )
         .await;
-    progress.finish();
     render::action::finish(
         RESET_KEYS_SCHEMA,
         &results,

@@ -6,7 +6,6 @@ use crate::args::{OutputFormat, SnapshotArgs};
 use crate::config::Hosts;
 use crate::render;
 use anyhow::Result;
-use rftune_engine::lifecycle::Access;
 use rftune_engine::snapshot::Take;
 use rftune_engine::state::StateDirs;
 use serde_json::json;
@@ -17,18 +16,11 @@ use std::sync::Arc;
 pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let hosts = Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let progress = Arc::new(render::Progress::hosts("snapshot", hosts.entries.len(), output));
-    let access = Access::new(connect, dirs.clone(), progress.clone());
     let take = Arc::new(Take {
         cache: Arc::new(dirs.registry_cache()),
         state_dir: dirs.state.clone(),
     });
-    let results = access
-        .fleet_collected(&hosts.entries, &hosts.limits(), None, take, |_, ok| {
-            progress.host_done(ok)
-        })
-        .await;
-    progress.finish();
+    let results = hosts.run("snapshot", connect, dirs, None, take, output).await;
     let failed = results.iter().filter(|r| r.result.is_err()).count();
     if hosts.single {
         let (snap, path) = results
