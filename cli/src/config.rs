@@ -203,6 +203,17 @@ pub fn settings_apply_time(
     }
 }
 
+/// How a provisioning action reboots its hosts (`policy`, and the timeouts and rolling limit of
+/// `flags`).
+pub fn restart(policy: RebootPolicy, flags: &crate::args::boot::RestartFlags) -> rftune_engine::restart::Restart {
+    rftune_engine::restart::Restart::new(
+        policy,
+        flags.graceful_timeout,
+        flags.boot_timeout,
+        flags.max_unavailable,
+    )
+}
+
 /// `--reboot` as the engine's policy.
 pub fn reboot_policy(arg: crate::args::RebootArg) -> RebootPolicy {
     match arg {

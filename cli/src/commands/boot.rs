@@ -10,7 +10,6 @@ use anyhow::Result;
 use rftune_engine::audit::AuditLog;
 use rftune_engine::boot::{BootShown, Clear, Once, OnceRun, OnceTarget, Show};
 use rftune_engine::control::RebootPolicy;
-use rftune_engine::restart::Restart;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
@@ -74,15 +73,6 @@ fn show_table(shown: &BootShown) -> String {
 }
 
 /// The restart of `--reboot` (`None`: no reboot).
-fn restart(policy: RebootPolicy, flags: &crate::args::boot::RestartFlags) -> Restart {
-    Restart::new(
-        policy,
-        flags.graceful_timeout,
-        flags.boot_timeout,
-        flags.max_unavailable,
-    )
-}
-
 async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let target = OnceTarget::parse(&args.target)?;
     let policy = args.reboot.map_or(RebootPolicy::None, crate::config::reboot_policy);
@@ -94,7 +84,7 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
     let connect = crate::credentials::connect_config(&args.target_hosts.connect, &hosts.entries)?;
     let run = Arc::new(OnceRun {
         target,
-        restart: restart(policy, &args.restart),
+        restart: crate::config::restart(policy, &args.restart),
         replace_pending: args.restart.replace_pending,
         audit: audit.clone(),
         state_dir: dirs.state.clone(),

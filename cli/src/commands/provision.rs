@@ -5,7 +5,7 @@
 
 use crate::Exit;
 use crate::args::OutputFormat;
-use crate::args::boot::{PasswordCommand, ResetDefaultsArgs, ResetKeysArgs, RestartFlags};
+use crate::args::boot::{PasswordCommand, ResetDefaultsArgs, ResetKeysArgs};
 use crate::documents::{self, DEFAULTS_SCHEMA, PASSWORD_SCHEMA, RESET_KEYS_SCHEMA};
 use crate::render::{self, Table};
 use anyhow::Result;
@@ -13,19 +13,9 @@ use redfish_client::resources::secure_boot::ResetKeysType;
 use rftune_engine::audit::AuditLog;
 use rftune_engine::defaults::{DefaultsRun, ResetDefaults};
 use rftune_engine::passwords::{ChangePassword, PasswordChange, PasswordRun};
-use rftune_engine::restart::Restart;
 use rftune_engine::secure_boot::{KeysRun, ResetKeys};
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
-
-fn restart(reboot: crate::args::RebootArg, flags: &RestartFlags) -> Restart {
-    Restart::new(
-        crate::config::reboot_policy(reboot),
-        flags.graceful_timeout,
-        flags.boot_timeout,
-        flags.max_unavailable,
-    )
-}
 
 /// Runs `rftune bios reset-defaults`.
 pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
@@ -34,7 +24,7 @@ pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: 
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
     let run = Arc::new(DefaultsRun {
-        restart: restart(args.reboot, &args.restart),
+        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
         replace_pending: args.restart.replace_pending,
         finish_timeout: args.restart.job_timeout,
         audit: audit.clone(),
@@ -97,7 +87,7 @@ pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFor
     let audit = AuditLog::open(&dirs.state)?;
     let run = Arc::new(PasswordRun {
         change: PasswordChange { which: w, old, new },
-        restart: restart(args.reboot, &args.restart),
+        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
         job_timeout: args.restart.job_timeout,
         replace_pending: args.restart.replace_pending,
         audit: audit.clone(),
@@ -144,7 +134,7 @@ pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFo
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
     let run = Arc::new(KeysRun {
         kind,
-        restart: restart(args.reboot, &args.restart),
+        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
         replace_pending: args.restart.replace_pending,
         audit: audit.clone(),
         state_dir: dirs.state.clone(),
