@@ -90,6 +90,8 @@ impl Writer<'_> {
             .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?
             .attributes;
         let jobs = jobs.map_err(|e| bmc.explain(e, "reading the job queue"))?;
+        // The backend's own places answered: it is recognised.
+        bmc.confirm_backend();
         Ok(Pending::of(values, &jobs, &self.writes.state_dir, self.name()))
     }
 
