@@ -146,14 +146,9 @@ pub fn apply_options(args: &ApplyFlags) -> ApplyOptions {
         dry_run: args.dry_run,
         strict: args.strict,
         apply_time,
-        hooks: rftune_engine::hooks::Hooks {
-            before_reboot: args.before_reboot.clone(),
-            after_verify: args.after_verify.clone(),
-            on_failure: args.on_failure.clone(),
-            timeout: args.hook_timeout,
-        },
-        keep_staged: args.keep_staged,
-        lock_wait: args.lock_wait,
+        hooks: hooks(&args.hooks),
+        keep_staged: args.hooks.keep_staged,
+        lock_wait: args.lock.lock_wait,
         from_defaults: false,
         password: None,
     }
@@ -203,15 +198,65 @@ pub fn settings_apply_time(
     }
 }
 
-/// How a provisioning action reboots its hosts (`policy`, and the timeouts and rolling limit of
-/// `flags`).
-pub fn restart(policy: RebootPolicy, flags: &crate::args::boot::RestartFlags) -> rftune_engine::restart::Restart {
-    rftune_engine::restart::Restart::new(
-        policy,
-        flags.graceful_timeout,
-        flags.boot_timeout,
+/// The hooks of `--before-reboot`, `--after-verify`, `--on-failure` and `--hook-timeout`.
+pub fn hooks(flags: &crate::args::HookFlags) -> rftune_engine::hooks::Hooks {
+    rftune_engine::hooks::Hooks {
+        before_reboot: flags.before_reboot.clone(),
+        after_verify: flags.after_verify.clone(),
+        on_failure: flags.on_failure.clone(),
+        timeout: flags.hook_timeout,
+    }
+}
+
+/// How a provisioning command (`command`) writes: reboots by `policy` with the timeouts,
+/// rolling limit, pending-work rule, hooks and lock wait of `flags`, recorded in the audit log
+/// of `dirs`.
+pub fn provision_writes(
+    command: &'static str,
+    policy: RebootPolicy,
+    flags: &crate::args::boot::RestartFlags,
+    dirs: &StateDirs,
+) -> Result<rftune_engine::write::Writes> {
+    let options = rftune_engine::write::WriteOptions {
+        reboot: policy,
+        graceful_timeout: flags.graceful_timeout,
+        job_timeout: flags.job_timeout,
+        boot_timeout: flags.boot_timeout,
+        replace_pending: flags.replace_pending,
+        hooks: hooks(&flags.hooks),
+        keep_staged: flags.hooks.keep_staged,
+        lock_wait: flags.lock.lock_wait,
+    };
+    let audit = rftune_engine::audit::AuditLog::open(&dirs.state)?;
+    Ok(rftune_engine::write::Writes::new(
+        command,
+        options,
+        audit,
+        &dirs.state,
         flags.max_unavailable,
-    )
+    ))
+}
+
+/// How a command that writes without rebooting (`command`: a power action, job housekeeping)
+/// takes each host's lock, recorded in the audit log of `dirs`.
+pub fn lock_writes(
+    command: &'static str,
+    lock: &crate::args::LockFlags,
+    dirs: &StateDirs,
+) -> Result<rftune_engine::write::Writes> {
+    let options = rftune_engine::write::WriteOptions {
+        reboot: RebootPolicy::None,
+        lock_wait: lock.lock_wait,
+        ..rftune_engine::write::WriteOptions::default()
+    };
+    let audit = rftune_engine::audit::AuditLog::open(&dirs.state)?;
+    Ok(rftune_engine::write::Writes::new(
+        command,
+        options,
+        audit,
+        &dirs.state,
+        1,
+    ))
 }
 
 /// `--reboot` as the engine's policy.

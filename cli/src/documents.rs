@@ -267,7 +267,7 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
                     .then(|| {
                         format!(
                             "warning: {}; apply will refuse it",
-                            rftune_engine::read::lockdown_reason()
+                            rftune_engine::read::lockdown_reason(&a.state.backend)
                         )
                     })
                     .into_iter()

@@ -15,11 +15,10 @@
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::{Client, Credentials, ODataId};
-use rftune_engine::boot::{Once, OnceRun, OnceTarget};
-use rftune_engine::control::RebootPolicy;
-use rftune_engine::restart::Restart;
+use rftune_engine::boot::{OnceRun, OnceTarget};
+use rftune_engine::write::{RebootSlots, WriteOptions, Writes};
 use rftune_engine::{
-    Access, Apply, ApplyOptions, ApplyOutcome, ApplyRun, Assess, BmcEntry, ConnectConfig, Error, Event, HostApply,
+    Access, ApplyOptions, ApplyOutcome, ApplyRun, Assess, BmcEntry, ConnectConfig, Error, Event, HostApply,
     HostErrorKind, HostResult, Limits, LoadedProfile, Observer, Result, StateDirs,
 };
 use std::collections::BTreeMap;
@@ -112,7 +111,7 @@ async fn provision() -> Result<()> {
     // 2. Converge from the defaults, one reboot at a time; refuse other people's pending work at
     //    first.
     println!("\n== converge");
-    let reboots = Arc::new(tokio::sync::Semaphore::new(1));
+    let reboots = RebootSlots::new(1);
     let mut retry = Vec::new();
     for r in converge(&access, &dirs, &reboots, false, &plans).await? {
         match r.result {
@@ -139,18 +138,16 @@ async fn provision() -> Result<()> {
     // 3. Install: every host boots once from the network, now (one reboot each, one at a time;
     //    the override sends only its target and Enabled, so no BIOS job comes with it).
     println!("\n== one-time PXE boot");
-    let once = Arc::new(Once(Arc::new(OnceRun {
+    let writes = WriteOptions {
+        graceful_timeout: Duration::from_secs(30),
+        boot_timeout: Duration::from_secs(60),
+        ..WriteOptions::default()
+    };
+    let audit = rftune_engine::audit::AuditLog::open(&dirs.state)?;
+    let once = Arc::new(OnceRun {
         target: OnceTarget::parse("Pxe")?,
-        restart: Restart::new(
-            RebootPolicy::Graceful,
-            Duration::from_secs(30),
-            Duration::from_secs(60),
-            1,
-        ),
-        replace_pending: false,
-        audit: rftune_engine::audit::AuditLog::open(&dirs.state)?,
-        state_dir: dirs.state.clone(),
-    })));
+        writes: Writes::new("boot once", writes, audit, &dirs.state, 1),
+    });
     let limits = Limits {
         concurrency: 3,
         ..Limits::default()
@@ -185,7 +182,7 @@ fn site_profile(base: &str) -> Result<LoadedProfile> {
 async fn converge(
     access: &Access,
     dirs: &StateDirs,
-    reboots: &Arc<tokio::sync::Semaphore>,
+    reboots: &RebootSlots,
     replace_pending: bool,
     plans: &[(BmcEntry, &'static str)],
 ) -> Result<Vec<HostResult<HostApply>>> {
@@ -208,17 +205,9 @@ async fn converge(
     };
     let mut results = Vec::new();
     for (profile, entries) in by_profile {
-        let mut run = ApplyRun::new(site_profile(profile)?, dirs, options.clone(), 1)?;
-        run.reboots = reboots.clone();
-        let run = Arc::new(run);
+        let run = Arc::new(ApplyRun::new(site_profile(profile)?, dirs, options.clone(), 1)?.sharing(reboots));
         let done = access
-            .fleet_collected(
-                &entries,
-                &limits,
-                Some(&run.audit),
-                Arc::new(Apply(run.clone())),
-                |_, _| {},
-            )
+            .fleet_collected(&entries, &limits, Some(run.audit()), run.clone(), |_, _| {})
             .await;
         results.extend(done);
     }

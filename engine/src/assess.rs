@@ -1,6 +1,7 @@
 //! Reading a host and judging it against a profile: the shared first half of `diff` and
 //! `apply`. The profile is parsed once per run and resolved per host (generation, model).
 
+use crate::backend::AttributeGroup;
 use crate::cache::RegistryCache;
 use crate::connect::Bmc;
 use crate::error::{Context, Result};
@@ -8,7 +9,6 @@ use crate::read::{self, HostState};
 use bios_profiles::{
     Diff, HostFacts, Library, Profile, ProfileRef, ResolvedProfile, Severity, ValidateOptions, Violation,
 };
-use redfish_client::oem::dell::{self, AttributeGroup};
 use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::Memory;
 use std::collections::BTreeSet;
@@ -260,15 +260,11 @@ async fn read(
     bios: Option<Bios>,
 ) -> Result<(HostState, Arc<ResolvedProfile>)> {
     let groups = loaded.groups();
-    let read_dimms = async {
+    let dimms_read = async {
         if !loaded.needs_memory() {
             return Ok(None);
         }
-        let collection = format!("{}/Memory", dell::SYSTEM);
-        match bmc.client.expanded_members::<Memory>(&collection).await {
-            Ok(dimms) => Ok(Some(dimms)),
-            Err(e) => Err(bmc.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)")),
-        }
+        read_dimms(bmc).await.map(Some)
     };
     let read_boot = async {
         if loaded.needs_boot() {
@@ -278,10 +274,15 @@ async fn read(
         }
     };
     let (values, dimms, boot_options) =
-        tokio::join!(read::read_values_with(bmc, groups, jobs, bios), read_dimms, read_boot);
+        tokio::join!(read::read_values_with(bmc, groups, jobs, bios), dimms_read, read_boot);
     let values = values?;
+    let dimms = match dimms {
+        // Read where the presumed backend keeps them, on a service read by its links after all.
+        Err(_) if bmc.backend().places().is_none() => Some(read_dimms(bmc).await?),
+        other => other?,
+    };
     let mut facts = HostFacts::from_bios(&values.bios);
-    if let Some(dimms) = dimms? {
+    if let Some(dimms) = dimms {
         facts = facts.with_memory(&dimms);
     }
     let profile = loaded
@@ -290,18 +291,35 @@ async fn read(
     let profile = crate::boot::with_boot(bmc, profile, &values.bios, boot_options?.as_deref())?;
     let mut state = read::with_registry(bmc, cache, values).await?;
     // A platform override may name a group the generic resolution did not.
+    let backend = bmc.backend();
     for (group, _) in profile.idrac.keys() {
         if !state.idrac.contains_key(group) {
-            let attrs = bmc
-                .client
-                .dell()
-                .attributes(*group)
-                .await
-                .map_err(|e| bmc.explain(e, &format!("reading iDRAC attributes {group}")))?;
-            state.idrac.insert(*group, attrs.attributes);
+            let attrs = match backend.settings() {
+                Some(settings) => settings
+                    .read(&bmc.client, *group)
+                    .await
+                    .map_err(|e| bmc.explain(e, &format!("reading iDRAC attributes {group}")))?,
+                None => Default::default(),
+            };
+            state.idrac.insert(*group, attrs);
         }
     }
     Ok((state, profile))
+}
+
+/// The host's DIMMs: at the backend's fixed place, or where its first system links them.
+async fn read_dimms(bmc: &Bmc) -> Result<Vec<Memory>> {
+    let read = match bmc.backend().places() {
+        Some(places) => {
+            let collection = places.system.join("Memory");
+            bmc.client.expanded_members::<Memory>(collection.path()).await
+        }
+        None => {
+            let system = bmc.first_system().await?;
+            bmc.client.memory(&system).await
+        }
+    };
+    read.map_err(|e| bmc.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)"))
 }
 
 /// The profile's verdict on a host's state: its violations and its diff, made once per

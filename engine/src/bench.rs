@@ -3,7 +3,7 @@
 //! of the machine it manages (to check that it is the machine the benchmark runs on), read once
 //! before the run; then the power sensor and the idle baseline, from the run's [`Meter`].
 
-use crate::connect::{Bmc, Layout};
+use crate::connect::Bmc;
 use crate::error::Result;
 use crate::observe::Silent;
 use crate::power::Meter;
@@ -11,8 +11,6 @@ use host_bench::host::MachineId;
 use host_bench::report::BmcInfo;
 use host_bench::run::Bmc as BenchBmc;
 use host_bench::{power, stream};
-use redfish_client::ODataId;
-use redfish_client::oem::dell;
 use redfish_client::resources::computer_system::Memory;
 use std::time::Duration;
 
@@ -20,35 +18,35 @@ use std::time::Duration;
 /// idle baseline come later, from the run's meter: [`record_idle_power`]).
 pub async fn bmc_facts(bmc: &mut Bmc) -> Result<BenchBmc> {
     let root = bmc.service_root().await?;
-    let dell = bmc.layout().await? == Layout::Dell;
+    let backend = bmc.recognise().await?;
     let t = &*bmc;
     let c = &t.client;
-    let system = if dell {
-        c.system(&ODataId::new(dell::SYSTEM))
+    let system = match backend.places() {
+        Some(places) => c
+            .system(&places.system)
             .await
-            .map_err(|e| t.explain(e, "reading the system"))?
-    } else {
-        t.first_system().await?
+            .map_err(|e| t.explain(e, "reading the system"))?,
+        None => t.first_system().await?,
     };
     let bios_link = system.bios_link();
     let (bios, memory) = tokio::join!(c.bios(&bios_link), c.memory(&system));
     let bios = bios.map_err(|e| t.explain(e, "reading BIOS attributes"))?;
     let memory = memory.map_err(|e| t.explain(e, "reading the DIMM inventory"))?;
-    let idrac_firmware = if dell {
-        c.get::<redfish_client::resources::manager::Manager>(dell::MANAGER)
-            .await
-            .map_err(|e| t.explain(e, "reading the iDRAC"))?
-            .firmware_version
-    } else {
-        None
+    let idrac_firmware = match backend.places() {
+        Some(places) => {
+            c.get::<redfish_client::resources::manager::Manager>(places.manager.path())
+                .await
+                .map_err(|e| t.explain(e, "reading the iDRAC"))?
+                .firmware_version
+        }
+        None => None,
     };
     let info = BmcInfo {
         host: t.name.clone(),
         model: system.model.clone(),
-        service_tag: if dell {
-            dell::service_tag(&root).map(str::to_owned)
-        } else {
-            system.sku.clone()
+        service_tag: match backend.places() {
+            Some(_) => backend.service_tag(&root),
+            None => system.sku.clone(),
         },
         bios_version: system.bios_version.clone(),
         idrac_firmware,

@@ -7,29 +7,33 @@
 //! (with `UefiTargetBootSourceOverride` for a `BootNNNN`): on iDRAC9 a `BootSourceOverrideMode`
 //! in the request is a staged setting that queues a BIOS job and a second reboot.
 
-use crate::audit::{AuditLog, Step};
+use crate::audit::Step;
+use crate::backend::SequenceEntry;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result, bad_input};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use crate::pending::{self, Own};
-use crate::restart::Restart;
+use crate::write::{Own, Writer, Writes};
 use bios_profiles::{BootDevices, ResolvedProfile};
-use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, DellBootSources};
 use redfish_client::request;
 use redfish_client::resources::bios::Attributes;
 use redfish_client::resources::boot::{self as model, Boot, BootOption, BootSource, OverrideEnabled};
 use redfish_client::resources::computer_system::ComputerSystem;
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// The host's boot options (`BootOptions`, members inline: one request), or `None` when it has
 /// no such collection.
 pub async fn boot_options(bmc: &Bmc) -> Result<Option<Vec<BootOption>>> {
-    match bmc.client.expanded_members::<BootOption>(dell::BOOT_OPTIONS).await {
+    let Some(places) = bmc.backend().places().cloned() else {
+        return Ok(None);
+    };
+    match bmc
+        .client
+        .expanded_members::<BootOption>(places.boot_options.path())
+        .await
+    {
         Ok(options) => Ok(Some(options)),
         Err(e) if e.status() == Some(404) => Ok(None),
         Err(e) => Err(bmc.explain(e, "reading the boot options")),
@@ -75,8 +79,8 @@ pub struct ShownOption {
     /// The display name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The FQDD Dell's boot sources give the same position (`NIC.PxeDevice.1-1`), which a
-    /// profile's `[boot.order]` can name.
+    /// The device name the BMC's boot sequence gives the same position (an iDRAC's FQDD,
+    /// `NIC.PxeDevice.1-1`), which a profile's `[boot.order]` can name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fqdd: Option<String>,
     /// Whether the firmware boots it.
@@ -118,34 +122,28 @@ impl BootShown {
 }
 
 async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
-    bmc.client
-        .system(&ODataId::new(dell::SYSTEM))
-        .await
-        .map_err(|e| bmc.explain(e, "reading the system"))
+    crate::control::read_system(bmc).await
 }
 
-/// Dell's boot sources (the order by FQDD) where the iDRAC serves them: at their path on real
-/// iDRAC9 captures, else at the older one; `None` when neither exists.
-async fn boot_sources(bmc: &Bmc) -> Result<Option<DellBootSources>> {
-    for path in [dell::DELL_BOOT_SOURCES, dell::BOOT_SOURCES] {
-        match bmc.client.get::<DellBootSources>(path).await {
-            Ok(b) => return Ok(Some(b)),
-            Err(e) if e.status() == Some(404) => {}
-            Err(e) => return Err(bmc.explain(e, "reading Dell's boot sources")),
-        }
+/// The BMC's boot sequence by device name, where its backend serves one; `None` otherwise.
+async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
+    match bmc.backend().boot() {
+        Some(boot) => boot
+            .sequence(&bmc.client)
+            .await
+            .map_err(|e| bmc.explain(e, "reading Dell's boot sources")),
+        None => Ok(None),
     }
-    Ok(None)
 }
 
-/// Reads the boot order and override: the system, its boot options and Dell's boot sources,
-/// at once (three requests). FQDDs are given by position, where Dell's sequence has as many
-/// entries as the order (both real iDRAC9 captures pair them so).
+/// Reads the boot order and override: the system, its boot options and the BMC's boot
+/// sequence, at once (three requests). Device names are given by position, where the sequence
+/// has as many entries as the order (both real iDRAC9 captures pair them so).
 pub async fn show(bmc: &Bmc) -> Result<BootShown> {
     let (system, options, sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
     let boot = system?.boot.unwrap_or_default();
     let options = options?.unwrap_or_default();
-    let sources = sources?;
-    let sequence: Vec<&dell::BootSeqEntry> = sources.as_ref().map(DellBootSources::sequence).unwrap_or_default();
+    let sequence = sources?.unwrap_or_default();
     let paired = sequence.len() == boot.boot_order.len();
     let order = boot
         .boot_order
@@ -236,14 +234,9 @@ impl std::fmt::Display for OnceTarget {
 pub struct OnceRun {
     /// What to boot.
     pub target: OnceTarget,
-    /// Whether and how to reboot now (`None`: at the host's next boot).
-    pub restart: Restart,
-    /// Delete pending work rftune did not stage instead of refusing.
-    pub replace_pending: bool,
-    /// The audit log.
-    pub audit: AuditLog,
-    /// The state directory (rftune's staging markers).
-    pub state_dir: PathBuf,
+    /// How its hosts are written to: whether and how to reboot now (`None`: at the host's
+    /// next boot), pending work, hooks, the lock.
+    pub writes: Writes,
 }
 
 /// What `boot once` did on one host.
@@ -267,6 +260,9 @@ pub struct OnceDone {
     /// Pending work deleted first (`--replace-pending`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// The hooks that ran around its reboot, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
     /// A sentence for people.
     pub summary: String,
 }
@@ -318,10 +314,12 @@ fn override_for(
     }
 }
 
-/// Sets a one-time boot override on the host, and reboots into it when the run says so: the
-/// pending work rftune did not stage is refused (or deleted with `replace_pending`); rftune's
-/// own staged values ride on the reboot. After the reboot, whether the override was used up.
-pub async fn once(run: &OnceRun, bmc: &Bmc, observer: &dyn Observer) -> Result<OnceDone> {
+/// Sets a one-time boot override on the host under its writer `w`, and reboots into it when
+/// the run says so: the pending work rftune did not stage is refused (or deleted with
+/// `--replace-pending`); rftune's own staged values ride on the reboot. After the reboot,
+/// whether the override was used up.
+pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
+    let bmc = w.bmc;
     let needs_options = matches!(run.target, OnceTarget::Option(_));
     let (system, options, staged) = tokio::join!(
         read_system(bmc),
@@ -332,38 +330,39 @@ pub async fn once(run: &OnceRun, bmc: &Bmc, observer: &dyn Observer) -> Result<O
                 Ok(None)
             }
         },
-        pending::read(bmc, &run.state_dir)
+        w.pending()
     );
     let boot = system?.boot.unwrap_or_default();
     let options = options?.unwrap_or_default();
     let (source, uefi_path) = override_for(&run.target, &boot, &options)
         .map_err(|m| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m)))?;
     let staged = staged?;
-    let what = "a one-time boot";
-    let replaced = pending::settle(
-        bmc,
-        &staged,
-        Own::RideAlong,
-        run.replace_pending,
-        &run.audit,
-        observer,
-        what,
-    )
-    .await?;
+    w.writable().await?;
+    let replaced = w.settle(&staged, Own::RideAlong, "a one-time boot").await?;
     let staged_job_ran = (staged.ours && replaced.is_none()).then(|| staged.describe());
-    let _slot = run.restart.slot(&bmc.name).await?;
-    crate::interrupt::check(&bmc.name, "setting the boot override")?;
-    observer.event(&crate::observe::Event::phase(
-        &bmc.name,
-        crate::observe::Phase::SettingBootOverride(run.target.to_string()),
-    ));
+    let _slot = w.slot().await?;
+    w.check("setting the boot override")?;
+    w.phase(crate::observe::Phase::SettingBootOverride(run.target.to_string()));
     let body = request::boot_override_body(source, OverrideEnabled::Once, uefi_path.as_deref());
-    write_override(bmc, &run.audit, Step::BootOnce, &body, |b| {
+    write_override(w, Step::BootOnce, &body, |b| {
         b.boot_source_override_target == Some(source) && b.boot_source_override_enabled == Some(OverrideEnabled::Once)
     })
     .await?;
+    let left = format!("the override to {} stays set for its next boot", run.target);
+    let undo = || async {
+        let body = request::boot_override_clear_body();
+        match write_override(w, Step::Unstage, &body, |b| !b.override_active()).await {
+            Ok(()) => "its one-time boot override was cancelled again".to_owned(),
+            Err(e) => format!(
+                "cancelling its override failed too ({}): the next boot goes to {}; cancel it with `rftune boot clear`",
+                crate::error::report(&e),
+                run.target
+            ),
+        }
+    };
+    w.before_reboot(undo, &left).await?;
     let why = format!("the one-time boot from {}", run.target);
-    let rebooted = run.restart.run(bmc, &run.audit, observer, &why).await?.is_some();
+    let rebooted = w.reboot(&why, None).await?.is_some();
     let consumed = if rebooted {
         let after = read_system(bmc).await?.boot.unwrap_or_default();
         Some(!after.override_active())
@@ -386,59 +385,62 @@ pub async fn once(run: &OnceRun, bmc: &Bmc, observer: &dyn Observer) -> Result<O
         consumed,
         staged_job_ran: staged_job_ran.filter(|_| rebooted),
         replaced,
+        hooks: Vec::new(),
         summary,
     })
 }
 
-/// Sends an override `body`, recorded as `step`. An answer that was lost is never resent: the
-/// system is read back and `took` says whether the override is in force.
-async fn write_override(
-    bmc: &Bmc,
-    audit: &AuditLog,
-    step: Step,
-    body: &Value,
-    took: impl Fn(&Boot) -> bool,
-) -> Result<()> {
-    match bmc.client.patch(dell::SYSTEM, body).await {
-        Ok(_) => audit.record(&bmc.name, step, body.clone(), "ok", Value::Null),
+/// Sends an override `body`, recorded as `step`, where the host's backend writes boot
+/// settings. An answer that was lost is never resent: the system is read back and `took` says
+/// whether the override is in force.
+async fn write_override(w: &Writer<'_>, step: Step, body: &Value, took: impl Fn(&Boot) -> bool) -> Result<()> {
+    let bmc = w.bmc;
+    let backend = bmc.backend();
+    let target = match (backend.boot(), backend.places()) {
+        (Some(boot), Some(places)) => boot.override_target(places).clone(),
+        _ => {
+            let why = backend.lacks("boot settings");
+            return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, why).into());
+        }
+    };
+    match bmc.client.patch(target.path(), body).await {
+        Ok(_) => w.audit(step, body.clone(), "ok", Value::Null),
         Err(e) if e.write_outcome_unknown() => {
             let after = read_system(bmc).await?.boot.unwrap_or_default();
             if took(&after) {
-                audit.record(
-                    &bmc.name,
+                w.audit(
                     step,
                     body.clone(),
                     "ok",
                     json!("the answer was lost; read back in force"),
                 )
             } else {
-                audit.record(
-                    &bmc.name,
-                    step,
-                    body.clone(),
-                    "error",
-                    json!("the answer was lost; not in force"),
-                )?;
+                w.audit(step, body.clone(), "error", json!("the answer was lost; not in force"))?;
                 Err(bmc.explain(e, "setting the boot override (read back: not in force)"))
             }
         }
         Err(e) => {
             let e = bmc.explain(e, "setting the boot override");
-            audit.record(&bmc.name, step, body.clone(), "error", json!(crate::error::report(&e)))?;
+            w.audit(step, body.clone(), "error", json!(crate::error::report(&e)))?;
             Err(e)
         }
     }
 }
 
-/// `boot once` as a fleet [`Operation`].
-#[derive(Debug, Clone)]
-pub struct Once(pub Arc<OnceRun>);
-
-impl Operation for Once {
+/// `boot once` as a fleet [`Operation`]: the override under the host's lock, and the hooks
+/// after its reboot.
+impl Operation for OnceRun {
     type Output = OnceDone;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<OnceDone> {
-        once(&self.0, bmc, observer).await
+        let w = self.writes.begin(bmc, observer).await?;
+        let done = once(self, &w).await;
+        let ok = done.as_ref().is_ok_and(|d| d.consumed == Some(true));
+        let why = done.as_ref().map_or_else(|_| String::new(), |d| d.summary.clone());
+        w.after_reboot(&done, ok, &why).await?;
+        let mut done = done?;
+        done.hooks = w.hooks_ran();
+        Ok(done)
     }
 }
 
@@ -454,23 +456,19 @@ pub struct Cleared {
     pub summary: String,
 }
 
-/// Cancels the host's boot override; nothing is sent when none is set.
-pub async fn clear(bmc: &Bmc, audit: &AuditLog) -> Result<Cleared> {
+/// Cancels the host's boot override under its writer `w`; nothing is sent when none is set.
+pub async fn clear(w: &Writer<'_>) -> Result<Cleared> {
+    let bmc = w.bmc;
     let boot = read_system(bmc).await?.boot.unwrap_or_default();
     if !boot.override_active() {
-        audit.record(
-            &bmc.name,
-            Step::BootClear,
-            Value::Null,
-            "skipped",
-            json!("no override set"),
-        )?;
+        w.audit(Step::BootClear, Value::Null, "skipped", json!("no override set"))?;
         return Ok(Cleared {
             host: bmc.name.clone(),
             was: None,
             summary: "no boot override was set; nothing sent".into(),
         });
     }
+    w.writable().await?;
     let was = format!(
         "{} {}",
         boot.boot_source_override_target.map_or("?", BootSource::as_str),
@@ -479,7 +477,7 @@ pub async fn clear(bmc: &Bmc, audit: &AuditLog) -> Result<Cleared> {
             .to_lowercase()
     );
     let body = request::boot_override_clear_body();
-    write_override(bmc, audit, Step::BootClear, &body, |b| !b.override_active()).await?;
+    write_override(w, Step::BootClear, &body, |b| !b.override_active()).await?;
     Ok(Cleared {
         host: bmc.name.clone(),
         summary: format!("cancelled the boot override ({was})"),
@@ -487,18 +485,19 @@ pub async fn clear(bmc: &Bmc, audit: &AuditLog) -> Result<Cleared> {
     })
 }
 
-/// `boot clear` as a fleet [`Operation`], recorded in `audit`.
-#[derive(Debug, Clone)]
+/// `boot clear` as a fleet [`Operation`], under each host's lock.
+#[derive(Debug)]
 pub struct Clear {
-    /// The audit log.
-    pub audit: AuditLog,
+    /// How its hosts are written to (the lock, the audit log).
+    pub writes: Writes,
 }
 
 impl Operation for Clear {
     type Output = Cleared;
 
-    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<Cleared> {
-        clear(bmc, &self.audit).await
+    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Cleared> {
+        let w = self.writes.begin(bmc, observer).await?;
+        clear(&w).await
     }
 }
 

@@ -200,11 +200,12 @@ fn manifest_text(captured: &Captured) -> String {
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    let bios = text(
-        "/redfish/v1/Systems/System.Embedded.1/Bios",
-        "/Attributes/SystemBiosVersion",
-    )
-    .or_else(|| text("/redfish/v1/Systems/System.Embedded.1", "/BiosVersion"));
+    // The first system and manager, as their collections list them.
+    let first = |collection: &str| text(collection, "/Members/0/@odata.id");
+    let system = first("/redfish/v1/Systems").unwrap_or_default();
+    let manager = first("/redfish/v1/Managers").unwrap_or_default();
+    let bios_link = text(&system, "/Bios/@odata.id").unwrap_or_default();
+    let bios = text(&bios_link, "/Attributes/SystemBiosVersion").or_else(|| text(&system, "/BiosVersion"));
     let mut doc = toml::Table::new();
     doc.insert("format".into(), "rftune capture 1".into());
     let mut put = |key: &str, value: Option<String>| {
@@ -212,11 +213,8 @@ fn manifest_text(captured: &Captured) -> String {
             doc.insert(key.into(), v.into());
         }
     };
-    put("model", text("/redfish/v1/Systems/System.Embedded.1", "/Model"));
-    put(
-        "bmc_firmware",
-        text("/redfish/v1/Managers/iDRAC.Embedded.1", "/FirmwareVersion"),
-    );
+    put("model", text(&system, "/Model"));
+    put("bmc_firmware", text(&manager, "/FirmwareVersion"));
     put("bios_version", bios);
     put("redfish_version", text("/redfish/v1", "/RedfishVersion"));
     doc.insert("resources".into(), (captured.resources.len() as i64).into());
@@ -302,10 +300,8 @@ fn wanted(path: &str) -> bool {
         ["Systems", _, "Memory" | "Processors"] | ["Systems", _, "Memory" | "Processors", _] => true,
         ["Systems", _, "BootOptions"] | ["Systems", _, "BootOptions", _] | ["Systems", _, "SecureBoot"] => true,
         ["Managers"] | ["Managers", _] => true,
-        ["Managers", _, "Oem", "Dell", "DellAttributes", _] => true,
-        ["Managers", _, "Oem", "Dell", "Jobs"] | ["Managers", _, "Oem", "Dell", "Jobs", _] => true,
+        ["Managers", _, "Oem", vendor, rest @ ..] => crate::backend::reads_manager_oem(vendor, rest),
         ["Managers", _, "Jobs"] | ["Managers", _, "Jobs", _] => true,
-        ["Managers", _, "Oem", "Dell", "DellJobService" | "DellLCService"] => true,
         ["Chassis"] | ["Chassis", _] => true,
         [
             "Chassis",

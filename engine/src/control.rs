@@ -1,17 +1,14 @@
-//! Power-state control of a host through its BMC: on, off (the OS asked to shut down, power
-//! forced off after a timeout), cycle, and the reboot that runs a BIOS job. A reset whose answer
+//! Power-state control of a host through its BMC, for the writers that need it (`crate::write`,
+//! `crate::switch`): on, off (the OS asked to shut down, power forced off after a timeout), and
+//! the reboot that runs a BIOS job. A reset whose answer
 //! was lost may have happened, so the host is looked at before it is sent again; a host rftune
 //! powered off is noted until it is on again, so a run stopped at once can name it.
 
-use crate::audit::{AuditLog, Step};
 use crate::connect::Bmc;
 use crate::error::Result;
 use crate::observe::{Event, Observer, Phase};
 use crate::wait::{poll_interval, until};
-use redfish_client::ODataId;
-use redfish_client::oem::dell;
 use redfish_client::resources::computer_system::{ComputerSystem, PowerState, ResetType};
-use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 
 /// How to get the host through the reboot that runs the BIOS job.
@@ -23,122 +20,6 @@ pub enum RebootPolicy {
     Force,
     /// Do not reboot: the job stays scheduled for the next reboot.
     None,
-}
-
-/// What `rftune power on|off|cycle` asks of a host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PowerAction {
-    /// Power on (nothing to do when it is on).
-    On,
-    /// Power off: the OS is asked to shut down, unless forced.
-    Off,
-    /// Power off and on again (on, when it is off).
-    Cycle,
-}
-
-impl PowerAction {
-    /// As the command line and the JSON output spell it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::On => "on",
-            Self::Off => "off",
-            Self::Cycle => "cycle",
-        }
-    }
-
-    fn step(self) -> Step {
-        match self {
-            Self::On => Step::PowerOn,
-            Self::Off => Step::PowerOff,
-            Self::Cycle => Step::PowerCycle,
-        }
-    }
-}
-
-/// How power actions treat the OS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SwitchOptions {
-    /// Skip the OS: force power off, or restart at once.
-    pub force: bool,
-    /// How long the OS gets to shut down before power is forced off.
-    pub graceful_timeout: Duration,
-}
-
-/// What a power action did to one host.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Switched {
-    /// The host's name.
-    pub host: String,
-    /// `on`, `off` or `cycle`.
-    pub action: &'static str,
-    /// The power state before, as the BMC reported it.
-    pub before: Option<String>,
-    /// What was done: `powered on`, `already on`, `shut down`, `forced off`, `cycled`, ...
-    pub result: String,
-}
-
-/// Carries out `action` on the host and records it in `audit` (what was done, or why not).
-pub async fn switch(
-    bmc: &Bmc,
-    action: PowerAction,
-    options: SwitchOptions,
-    audit: &AuditLog,
-    observer: &dyn Observer,
-) -> Result<Switched> {
-    let switched = switch_unrecorded(bmc, action, options, observer).await;
-    let (outcome, detail) = match &switched {
-        Ok(s) => ("ok", json!(s.result)),
-        Err(e) => ("error", json!(crate::error::report(e))),
-    };
-    audit.record(&bmc.name, action.step(), Value::Null, outcome, detail)?;
-    switched
-}
-
-async fn switch_unrecorded(
-    bmc: &Bmc,
-    action: PowerAction,
-    options: SwitchOptions,
-    observer: &dyn Observer,
-) -> Result<Switched> {
-    let system = read_system(bmc).await?;
-    let before = system.power_state;
-    let off = before == Some(PowerState::Off);
-    let resets = Resets { bmc, system: &system };
-    let result = match (action, off) {
-        (PowerAction::On | PowerAction::Cycle, true) => {
-            resets.until_state(ResetType::On, PowerState::On).await?;
-            "powered on"
-        }
-        (PowerAction::On, false) => "already on",
-        (PowerAction::Off, true) => "already off",
-        (PowerAction::Off, false) if options.force => {
-            resets.until_state(ResetType::ForceOff, PowerState::Off).await?;
-            "forced off"
-        }
-        (PowerAction::Off, false) => {
-            // Asked interactively: look every half second rather than a twentieth of the wait.
-            let poll = Duration::from_millis(500);
-            match resets.shut_down(options.graceful_timeout, poll, observer).await? {
-                ShutDown::ByTheOs => "shut down",
-                ShutDown::Forced => "forced off after the graceful timeout",
-            }
-        }
-        (PowerAction::Cycle, false) => {
-            let policy = if options.force {
-                RebootPolicy::Force
-            } else {
-                RebootPolicy::Graceful
-            };
-            reboot(bmc, policy, options.graceful_timeout, observer, &|_, _| {}).await?;
-            "cycled"
-        }
-    };
-    Ok(Switched {
-        host: bmc.name.clone(),
-        action: action.as_str(),
-        before: before.map(|p| format!("{p:?}")),
-        result: result.to_owned(),
-    })
 }
 
 /// Reboots the host as `policy` says. Returns `false` when the policy is `None`. `lost` hears
@@ -185,7 +66,7 @@ pub async fn reboot(
 }
 
 /// How a shutdown ended.
-enum ShutDown {
+pub(crate) enum ShutDown {
     /// The OS shut down within the time it was given.
     ByTheOs,
     /// Power was forced off after that time.
@@ -193,9 +74,9 @@ enum ShutDown {
 }
 
 /// The resets of one host's system, each whose answer was lost checked before it is resent.
-struct Resets<'a> {
-    bmc: &'a Bmc,
-    system: &'a ComputerSystem,
+pub(crate) struct Resets<'a> {
+    pub(crate) bmc: &'a Bmc,
+    pub(crate) system: &'a ComputerSystem,
 }
 
 impl Resets<'_> {
@@ -225,7 +106,7 @@ impl Resets<'_> {
 
     /// Sends `kind`; when its answer was lost and the host does not reach `state` soon, once
     /// more.
-    async fn until_state(&self, kind: ResetType, state: PowerState) -> Result<()> {
+    pub(crate) async fn until_state(&self, kind: ResetType, state: PowerState) -> Result<()> {
         let wait = if state == PowerState::On {
             Duration::from_secs(20)
         } else {
@@ -239,7 +120,12 @@ impl Resets<'_> {
 
     /// Asks the OS to shut down, looking every `poll` whether it did; forces power off after
     /// `graceful_timeout`. The host is noted as powered off by rftune from the first request.
-    async fn shut_down(&self, graceful_timeout: Duration, poll: Duration, observer: &dyn Observer) -> Result<ShutDown> {
+    pub(crate) async fn shut_down(
+        &self,
+        graceful_timeout: Duration,
+        poll: Duration,
+        observer: &dyn Observer,
+    ) -> Result<ShutDown> {
         let name = &self.bmc.name;
         observer.event(&Event::phase(name, Phase::ShuttingDown));
         crate::interrupt::powered_off(name, true);
@@ -259,16 +145,32 @@ impl Resets<'_> {
     }
 }
 
-async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
+/// The host's system; on a host whose backend is not recognised yet, at the presumed place
+/// first (its answer recognises the backend), else where the recognised backend has it.
+pub(crate) async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
+    if let Some(places) = bmc.backend().places() {
+        match bmc.client.system(&places.system).await {
+            Ok(system) => {
+                bmc.confirm_backend();
+                return Ok(system);
+            }
+            Err(e) if e.status() != Some(404) || bmc.recognised() => {
+                return Err(bmc.explain(e, "reading the system"));
+            }
+            Err(_) => {}
+        }
+    }
+    let system_id = bmc.system_id().await?;
     bmc.client
-        .system(&ODataId::new(dell::SYSTEM))
+        .system(&system_id)
         .await
         .map_err(|e| bmc.explain(e, "reading the system"))
 }
 
 /// The host's power state, when the BMC says.
 pub async fn power_state(bmc: &Bmc) -> Option<PowerState> {
-    bmc.client.system(&ODataId::new(dell::SYSTEM)).await.ok()?.power_state
+    let system_id = bmc.system_id().await.ok()?;
+    bmc.client.system(&system_id).await.ok()?.power_state
 }
 
 /// Powers the host on.
@@ -283,43 +185,13 @@ pub async fn power_on(bmc: &Bmc) -> Result<()> {
 /// Whether the host shows, within `timeout`, that a restart began: it is in POST, or it
 /// powered off on the way.
 async fn restart_observed(bmc: &Bmc, timeout: Duration) -> bool {
+    let backend = bmc.backend();
     until(timeout, || async {
-        let in_post = bmc.client.dell().lc_status().await.is_ok_and(|lc| lc.in_post());
+        let in_post = match backend.readiness() {
+            Some(readiness) => readiness.in_post(&bmc.client).await.unwrap_or(false),
+            None => false,
+        };
         in_post || power_state(bmc).await == Some(PowerState::Off)
     })
     .await
-}
-
-/// A power action as a fleet [`Operation`](crate::lifecycle::Operation), each host's switch
-/// recorded in the run's audit log.
-#[derive(Debug, Clone)]
-pub struct Switch {
-    /// What to do.
-    pub action: PowerAction,
-    /// How to treat the OS.
-    pub options: SwitchOptions,
-    /// Where every switch is recorded.
-    pub audit: AuditLog,
-    /// The host locks to hold while switching (one run per host), if any.
-    pub locks: Option<crate::lock::Locks>,
-}
-
-impl crate::lifecycle::Operation for Switch {
-    type Output = Switched;
-
-    async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Switched> {
-        let _lock = match &self.locks {
-            Some(locks) => Some(locks.hold(bmc, observer).await.inspect_err(|e| {
-                let _ = self.audit.record(
-                    &bmc.name,
-                    crate::audit::Step::Lock,
-                    Value::Null,
-                    "refused",
-                    json!(crate::error::report(e)),
-                );
-            })?),
-            None => None,
-        };
-        switch(bmc, self.action, self.options, &self.audit, observer).await
-    }
 }

@@ -6,37 +6,29 @@
 //! against the snapshot. Dell's registries carry no default values, so what the defaults are
 //! is measured, never predicted.
 
-use crate::audit::{AuditLog, Step};
+use crate::audit::Step;
+use crate::backend::AttributeGroup;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
 use crate::observe::{Event, Observer, Phase};
-use crate::pending::{self, Own, Pending};
-use crate::read::{self, HostValues};
-use crate::restart::Restart;
+use crate::read;
 use crate::snapshot::{Snapshot, without_secrets};
-use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, AttributeGroup, DellJob};
+use crate::write::{Own, Pending, Writer, Writes};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What one run of `bios reset-defaults` shares across its hosts.
 #[derive(Debug)]
 pub struct DefaultsRun {
-    /// The reboot the reset needs (`None`: it waits for the host's next reboot).
-    pub restart: Restart,
-    /// Delete pending work instead of refusing.
-    pub replace_pending: bool,
+    /// How its hosts are written to: the reboot the reset needs (`None`: it waits for the
+    /// host's next reboot), pending work, hooks, the lock.
+    pub writes: Writes,
     /// How long the reset may take to show as finished once the host is back.
     pub finish_timeout: Duration,
-    /// The audit log.
-    pub audit: AuditLog,
-    /// The state directory (snapshots, rftune's staging markers).
-    pub state_dir: PathBuf,
 }
 
 /// One value the reset changed.
@@ -94,29 +86,27 @@ pub struct DefaultsDone {
     /// Pending work deleted first (`--replace-pending`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// The hooks that ran around its reboot, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
     /// A sentence for people.
     pub summary: String,
 }
 
-/// The reset flags as the host reports them: `Bios.ResetBiosToDefaultsPending` and the
-/// Lifecycle Controller's `BIOSRTDRequested` (two requests, at once).
+/// The reset flags as the host reports them: `Bios.ResetBiosToDefaultsPending` and the BMC's
+/// own flag where its backend has one (an iDRAC's `BIOSRTDRequested`; two requests, at once).
 pub async fn flags(bmc: &Bmc) -> Result<ResetFlags> {
-    let idrac = bmc.client.dell();
-    let bios_id = ODataId::new(dell::BIOS);
-    let (bios, lc) = tokio::join!(
-        bmc.client.bios(&bios_id),
-        idrac.attributes(AttributeGroup::LifecycleController)
-    );
-    let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
-    let rtd = match lc {
-        Ok(a) => a
-            .attributes
-            .get(dell::BIOS_RTD_REQUESTED)
-            .and_then(AttributeValue::as_str)
-            .map(|v| v.eq_ignore_ascii_case("True")),
-        Err(e) if e.status() == Some(404) => None,
-        Err(e) => return Err(bmc.explain(e, "reading the Lifecycle Controller attributes")),
+    let backend = bmc.backend();
+    let bios_id = bmc.bios_id().await?;
+    let requested = async {
+        match backend.actions() {
+            Some(actions) => actions.defaults_requested(&bmc.client).await,
+            None => Ok(None),
+        }
     };
+    let (bios, rtd) = tokio::join!(bmc.client.bios(&bios_id), requested);
+    let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
+    let rtd = rtd.map_err(|e| bmc.explain(e, "reading the Lifecycle Controller attributes"))?;
     Ok(ResetFlags {
         bios_pending: bios.reset_bios_to_defaults_pending,
         rtd_requested: rtd,
@@ -140,62 +130,36 @@ pub fn changes(before: &Attributes, after: &Attributes) -> Vec<Changed> {
         .collect()
 }
 
-/// What is staged on a host, from values read with the job queue.
-fn staged(bmc: &Bmc, values: &HostValues, state_dir: &std::path::Path) -> Pending {
-    let jobs: Vec<DellJob> = values.jobs.iter().filter(|j| j.is_open_bios_job()).cloned().collect();
-    let ours = !values.pending.is_empty()
-        && crate::marker::files(state_dir, &bmc.name)
-            .iter()
-            .filter_map(|f| crate::marker::read(f))
-            .any(|m| m.bios == values.pending);
-    Pending {
-        values: values.pending.clone(),
-        jobs,
-        ours,
-    }
-}
-
-/// Resets the host's BIOS to its defaults and proves it: see the module docs. Refused under
-/// System Lockdown and on top of pending work (rftune's own included: what a job staged before
-/// the reset would do at that POST is not known), unless `replace_pending`.
-pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Result<DefaultsDone> {
+/// Resets the host's BIOS to its defaults and proves it, under the host's writer `w`: see the
+/// module docs. Refused under System Lockdown and on top of pending work (rftune's own
+/// included: what a job staged before the reset would do at that POST is not known), unless
+/// `--replace-pending`. The hooks' before-reboot point is reached here; the caller runs what
+/// comes after the reboot (an apply, once its profile is verified too).
+pub async fn reset(finish_timeout: Duration, w: &Writer<'_>) -> Result<DefaultsDone> {
+    let bmc = w.bmc;
     let groups = [AttributeGroup::LifecycleController].into_iter().collect();
     let values = read::read_values(bmc, &groups, true).await?;
-    if values.lockdown == Some(true) {
-        let reason = read::lockdown_reason();
-        run.audit
-            .record(&bmc.name, Step::Lockdown, Value::Null, "refused", json!(reason))?;
-        return Err(HostError::new(&bmc.name, HostErrorKind::Lockdown, reason).into());
-    }
-    let pending = staged(bmc, &values, &run.state_dir);
-    let what = "a BIOS reset to defaults";
-    let replaced = pending::settle(
-        bmc,
-        &pending,
-        Own::Refuse,
-        run.replace_pending,
-        &run.audit,
-        observer,
-        what,
-    )
-    .await?;
-    let _slot = run.restart.slot(&bmc.name).await?;
-    crate::interrupt::check(&bmc.name, "the snapshot")?;
-    let url = bmc.client.base_url().as_str().trim_end_matches('/').to_owned();
+    w.writable().await?;
+    w.refuse_lockdown(values.lockdown)?;
+    let pending = Pending::of(values.pending.clone(), &values.jobs, &w.writes.state_dir, w.name());
+    let replaced = w.settle(&pending, Own::Refuse, "a BIOS reset to defaults").await?;
+    let _slot = w.slot().await?;
+    let url = w.url();
     let snap = Snapshot::of_values(&bmc.name, &url, &values, "before a BIOS reset to defaults");
-    let path = snap.save(&run.state_dir)?;
-    run.audit
-        .record(&bmc.name, Step::Snapshot, Value::Null, "ok", json!(path))?;
-    crate::interrupt::check(&bmc.name, "resetting the BIOS to defaults")?;
-    observer.event(&Event::phase(&bmc.name, Phase::ResettingBios));
-    let requested = send_reset(bmc, &run.audit).await?;
-    let back = run
-        .restart
-        .run(bmc, &run.audit, observer, "the BIOS reset to defaults")
-        .await?;
+    w.set_service_tag(snap.service_tag.as_deref());
+    let path = w.snapshot(&snap)?;
+    w.check("resetting the BIOS to defaults")?;
+    w.phase(Phase::ResettingBios);
+    let requested = send_reset(w).await?;
+    let undo = || async {
+        "the reset stays requested and happens at its next reboot (a BIOS reset to defaults cannot be withdrawn)"
+            .to_owned()
+    };
+    w.before_reboot(undo, "the reset happens at its next reboot").await?;
+    let back = w.reboot("the BIOS reset to defaults", None).await?;
     let rebooted = back.is_some();
     let finished = if rebooted {
-        wait_finished(bmc, run.finish_timeout, observer).await?
+        wait_finished(bmc, finish_timeout, w.observer).await?
     } else {
         None
     };
@@ -214,8 +178,7 @@ pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Res
         Some(false) => "error",
         _ => "ok",
     };
-    run.audit
-        .record(&bmc.name, Step::Defaults, Value::Null, outcome, detail)?;
+    w.audit(Step::Defaults, Value::Null, outcome, detail)?;
     let summary = match finished {
         _ if !rebooted => "the BIOS returns to its defaults at the next reboot".to_owned(),
         Some(true) => format!(
@@ -224,7 +187,7 @@ pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Res
         ),
         Some(false) => format!(
             "rebooted, but the BIOS still shows the reset pending after {:?}; {} value(s) changed",
-            run.finish_timeout,
+            finish_timeout,
             changed.len()
         ),
         None => format!(
@@ -245,25 +208,28 @@ pub async fn reset(run: &DefaultsRun, bmc: &Bmc, observer: &dyn Observer) -> Res
         finished,
         changed,
         replaced,
+        hooks: Vec::new(),
         summary,
     })
 }
 
 /// `POST Bios.ResetBios {}` (the body Dell's current script sends), then the flags read back. An
 /// answer that was lost is never resent blindly: the flags show whether it took.
-async fn send_reset(bmc: &Bmc, audit: &AuditLog) -> Result<ResetFlags> {
+async fn send_reset(w: &Writer<'_>) -> Result<ResetFlags> {
+    let bmc = w.bmc;
     let body = json!({});
-    match bmc.client.post(dell::RESET_BIOS, &body).await {
+    let backend = bmc.backend();
+    let actions = bmc.require(&backend, crate::backend::Backend::actions, "BIOS actions")?;
+    match actions.reset_to_defaults(&bmc.client).await {
         Ok(_) => {
             let flags = flags(bmc).await?;
-            audit.record(&bmc.name, Step::ResetBios, body, "ok", json!(flags))?;
+            w.audit(Step::ResetBios, body, "ok", json!(flags))?;
             Ok(flags)
         }
         Err(e) if e.write_outcome_unknown() => {
             let flags = flags(bmc).await?;
             if flags.pending() == Some(true) {
-                audit.record(
-                    &bmc.name,
+                w.audit(
                     Step::ResetBios,
                     body,
                     "ok",
@@ -271,8 +237,7 @@ async fn send_reset(bmc: &Bmc, audit: &AuditLog) -> Result<ResetFlags> {
                 )?;
                 Ok(flags)
             } else {
-                audit.record(
-                    &bmc.name,
+                w.audit(
                     Step::ResetBios,
                     body,
                     "error",
@@ -283,13 +248,7 @@ async fn send_reset(bmc: &Bmc, audit: &AuditLog) -> Result<ResetFlags> {
         }
         Err(e) => {
             let e = bmc.explain(e, "requesting the BIOS reset to defaults");
-            audit.record(
-                &bmc.name,
-                Step::ResetBios,
-                body,
-                "error",
-                json!(crate::error::report(&e)),
-            )?;
+            w.audit(Step::ResetBios, body, "error", json!(crate::error::report(&e)))?;
             Err(e)
         }
     }
@@ -312,15 +271,21 @@ async fn wait_finished(bmc: &Bmc, timeout: Duration, observer: &dyn Observer) ->
     }
 }
 
-/// `bios reset-defaults` as a fleet [`Operation`].
-#[derive(Debug, Clone)]
-pub struct ResetDefaults(pub Arc<DefaultsRun>);
-
-impl Operation for ResetDefaults {
+/// `bios reset-defaults` as a fleet [`Operation`]: the reset under the host's lock, and the
+/// hooks after its reboot.
+impl Operation for DefaultsRun {
     type Output = DefaultsDone;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<DefaultsDone> {
-        reset(&self.0, bmc, observer).await
+        let w = self.writes.begin(bmc, observer).await?;
+        let done = reset(self.finish_timeout, &w).await;
+        let finished = done.as_ref().map(|d| d.finished != Some(false));
+        let ok = matches!(finished, Ok(true));
+        let why = done.as_ref().map_or_else(|_| String::new(), |d| d.summary.clone());
+        w.after_reboot(&done, ok, &why).await?;
+        let mut done = done?;
+        done.hooks = w.hooks_ran();
+        Ok(done)
     }
 }
 

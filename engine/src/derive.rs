@@ -3,12 +3,12 @@
 //! same plan/apply path (with validation) as any profile.
 
 use crate::assess::LoadedProfile;
+use crate::backend::AttributeGroup;
 use crate::error::{Context, Result, bad_input};
 use crate::fleet::BmcEntry;
 use crate::lifecycle::Access;
 use crate::snapshot::Snapshot;
 use redfish_client::dependencies::DependencyEvaluator;
-use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::AttributeValue;
 use std::collections::BTreeSet;
@@ -92,7 +92,7 @@ pub fn profile_toml(
             let evaluation = DependencyEvaluator::new(registry).evaluate(&snapshot.bios);
             bios.extend(snapshot.bios.iter().filter(|(k, v)| {
                 // A snapshot older than the rule may still hold a password hash: never restored.
-                !redfish_client::oem::dell::is_secret_bios_attribute(k)
+                !crate::backend::is_secret_bios_attribute(k)
                     && **v != AttributeValue::Null
                     && registry.attribute(k).is_some_and(|a| !a.write_only.unwrap_or(false))
                     && !evaluation.is_read_only(k)

@@ -47,18 +47,18 @@ impl Hooks {
     }
 
     /// The command of `phase`, if set.
-    pub fn command(&self, phase: Phase) -> Option<&str> {
+    pub fn command(&self, phase: HookPoint) -> Option<&str> {
         match phase {
-            Phase::BeforeReboot => self.before_reboot.as_deref(),
-            Phase::AfterVerify => self.after_verify.as_deref(),
-            Phase::OnFailure => self.on_failure.as_deref(),
+            HookPoint::BeforeReboot => self.before_reboot.as_deref(),
+            HookPoint::AfterVerify => self.after_verify.as_deref(),
+            HookPoint::OnFailure => self.on_failure.as_deref(),
         }
     }
 }
 
-/// When a hook runs.
+/// When a hook runs (`RFTUNE_PHASE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub enum HookPoint {
     /// Before the reboot.
     BeforeReboot,
     /// After the host was verified.
@@ -67,7 +67,7 @@ pub enum Phase {
     OnFailure,
 }
 
-impl Phase {
+impl HookPoint {
     /// `before-reboot`, `after-verify`, `on-failure` (the value of `RFTUNE_PHASE`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -145,7 +145,7 @@ impl Ran {
 /// settings, its secrets among them), plus the host's.
 pub fn environment(
     inherited: impl IntoIterator<Item = (OsString, OsString)>,
-    phase: Phase,
+    phase: HookPoint,
     ctx: &Context<'_>,
 ) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = inherited
@@ -169,7 +169,7 @@ pub fn environment(
 
 /// Runs `command` for `phase` through `/bin/sh -c`, at most `timeout`; its output is kept
 /// (the end of it) for the audit log. An error only when it could not be started.
-pub async fn run(command: &str, phase: Phase, ctx: &Context<'_>, timeout: Duration) -> Result<Ran> {
+pub async fn run(command: &str, phase: HookPoint, ctx: &Context<'_>, timeout: Duration) -> Result<Ran> {
     let mut cmd = tokio::process::Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(command)
@@ -249,7 +249,7 @@ mod tests {
             ("RFTUNE_HOST", "spoofed"),
         ]
         .map(|(k, v)| (OsString::from(k), OsString::from(v)));
-        let env = environment(inherited, Phase::BeforeReboot, &ctx());
+        let env = environment(inherited, HookPoint::BeforeReboot, &ctx());
         let get = |k: &str| {
             env.iter()
                 .find(|(n, _)| n == k)
@@ -285,7 +285,7 @@ mod tests {
     async fn a_hook_reports_its_exit_and_output_and_is_killed_after_its_time_limit() {
         let ran = run(
             "echo drained $RFTUNE_NODE; echo almost >&2; exit 3",
-            Phase::BeforeReboot,
+            HookPoint::BeforeReboot,
             &ctx(),
             Duration::from_secs(20),
         )
@@ -297,7 +297,7 @@ mod tests {
         assert_eq!(ran.failure(Duration::from_secs(20)), "exit 3: almost");
         let ran = run(
             "sleep 30 & sleep 30",
-            Phase::AfterVerify,
+            HookPoint::AfterVerify,
             &ctx(),
             Duration::from_millis(200),
         )

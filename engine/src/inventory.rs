@@ -4,16 +4,13 @@
 //! reads run concurrently; the log is one more request). The system is required; the rest is
 //! shown when the BMC serves it and listed as unread when it does not.
 
-use crate::connect::{Bmc, Layout};
+use crate::backend::{Actor, Job, Logged};
+use crate::connect::Bmc;
 use crate::error::Result;
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use redfish_client::ODataId;
-use redfish_client::oem::dell::lclog::{self, Actor};
-use redfish_client::oem::dell::{self, DellJob};
 use redfish_client::resources::bios::{Attributes, BiosSettings};
 use redfish_client::resources::computer_system::{ComputerSystem, Memory};
-use redfish_client::resources::log_entry::LogEntry;
 use redfish_client::resources::manager::Manager;
 use serde::Serialize;
 
@@ -158,10 +155,10 @@ pub struct LifecycleEntry {
     pub who: Option<Actor>,
 }
 
-impl From<LogEntry> for LifecycleEntry {
-    fn from(e: LogEntry) -> Self {
+impl From<Logged> for LifecycleEntry {
+    fn from(Logged { entry: e, actor }: Logged) -> Self {
         Self {
-            who: lclog::actor(&e),
+            who: actor,
             message_id: e.code().map(str::to_owned),
             id: e.id,
             created: e.created,
@@ -174,31 +171,34 @@ impl From<LogEntry> for LifecycleEntry {
 /// Reads the inventory of one logged-in BMC, with the latest `lifecycle` Lifecycle-log entries
 /// when it is above 0. The system is required; DIMMs, the iDRAC, pending values, jobs and the
 /// log are shown when the BMC serves them, and listed as unread when it does not.
-pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
+pub async fn collect(bmc: &Bmc, lifecycle: usize) -> Result<Inventory> {
     let root = bmc.service_root().await?;
-    let layout = bmc.layout().await?;
-    let t = &*bmc;
+    let backend = bmc.recognise().await?;
+    let t = bmc;
     let client = &t.client;
     let mut partial = Partial::default();
-    let mut inventory = match layout {
-        Layout::Dell => {
-            let system_id = ODataId::new(dell::SYSTEM);
-            let memory_id = system_id.join("Memory");
-            let idrac = client.dell();
+    let mut inventory = match backend.places() {
+        Some(places) => {
+            let memory_id = places.system.join("Memory");
             let log = async {
-                if lifecycle == 0 {
-                    None
-                } else {
-                    Some(idrac.lifecycle_log(lifecycle).await)
+                match backend.log() {
+                    Some(log) if lifecycle > 0 => Some(log.latest(client, lifecycle).await),
+                    _ => None,
+                }
+            };
+            let jobs = async {
+                match backend.jobs() {
+                    Some(queue) => queue.list(client).await,
+                    None => Ok(Vec::new()),
                 }
             };
             let (system, memory, manager, pending, jobs, secure_boot, log) = tokio::join!(
-                client.system(&system_id),
+                client.system(&places.system),
                 client.expanded_members::<Memory>(memory_id.path()),
-                client.get::<Manager>(dell::MANAGER),
-                client.get::<BiosSettings>(dell::BIOS_SETTINGS),
-                idrac.jobs(),
-                secure_boot(client, dell::SECURE_BOOT),
+                client.get::<Manager>(places.manager.path()),
+                client.get::<BiosSettings>(places.bios_settings.path()),
+                jobs,
+                secure_boot(client, places.secure_boot.path()),
                 log,
             );
             let system = system.map_err(|e| t.explain(e, "reading the system"))?;
@@ -207,7 +207,7 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
             let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
-                dell::service_tag(&root).map(str::to_owned),
+                backend.service_tag(&root),
                 system,
                 partial.keep("DIMM inventory", memory).unwrap_or_default(),
                 partial.keep("iDRAC", manager),
@@ -221,7 +221,7 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
             inventory.secure_boot = secure_boot;
             inventory
         }
-        Layout::Generic => {
+        None => {
             if lifecycle > 0 {
                 partial.unread.push(Unread {
                     what: "Lifecycle log".to_owned(),
@@ -240,7 +240,7 @@ pub async fn collect(bmc: &mut Bmc, lifecycle: usize) -> Result<Inventory> {
             let pending = match &bios {
                 Some(b) => partial
                     .keep("pending BIOS values", client.pending_bios(b).await)
-                    .map(|p| crate::read::pending_changes(&b.attributes, p.attributes)),
+                    .map(|p| backend.pending().pending(&b.attributes, p.attributes)),
                 None => None,
             };
             let tag = system.sku.clone();
@@ -289,7 +289,7 @@ fn assemble(
     memory: Vec<Memory>,
     manager: Option<Manager>,
     pending_bios: Attributes,
-    jobs: Vec<DellJob>,
+    jobs: Vec<Job>,
 ) -> Inventory {
     let cpu = system.processor_summary.clone().unwrap_or_default();
     let dimms = memory
@@ -325,12 +325,12 @@ fn assemble(
         lifecycle: None,
         open_jobs: jobs
             .into_iter()
-            .filter(DellJob::holds_queue)
+            .filter(Job::holds_queue)
             .map(|j| JobSummary {
                 message_id: j.message_code().map(str::to_owned),
                 id: j.id,
                 job_type: j.job_type,
-                state: j.job_state.to_string(),
+                state: j.job_state,
                 message: j.message,
             })
             .collect(),
@@ -340,7 +340,7 @@ fn assemble(
 }
 
 /// Inventory as a fleet [`Operation`]; the service root is read before logging in (it tells the
-/// layout, and holds the service tag).
+/// backend, and holds the service tag).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Collect {
     /// How many of the latest Lifecycle-log entries to read (0: none, no extra request).

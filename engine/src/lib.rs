@@ -9,15 +9,22 @@
 //!   connected [`Bmc`]. [`Access`] runs an [`Operation`] on one host or a fleet with the same
 //!   life every time — connect, log in, work, always log out — and, where work is audited, the
 //!   records of a failed connection or login. One host's failure never stops the others.
+//! - **Vendors** ([`backend`]): each BMC's way of doing things — where its resources are, what
+//!   its pending values mean, its job queue, its readiness, its own settings, its actions —
+//!   chosen from what the service reports; every operation asks its host's backend.
 //! - **Reading and judging** ([`read`], [`assess`], [`inventory`]): a host's BIOS values,
 //!   pending values, jobs and registry (cached per model and BIOS version), compared with a
 //!   [`LoadedProfile`].
-//! - **Changing** ([`converge`], [`control`], [`jobs`]): the apply of a profile as a pipeline
-//!   of named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes
-//!   → one BIOS PATCH → reboot → job → verify), power on/off/cycle, job and pending-value
-//!   housekeeping — every write in the [`audit`] log, every stop request ([`interrupt`]) honoured
-//!   at a step boundary. [`plan`] writes what an apply will do for review and holds a later
-//!   apply to it; [`hooks`] run commands around each reboot; [`lock`] keeps to one run per host.
+//! - **Changing** ([`write`], [`converge`], [`control`], [`jobs`]): every write goes through
+//!   one pipeline ([`write`]: the host's lock, a backend rftune writes to, the refusals of
+//!   pending work and lockdown, one reboot slot, the snapshot, the reboot with its hooks, the
+//!   waits, the audit log, a stop honoured between steps). On it: the apply of a profile as
+//!   named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes →
+//!   one BIOS PATCH → reboot → job → verify), SCP imports, resets to defaults, BIOS passwords,
+//!   one-time boots, Secure Boot key resets, power on/off/cycle ([`switch`]), job and pending-value
+//!   housekeeping. [`plan`] writes what an apply will do for review and holds a later apply
+//!   to it; [`hooks`] are the commands run around each reboot; [`lock`] keeps to one run per
+//!   host.
 //! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
 //!   before a change, profiles derived from hosts, sanitised captures, private state directories.
 //! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`experiment`], [`watch`]): power
@@ -38,9 +45,8 @@
 //! let access = Access::new(ConnectConfig::new(Credentials::new("root", "calvin")), dirs.clone(), Arc::new(Silent));
 //! let hosts = vec![BmcEntry::from_url("https://idrac-r7625-01.example")?];
 //! let run = Arc::new(ApplyRun::new(LoadedProfile::load("performance")?, &dirs, ApplyOptions::default(), 1)?);
-//! let op = Arc::new(rftune_engine::converge::Apply(run.clone()));
 //! access
-//!     .fleet(&hosts, &Limits::default(), Some(&run.audit), op, |_, host| match host.result {
+//!     .fleet(&hosts, &Limits::default(), Some(run.audit()), run.clone(), |_, host| match host.result {
 //!         Ok(done) => println!("{}: {}", host.entry.name, done.summary),
 //!         Err(e) => eprintln!("{e:#}"),
 //!     })
@@ -51,6 +57,7 @@
 
 pub mod assess;
 pub mod audit;
+pub mod backend;
 pub mod bench;
 pub mod boot;
 mod cache;
@@ -74,25 +81,25 @@ pub mod lock;
 pub(crate) mod marker;
 pub mod observe;
 pub mod passwords;
-pub mod pending;
 pub mod plan;
 pub mod power;
 pub mod read;
-pub mod restart;
 pub mod sanitize;
 pub mod scp;
 pub mod secure_boot;
 pub mod snapshot;
 pub mod state;
+pub mod switch;
 pub mod table;
 pub mod wait;
 pub mod watch;
+pub mod write;
 
 pub use assess::{Assess, AssessOptions, Assessment, LoadedProfile};
 pub use cache::RegistryCache;
 pub use connect::{Bmc, ConnectConfig};
 pub use control::RebootPolicy;
-pub use converge::{Apply, ApplyOptions, ApplyOutcome, ApplyRun, HostApply};
+pub use converge::{ApplyOptions, ApplyOutcome, ApplyRun, HostApply};
 pub use error::{Error, HostError, HostErrorKind, Result};
 pub use fleet::{BmcEntry, HostResult, Limits};
 pub use lifecycle::{Access, Operation};

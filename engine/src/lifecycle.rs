@@ -76,7 +76,7 @@ impl Access {
     /// own (an experiment): connected, its service root read first when `read_root`, logged in,
     /// recorded in `audit` as `one` does. The caller logs out ([`Bmc::close`]).
     pub async fn open(&self, entry: &BmcEntry, audit: Option<&AuditLog>, read_root: bool) -> Result<Bmc> {
-        let mut bmc = match connect::connect(entry, &self.connect, &self.dirs, &*self.observer).await {
+        let bmc = match connect::connect(entry, &self.connect, &self.dirs, &*self.observer).await {
             Ok(bmc) => bmc,
             Err(e) => return Err(recorded(audit, &entry.name, Step::Connect, e)),
         };

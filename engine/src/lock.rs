@@ -1,8 +1,9 @@
 //! One run per host: an exclusive lock per BMC in the state directory
 //! (`locks/<host:port>.lock`, keyed on the normalised BMC address so two names or schemes for
 //! one BMC share it), taken before the read that precedes a run's first write and held to its
-//! last read-back. A second apply, restore or power action on the same host waits for it
-//! (`--lock-wait`) or fails naming the holder: its pid, command and since when.
+//! last read-back. Every writer takes it (see `crate::write`): a second apply, import, reset,
+//! power action or housekeeping write on the same host waits for it (`--lock-wait`) or fails
+//! naming the holder: its pid, command and since when.
 //!
 //! The lock is the operating system's advisory file lock (`flock` on Linux, through the
 //! standard library's `File::try_lock`): the kernel releases it when its holder exits, however
@@ -80,23 +81,6 @@ pub fn path(state_dir: &Path, key: &str) -> PathBuf {
     state_dir
         .join("locks")
         .join(format!("{}.lock", crate::state::path_component(key)))
-}
-
-/// Where a run's host locks live and how long it waits for one: what an operation that
-/// writes outside an apply (a power action) takes its lock with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Locks {
-    /// The state directory.
-    pub state_dir: PathBuf,
-    /// How long to wait for another run's lock.
-    pub wait: Duration,
-}
-
-impl Locks {
-    /// Takes the lock of `bmc`.
-    pub async fn hold(&self, bmc: &crate::connect::Bmc, observer: &dyn Observer) -> Result<HostLock> {
-        acquire(&self.state_dir, &bmc.name, &bmc.url, self.wait, observer).await
-    }
 }
 
 /// A host's lock, held until dropped.

@@ -2,7 +2,7 @@
 //! caller supplies (the command line draws a progress bar or prints a line per phase; a
 //! provisioning program may log them or ignore them with [`Silent`]). The engine never prints.
 
-use redfish_client::oem::dell::AttributeGroup;
+use crate::backend::AttributeGroup;
 use std::fmt;
 
 /// Receives the engine's progress. Called from many tasks at once; keep it quick.

@@ -4,23 +4,19 @@
 //! in [`Password`]s only: never in a log, an audit record, a snapshot or `Debug` output. A
 //! wrong old password is the iDRAC's BIOS021 ("Cannot authenticate BIOS password."), said so.
 
-use crate::audit::{AuditLog, Step};
+use crate::audit::Step;
+use crate::backend::BiosNames;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
 use crate::observe::{Event, Observer};
-use crate::pending::{self, Own};
 use crate::read;
-use crate::restart::Restart;
+use crate::write::{Own, Pending, Writer, Writes};
 use redfish_client::Password;
-use redfish_client::oem::dell;
 use redfish_client::request;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 
 /// Which BIOS password.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,20 +29,20 @@ pub enum BiosPassword {
 }
 
 impl BiosPassword {
-    /// The action's `PasswordName` (`SetupPassword`, `SysPassword`).
-    pub fn attribute(self) -> &'static str {
+    /// The action's `PasswordName` as the BIOS `names` it (`SetupPassword`, `SysPassword`).
+    pub fn attribute(self, names: &BiosNames) -> &'static str {
         match self {
-            Self::Setup => dell::BIOS_PASSWORDS[0],
-            Self::System => dell::BIOS_PASSWORDS[1],
+            Self::Setup => names.setup_password,
+            Self::System => names.system_password,
         }
     }
 
-    /// The BIOS attribute real iDRACs show the password's SHA-256 hash in (empty while none is
-    /// set): the only sign, without the password, that one is set.
-    pub fn hash_attribute(self) -> &'static str {
+    /// The BIOS attribute that shows the password's hash (empty while none is set), where the
+    /// BIOS `names` one: the only sign, without the password, that one is set.
+    pub fn hash_attribute(self, names: &BiosNames) -> Option<&'static str> {
         match self {
-            Self::Setup => "SHA256SetupPassword",
-            Self::System => "SHA256SystemPassword",
+            Self::Setup => names.setup_password_hash,
+            Self::System => names.system_password_hash,
         }
     }
 
@@ -80,20 +76,18 @@ impl PasswordChange {
         }
     }
 
-    /// What the audit log records of it: which password and what is done, never a password.
-    pub fn audited(&self) -> Value {
-        json!({"PasswordName": self.which.attribute(), "action": self.action()})
+    /// What the audit log records of it, the password named as the BIOS `names` it: which
+    /// password and what is done, never a password.
+    pub fn audited(&self, names: &BiosNames) -> Value {
+        json!({"PasswordName": self.which.attribute(names), "action": self.action()})
     }
 
     /// Whether the BIOS values `after` show the change in force, against `before`: a hash
     /// after a set or change (another one after a change), none after a clear. `None` where
-    /// the BIOS lists no hash attribute.
-    pub fn in_force(&self, before: &Attributes, after: &Attributes) -> Option<bool> {
-        let hash = |a: &Attributes| {
-            a.get(self.which.hash_attribute())
-                .and_then(AttributeValue::as_str)
-                .map(str::to_owned)
-        };
+    /// the BIOS (as its `names` say) lists no hash attribute.
+    pub fn in_force(&self, names: &BiosNames, before: &Attributes, after: &Attributes) -> Option<bool> {
+        let attribute = self.which.hash_attribute(names)?;
+        let hash = |a: &Attributes| a.get(attribute).and_then(AttributeValue::as_str).map(str::to_owned);
         let (b, a) = (hash(before), hash(after)?);
         Some(match self.action() {
             "clear" => a.is_empty(),
@@ -103,14 +97,26 @@ impl PasswordChange {
     }
 }
 
+/// The BIOS names of the host's backend, or the host's error saying it has no BIOS passwords
+/// rftune knows.
+pub(crate) fn names(bmc: &Bmc) -> Result<BiosNames> {
+    let backend = bmc.backend();
+    bmc.require(&backend, crate::backend::Backend::names, "BIOS password names")
+        .copied()
+}
+
 /// Sends `Bios.ChangePassword` for `change`, recorded without the passwords. A wrong old
 /// password is said so, with the iDRAC's MessageId (BIOS021); an invalid new one (BIOS018:
 /// 0-32 characters of 0-9, a-z and a few symbols) too.
-pub async fn send(bmc: &Bmc, change: &PasswordChange, audit: &AuditLog) -> Result<()> {
-    let body = request::change_password_body(change.which.attribute(), &change.old, &change.new);
+pub async fn send(w: &Writer<'_>, change: &PasswordChange) -> Result<()> {
+    let bmc = w.bmc;
+    let names = names(bmc)?;
+    let backend = bmc.backend();
+    let actions = bmc.require(&backend, crate::backend::Backend::actions, "BIOS actions")?;
+    let body = request::change_password_body(change.which.attribute(&names), &change.old, &change.new);
     let which = change.which.as_str();
-    match bmc.client.post(dell::CHANGE_PASSWORD, &body).await {
-        Ok(_) => audit.record(&bmc.name, Step::ChangePassword, change.audited(), "ok", Value::Null),
+    match actions.change_password(&bmc.client, &body).await {
+        Ok(_) => w.audit(Step::ChangePassword, change.audited(&names), "ok", Value::Null),
         Err(e) => {
             let message = if e.has_code("BIOS021") {
                 format!(
@@ -126,10 +132,9 @@ pub async fn send(bmc: &Bmc, change: &PasswordChange, audit: &AuditLog) -> Resul
                 format!("changing the {which} password")
             };
             let e = bmc.explain(e, &message);
-            audit.record(
-                &bmc.name,
+            w.audit(
                 Step::ChangePassword,
-                change.audited(),
+                change.audited(&names),
                 "error",
                 json!(crate::error::report(&e)),
             )?;
@@ -143,16 +148,9 @@ pub async fn send(bmc: &Bmc, change: &PasswordChange, audit: &AuditLog) -> Resul
 pub struct PasswordRun {
     /// The change.
     pub change: PasswordChange,
-    /// The reboot that runs the BIOS job (`None`: the job waits for the next reboot).
-    pub restart: Restart,
-    /// How long the BIOS job may take.
-    pub job_timeout: Duration,
-    /// Delete pending work instead of refusing.
-    pub replace_pending: bool,
-    /// The audit log.
-    pub audit: AuditLog,
-    /// The state directory (rftune's staging markers).
-    pub state_dir: PathBuf,
+    /// How its hosts are written to: the reboot that runs the BIOS job (`None`: the job waits
+    /// for the next reboot), pending work, hooks, the lock.
+    pub writes: Writes,
 }
 
 /// What a password change did on one host.
@@ -175,66 +173,51 @@ pub struct PasswordDone {
     /// Pending work deleted first (`--replace-pending`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// The hooks that ran around its reboot, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
     /// A sentence for people.
     pub summary: String,
 }
 
-/// Changes a BIOS password on the host: refused under System Lockdown and on top of pending
-/// work (a job already open would refuse the change, SYS011); then the action, the BIOS job
-/// (`POST Jobs`), the reboot and the job's end, and a read-back of the password hash.
-pub async fn change(run: &PasswordRun, bmc: &Bmc, observer: &dyn Observer) -> Result<PasswordDone> {
+/// Changes a BIOS password on the host under its writer `w`: refused under System Lockdown and
+/// on top of pending work (a job already open would refuse the change, SYS011); then the
+/// action, the BIOS job (`POST Jobs`), the reboot and the job's end, and a read-back of the
+/// password hash.
+pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
+    let bmc = w.bmc;
     let values = read::read_values(bmc, &Default::default(), true).await?;
-    if values.lockdown == Some(true) {
-        let reason = read::lockdown_reason();
-        run.audit
-            .record(&bmc.name, Step::Lockdown, Value::Null, "refused", json!(reason))?;
-        return Err(HostError::new(&bmc.name, HostErrorKind::Lockdown, reason).into());
-    }
-    let staged = pending::read(bmc, &run.state_dir).await?;
-    let what = "a BIOS password change";
-    let replaced = pending::settle(
-        bmc,
-        &staged,
-        Own::Refuse,
-        run.replace_pending,
-        &run.audit,
-        observer,
-        what,
-    )
-    .await?;
-    if run.change.which == BiosPassword::System && !run.change.new.expose().is_empty() && run.restart.reboots() {
-        observer.event(&Event::notice(
+    w.writable().await?;
+    w.refuse_lockdown(values.lockdown)?;
+    let staged = Pending::of(values.pending.clone(), &values.jobs, &w.writes.state_dir, w.name());
+    let replaced = w.settle(&staged, Own::Refuse, "a BIOS password change").await?;
+    let reboots = w.options().reboot != crate::control::RebootPolicy::None;
+    if run.change.which == BiosPassword::System && !run.change.new.expose().is_empty() && reboots {
+        w.observer.event(&Event::notice(
             &bmc.name,
             "a system password makes every POST wait for it at the console: until someone types it, the host does not boot",
         ));
     }
-    let _slot = run.restart.slot(&bmc.name).await?;
-    crate::interrupt::check(&bmc.name, "changing the BIOS password")?;
-    observer.event(&Event::phase(&bmc.name, crate::observe::Phase::ChangingPassword));
-    send(bmc, &run.change, &run.audit).await?;
+    let _slot = w.slot().await?;
+    w.check("changing the BIOS password")?;
+    w.phase(crate::observe::Phase::ChangingPassword);
+    send(w, &run.change).await?;
     let job = crate::jobs::create_bios_job(bmc).await?;
-    run.audit.record(
-        &bmc.name,
+    w.audit(
         Step::Job,
         Value::Null,
         "ok",
         json!({"created_for": "password change", "job": job}),
     )?;
+    let left = format!("the change stays staged with job {job} and applies at its next reboot (--keep-staged)");
+    let undo = || async { unstage(w, &job).await };
+    w.before_reboot(undo, &left).await?;
     let why = format!("the {} password change", run.change.which.as_str());
-    let back = run.restart.run(bmc, &run.audit, observer, &why).await?;
+    let back = w.reboot(&why, Some(&job)).await?;
+    let names = names(bmc)?;
     let (rebooted, in_force) = match back {
-        Some(bios) => {
-            let done = crate::wait::wait_for_job(bmc, &job, run.job_timeout, observer).await?;
-            run.audit.record(
-                &bmc.name,
-                Step::Job,
-                Value::Null,
-                "ok",
-                json!({"job": done.id, "state": done.job_state.to_string()}),
-            )?;
-            // Read once the host was back, so after the job ran at that POST.
-            (true, run.change.in_force(&values.bios, &bios.attributes))
-        }
+        // Read once the host was back, so after the job ran at that POST.
+        Some(bios) => (true, run.change.in_force(&names, &values.bios, &bios.attributes)),
         None => (false, None),
     };
     let which = run.change.which.as_str();
@@ -256,19 +239,54 @@ pub async fn change(run: &PasswordRun, bmc: &Bmc, observer: &dyn Observer) -> Re
         rebooted,
         in_force,
         replaced,
+        hooks: Vec::new(),
         summary,
     })
 }
 
-/// `bios password` as a fleet [`Operation`].
-#[derive(Debug, Clone)]
-pub struct ChangePassword(pub Arc<PasswordRun>);
+/// Deletes the job that would apply a password change (its change goes with it); says what
+/// was done, or what is left.
+async fn unstage(w: &Writer<'_>, job: &str) -> String {
+    let backend = w.bmc.backend();
+    let deleted = match backend.jobs() {
+        Some(queue) => queue.delete(&w.bmc.client, job).await.map(drop),
+        None => Ok(()),
+    };
+    match deleted {
+        Ok(()) => {
+            let _ = w.audit(Step::Unstage, json!({"job": job}), "ok", Value::Null);
+            "its password change was withdrawn (job deleted)".to_owned()
+        }
+        Err(e) => {
+            let e = w.bmc.explain(e, "deleting the password change's job");
+            let _ = w.audit(
+                Step::Unstage,
+                json!({"job": job}),
+                "error",
+                json!(crate::error::report(&e)),
+            );
+            format!(
+                "deleting its job failed too ({}): the change stays staged with job {job}; delete it with `rftune jobs delete`",
+                crate::error::report(&e)
+            )
+        }
+    }
+}
 
-impl Operation for ChangePassword {
+/// `bios password` as a fleet [`Operation`]: the change under the host's lock, and the hooks
+/// after its reboot.
+impl Operation for PasswordRun {
     type Output = PasswordDone;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<PasswordDone> {
-        change(&self.0, bmc, observer).await
+        let w = self.writes.begin(bmc, observer).await?;
+        let done = change(self, &w).await;
+        let ok = done.as_ref().is_ok_and(|d| d.rebooted);
+        let why = done.as_ref().map_or_else(|_| String::new(), |d| d.summary.clone());
+        w.after_reboot(&done, ok, &why).await?;
+        let mut done = done?;
+        done.hooks = w.hooks_ran();
+        Ok(done)
     }
 }
 
@@ -287,10 +305,11 @@ mod tests {
     #[test]
     fn a_change_never_shows_its_passwords() {
         let c = change("old-Secret-1", "new-Secret-2");
-        let shown = format!("{c:?} {}", c.audited());
+        let names = *crate::backend::Backend::idrac9().names().unwrap();
+        let shown = format!("{c:?} {}", c.audited(&names));
         assert!(!shown.contains("Secret"), "{shown}");
         assert_eq!(
-            c.audited(),
+            c.audited(&names),
             json!({"PasswordName": "SetupPassword", "action": "change"})
         );
         assert_eq!(change("", "x").action(), "set");
@@ -299,17 +318,18 @@ mod tests {
 
     #[test]
     fn the_password_hash_tells_whether_the_change_is_in_force() {
+        let n = *crate::backend::Backend::idrac9().names().unwrap();
         let with =
             |hash: &str| -> Attributes { [("SHA256SetupPassword".to_owned(), hash.into())].into_iter().collect() };
-        assert_eq!(change("", "n").in_force(&with(""), &with("19D2")), Some(true));
-        assert_eq!(change("", "n").in_force(&with(""), &with("")), Some(false));
+        assert_eq!(change("", "n").in_force(&n, &with(""), &with("19D2")), Some(true));
+        assert_eq!(change("", "n").in_force(&n, &with(""), &with("")), Some(false));
         assert_eq!(
-            change("o", "n").in_force(&with("19D2"), &with("19D2")),
+            change("o", "n").in_force(&n, &with("19D2"), &with("19D2")),
             Some(false),
             "same hash: unchanged"
         );
-        assert_eq!(change("o", "n").in_force(&with("19D2"), &with("4EB3")), Some(true));
-        assert_eq!(change("o", "").in_force(&with("19D2"), &with("")), Some(true));
-        assert_eq!(change("o", "").in_force(&with("19D2"), &Attributes::new()), None);
+        assert_eq!(change("o", "n").in_force(&n, &with("19D2"), &with("4EB3")), Some(true));
+        assert_eq!(change("o", "").in_force(&n, &with("19D2"), &with("")), Some(true));
+        assert_eq!(change("o", "").in_force(&n, &with("19D2"), &Attributes::new()), None);
     }
 }

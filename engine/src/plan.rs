@@ -13,9 +13,9 @@
 //! the allowed age is refused whole ([`PlanDocument::check`]).
 
 use crate::assess::{Assessment, LoadedProfile};
+use crate::backend::AttributeGroup;
 use crate::error::{Result, bad_input};
 use bios_profiles::{Plan, ResolvedProfile};
-use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{AttributeValue, Attributes, SettingsApplyTime};
 use serde::{Deserialize, Serialize};

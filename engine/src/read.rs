@@ -1,15 +1,15 @@
-//! Reading what diff and apply need from one iDRAC, in as few round trips as it allows: current
-//! and pending BIOS values, the registry (from the cache when possible), the iDRAC attribute
-//! groups a profile touches, System Lockdown and the job queue — and describing what is pending.
+//! Reading what diff and apply need from one BMC, in as few round trips as its backend allows:
+//! current and pending BIOS values, the registry (from the cache when possible), the BMC
+//! attribute groups a profile touches, its lockdown and the job queue — and describing what is
+//! pending. A backend with fixed places (an iDRAC) is read at them, all at once; any other
+//! service by following its links.
 
+use crate::backend::{AttributeGroup, Backend, Job, Places};
 use crate::cache::{HostRegistryInfo, RegistryCache, RegistrySource};
 use crate::connect::Bmc;
-use crate::connect::Layout;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, AttributeGroup, DellJob};
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
 use std::collections::{BTreeMap, BTreeSet};
@@ -27,7 +27,7 @@ pub struct HostState {
     /// iDRAC attributes of the groups asked for.
     pub idrac: BTreeMap<AttributeGroup, Attributes>,
     /// The job queue, when asked for.
-    pub jobs: Vec<DellJob>,
+    pub jobs: Vec<Job>,
     /// `SystemModelName`.
     pub model: Option<String>,
     /// `SystemBiosVersion`.
@@ -43,6 +43,8 @@ pub struct HostState {
     /// The `ETag` the BMC sent with the pending values (`Bios/Settings`), if it sends one: a
     /// PATCH of the settings carries it as `If-Match`.
     pub settings_etag: Option<String>,
+    /// The backend the host was read through.
+    pub backend: Backend,
 }
 
 /// Everything [`HostState`] holds but the registry: what a host says about itself, read in one
@@ -58,11 +60,16 @@ pub struct HostValues {
     /// iDRAC attributes of the groups asked for.
     pub idrac: BTreeMap<AttributeGroup, Attributes>,
     /// The job queue, when asked for.
-    pub jobs: Vec<DellJob>,
+    pub jobs: Vec<Job>,
     /// Whether System Lockdown is on (`None`: the iDRAC does not say).
     pub lockdown: Option<bool>,
     /// The `ETag` of the pending values, if the BMC sends one.
     pub settings_etag: Option<String>,
+    /// The BIOS resource, where the backend has no fixed place for the registry and its link
+    /// leads there.
+    pub(crate) linked: Option<Bios>,
+    /// The backend the host was read through.
+    pub backend: Backend,
 }
 
 impl HostValues {
@@ -84,7 +91,7 @@ impl HostState {
 
     /// Open BIOS configuration jobs: scheduled, running, or stuck at PR30 (which blocks the
     /// queue until deleted).
-    pub fn open_bios_jobs(&self) -> impl Iterator<Item = &DellJob> {
+    pub fn open_bios_jobs(&self) -> impl Iterator<Item = &Job> {
         self.jobs.iter().filter(|j| j.is_open_bios_job())
     }
 
@@ -95,10 +102,10 @@ impl HostState {
 }
 
 /// Why nothing can be changed on a host in System Lockdown, and how to end it.
-pub fn lockdown_reason() -> String {
-    format!(
-        "System Lockdown is on (iDRAC attribute {}): the iDRAC refuses every BIOS and iDRAC change until an administrator turns it off (e.g. `racadm set iDRAC.Lockdown.SystemLockdown Disabled`, or in the iDRAC web interface)",
-        dell::SYSTEM_LOCKDOWN
+pub fn lockdown_reason(backend: &Backend) -> String {
+    backend.settings().map_or_else(
+        || "the BMC refuses configuration changes".to_owned(),
+        |s| s.lockdown_reason(),
     )
 }
 
@@ -114,47 +121,92 @@ pub async fn read_state(
     with_registry(bmc, cache, values).await
 }
 
-/// Reads what the host says about itself, concurrently: BIOS values, pending values, System
-/// Lockdown, the iDRAC groups in `groups`, and the job queue when `jobs` is set. Targets iDRAC
-/// paths directly: no discovery round trips.
+/// Reads what the host says about itself: BIOS values, pending values, its lockdown, the BMC
+/// attribute groups in `groups`, and the job queue when `jobs` is set. A backend with fixed
+/// places is read there, concurrently, without discovery.
 pub async fn read_values(bmc: &Bmc, groups: &BTreeSet<AttributeGroup>, jobs: bool) -> Result<HostValues> {
     read_values_with(bmc, groups, jobs, None).await
 }
 
 /// [`read_values`], taking the BIOS resource from `bios` when the caller has just read it
 /// (after a reboot, [`wait_until_back`](crate::wait::wait_until_back) has): one GET fewer.
+/// On a host whose backend is not recognised yet, the iDRAC's places are read first; a service
+/// without a BIOS there has its service root read, and is read as its backend says.
 pub(crate) async fn read_values_with(
     bmc: &Bmc,
     groups: &BTreeSet<AttributeGroup>,
     jobs: bool,
     bios: Option<Bios>,
 ) -> Result<HostValues> {
+    let backend = bmc.backend();
+    let Some(places) = backend.places() else {
+        return read_by_links(bmc, &backend, groups, jobs).await;
+    };
+    match read_at(bmc, &backend, places, groups, jobs, bios).await? {
+        Some(values) => {
+            bmc.confirm_backend();
+            Ok(values)
+        }
+        None => {
+            let recognised = bmc.recognise().await?;
+            match recognised.places() {
+                None => read_by_links(bmc, &recognised, groups, jobs).await,
+                Some(places) => Err(HostError::new(
+                    &bmc.name,
+                    HostErrorKind::Unsupported,
+                    format!(
+                        "no BIOS resource at {}, where {} serves it",
+                        places.bios.path(),
+                        recognised.kind()
+                    ),
+                )
+                .into()),
+            }
+        }
+    }
+}
+
+/// Reads the host at the backend's fixed `places`, concurrently; `None` when the BIOS is not
+/// there (404).
+async fn read_at(
+    bmc: &Bmc,
+    backend: &Backend,
+    places: &Places,
+    groups: &BTreeSet<AttributeGroup>,
+    jobs: bool,
+    bios: Option<Bios>,
+) -> Result<Option<HostValues>> {
     let client = &bmc.client;
-    let bios_id = ODataId::new(dell::BIOS);
-    let idrac = client.dell();
+    let settings = backend.settings();
     // Every group at once, like the other reads.
     let read_groups = futures_util::future::try_join_all(groups.iter().map(|g| async move {
-        let attrs = idrac
-            .attributes(*g)
-            .await
-            .map_err(|e| bmc.explain(e, &format!("reading iDRAC attributes {g}")))?;
-        Ok::<_, crate::Error>((*g, attrs.attributes))
+        let attrs = match settings {
+            Some(s) => s
+                .read(client, *g)
+                .await
+                .map_err(|e| bmc.explain(e, &format!("reading iDRAC attributes {g}")))?,
+            None => Attributes::new(),
+        };
+        Ok::<_, crate::Error>((*g, attrs))
     }));
     let read_jobs = async {
-        if jobs {
-            idrac.jobs().await.map_err(|e| bmc.explain(e, "reading the job queue"))
-        } else {
-            Ok(Vec::new())
+        match backend.jobs() {
+            Some(queue) if jobs => queue
+                .list(client)
+                .await
+                .map_err(|e| bmc.explain(e, "reading the job queue")),
+            _ => Ok(Vec::new()),
         }
     };
     let read_lockdown = async {
-        // The iDRAC group holds it; when it is read anyway, no extra request.
+        // A group that holds it, when read anyway, costs no extra request.
+        let Some(settings) = settings else { return Ok(None) };
         if groups.contains(&AttributeGroup::Idrac) {
             return Ok(None);
         }
-        match idrac.system_lockdown().await {
+        match settings.lockdown(client).await {
             Ok(v) => Ok(v),
-            // Not a Dell iDRAC, or too old to know lockdown: nothing to refuse on.
+            // Too old to know lockdown: nothing to refuse on.
             Err(e) if e.status() == Some(404) => Ok(None),
             Err(e) => Err(bmc.explain(e, "reading System Lockdown")),
         }
@@ -162,49 +214,72 @@ pub(crate) async fn read_values_with(
     let read_bios = async {
         match bios {
             Some(bios) => Ok(bios),
-            None => client.bios(&bios_id).await,
+            None => client.bios(&places.bios).await,
         }
     };
     let (bios, pending, groups, jobs, lockdown) = tokio::join!(
         read_bios,
-        client.get_answer::<BiosSettings>(dell::BIOS_SETTINGS),
+        client.get_answer::<BiosSettings>(places.bios_settings.path()),
         read_groups,
         read_jobs,
         read_lockdown
     );
-    let bios = bios.map_err(|e| {
-        if e.status() == Some(404) {
-            HostError::new(
-                &bmc.name,
-                HostErrorKind::Unsupported,
-                format!(
-                    "no BIOS resource at {}: rftune's profiles need a Dell iDRAC (iDRAC9 or later)",
-                    dell::BIOS
-                ),
-            )
-            .into()
-        } else {
-            bmc.explain(e, "reading BIOS values")
-        }
-    })?;
+    let bios = match bios {
+        Ok(b) => b,
+        Err(e) if e.status() == Some(404) => return Ok(None),
+        Err(e) => return Err(bmc.explain(e, "reading BIOS values")),
+    };
     let pending = pending.map_err(|e| bmc.explain(e, "reading pending BIOS values"))?;
     let idrac: BTreeMap<_, _> = groups?.into_iter().collect();
     let lockdown = match lockdown? {
         Some(v) => Some(v),
-        None => idrac
-            .get(&AttributeGroup::Idrac)
-            .and_then(|a| a.get(dell::SYSTEM_LOCKDOWN))
-            .and_then(|v| v.as_str())
-            .map(|v| v.eq_ignore_ascii_case("Enabled")),
+        None => settings.and_then(|s| idrac.iter().find_map(|(g, a)| s.lockdown_in(*g, a))),
     };
-    Ok(HostValues {
+    let settings_etag = pending.etag();
+    Ok(Some(HostValues {
         registry_id: bios.attribute_registry.clone(),
+        pending: backend.pending().pending(&bios.attributes, pending.value.attributes),
         bios: bios.attributes,
-        settings_etag: pending.etag(),
-        pending: pending.value.attributes,
+        settings_etag,
         idrac,
         jobs: jobs?,
         lockdown,
+        linked: None,
+        backend: backend.clone(),
+    }))
+}
+
+/// Reads a service whose backend has no fixed places by following its links: the first
+/// system, its BIOS, the BIOS's settings object. Such a service has no BMC attribute groups
+/// rftune knows (a profile's `[idrac]` settings are then not applicable), no lockdown and no
+/// job queue it reads.
+async fn read_by_links(
+    bmc: &Bmc,
+    backend: &Backend,
+    groups: &BTreeSet<AttributeGroup>,
+    _jobs: bool,
+) -> Result<HostValues> {
+    let bios_id = bmc.bios_id().await?;
+    let bios = bmc
+        .client
+        .bios(&bios_id)
+        .await
+        .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+    let settings = bmc
+        .client
+        .pending_bios(&bios)
+        .await
+        .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?;
+    Ok(HostValues {
+        registry_id: bios.attribute_registry.clone(),
+        pending: backend.pending().pending(&bios.attributes, settings.attributes),
+        bios: bios.attributes.clone(),
+        settings_etag: None,
+        idrac: groups.iter().map(|g| (*g, Attributes::new())).collect(),
+        jobs: Vec::new(),
+        lockdown: None,
+        linked: Some(bios),
+        backend: backend.clone(),
     })
 }
 
@@ -213,12 +288,21 @@ pub(crate) async fn read_values_with(
 pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues) -> Result<HostState> {
     let model = values.text("SystemModelName");
     let bios_version = values.text("SystemBiosVersion");
+    let backend = &values.backend;
     let fetch = || async {
-        bmc.client
-            .dell()
-            .bios_registry()
-            .await
-            .map_err(|e| bmc.explain(e, "reading the BIOS attribute registry"))
+        let registry = match (backend.places(), &values.linked) {
+            (Some(places), _) => bmc.client.get(places.bios_registry.path()).await,
+            (None, Some(bios)) => bmc.client.attribute_registry(bios).await,
+            (None, None) => {
+                let bios = bmc
+                    .client
+                    .bios(&bmc.bios_id().await?)
+                    .await
+                    .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+                bmc.client.attribute_registry(&bios).await
+            }
+        };
+        registry.map_err(|e| bmc.explain(e, "reading the BIOS attribute registry"))
     };
     let (registry, registry_cached) = match (&model, &bios_version) {
         (Some(m), Some(v)) => {
@@ -247,6 +331,7 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         registry_cached,
         registry_id: values.registry_id,
         settings_etag: values.settings_etag,
+        backend: values.backend,
     })
 }
 
@@ -284,10 +369,10 @@ fn names(a: &Attributes) -> String {
 }
 
 /// The BIOS values `rftune bios get` shows: the current ones and, with `pending`, what is
-/// staged to apply at the next reboot — from an iDRAC's fixed paths, or where a generic
+/// staged to apply at the next reboot — from the backend's fixed place, or where a generic
 /// service's system links its BIOS.
-pub async fn bios_values(bmc: &mut Bmc, pending: bool) -> Result<(Bios, Option<Attributes>)> {
-    let layout = bmc.layout().await?;
+pub async fn bios_values(bmc: &Bmc, pending: bool) -> Result<(Bios, Option<Attributes>)> {
+    let backend = bmc.recognise().await?;
     let bios_id = bmc.bios_id().await?;
     let bios = bmc
         .client
@@ -302,25 +387,11 @@ pub async fn bios_values(bmc: &mut Bmc, pending: bool) -> Result<(Bios, Option<A
         .pending_bios(&bios)
         .await
         .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?;
-    let pending = match layout {
-        // iDRAC lists only what is staged; a staged value equal to the current one still rides
-        // on the pending job.
-        Layout::Dell => settings.attributes,
-        Layout::Generic => pending_changes(&bios.attributes, settings.attributes),
-    };
+    let pending = backend.pending().pending(&bios.attributes, settings.attributes);
     Ok((bios, Some(pending)))
 }
 
-/// The entries of a settings object that differ from the current values. Generic services
-/// often mirror every attribute in their settings object; only a different value is pending.
-pub fn pending_changes(current: &Attributes, settings: Attributes) -> Attributes {
-    settings
-        .into_iter()
-        .filter(|(k, v)| current.get(k) != Some(v))
-        .collect()
-}
-
-/// [`bios_values`] as an [`Operation`] (the layout comes from the service root, read first).
+/// [`bios_values`] as an [`Operation`] (the backend comes from the service root, read first).
 #[derive(Debug, Clone, Copy)]
 pub struct BiosValues {
     /// Read the pending values too.
@@ -356,24 +427,5 @@ impl Operation for ReadState {
 
     async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> Result<HostState> {
         read_state(bmc, &self.cache, &self.groups, self.jobs).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_settings_object_mirroring_current_values_has_nothing_pending() {
-        let current: Attributes = [("A".to_owned(), "x".into()), ("B".to_owned(), 1.into())]
-            .into_iter()
-            .collect();
-        let mirror = current.clone();
-        assert!(pending_changes(&current, mirror).is_empty());
-        let mut changed = current.clone();
-        changed.insert("B".into(), 2.into());
-        changed.insert("New".into(), "y".into());
-        let pending = pending_changes(&current, changed);
-        assert_eq!(pending.keys().collect::<Vec<_>>(), ["B", "New"]);
     }
 }

@@ -134,7 +134,7 @@ impl Sanitizer {
         if s.is_empty() || key.starts_with("@odata") {
             return None;
         }
-        if redfish_client::oem::dell::is_secret_bios_attribute(key) {
+        if crate::backend::is_secret_bios_attribute(key) {
             return self.replace(IdentifierKind::PasswordHash, key, s);
         }
         if let Some(kind) = kind_of_field(key, s) {

@@ -5,22 +5,17 @@
 //! job: Dell's `SecureBootResetKeysREDFISH.py` sends the action and says the reset completes at
 //! the next reboot.
 
-use crate::audit::{AuditLog, Step};
+use crate::audit::Step;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use crate::pending::{self, Own};
-use crate::restart::Restart;
-use redfish_client::ODataId;
-use redfish_client::oem::dell;
+use crate::write::{Own, Writer, Writes};
 use redfish_client::request;
 use redfish_client::resources::bios::AttributeValue;
 use redfish_client::resources::secure_boot::{CurrentBoot, ResetKeysType, SecureBoot};
 use serde::Serialize;
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::sync::Arc;
 
 /// Secure Boot as a host reports it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -64,14 +59,9 @@ pub async fn read(bmc: &Bmc, path: &str) -> Result<Option<SecureBoot>> {
 pub struct KeysRun {
     /// The reset.
     pub kind: ResetKeysType,
-    /// The reboot that completes it (`None`: it completes at the next reboot).
-    pub restart: Restart,
-    /// Delete pending work instead of refusing.
-    pub replace_pending: bool,
-    /// The audit log.
-    pub audit: AuditLog,
-    /// The state directory (rftune's staging markers).
-    pub state_dir: PathBuf,
+    /// How its hosts are written to: the reboot that completes the reset (`None`: it completes
+    /// at the next reboot), pending work, hooks, the lock.
+    pub writes: Writes,
 }
 
 /// What a key reset did on one host.
@@ -89,21 +79,23 @@ pub struct KeysReset {
     /// Pending work deleted first (`--replace-pending`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replaced: Option<String>,
+    /// The hooks that ran around its reboot, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
     /// A sentence for people.
     pub summary: String,
 }
 
-/// Resets the host's Secure Boot keys: the reset must be one the host offers, and its Secure
-/// Boot policy `Custom` (checked first, so the iDRAC's SYS439 never has to say it); the
-/// pending work rftune did not stage is refused; then the action and, by the run's policy, the
-/// reboot that completes it.
-pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Result<KeysReset> {
-    let bios_id = ODataId::new(dell::BIOS);
-    let (sb, bios, staged) = tokio::join!(
-        read(bmc, dell::SECURE_BOOT),
-        bmc.client.bios(&bios_id),
-        pending::read(bmc, &run.state_dir)
-    );
+/// Resets the host's Secure Boot keys under its writer `w`: the reset must be one the host
+/// offers, and its Secure Boot policy `Custom` (checked first, so the iDRAC's SYS439 never has
+/// to say it); the pending work rftune did not stage is refused; then the action and, by the
+/// run's policy, the reboot that completes it.
+pub async fn reset_keys(run: &KeysRun, w: &Writer<'_>) -> Result<KeysReset> {
+    let bmc = w.bmc;
+    let backend = bmc.backend();
+    let secure_boot = bmc.backend_place(&backend, |p| &p.secure_boot)?;
+    let bios_id = bmc.bios_id().await?;
+    let (sb, bios, staged) = tokio::join!(read(bmc, secure_boot.path()), bmc.client.bios(&bios_id), w.pending());
     let refuse = |m: String| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m));
     let Some(sb) = sb? else {
         return Err(refuse("the host has no Secure Boot resource".into()));
@@ -118,9 +110,12 @@ pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Re
         )));
     }
     let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
+    let staged = staged?;
+    w.writable().await?;
+    let policy_attribute = crate::passwords::names(bmc)?.secure_boot_policy;
     let policy = bios
         .attributes
-        .get(dell::SECURE_BOOT_POLICY)
+        .get(policy_attribute)
         .and_then(AttributeValue::as_str)
         .map(str::to_owned);
     if policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom")) {
@@ -128,27 +123,15 @@ pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Re
             &bmc.name,
             HostErrorKind::ProfileNotApplicable,
             format!(
-                "Secure Boot keys can be reset only under the Custom policy; {} is {} (set it in a profile, `[bios.{}] value = \"Custom\"`, and apply it first: one BIOS job and a reboot)",
-                dell::SECURE_BOOT_POLICY,
+                "Secure Boot keys can be reset only under the Custom policy; {policy_attribute} is {} (set it in a profile, `[bios.{policy_attribute}] value = \"Custom\"`, and apply it first: one BIOS job and a reboot)",
                 policy.unwrap_or_default(),
-                dell::SECURE_BOOT_POLICY
             ),
         )
         .into());
     }
-    let what = "a Secure Boot key reset";
-    let replaced = pending::settle(
-        bmc,
-        &staged?,
-        Own::RideAlong,
-        run.replace_pending,
-        &run.audit,
-        observer,
-        what,
-    )
-    .await?;
-    let _slot = run.restart.slot(&bmc.name).await?;
-    crate::interrupt::check(&bmc.name, "resetting Secure Boot keys")?;
+    let replaced = w.settle(&staged, Own::RideAlong, "a Secure Boot key reset").await?;
+    let _slot = w.slot().await?;
+    w.check("resetting Secure Boot keys")?;
     let body = request::reset_keys_body(run.kind);
     if let Err(e) = bmc.client.post(sb.reset_keys_target().path(), &body).await {
         let message = if e.has_code("SYS439") || e.has_code("RAC1212") {
@@ -160,18 +143,15 @@ pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Re
             format!("resetting Secure Boot keys ({})", run.kind)
         };
         let e = bmc.explain(e, &message);
-        run.audit.record(
-            &bmc.name,
-            Step::ResetKeys,
-            body,
-            "error",
-            json!(crate::error::report(&e)),
-        )?;
+        w.audit(Step::ResetKeys, body, "error", json!(crate::error::report(&e)))?;
         return Err(e);
     }
-    run.audit.record(&bmc.name, Step::ResetKeys, body, "ok", Value::Null)?;
+    w.audit(Step::ResetKeys, body, "ok", Value::Null)?;
+    let left = "the key reset stays requested and completes at its next reboot";
+    let undo = || async { left.to_owned() };
+    w.before_reboot(undo, left).await?;
     let why = format!("the Secure Boot key reset ({})", run.kind);
-    let rebooted = run.restart.run(bmc, &run.audit, observer, &why).await?.is_some();
+    let rebooted = w.reboot(&why, None).await?.is_some();
     let after = read(bmc, sb.odata_id.path()).await?.as_ref().map(SecureBootState::from);
     let summary = if rebooted {
         format!("{}: done (rebooted once)", run.kind)
@@ -184,18 +164,24 @@ pub async fn reset_keys(run: &KeysRun, bmc: &Bmc, observer: &dyn Observer) -> Re
         rebooted,
         after,
         replaced,
+        hooks: Vec::new(),
         summary,
     })
 }
 
-/// `secure-boot reset-keys` as a fleet [`Operation`].
-#[derive(Debug, Clone)]
-pub struct ResetKeys(pub Arc<KeysRun>);
-
-impl Operation for ResetKeys {
+/// `secure-boot reset-keys` as a fleet [`Operation`]: the reset under the host's lock, and the
+/// hooks after its reboot.
+impl Operation for KeysRun {
     type Output = KeysReset;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<KeysReset> {
-        reset_keys(&self.0, bmc, observer).await
+        let w = self.writes.begin(bmc, observer).await?;
+        let done = reset_keys(self, &w).await;
+        let ok = done.as_ref().is_ok_and(|d| d.rebooted);
+        let why = done.as_ref().map_or_else(|_| String::new(), |d| d.summary.clone());
+        w.after_reboot(&done, ok, &why).await?;
+        let mut done = done?;
+        done.hooks = w.hooks_ran();
+        Ok(done)
     }
 }

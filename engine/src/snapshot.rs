@@ -1,11 +1,11 @@
 //! Snapshots (`rftune.snapshot/v1`): every current BIOS value and the iDRAC attributes rftune
 //! may touch, saved before any change and usable by `rftune restore`.
 
+use crate::backend::AttributeGroup;
 use crate::connect::Bmc;
 use crate::error::{Context, Result, bad_input};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -127,11 +127,11 @@ impl Snapshot {
 }
 
 /// `attributes` without the BIOS passwords and the password hashes and salts real iDRACs list
-/// in `GET Bios` ([`redfish_client::oem::dell::is_secret_bios_attribute`]).
+/// in `GET Bios` ([`crate::backend::is_secret_bios_attribute`]).
 pub fn without_secrets(attributes: &Attributes) -> Attributes {
     attributes
         .iter()
-        .filter(|(k, _)| !redfish_client::oem::dell::is_secret_bios_attribute(k))
+        .filter(|(k, _)| !crate::backend::is_secret_bios_attribute(k))
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }

@@ -1,12 +1,12 @@
-//! Waiting for what a host does on its own: a BIOS job to end, the host to come back from a
-//! reboot (powered on, out of POST, its BIOS readable), and the polling both use — fast right
-//! after a reset, backing off, and around the end a job's pace predicts.
+//! Waiting for what a host does on its own: a job to end, the host to come back from a reboot
+//! (powered on, out of POST, its BIOS readable), a task to get somewhere ([`watch`], which an
+//! SCP import and export use too), and the polling all of them use — fast right after a reset,
+//! backing off, and around the end a job's pace predicts.
 
+use crate::backend::{Job, JobOutcome};
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::observe::{Event, Observer, Phase};
-use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, DellJob, JobOutcome};
 use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::PowerState;
 use std::time::{Duration, Instant};
@@ -17,16 +17,52 @@ where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
+    let looked = watch(timeout, || async {
+        if check().await {
+            Look::Done(())
+        } else {
+            Look::NotYet(None)
+        }
+    })
+    .await;
+    looked.is_ok()
+}
+
+/// What one look at something waited for found.
+#[derive(Debug)]
+pub(crate) enum Look<T> {
+    /// It got there: the wait ends with this.
+    Done(T),
+    /// Not yet; its progress (percent), where it tells.
+    NotYet(Option<u8>),
+    /// It could not be read this time (a BMC busy with a reboot); why, for the timeout's message.
+    Unreadable(String),
+}
+
+/// Looks with `look` as often as [`Poll::for_timeout`] says (and around the end a progress
+/// figure predicts) until it is done or `timeout` passes; at the timeout, why the last look
+/// could not read it, if it could not.
+pub(crate) async fn watch<T, F, Fut>(timeout: Duration, mut look: F) -> std::result::Result<T, Option<String>>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Look<T>>,
+{
     let deadline = Instant::now() + timeout;
     let mut poll = Poll::for_timeout(timeout);
+    let mut last_error = None;
     loop {
-        if check().await {
-            return true;
-        }
+        let percent = match look().await {
+            Look::Done(done) => return Ok(done),
+            Look::NotYet(percent) => percent,
+            Look::Unreadable(why) => {
+                last_error = Some(why);
+                None
+            }
+        };
         if Instant::now() >= deadline {
-            return false;
+            return Err(last_error);
         }
-        tokio::time::sleep(poll.next(Instant::now(), None)).await;
+        tokio::time::sleep(poll.next(Instant::now(), percent)).await;
     }
 }
 
@@ -86,83 +122,78 @@ impl Poll {
 }
 
 /// Waits for a job to end; a failed or stuck (PR30) job, or the timeout, is an error.
-pub async fn wait_for_job(bmc: &Bmc, job_id: &str, timeout: Duration, observer: &dyn Observer) -> Result<DellJob> {
-    let deadline = Instant::now() + timeout;
-    let mut last_error = None;
-    let mut poll = Poll::for_timeout(timeout);
-    loop {
-        let mut percent = None;
-        match bmc.client.dell().job(job_id).await {
-            Ok(job) => {
-                percent = job.percent_complete;
-                observer.event(&Event::phase(
-                    &bmc.name,
-                    Phase::Job {
-                        id: job.id.clone(),
-                        state: job.job_state.to_string(),
-                        percent: u32::from(job.percent_complete.unwrap_or(0)),
-                    },
-                ));
-                if let Some(err) = job.failure() {
-                    return Err(crate::Error::from(HostError {
-                        host: bmc.name.clone(),
-                        kind: HostErrorKind::JobFailed,
-                        message: "the BIOS job did not apply the settings".into(),
-                        hint: None,
-                        source: Some(err),
-                    }));
-                }
-                if matches!(job.outcome(), JobOutcome::Succeeded | JobOutcome::SucceededWithErrors) {
-                    return Ok(job);
-                }
-            }
-            // The iDRAC may be briefly unavailable while the host reboots; keep waiting.
-            Err(e) => last_error = Some(e),
+pub async fn wait_for_job(bmc: &Bmc, job_id: &str, timeout: Duration, observer: &dyn Observer) -> Result<Job> {
+    let backend = bmc.backend();
+    let queue = bmc.require(&backend, crate::backend::Backend::jobs, "job queue")?;
+    let looked = watch(timeout, || async {
+        let job = match queue.get(&bmc.client, job_id).await {
+            Ok(job) => job,
+            // The BMC may be briefly unavailable while the host reboots; keep waiting.
+            Err(e) => return Look::Unreadable(e.to_string()),
+        };
+        observer.event(&Event::phase(
+            &bmc.name,
+            Phase::Job {
+                id: job.id.clone(),
+                state: job.job_state.clone(),
+                percent: u32::from(job.percent_complete.unwrap_or(0)),
+            },
+        ));
+        if let Some(err) = job.failure() {
+            return Look::Done(Err(crate::Error::from(HostError {
+                host: bmc.name.clone(),
+                kind: HostErrorKind::JobFailed,
+                message: "the BIOS job did not apply the settings".into(),
+                hint: None,
+                source: Some(err),
+            })));
         }
-        if Instant::now() >= deadline {
-            let why = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
-            return Err(HostError::new(
-                &bmc.name,
-                HostErrorKind::Timeout,
-                format!("job {job_id} did not finish within {timeout:?}{why}"),
-            )
-            .into());
+        match job.outcome {
+            JobOutcome::Succeeded | JobOutcome::SucceededWithErrors => Look::Done(Ok(job)),
+            _ => Look::NotYet(job.percent_complete),
         }
-        tokio::time::sleep(poll.next(Instant::now(), percent)).await;
-    }
+    })
+    .await;
+    looked.unwrap_or_else(|last| {
+        let why = last.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+        Err(HostError::new(
+            &bmc.name,
+            HostErrorKind::Timeout,
+            format!("job {job_id} did not finish within {timeout:?}{why}"),
+        )
+        .into())
+    })
 }
 
 /// Waits until the host is powered on, out of POST, and its BIOS values are readable; returns
 /// the BIOS resource read last, so the read that follows need not ask for it again.
 pub async fn wait_until_back(bmc: &Bmc, timeout: Duration, observer: &dyn Observer) -> Result<Bios> {
-    let deadline = Instant::now() + timeout;
-    let system_id = ODataId::new(dell::SYSTEM);
-    let mut poll = Poll::for_timeout(timeout);
-    loop {
+    let backend = bmc.backend();
+    let (system_id, bios_id) = (bmc.system_id().await?, bmc.bios_id().await?);
+    let looked = watch(timeout, || async {
         observer.event(&Event::phase(&bmc.name, Phase::WaitingForHost));
         let on = matches!(bmc.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
-        let out_of_post = match bmc.client.dell().lc_status().await {
-            Ok(lc) => !lc.in_post(),
-            Err(_) => false,
+        let out_of_post = match backend.readiness() {
+            Some(readiness) => matches!(readiness.in_post(&bmc.client).await, Ok(false)),
+            None => true,
         };
         if on
             && out_of_post
-            && let Ok(bios) = bmc.client.bios(&ODataId::new(dell::BIOS)).await
+            && let Ok(bios) = bmc.client.bios(&bios_id).await
         {
-            return Ok(bios);
+            return Look::Done(bios);
         }
-        if Instant::now() >= deadline {
-            return Err(HostError::new(
-                &bmc.name,
-                HostErrorKind::Timeout,
-                format!(
-                    "the host did not come back within {timeout:?} after the reboot (still powered off or in POST)"
-                ),
-            )
-            .into());
-        }
-        tokio::time::sleep(poll.next(Instant::now(), None)).await;
-    }
+        Look::NotYet(None)
+    })
+    .await;
+    looked.map_err(|_| {
+        HostError::new(
+            &bmc.name,
+            HostErrorKind::Timeout,
+            format!("the host did not come back within {timeout:?} after the reboot (still powered off or in POST)"),
+        )
+        .into()
+    })
 }
 
 #[cfg(test)]

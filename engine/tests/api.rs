@@ -8,7 +8,8 @@ use redfish_client::oem::dell;
 use redfish_client::resources::bios::Attributes;
 use redfish_client::{Credentials, ODataId};
 use rftune_engine::assess::{self, AssessOptions, LoadedProfile};
-use rftune_engine::connect::{self, Bmc as Target, ConnectConfig, Layout};
+use rftune_engine::backend::Kind;
+use rftune_engine::connect::{self, Bmc as Target, ConnectConfig};
 use rftune_engine::fleet::BmcEntry;
 use rftune_engine::observe::Silent;
 use rftune_engine::state::StateDirs;
@@ -90,8 +91,12 @@ fn host_error(err: &Error) -> &rftune_engine::HostError {
 #[tokio::test]
 async fn a_connected_target_knows_it_is_an_idrac_and_what_system_it_manages() {
     let b = bench("r7625", &[]).await;
-    let mut target = b.connect().await;
-    assert_eq!(target.layout().await.unwrap(), Layout::Dell);
+    let target = b.connect().await;
+    assert!(
+        !target.recognised(),
+        "nothing read yet: the iDRAC's places are only presumed"
+    );
+    assert_eq!(target.recognise().await.unwrap().kind(), &Kind::Idrac9);
     let system = target.first_system().await.unwrap();
     assert_eq!(system.model.as_deref(), Some("PowerEdge R7625"));
     assert_eq!(target.bios_id().await.unwrap(), ODataId::new(dell::BIOS));
@@ -261,7 +266,7 @@ fn audit_steps(dirs: &StateDirs, host: &str) -> Vec<(String, String, String)> {
 
 #[tokio::test]
 async fn a_login_or_connection_that_fails_in_a_fleet_apply_leaves_an_audit_record_and_no_write() {
-    use rftune_engine::{Access, Apply, ApplyOptions, ApplyRun, Limits};
+    use rftune_engine::{Access, ApplyOptions, ApplyRun, Limits};
     use std::sync::Arc;
     let b = bench("r7625", &[]).await;
     let mut config = ConnectConfig::new(Credentials::new("root", "not-the-password"));
@@ -275,15 +280,15 @@ async fn a_login_or_connection_that_fails_in_a_fleet_apply_leaves_an_audit_recor
         ..BmcEntry::from_url("http://127.0.0.1:9").unwrap()
     };
     let hosts = [b.entry(), gone];
-    let op = Arc::new(Apply(run.clone()));
+    let op = run.clone();
     let results = access
-        .fleet_collected(&hosts, &Limits::default(), Some(&run.audit), op, |_, _| {})
+        .fleet_collected(&hosts, &Limits::default(), Some(run.audit()), op, |_, _| {})
         .await;
     for r in &results {
         let e = r.result.as_ref().unwrap_err();
         assert_eq!(e.kind(), Some(HostErrorKind::Connection), "{e:#}");
         assert!(
-            !run.audit.wrote(&r.entry.name),
+            !run.audit().wrote(&r.entry.name),
             "nothing was written to {}",
             r.entry.name
         );

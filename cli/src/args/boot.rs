@@ -29,6 +29,9 @@ pub enum BootCommand {
         /// The BMC(s) to change.
         #[command(flatten)]
         target: TargetArgs,
+        /// The host's lock.
+        #[command(flatten)]
+        lock: super::LockFlags,
     },
 }
 
@@ -68,6 +71,12 @@ pub struct RestartFlags {
     /// refusing (says so).
     #[arg(long)]
     pub replace_pending: bool,
+    /// The hooks around each host's reboot.
+    #[command(flatten)]
+    pub hooks: super::HookFlags,
+    /// The host's lock.
+    #[command(flatten)]
+    pub lock: super::LockFlags,
 }
 
 /// `rftune bios reset-defaults`.

@@ -531,6 +531,17 @@ pub struct ApplyFlags {
     /// Maintenance window length.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "1h")]
     pub maintenance_duration: std::time::Duration,
+    /// The hooks around each host's reboot.
+    #[command(flatten)]
+    pub hooks: HookFlags,
+    /// The host's lock.
+    #[command(flatten)]
+    pub lock: LockFlags,
+}
+
+/// The commands every writer that reboots runs around each host's reboot.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct HookFlags {
     /// A command run for each host once it holds its reboot slot and its values are staged,
     /// before rftune reboots it (e.g. `kubectl drain "$RFTUNE_NODE" --ignore-daemonsets`), at
     /// most --max-unavailable at a time. Run with /bin/sh -c; its environment has RFTUNE_HOST,
@@ -557,6 +568,11 @@ pub struct ApplyFlags {
     /// not be drained does not change at an unplanned reboot later.
     #[arg(long)]
     pub keep_staged: bool,
+}
+
+/// The host's lock, which every writer takes.
+#[derive(Debug, Clone, ClapArgs)]
+pub struct LockFlags {
     /// How long to wait for another rftune run (with this state directory) that holds a host,
     /// before failing it naming that run. 0s fails at once.
     #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = parse_duration)]
@@ -600,6 +616,9 @@ pub enum BiosCommand {
         /// The BMC.
         #[command(flatten)]
         bmc: BmcArgs,
+        /// The host's lock (another run's staged values are not cleared under its feet).
+        #[command(flatten)]
+        lock: LockFlags,
     },
     /// Reset the BIOS to its defaults and prove it: snapshot every value first, Bios.ResetBios,
     /// the reboot it needs, then the reset no longer pending and the values that changed
@@ -769,6 +788,9 @@ pub enum JobsCommand {
         /// The BMC.
         #[command(flatten)]
         bmc: BmcArgs,
+        /// The host's lock (another run's job is not deleted under its feet).
+        #[command(flatten)]
+        lock: LockFlags,
     },
     /// Delete every job (JID_CLEARALL).
     ClearQueue {
@@ -778,6 +800,9 @@ pub enum JobsCommand {
         /// The BMC.
         #[command(flatten)]
         bmc: BmcArgs,
+        /// The host's lock (another run's jobs are not deleted under its feet).
+        #[command(flatten)]
+        lock: LockFlags,
     },
 }
 

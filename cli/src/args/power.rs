@@ -76,10 +76,9 @@ pub struct PowerControlArgs {
     /// How long the OS gets to shut down before power is forced off.
     #[arg(long, value_name = "DURATION", default_value = "10m", value_parser = parse_duration)]
     pub graceful_timeout: Duration,
-    /// How long to wait for another rftune run (with this state directory) that holds a host,
-    /// before failing it naming that run. 0s fails at once.
-    #[arg(long, value_name = "DURATION", default_value = "0s", value_parser = parse_duration)]
-    pub lock_wait: Duration,
+    /// The host's lock.
+    #[command(flatten)]
+    pub lock: super::LockFlags,
 }
 
 /// `rftune power --format`.

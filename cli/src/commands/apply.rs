@@ -9,7 +9,7 @@ use crate::documents::{ApplyReport, ApplySummary, DocumentKind, apply_entry};
 use crate::render::{self, Line, Progress, SummaryBody};
 use anyhow::Result;
 use rftune_engine::assess::LoadedProfile;
-use rftune_engine::converge::{Apply, ApplyRun};
+use rftune_engine::converge::ApplyRun;
 use rftune_engine::derive;
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::lifecycle::Access;
@@ -153,10 +153,10 @@ async fn converge_run(
         max_failures: flags.max_failures,
         canaries: flags.canary,
     };
-    let audit = &run.audit;
+    let audit = run.audit();
     let entries = &hosts.entries;
     let shard = hosts.shard.map(|s| s.to_string());
-    let op = Arc::new(Apply(run.clone()));
+    let op = run.clone();
     let audit_log = audit.path().display().to_string();
     let profile = run.profile.name();
     let mut summary = ApplySummary {

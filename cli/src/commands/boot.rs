@@ -7,8 +7,7 @@ use crate::args::boot::{BootCommand, OnceArgs};
 use crate::documents::{self, BOOT_CLEAR_SCHEMA, BOOT_ONCE_SCHEMA, BOOT_SCHEMA};
 use crate::render::{self, Table};
 use anyhow::Result;
-use rftune_engine::audit::AuditLog;
-use rftune_engine::boot::{BootShown, Clear, Once, OnceRun, OnceTarget, Show};
+use rftune_engine::boot::{BootShown, Clear, OnceRun, OnceTarget, Show};
 use rftune_engine::control::RebootPolicy;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
@@ -18,7 +17,7 @@ pub async fn run(cmd: &BootCommand, dirs: &StateDirs, output: OutputFormat) -> R
     match cmd {
         BootCommand::Show { target } => show(target, dirs, output).await,
         BootCommand::Once(args) => once(args, dirs, output).await,
-        BootCommand::Clear { target } => clear(target, dirs, output).await,
+        BootCommand::Clear { target, lock } => clear(target, lock, dirs, output).await,
     }
 }
 
@@ -79,19 +78,12 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
     if policy != RebootPolicy::None {
         crate::signals::install()?;
     }
-    let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target_hosts)?;
     let connect = crate::credentials::connect_config(&args.target_hosts.connect, &hosts.entries)?;
-    let run = Arc::new(OnceRun {
-        target,
-        restart: crate::config::restart(policy, &args.restart),
-        replace_pending: args.restart.replace_pending,
-        audit: audit.clone(),
-        state_dir: dirs.state.clone(),
-    });
-    let results = hosts
-        .run("boot once", connect, dirs, Some(&audit), Arc::new(Once(run)), output)
-        .await;
+    let writes = crate::config::provision_writes("boot once", policy, &args.restart, dirs)?;
+    let audit = writes.audit.clone();
+    let run = Arc::new(OnceRun { target, writes });
+    let results = hosts.run("boot once", connect, dirs, Some(&audit), run, output).await;
     render::action::finish(
         BOOT_ONCE_SCHEMA,
         &results,
@@ -102,11 +94,17 @@ async fn once(args: &OnceArgs, dirs: &StateDirs, output: OutputFormat) -> Result
     )
 }
 
-async fn clear(target: &crate::args::TargetArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
-    let audit = AuditLog::open(&dirs.state)?;
+async fn clear(
+    target: &crate::args::TargetArgs,
+    lock: &crate::args::LockFlags,
+    dirs: &StateDirs,
+    output: OutputFormat,
+) -> Result<Exit> {
     let hosts = crate::config::Hosts::of(target)?;
     let connect = crate::credentials::connect_config(&target.connect, &hosts.entries)?;
-    let op = Arc::new(Clear { audit: audit.clone() });
+    let writes = crate::config::lock_writes("boot clear", lock, dirs)?;
+    let audit = writes.audit.clone();
+    let op = Arc::new(Clear { writes });
     let results = hosts.run("boot clear", connect, dirs, Some(&audit), op, output).await;
     render::action::finish(
         BOOT_CLEAR_SCHEMA,

@@ -63,12 +63,12 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         .credentials(Credentials::new("root", "calvin"))
         .tls(TlsVerification::Pinned(fingerprint))
         .build()?;
-    let mut bmc = Bmc::from_client(sim.name.clone(), client);
+    let bmc = Bmc::from_client(sim.name.clone(), client);
     bmc.service_root().await?;
     bmc.login().await?;
 
     say("== 1. Inventory")?;
-    let inventory = rftune_engine::inventory::collect(&mut bmc, 0).await?;
+    let inventory = rftune_engine::inventory::collect(&bmc, 0).await?;
     render::text(&render::inventory::table(&inventory))?;
 
     let profile = LoadedProfile::load(&args.profile)?;

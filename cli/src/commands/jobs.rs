@@ -2,57 +2,38 @@
 //! pending-value housekeeping on one iDRAC, each write recorded in the audit log.
 
 use crate::Exit;
-use crate::args::{BmcArgs, JobsCommand, OutputFormat};
+use crate::args::{BmcArgs, JobsCommand, LockFlags, OutputFormat};
 use crate::render::{self, Table};
 use anyhow::Result;
-use rftune_engine::audit::AuditLog;
-use rftune_engine::connect::Bmc;
 use rftune_engine::fleet::BmcEntry;
-use rftune_engine::jobs;
+use rftune_engine::jobs::{Housekeeping, Keep, List};
 use rftune_engine::lifecycle::Operation;
-use rftune_engine::observe::Observer;
 use rftune_engine::state::StateDirs;
 use serde_json::json;
 
-/// One housekeeping action as an engine operation.
-enum Housekeeping<'a> {
-    List,
-    Delete(&'a str, &'a AuditLog),
-    ClearQueue(bool, &'a AuditLog),
-    ClearPending(&'a AuditLog),
-}
-
-impl Operation for Housekeeping<'_> {
-    type Output = Vec<redfish_client::oem::dell::DellJob>;
-
-    async fn run(&self, bmc: &mut Bmc, _: &dyn Observer) -> rftune_engine::Result<Self::Output> {
-        match self {
-            Self::List => jobs::list(bmc).await,
-            Self::Delete(job, audit) => jobs::delete(bmc, job, audit).await.map(|()| Vec::new()),
-            Self::ClearQueue(force, audit) => jobs::clear_queue(bmc, *force, audit).await.map(|()| Vec::new()),
-            Self::ClearPending(audit) => jobs::clear_pending(bmc, audit).await.map(|()| Vec::new()),
-        }
-    }
-}
-
-/// Runs `op` on the BMC of `bmc`, audited when it writes.
-async fn on(
-    bmc: &BmcArgs,
-    dirs: &StateDirs,
-    audit: Option<&AuditLog>,
-    op: &Housekeeping<'_>,
-) -> Result<(String, Vec<redfish_client::oem::dell::DellJob>)> {
+/// Runs `op` on the BMC of `bmc`; returns the host's name and what it gave.
+async fn on<O: Operation>(bmc: &BmcArgs, dirs: &StateDirs, audited: bool, op: &O) -> Result<(String, O::Output)> {
     let entry = BmcEntry::from_url(&bmc.bmc)?;
     let access = crate::config::access_one(&bmc.connect, &entry, dirs)?;
-    let out = access.one(&entry, audit, op).await?;
+    let audit = audited
+        .then(|| rftune_engine::audit::AuditLog::open(&dirs.state))
+        .transpose()?;
+    let out = access.one(&entry, audit.as_ref(), op).await?;
     Ok((entry.name, out))
+}
+
+/// Carries out a housekeeping write under the host's lock.
+async fn keep(action: Housekeeping, bmc: &BmcArgs, lock: &LockFlags, dirs: &StateDirs) -> Result<String> {
+    let writes = crate::config::lock_writes("jobs", lock, dirs)?;
+    let (host, ()) = on(bmc, dirs, true, &Keep { action, writes }).await?;
+    Ok(host)
 }
 
 /// Runs a `jobs` subcommand.
 pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     match cmd {
         JobsCommand::List { bmc, all } => {
-            let (host, jobs) = on(bmc, dirs, None, &Housekeeping::List).await?;
+            let (host, jobs) = on(bmc, dirs, false, &List).await?;
             let jobs: Vec<_> = jobs.into_iter().filter(|j| *all || j.holds_queue()).collect();
             if output == OutputFormat::Json {
                 render::json(&json!({"schema": "rftune.jobs/v1", "host": host, "jobs": jobs}))?;
@@ -68,7 +49,7 @@ pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> R
                     t.row([
                         j.id.clone(),
                         j.job_type.clone().unwrap_or_default(),
-                        j.job_state.to_string(),
+                        j.job_state.clone(),
                         format!("{}%", j.percent_complete.unwrap_or(0)),
                         format!(
                             "{}{}",
@@ -81,17 +62,15 @@ pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> R
             }
             Ok(Exit::Success)
         }
-        JobsCommand::Delete { bmc, job } => {
-            let audit = AuditLog::open(&dirs.state)?;
-            let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::Delete(job, &audit)).await?;
+        JobsCommand::Delete { bmc, job, lock } => {
+            let host = keep(Housekeeping::Delete(job.clone()), bmc, lock, dirs).await?;
             render::text(&format!(
                 "{host}: deleted job {job} (a BIOS job's pending values go with it)\n"
             ))?;
             Ok(Exit::Success)
         }
-        JobsCommand::ClearQueue { bmc, force } => {
-            let audit = AuditLog::open(&dirs.state)?;
-            let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::ClearQueue(*force, &audit)).await?;
+        JobsCommand::ClearQueue { bmc, force, lock } => {
+            let host = keep(Housekeeping::ClearQueue(*force), bmc, lock, dirs).await?;
             render::text(&format!(
                 "{host}: job queue cleared{}\n",
                 if *force {
@@ -106,9 +85,8 @@ pub async fn run(cmd: &JobsCommand, dirs: &StateDirs, output: OutputFormat) -> R
 }
 
 /// Runs `rftune bios clear-pending`.
-pub async fn clear_pending(bmc: &BmcArgs, dirs: &StateDirs) -> Result<Exit> {
-    let audit = AuditLog::open(&dirs.state)?;
-    let (host, _) = on(bmc, dirs, Some(&audit), &Housekeeping::ClearPending(&audit)).await?;
+pub async fn clear_pending(bmc: &BmcArgs, lock: &LockFlags, dirs: &StateDirs) -> Result<Exit> {
+    let host = keep(Housekeeping::ClearPending, bmc, lock, dirs).await?;
     render::text(&format!("{host}: pending BIOS values cleared\n"))?;
     Ok(Exit::Success)
 }

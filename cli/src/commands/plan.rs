@@ -8,7 +8,7 @@ use crate::config::{self, Hosts};
 use crate::render::{self, Progress};
 use anyhow::{Context, Result};
 use rftune_engine::assess::LoadedProfile;
-use rftune_engine::converge::{Apply, ApplyOptions, ApplyRun};
+use rftune_engine::converge::{ApplyOptions, ApplyRun};
 use rftune_engine::fleet;
 use rftune_engine::lifecycle::Access;
 use rftune_engine::plan::{self, PlanDocument};
@@ -45,9 +45,9 @@ pub async fn run(args: &PlanArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         concurrency: hosts.concurrency,
         ..fleet::Limits::default()
     };
-    let op = Arc::new(Apply(run.clone()));
+    let op = run.clone();
     let results = access
-        .fleet_collected(&hosts.entries, &limits, Some(&run.audit), op, |_, ok| {
+        .fleet_collected(&hosts.entries, &limits, Some(run.audit()), op, |_, ok| {
             progress.host_done(ok)
         })
         .await;

@@ -9,12 +9,11 @@ use crate::args::power::{PowerAction as PowerArg, PowerArgs, PowerFormat};
 use crate::render::{self, Table};
 use anyhow::Result;
 use host_bench::power::PowerReport;
-use rftune_engine::audit::AuditLog;
-use rftune_engine::control::{PowerAction, Switch, SwitchOptions};
 use rftune_engine::fleet::BmcEntry;
 use rftune_engine::lifecycle::Access;
 use rftune_engine::power::Readings;
 use rftune_engine::state::StateDirs;
+use rftune_engine::switch::{PowerAction, Switch, SwitchOptions};
 use std::sync::Arc;
 
 /// Runs `rftune power`.
@@ -58,9 +57,10 @@ pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Re
 pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let args = arg.args();
     crate::signals::install()?;
-    let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let writes = crate::config::lock_writes("power", &args.lock, dirs)?;
+    let audit = writes.audit.clone();
     let action = match arg {
         PowerArg::On(_) => PowerAction::On,
         PowerArg::Off(_) => PowerAction::Off,
@@ -72,11 +72,7 @@ pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> 
             force: args.force,
             graceful_timeout: args.graceful_timeout,
         },
-        audit: audit.clone(),
-        locks: Some(rftune_engine::lock::Locks {
-            state_dir: dirs.state.clone(),
-            wait: args.lock_wait,
-        }),
+        writes,
     });
     let label = format!("power {}", arg.name());
     let results = hosts.run(&label, connect, dirs, Some(&audit), op, output).await;

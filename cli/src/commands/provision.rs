@@ -10,35 +10,26 @@ use crate::documents::{self, DEFAULTS_SCHEMA, PASSWORD_SCHEMA, RESET_KEYS_SCHEMA
 use crate::render::{self, Table};
 use anyhow::Result;
 use redfish_client::resources::secure_boot::ResetKeysType;
-use rftune_engine::audit::AuditLog;
-use rftune_engine::defaults::{DefaultsRun, ResetDefaults};
-use rftune_engine::passwords::{ChangePassword, PasswordChange, PasswordRun};
-use rftune_engine::secure_boot::{KeysRun, ResetKeys};
+use rftune_engine::defaults::DefaultsRun;
+use rftune_engine::passwords::{PasswordChange, PasswordRun};
+use rftune_engine::secure_boot::KeysRun;
 use rftune_engine::state::StateDirs;
 use std::sync::Arc;
 
 /// Runs `rftune bios reset-defaults`.
 pub async fn reset_defaults(args: &ResetDefaultsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     crate::signals::install()?;
-    let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let policy = crate::config::reboot_policy(args.reboot);
+    let writes = crate::config::provision_writes("bios reset-defaults", policy, &args.restart, dirs)?;
+    let audit = writes.audit.clone();
     let run = Arc::new(DefaultsRun {
-        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
-        replace_pending: args.restart.replace_pending,
+        writes,
         finish_timeout: args.restart.job_timeout,
-        audit: audit.clone(),
-        state_dir: dirs.state.clone(),
     });
     let results = hosts
-        .run(
-            "bios reset-defaults",
-            connect,
-            dirs,
-            Some(&audit),
-            Arc::new(ResetDefaults(run)),
-            output,
-        )
+        .run("bios reset-defaults", connect, dirs, Some(&audit), run, output)
         .await;
     let (doc, failed) = documents::action_document(DEFAULTS_SCHEMA, &results, Some(&audit));
     let waiting = results
@@ -84,24 +75,15 @@ pub async fn password(cmd: &PasswordCommand, dirs: &StateDirs, output: OutputFor
     let w = crate::config::bios_password(args.which);
     let (old, new) = crate::credentials::bios_passwords(&args.secrets, w.as_str(), need_old, need_new)?;
     crate::signals::install()?;
-    let audit = AuditLog::open(&dirs.state)?;
+    let policy = crate::config::reboot_policy(args.reboot);
+    let writes = crate::config::provision_writes("bios password", policy, &args.restart, dirs)?;
+    let audit = writes.audit.clone();
     let run = Arc::new(PasswordRun {
         change: PasswordChange { which: w, old, new },
-        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
-        job_timeout: args.restart.job_timeout,
-        replace_pending: args.restart.replace_pending,
-        audit: audit.clone(),
-        state_dir: dirs.state.clone(),
+        writes,
     });
     let results = hosts
-        .run(
-            "bios password",
-            connect,
-            dirs,
-            Some(&audit),
-            Arc::new(ChangePassword(run)),
-            output,
-        )
+        .run("bios password", connect, dirs, Some(&audit), run, output)
         .await;
     render::action::finish(
         PASSWORD_SCHEMA,
@@ -129,25 +111,14 @@ pub async fn reset_keys(args: &ResetKeysArgs, dirs: &StateDirs, output: OutputFo
         );
     }
     crate::signals::install()?;
-    let audit = AuditLog::open(&dirs.state)?;
     let hosts = crate::config::Hosts::of(&args.target)?;
     let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
-    let run = Arc::new(KeysRun {
-        kind,
-        restart: crate::config::restart(crate::config::reboot_policy(args.reboot), &args.restart),
-        replace_pending: args.restart.replace_pending,
-        audit: audit.clone(),
-        state_dir: dirs.state.clone(),
-    });
+    let policy = crate::config::reboot_policy(args.reboot);
+    let writes = crate::config::provision_writes("secure-boot reset-keys", policy, &args.restart, dirs)?;
+    let audit = writes.audit.clone();
+    let run = Arc::new(KeysRun { kind, writes });
     let results = hosts
-        .run(
-            "secure-boot reset-keys",
-            connect,
-            dirs,
-            Some(&audit),
-            Arc::new(ResetKeys(run)),
-            output,
-        )
+        .run("secure-boot reset-keys", connect, dirs, Some(&audit), run, output)
         .await;
     render::action::finish(
         RESET_KEYS_SCHEMA,

@@ -12,7 +12,7 @@ use rftune_engine::assess::LoadedProfile;
 use rftune_engine::fleet::{HostResult, Limits};
 use rftune_engine::lifecycle::{Access, Operation};
 use rftune_engine::scp::export::{Export, ExportOptions};
-use rftune_engine::scp::import::{Import, ImportOutcome, ImportRun, Preview};
+use rftune_engine::scp::import::{ImportOutcome, ImportRun, Preview};
 use rftune_engine::scp::profile::Render;
 use rftune_engine::scp::{Format, ScpFile, parse_targets};
 use rftune_engine::state::StateDirs;
@@ -219,22 +219,19 @@ async fn import(args: &ImportArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     let targets = parse_targets(&args.target)?;
     let file = ScpFile::load(&args.file)?;
     let hosts = Hosts::of(&args.target_hosts)?;
-    let options = crate::config::apply_options(&args.flags);
-    let run = Arc::new(ImportRun::new(
-        file,
-        targets,
-        dirs,
-        options,
-        args.flags.max_unavailable,
-    )?);
+    let options = crate::config::apply_options(&args.flags).write_options();
+    let audit = rftune_engine::audit::AuditLog::open(&dirs.state)?;
+    let writes =
+        rftune_engine::write::Writes::new("scp import", options, audit, &dirs.state, args.flags.max_unavailable);
+    let run = Arc::new(ImportRun::new(file, targets, dirs.registry_cache(), writes));
     let limits = Limits {
         concurrency: hosts.concurrency,
         max_failures: args.flags.max_failures,
         canaries: args.flags.canary,
     };
-    let audit = run.apply.audit.clone();
+    let audit = run.writes.audit.clone();
     let audit_log = audit.path().display().to_string();
-    let op = Arc::new(Import(run.clone()));
+    let op = run.clone();
     let reach = Reach {
         hosts: &hosts,
         connect: &args.target_hosts.connect,

@@ -1,19 +1,18 @@
 //! Turning an inventory entry and a [`ConnectConfig`] into a connected [`Bmc`]:
 //! credentials, certificate trust (CA, pin, known_hosts, trust on first use, or an explicit
-//! insecure mode), and error messages that say what to do next. A [`Bmc`] also knows, from
-//! the first read of its service root, which [`Layout`] the BMC has: an iDRAC's fixed paths or
-//! a generic service's discovery.
+//! insecure mode), and error messages that say what to do next. A [`Bmc`] also knows which
+//! [`Backend`] serves it, once its answers have told (see [`crate::backend`]).
 
 pub mod credentials;
 pub(crate) mod trust;
 
+use crate::backend::Backend;
 use crate::error::{Context, HostError, HostErrorKind, Result};
 use crate::fleet::{BmcEntry, host_key};
 use crate::observe::{Event, Observer};
 use crate::state::StateDirs;
 use redfish_client::error::TransportKind;
 use redfish_client::odata::Link;
-use redfish_client::oem::dell;
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::resources::service_root::ServiceRoot;
 use redfish_client::{
@@ -21,7 +20,7 @@ use redfish_client::{
 };
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 use trust::KnownHosts;
 use url::Url;
@@ -67,7 +66,7 @@ impl ConnectConfig {
 }
 
 /// A BMC this run talks to.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Bmc {
     /// How messages name it: the inventory name, or `host:port`.
     pub name: String,
@@ -79,8 +78,10 @@ pub struct Bmc {
     pub node: Option<String>,
     /// How its certificate is trusted (for hints in errors).
     trust: Trust,
-    /// The service root and the layout it shows, once read.
-    service: Option<(ServiceRoot, Layout)>,
+    /// The service root, once read.
+    root: tokio::sync::OnceCell<ServiceRoot>,
+    /// Which backend serves it, and what told.
+    recognition: Mutex<Recognition>,
 }
 
 /// A BMC dropped with its session open (its work abandoned: `--check-timeout` passed, or a
@@ -92,21 +93,31 @@ impl Drop for Bmc {
     }
 }
 
-/// Where a BMC keeps what rftune reads, decided once per [`Bmc`] from its service root.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// A Dell iDRAC (`Vendor: Dell`): the fixed paths of `redfish_client::oem::dell`, read
-    /// without discovery.
-    Dell,
-    /// Any other Redfish service: the system and chassis are the first members of their
-    /// collections, and the BIOS is where the system links.
-    Generic,
+/// The backend of a BMC, and what its choice rests on.
+#[derive(Debug, Clone)]
+struct Recognition {
+    backend: Backend,
+    by: RecognisedBy,
 }
 
-impl Layout {
-    /// The layout of the service whose root this is.
-    pub fn of(root: &ServiceRoot) -> Self {
-        if root.is_dell() { Self::Dell } else { Self::Generic }
+/// What a backend's choice rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RecognisedBy {
+    /// Nothing yet: the iDRAC's fixed paths are where an operation that reads no service root
+    /// starts, and the first answer there decides.
+    Presumed,
+    /// A resource only that backend serves answered.
+    Answer,
+    /// The service root.
+    ServiceRoot,
+}
+
+impl Default for Recognition {
+    fn default() -> Self {
+        Self {
+            backend: Backend::idrac9(),
+            by: RecognisedBy::Presumed,
+        }
     }
 }
 
@@ -208,17 +219,18 @@ pub async fn connect(
         })
         .build()
         .with_context(|| format!("{name}: setting up the connection"))?;
-    let mut bmc = Bmc {
+    let bmc = Bmc {
         name,
         url: entry.url.clone(),
         node: entry.node.clone(),
         client,
         trust,
-        service: None,
+        root: tokio::sync::OnceCell::new(),
+        recognition: Mutex::default(),
     };
     if bmc.trust == Trust::FirstUse {
         // Anonymous: the first handshake sets the client's pin before any credential leaves.
-        bmc.service().await?;
+        bmc.service_root().await?;
         if let Some(fp) = bmc.client.trusted_fingerprint() {
             known_hosts.record(&key, fp)?;
             observer.event(&Event::notice(
@@ -252,49 +264,132 @@ impl Bmc {
             node: None,
             client,
             trust: Trust::Pinned,
-            service: None,
+            root: tokio::sync::OnceCell::new(),
+            recognition: Mutex::default(),
         }
     }
 
-    /// The service root and its layout, read anonymously the first time and kept.
-    async fn service(&mut self) -> Result<&(ServiceRoot, Layout)> {
-        let service = match self.service.take() {
-            Some(service) => service,
-            None => {
-                let root = self
-                    .client
+    /// The service root, read anonymously the first time and kept; reading it recognises the
+    /// backend.
+    pub async fn service_root(&self) -> Result<ServiceRoot> {
+        let root = self
+            .root
+            .get_or_try_init(|| async {
+                self.client
                     .service_root()
                     .await
-                    .map_err(|e| self.explain(e, "reading the service root"))?;
-                let layout = Layout::of(&root);
-                (root, layout)
+                    .map_err(|e| self.explain(e, "reading the service root"))
+            })
+            .await?;
+        let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+        if r.by != RecognisedBy::ServiceRoot {
+            *r = Recognition {
+                backend: Backend::recognise(root),
+                by: RecognisedBy::ServiceRoot,
+            };
+        }
+        Ok(root.clone())
+    }
+
+    /// The backend as far as known: the one recognised, else the iDRAC's (where an operation
+    /// that reads no service root starts; its first answer confirms it, see
+    /// [`Bmc::confirm_backend`], or [`Bmc::recognise`] decides).
+    pub fn backend(&self) -> Backend {
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .backend
+            .clone()
+    }
+
+    /// Whether the backend is recognised (not only presumed).
+    pub fn recognised(&self) -> bool {
+        self.recognition.lock().unwrap_or_else(PoisonError::into_inner).by != RecognisedBy::Presumed
+    }
+
+    /// Records that a resource only the presumed backend serves answered: the backend is
+    /// recognised.
+    pub(crate) fn confirm_backend(&self) {
+        let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+        if r.by == RecognisedBy::Presumed {
+            r.by = RecognisedBy::Answer;
+        }
+    }
+
+    /// The backend, recognised: from what answered so far, else from the service root (read
+    /// now).
+    pub async fn recognise(&self) -> Result<Backend> {
+        {
+            let r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+            if r.by != RecognisedBy::Presumed {
+                return Ok(r.backend.clone());
             }
-        };
-        Ok(self.service.insert(service))
+        }
+        self.service_root().await?;
+        Ok(self.backend())
     }
 
-    /// The service root (fetched once).
-    pub async fn service_root(&mut self) -> Result<ServiceRoot> {
-        Ok(self.service().await?.0.clone())
+    /// The backend, recognised and one rftune writes to; otherwise the host's error saying why
+    /// nothing is written.
+    pub async fn writable(&self) -> Result<Backend> {
+        let backend = self.recognise().await?;
+        match backend.refuses_writes() {
+            None => Ok(backend),
+            Some(why) => Err(HostError::new(&self.name, HostErrorKind::Unsupported, why).into()),
+        }
     }
 
-    /// The BMC's layout (from the service root, fetched once).
-    pub async fn layout(&mut self) -> Result<Layout> {
-        Ok(self.service().await?.1)
+    /// `what` (`the job queue`) of the host's backend, or the host's error saying it has none.
+    pub fn require<'b, T: ?Sized>(
+        &self,
+        backend: &'b Backend,
+        concern: impl FnOnce(&'b Backend) -> Option<&'b T>,
+        what: &str,
+    ) -> Result<&'b T> {
+        concern(backend)
+            .ok_or_else(|| HostError::new(&self.name, HostErrorKind::Unsupported, backend.lacks(what)).into())
     }
 
-    /// The BIOS resource: an iDRAC's fixed path, or where the first system links.
-    pub async fn bios_id(&mut self) -> Result<ODataId> {
-        Ok(match self.layout().await? {
-            Layout::Dell => ODataId::new(dell::BIOS),
-            Layout::Generic => self.first_system().await?.bios_link(),
+    /// The place `which` names of the host's `backend`, or the host's error saying this BMC has
+    /// no fixed place for it.
+    pub fn backend_place(
+        &self,
+        backend: &Backend,
+        which: impl FnOnce(&crate::backend::Places) -> &ODataId,
+    ) -> Result<ODataId> {
+        backend.places().map(|p| which(p).clone()).ok_or_else(|| {
+            HostError::new(
+                &self.name,
+                HostErrorKind::Unsupported,
+                backend.lacks("fixed resource paths"),
+            )
+            .into()
         })
     }
 
-    /// The chassis: an iDRAC's fixed path, or the first member of `Chassis`.
-    pub async fn chassis_id(&mut self) -> Result<ODataId> {
-        if self.layout().await? == Layout::Dell {
-            return Ok(ODataId::new(dell::CHASSIS));
+    /// The system: the backend's fixed place (the presumed one included), or the first member
+    /// of `Systems`.
+    pub async fn system_id(&self) -> Result<ODataId> {
+        Ok(match self.backend().places() {
+            Some(p) => p.system.clone(),
+            None => self.first_system().await?.odata_id,
+        })
+    }
+
+    /// The BIOS resource: the backend's fixed place (the presumed one included), or where the
+    /// first system links.
+    pub async fn bios_id(&self) -> Result<ODataId> {
+        Ok(match self.backend().places() {
+            Some(p) => p.bios.clone(),
+            None => self.first_system().await?.bios_link(),
+        })
+    }
+
+    /// The chassis: the recognised backend's fixed place (the service root is read first when
+    /// nothing has told the backend yet), or the first member of `Chassis`.
+    pub async fn chassis_id(&self) -> Result<ODataId> {
+        if let Some(p) = self.recognise().await?.places() {
+            return Ok(p.chassis.clone());
         }
         let links: Vec<Link> = self
             .client
@@ -308,8 +403,8 @@ impl Bmc {
             .ok_or_else(|| HostError::new(&self.name, HostErrorKind::Unsupported, "the BMC lists no chassis").into())
     }
 
-    /// The first system of a [`Layout::Generic`] service (`Systems` → first member); iDRACs
-    /// are addressed at their fixed paths instead.
+    /// The first system of a service whose backend has no fixed places (`Systems` → first
+    /// member).
     pub async fn first_system(&self) -> Result<ComputerSystem> {
         let systems = self
             .client

@@ -15,254 +15,44 @@
 pub(crate) mod decide;
 mod guard;
 mod provision;
+mod run;
 mod stage;
 mod steps;
 
-use crate::assess::LoadedProfile;
-use crate::audit::AuditLog;
-use crate::cache::RegistryCache;
+pub use run::{ApplyOptions, ApplyOutcome, ApplyRun, HostApply};
+
 use crate::connect::Bmc;
-use crate::control::RebootPolicy;
 use crate::error::Result;
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use redfish_client::oem::dell::AttributeGroup;
-use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
-use serde::Serialize;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
 use steps::{Host, Next, Rebooted};
-
-/// How to apply.
-#[derive(Debug, Clone)]
-pub struct ApplyOptions {
-    /// How to reboot.
-    pub reboot: RebootPolicy,
-    /// How long the OS gets to shut down before power is forced off.
-    pub graceful_timeout: Duration,
-    /// How long the BIOS job may take.
-    pub job_timeout: Duration,
-    /// How long the host may take to come back after the job.
-    pub boot_timeout: Duration,
-    /// Delete existing pending values and jobs instead of refusing.
-    pub replace_pending: bool,
-    /// Plan only.
-    pub dry_run: bool,
-    /// Unknown attributes are errors.
-    pub strict: bool,
-    /// When the BIOS values apply.
-    pub apply_time: SettingsApplyTime,
-    /// Commands run around each host's reboot.
-    pub hooks: crate::hooks::Hooks,
-    /// When a before-reboot hook fails, leave the staged values pending (they apply at the
-    /// host's next reboot) instead of clearing them again.
-    pub keep_staged: bool,
-    /// How long to wait for another run's lock on a host before failing it.
-    pub lock_wait: Duration,
-    /// Reset the BIOS to its defaults first (`apply --from-defaults`): its own reboot, proven
-    /// finished, before the profile is judged and staged — two reboots in all.
-    pub from_defaults: bool,
-    /// A BIOS password change to send before staging, applied by the same BIOS job.
-    pub password: Option<crate::passwords::PasswordChange>,
-}
-
-impl ApplyOptions {
-    /// The options a plan made with these records: how hosts reboot, when values apply,
-    /// whether pending work is replaced, strictness.
-    pub fn plan_options(&self) -> crate::plan::PlanOptions {
-        crate::plan::PlanOptions {
-            reboot: match self.reboot {
-                RebootPolicy::Graceful => "graceful",
-                RebootPolicy::Force => "force",
-                RebootPolicy::None => "none",
-            }
-            .into(),
-            apply_time: self.apply_time.clone(),
-            replace_pending: self.replace_pending,
-            strict: self.strict,
-        }
-    }
-
-    /// These options with what `plan` decided (how hosts reboot, when values apply, whether
-    /// pending work is replaced, strictness), for applying it: not a dry run.
-    pub fn follow_plan(&mut self, plan: &crate::plan::PlanOptions) -> Result<()> {
-        self.reboot = match plan.reboot.as_str() {
-            "graceful" => RebootPolicy::Graceful,
-            "force" => RebootPolicy::Force,
-            "none" => RebootPolicy::None,
-            other => crate::error::bad_input!("the plan's reboot policy {other:?} is none of graceful, force, none"),
-        };
-        self.apply_time = plan.apply_time.clone();
-        self.replace_pending = plan.replace_pending;
-        self.strict = plan.strict;
-        self.dry_run = false;
-        Ok(())
-    }
-}
-
-impl Default for ApplyOptions {
-    /// A graceful reboot (10 min for the OS, then forced), 30 min for the BIOS job, 20 min for
-    /// the host to come back, values applied at that reboot; pending work refused.
-    fn default() -> Self {
-        Self {
-            reboot: RebootPolicy::Graceful,
-            graceful_timeout: Duration::from_secs(600),
-            job_timeout: Duration::from_secs(1800),
-            boot_timeout: Duration::from_secs(1200),
-            replace_pending: false,
-            dry_run: false,
-            strict: false,
-            apply_time: SettingsApplyTime::on_reset(),
-            hooks: crate::hooks::Hooks::default(),
-            keep_staged: false,
-            lock_wait: Duration::ZERO,
-            from_defaults: false,
-            password: None,
-        }
-    }
-}
-
-/// How one host's apply ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApplyOutcome {
-    /// Already matched the profile: nothing written, no reboot.
-    InSync,
-    /// Changed, rebooted where needed, and verified clean.
-    Converged,
-    /// Changes are staged but not applied yet (`--reboot none`, maintenance window), or the
-    /// verification found differences.
-    NotConverged,
-    /// `--dry-run`: the plan only.
-    Planned,
-}
-
-/// The per-host part of the `rftune.apply/v1` document.
-#[derive(Debug, Clone, Serialize)]
-pub struct HostApply {
-    /// Outcome.
-    pub outcome: ApplyOutcome,
-    /// Service tag.
-    pub service_tag: Option<String>,
-    /// BIOS attributes written (unlocks included).
-    pub bios: Attributes,
-    /// iDRAC attributes written, by group.
-    pub idrac: BTreeMap<AttributeGroup, Attributes>,
-    /// Unlocks the plan added, one line each.
-    pub unlocks: Vec<String>,
-    /// How this host's values were chosen for settings its registry decides (ordered choices,
-    /// accepted tokens, derived bounds), by attribute; also those it offers nothing for.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub choices: BTreeMap<String, bios_profiles::Choice>,
-    /// Pending values rftune adopted from an earlier run instead of staging again.
-    pub adopted: bool,
-    /// Pending work that was discarded (`--replace-pending`).
-    pub replaced: Option<String>,
-    /// The snapshot taken before any change.
-    pub snapshot: Option<PathBuf>,
-    /// The BIOS job.
-    pub job: Option<String>,
-    /// Whether rftune rebooted the host.
-    pub rebooted: bool,
-    /// The diff after the change.
-    pub verify: Option<bios_profiles::StatusCounts>,
-    /// What it means that an attribute reads back another value than the one written, where
-    /// the profile knows (an NPS the BIOS replaced at POST), by attribute.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub readback: BTreeMap<String, String>,
-    /// The BIOS reset to defaults that came first (`--from-defaults`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub defaults: Option<crate::defaults::DefaultsDone>,
-    /// The BIOS password change the job applied: which, and what was done (never a password).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub password: Option<serde_json::Value>,
-    /// The profile's attributes as the BIOS reports them at the end (from the last read;
-    /// for callers such as experiments, not part of the JSON document).
-    #[serde(skip)]
-    pub in_force: Attributes,
-    /// A sentence for people.
-    pub summary: String,
-    /// The hooks that ran, `before-reboot: ok` (only when hooks are set).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub hooks: Vec<String>,
-    /// The host's plan as `rftune plan` writes it (for dry runs; not part of this document).
-    #[serde(skip)]
-    pub planned: Option<Box<crate::plan::PlannedHost>>,
-}
-
-/// What one apply (or restore) of a profile shares across its hosts: the profile, the registry
-/// cache, the audit log, the state directory (snapshots, markers), the options, and the
-/// reboot slots.
-#[derive(Debug)]
-pub struct ApplyRun {
-    /// The profile.
-    pub profile: LoadedProfile,
-    /// Registry cache.
-    pub cache: RegistryCache,
-    /// The audit log.
-    pub audit: AuditLog,
-    /// State directory (snapshots, markers).
-    pub state_dir: PathBuf,
-    /// Options.
-    pub options: ApplyOptions,
-    /// Hosts allowed to be rebooting at once.
-    pub reboots: Arc<tokio::sync::Semaphore>,
-    /// The plan to apply exactly (`apply --plan`): each host is held to its entry.
-    pub plan: Option<Arc<crate::plan::PlanDocument>>,
-}
-
-impl ApplyRun {
-    /// A run of `profile` with the state directories of `dirs` (registry cache, audit log,
-    /// snapshots and markers), letting at most `max_rebooting` hosts reboot at once.
-    pub fn new(
-        profile: LoadedProfile,
-        dirs: &crate::state::StateDirs,
-        options: ApplyOptions,
-        max_rebooting: usize,
-    ) -> Result<Self> {
-        let cache = dirs.registry_cache();
-        cache.prefetch_newest();
-        Ok(Self {
-            profile,
-            cache,
-            audit: AuditLog::open(&dirs.state)?,
-            state_dir: dirs.state.clone(),
-            options,
-            reboots: Arc::new(tokio::sync::Semaphore::new(max_rebooting.max(1))),
-            plan: None,
-        })
-    }
-
-    /// This run applies `plan` exactly: each host is re-read before its first write and
-    /// refused when it differs from its entry.
-    #[must_use]
-    pub fn with_plan(mut self, plan: Arc<crate::plan::PlanDocument>) -> Self {
-        self.plan = Some(plan);
-        self
-    }
-}
 
 /// Applies the profile to one connected host. Whether it wrote to the host before a failure is
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
+    // One run per host: the lock is held from before the first read that leads to a write to
+    // the last read-back (a dry run writes nothing and takes none).
+    let w = if run.options.dry_run {
+        run.writes.dry(bmc, observer)
+    } else {
+        run.writes.begin(bmc, observer).await?
+    };
     // On the heap: the steps' state is large, and callers nest this in futures of their own
     // (an experiment's step), which would otherwise carry all of it on a worker's stack.
-    let mut result = Box::pin(apply_steps(run, bmc, observer)).await?;
+    let mut result = Box::pin(apply_steps(&Host::new(run, &w))).await?;
     provision::summarize(&run.options, &mut result);
     Ok(result)
 }
 
 /// The steps of [`apply_host`], in order.
-async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
-    let host = Host::new(run, bmc, observer);
-    // One run per host: held from before the first read that leads to a write to the last
-    // read-back (a dry run writes nothing and takes none).
-    let _lock = host.lock().await?;
+async fn apply_steps(host: &Host<'_>) -> Result<HostApply> {
     let settled = host.recover().await?;
     let defaults = host.defaults().await?;
     let mut judged = host.judge(settled).await?;
+    if !host.run.options.dry_run {
+        // Read and judged: the backend is recognised, and must be one rftune writes to.
+        host.w.writable().await?;
+    }
     if let Some(done) = host.hold_to_plan(&mut judged)? {
         return Ok(done);
     }
@@ -282,9 +72,9 @@ async fn apply_steps(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Resu
         None => host.stage(&judged, &go, &mut result).await?,
     };
     result.job.clone_from(&job);
-    let drained = Box::pin(host.before_reboot(&judged, &go, job.as_deref(), &mut result)).await?;
-    let finished = Box::pin(finish(&host, &judged, go, job, &mut result)).await;
-    Box::pin(host.after_reboot(drained, &finished, &mut result)).await?;
+    Box::pin(host.before_reboot(&judged, &go, job.as_deref(), &mut result)).await?;
+    let finished = Box::pin(finish(host, &judged, go, job, &mut result)).await;
+    Box::pin(host.after_reboot(&finished, &mut result)).await?;
     finished.map(|()| result)
 }
 
@@ -307,30 +97,12 @@ async fn finish(
     host.verify(judged, settled, result).await
 }
 
-/// Deletes the pending BIOS work in the way of another writer (an SCP import) as
-/// `--replace-pending` does for an apply: each open job deleted (through the job service when a
-/// direct delete fails), or the pending values cleared, each in the run's audit log.
-pub(crate) async fn replace_pending_work(
-    run: &ApplyRun,
-    bmc: &Bmc,
-    observer: &dyn Observer,
-    open_jobs: &[redfish_client::oem::dell::DellJob],
-    pending: &Attributes,
-) -> Result<()> {
-    Host::new(run, bmc, observer)
-        .replace_pending_work(open_jobs, pending)
-        .await
-}
-
 /// Apply as a fleet [`Operation`]: [`apply_host`] on each host, within the lifecycle (and the
 /// audit log) of [`crate::lifecycle::Access`].
-#[derive(Debug, Clone)]
-pub struct Apply(pub Arc<ApplyRun>);
-
-impl Operation for Apply {
+impl Operation for ApplyRun {
     type Output = HostApply;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<HostApply> {
-        apply_host(&self.0, bmc, observer).await
+        apply_host(self, bmc, observer).await
     }
 }

@@ -3,13 +3,12 @@
 //! that one job and one reboot apply both (`Bios.ChangePassword` first, then the PATCH that
 //! creates the job).
 
-use super::HostApply;
+use super::run::HostApply;
 use super::steps::{Host, Judged};
 use crate::audit::Step;
 use crate::control::RebootPolicy;
-use crate::defaults::{DefaultsDone, DefaultsRun};
+use crate::defaults::DefaultsDone;
 use crate::error::{Result, bad_input};
-use crate::restart::Restart;
 use redfish_client::resources::bios::{ApplyTime, Bios};
 use serde_json::{Value, json};
 
@@ -28,19 +27,7 @@ impl Host<'_> {
                 "--from-defaults needs rftune to reboot the host (the reset must finish before the profile is staged): drop --reboot none and the maintenance window"
             );
         }
-        let run = DefaultsRun {
-            restart: Restart::sharing(
-                opts.reboot,
-                opts.graceful_timeout,
-                opts.boot_timeout,
-                self.run.reboots.clone(),
-            ),
-            replace_pending: opts.replace_pending,
-            finish_timeout: opts.job_timeout,
-            audit: self.run.audit.clone(),
-            state_dir: self.run.state_dir.clone(),
-        };
-        crate::defaults::reset(&run, self.bmc, self.observer).await.map(Some)
+        crate::defaults::reset(opts.job_timeout, self.w).await.map(Some)
     }
 
     /// Sends the run's BIOS password change, if any, before the stage: the PATCH that follows
@@ -59,14 +46,12 @@ impl Host<'_> {
             );
         }
         crate::interrupt::check(&self.bmc.name, "changing the BIOS password")?;
-        crate::passwords::send(self.bmc, change, &self.run.audit).await?;
-        let mut record = change.audited();
+        crate::passwords::send(self.w, change).await?;
+        let mut record = change.audited(&crate::passwords::names(self.bmc)?);
         let job = if judged.plan.bios.is_empty() {
             let id = crate::jobs::create_bios_job(self.bmc).await?;
             let detail = json!({"created_for": "password change", "job": id});
-            self.run
-                .audit
-                .record(&self.bmc.name, Step::Job, Value::Null, "ok", detail)?;
+            self.w.audit(Step::Job, Value::Null, "ok", detail)?;
             Some(id)
         } else {
             None
@@ -86,7 +71,10 @@ impl Host<'_> {
         else {
             return;
         };
-        let in_force = change.in_force(&judged.assessment.state.bios, &bios.attributes);
+        let Ok(names) = crate::passwords::names(self.bmc) else {
+            return;
+        };
+        let in_force = change.in_force(&names, &judged.assessment.state.bios, &bios.attributes);
         if let Some(map) = record.as_object_mut() {
             map.insert("in_force".into(), json!(in_force));
         }
@@ -95,7 +83,7 @@ impl Host<'_> {
 
 /// Says in the summary what the provisioning steps did: the reset to defaults that came first,
 /// and the password change the job applied.
-pub(super) fn summarize(options: &super::ApplyOptions, result: &mut HostApply) {
+pub(super) fn summarize(options: &super::run::ApplyOptions, result: &mut HostApply) {
     let mut done = Vec::new();
     if options.from_defaults && options.dry_run {
         done.push(

@@ -2,16 +2,15 @@
 //! the one BIOS job. A PATCH whose answer was lost is never resent blindly: what is pending is
 //! read back first, and a second PATCH goes out only when the read-back shows nothing staged.
 
-use super::HostApply;
+use super::run::HostApply;
 use super::steps::{Go, Host, Judged};
 use crate::audit::Step;
+use crate::backend::Job;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::interrupt;
 use crate::marker::{self, Marker};
 use crate::observe::Phase;
-use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, DellJob};
 use redfish_client::resources::bios::{Attributes, BiosSettings};
 use serde_json::{Value, json};
 
@@ -36,9 +35,11 @@ impl Host<'_> {
             return Ok(go.adopted_job.clone());
         }
         let run = self.run;
+        let backend = self.bmc.backend();
+        let settings = self.bmc.backend_place(&backend, |p| &p.bios_settings)?;
         let mut marker = Marker {
             profile: run.profile.name().to_owned(),
-            run: run.audit.run().to_owned(),
+            run: run.writes.audit.run().to_owned(),
             bios: plan.bios.clone(),
             job: None,
             rebooting: false,
@@ -56,14 +57,16 @@ impl Host<'_> {
                 Phase::Staging(plan.bios.len()),
             ));
             let sending = json!({"attempt": attempt, "phase": "sending"});
-            self.run
-                .audit
-                .record(&self.bmc.name, Step::Stage, body.clone(), "unknown", sending)?;
-            let settings = ODataId::new(dell::BIOS_SETTINGS);
-            let err = match self
-                .bmc
-                .client
-                .stage_settings_if_match(&settings, &plan.bios, Some(apply_time), etag.as_deref())
+            self.w.audit(Step::Stage, body.clone(), "unknown", sending)?;
+            let err = match backend
+                .pending()
+                .stage(
+                    &self.bmc.client,
+                    &settings,
+                    &plan.bios,
+                    Some(apply_time),
+                    etag.as_deref(),
+                )
                 .await
             {
                 Ok(s) => {
@@ -136,7 +139,7 @@ impl Host<'_> {
                 Err(HostError::new(&self.bmc.name, HostErrorKind::OutcomeUnknown, message).into())
             }
             Err(read) => {
-                self.run.audit.note_write(&self.bmc.name);
+                self.w.writes.audit.note_write(&self.bmc.name);
                 Err(err.context(format!(
                     "the iDRAC may have staged the values, and reading back failed too ({}); rerun `rftune apply`: it adopts the values if they were staged and stages them otherwise",
                     crate::error::report(&read)
@@ -166,10 +169,11 @@ impl Host<'_> {
         if read.is_none() || result.replaced.is_none() {
             return Ok(read);
         }
+        let settings = self.bmc.backend_place(&self.bmc.backend(), |p| &p.bios_settings)?;
         let fresh = self
             .bmc
             .client
-            .get_answer::<BiosSettings>(dell::BIOS_SETTINGS)
+            .get_answer::<BiosSettings>(settings.path())
             .await
             .map_err(|e| self.bmc.explain(e, "reading the pending BIOS values again"))?;
         Ok(fresh.etag())
@@ -198,34 +202,35 @@ impl Host<'_> {
     }
 
     fn record_stage(&self, outcome: &str, detail: Value) -> Result<()> {
-        self.run
-            .audit
-            .record(&self.bmc.name, Step::Stage, Value::Null, outcome, detail)
+        self.w.audit(Step::Stage, Value::Null, outcome, detail)
     }
 }
 
 /// The open BIOS configuration job, if any (firmware that stages without naming the job).
 async fn open_bios_job(bmc: &Bmc) -> Option<String> {
-    let jobs = bmc.client.dell().jobs().await.ok()?;
+    let jobs = bmc.backend().jobs()?.list(&bmc.client).await.ok()?;
     jobs.into_iter().find(|j| j.is_open_bios_job()).map(|j| j.id)
 }
 
 /// Reads pending BIOS values and jobs to learn whether a PATCH whose answer was lost staged
 /// `sent`.
 async fn staged_state(bmc: &Bmc, sent: &Attributes) -> Result<ReadBack> {
+    let backend = bmc.backend();
+    let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
     let pending = bmc
         .client
-        .get::<BiosSettings>(dell::BIOS_SETTINGS)
+        .get::<BiosSettings>(settings.path())
         .await
         .map_err(|e| bmc.explain(e, "reading back pending BIOS values"))?
         .attributes;
-    let jobs = bmc
-        .client
-        .dell()
-        .jobs()
-        .await
-        .map_err(|e| bmc.explain(e, "reading back the job queue"))?;
-    let open: Vec<&DellJob> = jobs.iter().filter(|j| j.is_open_bios_job()).collect();
+    let jobs = match backend.jobs() {
+        Some(queue) => queue
+            .list(&bmc.client)
+            .await
+            .map_err(|e| bmc.explain(e, "reading back the job queue"))?,
+        None => Vec::new(),
+    };
+    let open: Vec<&Job> = jobs.iter().filter(|j| j.is_open_bios_job()).collect();
     if pending.is_empty() && open.is_empty() {
         return Ok(ReadBack::Nothing);
     }

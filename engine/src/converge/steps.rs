@@ -3,27 +3,30 @@
 //! audit records.
 
 use super::decide::{self, PendingAction, RebootStep};
-use super::{ApplyOutcome, ApplyRun, HostApply};
+use super::run::{ApplyOutcome, ApplyRun, HostApply};
 use crate::assess::{Assessment, Blocked};
 use crate::audit::Step;
+use crate::backend::{Job, JobOutcome};
 use crate::connect::Bmc;
 use crate::control::{self, RebootPolicy};
 use crate::error::{HostError, HostErrorKind, Result};
-use crate::interrupt::{self, Interrupted};
+use crate::interrupt;
 use crate::marker;
-use crate::observe::{Event, Observer, Phase};
+use crate::observe::{Observer, Phase};
 use crate::snapshot::Snapshot;
+use crate::write::Writer;
 use bios_profiles::Plan;
-use redfish_client::oem::dell::{DellJob, JobOutcome, JobQueueClear};
 use redfish_client::resources::bios::{Attributes, Bios};
-use redfish_client::resources::computer_system::{PowerState, ResetType};
+use redfish_client::resources::computer_system::PowerState;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// One host's apply: the run it belongs to, the BMC, and who hears of progress.
+/// One host's apply: the run it belongs to, the host's writer (the BMC, its lock, who hears
+/// of progress).
 pub(super) struct Host<'a> {
     pub(super) run: &'a ApplyRun,
+    pub(super) w: &'a Writer<'a>,
     pub(super) bmc: &'a Bmc,
     pub(super) observer: &'a dyn Observer,
 }
@@ -33,7 +36,7 @@ pub(super) struct Host<'a> {
 pub(super) struct Judged {
     pub(super) assessment: Assessment,
     pub(super) plan: Plan,
-    pub(super) open_jobs: Vec<DellJob>,
+    pub(super) open_jobs: Vec<Job>,
     pub(super) marker: PathBuf,
 }
 
@@ -100,8 +103,13 @@ impl Judged {
 }
 
 impl<'a> Host<'a> {
-    pub(super) fn new(run: &'a ApplyRun, bmc: &'a Bmc, observer: &'a dyn Observer) -> Self {
-        Self { run, bmc, observer }
+    pub(super) fn new(run: &'a ApplyRun, w: &'a Writer<'a>) -> Self {
+        Self {
+            run,
+            w,
+            bmc: w.bmc,
+            observer: w.observer,
+        }
     }
 
     pub(super) fn name(&self) -> &str {
@@ -109,31 +117,22 @@ impl<'a> Host<'a> {
     }
 
     pub(super) fn audit(&self, step: Step, request: Value, outcome: &str, detail: Value) -> Result<()> {
-        self.run.audit.record(self.name(), step, request, outcome, detail)
+        self.w.audit(step, request, outcome, detail)
     }
 
     fn phase(&self, phase: Phase) {
-        self.observer.event(&Event::phase(self.name(), phase));
+        self.w.phase(phase);
     }
 
     pub(super) fn url(&self) -> String {
-        self.bmc.client.base_url().as_str().trim_end_matches('/').to_owned()
-    }
-
-    /// A stop request, while the host is at `during`.
-    fn stopped(&self, during: String) -> Interrupted {
-        Interrupted {
-            host: self.name().to_owned(),
-            signal: interrupt::received().unwrap_or(0),
-            during,
-        }
+        self.w.url()
     }
 
     /// Recovers from a run interrupted on this host: powers it on if that run left it off
     /// mid-reboot, and waits for it to settle (a host in POST changes its job queue and pending
     /// values under our feet). Returns the BIOS resource read while waiting, if any.
     pub(super) async fn recover(&self) -> Result<Option<Bios>> {
-        let earlier = marker::files(&self.run.state_dir, self.name());
+        let earlier = marker::files(&self.run.writes.state_dir, self.name());
         if earlier.is_empty() {
             return Ok(None);
         }
@@ -163,7 +162,7 @@ impl<'a> Host<'a> {
             crate::assess::assess_with(self.bmc, &run.profile, &run.cache, true, run.options.strict, settled).await?;
         match a.blocked() {
             Some(Blocked::Lockdown) => {
-                let reason = crate::read::lockdown_reason();
+                let reason = crate::read::lockdown_reason(&self.bmc.backend());
                 let detail = json!(format!("{}: {reason}", self.name()));
                 self.audit(Step::Lockdown, Value::Null, "refused", detail)?;
                 return Err(HostError::new(self.name(), HostErrorKind::Lockdown, reason).into());
@@ -184,7 +183,7 @@ impl<'a> Host<'a> {
         let request = json!({"profile": run.profile.name(), "bios": plan.bios, "idrac": plan.idrac});
         self.audit(Step::Plan, request, "ok", Value::Null)?;
         Ok(Judged {
-            marker: marker::path(&run.state_dir, self.name(), a.state.service_tag.as_deref()),
+            marker: marker::path(&run.writes.state_dir, self.name(), a.state.service_tag.as_deref()),
             open_jobs: a.state.open_bios_jobs().cloned().collect(),
             assessment: a,
             plan,
@@ -200,7 +199,7 @@ impl<'a> Host<'a> {
         let staged = decide::Staged {
             values: &state.pending,
             open_job: judged.open_jobs.first().map(|j| j.id.as_str()),
-            stuck: judged.open_jobs.iter().any(|j| j.outcome() == JobOutcome::Stuck),
+            stuck: judged.open_jobs.iter().any(|j| j.outcome == JobOutcome::Stuck),
         };
         let marker = marker::read(&judged.marker);
         let plan = &judged.plan;
@@ -220,7 +219,11 @@ impl<'a> Host<'a> {
         // run stopped while waiting leaves the hosts not yet granted a slot untouched.
         let refused = matches!(decision.pending, PendingAction::Refuse(_));
         let slot = if bios_work && step == RebootStep::Reboot && !opts.dry_run && !refused {
-            Some(self.reboot_slot().await?)
+            Some(
+                self.w
+                    .take_slot("while waiting for a reboot slot; nothing was sent")
+                    .await?,
+            )
         } else {
             None
         };
@@ -257,16 +260,6 @@ impl<'a> Host<'a> {
             step,
             slot,
         }))
-    }
-
-    /// One of the run's reboot slots; a stop request while waiting leaves the host untouched.
-    async fn reboot_slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit> {
-        tokio::select! {
-            permit = self.run.reboots.clone().acquire_owned() => Ok(permit.expect("the run holds its reboot semaphore open")),
-            _ = interrupt::wait() => {
-                Err(self.stopped("while waiting for a reboot slot; nothing was sent".into()).into())
-            }
-        }
     }
 
     /// Carries out the decision about pending work; returns the job of adopted values.
@@ -324,83 +317,30 @@ impl<'a> Host<'a> {
 
     /// Deletes the open BIOS jobs (and with them their values), or the pending values alone.
     async fn replace_pending(&self, judged: &Judged) -> Result<()> {
-        self.replace_pending_work(&judged.open_jobs, &judged.assessment.state.pending)
+        self.w
+            .discard(&judged.open_jobs, &judged.assessment.state.pending)
             .await
-    }
-
-    /// [`Host::replace_pending`] of these jobs and pending values (also for an SCP import).
-    pub(super) async fn replace_pending_work(&self, open_jobs: &[DellJob], pending: &Attributes) -> Result<()> {
-        for j in open_jobs {
-            if j.outcome() == JobOutcome::Running {
-                let message = format!(
-                    "BIOS job {} is running; wait for it to finish before replacing it",
-                    j.id
-                );
-                return Err(HostError::new(self.name(), HostErrorKind::PendingWork, message).into());
-            }
-            let idrac = self.bmc.client.dell();
-            let deleted = match idrac.delete_job(&j.id).await {
-                Ok(_) => Ok(()),
-                // A stuck job some firmware will not delete directly: through the job service.
-                Err(first) => idrac
-                    .clear_job_queue(&JobQueueClear::Job(j.id.clone()))
-                    .await
-                    .map(|_| ())
-                    .map_err(|_| first),
-            };
-            if let Err(e) = deleted {
-                self.audit(
-                    Step::Replace,
-                    json!({"delete_job": j.id}),
-                    "error",
-                    json!(e.to_string()),
-                )?;
-                let hint = format!(
-                    "if the job will not go, `rftune jobs clear-queue --bmc {}` clears the whole queue",
-                    self.url()
-                );
-                return Err(self.bmc.explain(e, &format!("deleting job {}", j.id)).context(hint));
-            }
-            self.audit(Step::Replace, json!({"delete_job": j.id}), "ok", Value::Null)?;
-            let code = j.message_code().map(|c| format!(", {c}")).unwrap_or_default();
-            let text = format!(
-                "deleted BIOS job {} ({}{code}) and its pending values (--replace-pending)",
-                j.id, j.job_state
-            );
-            self.observer.event(&Event::notice(self.name(), text));
-        }
-        if open_jobs.is_empty() && !pending.is_empty() {
-            self.bmc
-                .client
-                .dell()
-                .clear_pending()
-                .await
-                .map_err(|e| self.bmc.explain(e, "clearing pending BIOS values"))?;
-            self.audit(Step::Replace, json!({"clear_pending": pending}), "ok", Value::Null)?;
-            let text = format!("cleared {} pending BIOS value(s) (--replace-pending)", pending.len());
-            self.observer.event(&Event::notice(self.name(), text));
-        }
-        Ok(())
     }
 
     /// Saves every current value before any change.
     pub(super) fn snapshot(&self, judged: &Judged, result: &mut HostApply) -> Result<()> {
-        interrupt::check(self.name(), "the snapshot")?;
         let reason = format!("before apply of {}", self.run.profile.name());
         let snap = Snapshot::of(self.name(), &self.url(), &judged.assessment.state, reason);
-        let path = snap.save(&self.run.state_dir)?;
-        self.audit(Step::Snapshot, Value::Null, "ok", json!(path))?;
-        result.snapshot = Some(path);
+        result.snapshot = Some(self.w.snapshot(&snap)?);
         Ok(())
     }
 
     /// Writes the iDRAC attributes, which apply at once.
     pub(super) async fn write_idrac(&self, plan: &Plan) -> Result<()> {
+        let backend = self.bmc.backend();
         for (group, attrs) in plan.idrac.iter().filter(|(_, a)| !a.is_empty()) {
             interrupt::check(self.name(), &format!("setting iDRAC attributes {group}"))?;
             self.phase(Phase::SettingIdrac(*group));
             let body = json!({"Attributes": attrs});
-            match self.bmc.client.dell().set_attributes(*group, attrs).await {
+            let settings = self
+                .bmc
+                .require(&backend, crate::backend::Backend::settings, "BMC attribute groups")?;
+            match settings.write(&self.bmc.client, *group, attrs).await {
                 Ok(_) => self.audit(Step::Idrac, body, "ok", json!(group.to_string()))?,
                 Err(e) => {
                     let e = self.bmc.explain(e, &format!("setting iDRAC attributes {group}"));
@@ -441,7 +381,7 @@ impl<'a> Host<'a> {
             return Ok(Rebooted::Left);
         }
         let left = |what: &str| {
-            self.stopped(format!(
+            self.w.stopped(format!(
                 "{what}; the values stay staged with job {} and apply at the host's next reboot (rerun apply to finish)",
                 job.as_deref().unwrap_or("(unknown)")
             ))
@@ -451,79 +391,30 @@ impl<'a> Host<'a> {
         let _slot = go.slot;
         self.restart(judged, result).await?;
         if let Some(j) = &job {
-            self.wait_for_job(j).await?;
+            self.w.wait_for_job(j).await?;
         }
-        let back = tokio::select! {
-            back = crate::wait::wait_until_back(self.bmc, self.run.options.boot_timeout, self.observer) => back,
-            _ = interrupt::wait() => {
-                let e = self.stopped("while waiting for the host to come back; the job continues on the BMC: rerun apply to verify".into());
-                self.audit(Step::Boot, Value::Null, "unknown", json!(e.to_string()))?;
-                return Err(e.into());
-            }
-        }
-        .inspect_err(|e| {
-            let _ = self.audit(Step::Boot, Value::Null, "error", json!(crate::error::report(e)));
-        })?;
-        self.audit(Step::Boot, Value::Null, "ok", Value::Null)?;
+        let back = self.w.wait_back().await?;
         Ok(Rebooted::Back(Box::new(back)))
     }
 
     /// Resets the host into the job, unless adopted values are already on their way in.
     async fn restart(&self, judged: &Judged, result: &mut HostApply) -> Result<()> {
-        let opts = &self.run.options;
-        // Only adopted values may already be on their way in: ask the iDRAC only then.
-        let running = judged.open_jobs.iter().any(|j| j.outcome() == JobOutcome::Running);
-        let in_post = result.adopted && self.bmc.client.dell().lc_status().await.is_ok_and(|lc| lc.in_post());
+        // Only adopted values may already be on their way in: ask the BMC only then.
+        let running = judged.open_jobs.iter().any(|j| j.outcome == JobOutcome::Running);
+        let in_post = result.adopted
+            && match self.bmc.backend().readiness() {
+                Some(readiness) => readiness.in_post(&self.bmc.client).await.unwrap_or(false),
+                None => false,
+            };
         if decide::already_rebooting(result.adopted, in_post, running) {
             let detail = json!("the host is already rebooting into the job");
             return self.audit(Step::Reboot, Value::Null, "skipped", detail);
         }
-        let lost = |kind: ResetType, happened: bool| {
-            let detail = if happened {
-                "the answer was lost; the host showed the reset happened"
-            } else {
-                "the answer was lost and the host showed no reset; sending it once more"
-            };
-            let outcome = if happened { "ok" } else { "unknown" };
-            let _ = self.audit(
-                Step::Reboot,
-                json!({"reset": format!("{kind:?}")}),
-                outcome,
-                json!(detail),
-            );
-        };
         marker::set_rebooting(&judged.marker, true);
-        // Not interruptible: a reboot rftune started is finished, so the host is not left off.
-        control::reboot(self.bmc, opts.reboot, opts.graceful_timeout, self.observer, &lost)
-            .await
-            .inspect_err(|e| {
-                let _ = self.audit(Step::Reboot, Value::Null, "error", json!(crate::error::report(e)));
-            })?;
+        self.w.reset(None).await?;
         marker::set_rebooting(&judged.marker, false);
         result.rebooted = true;
-        self.audit(
-            Step::Reboot,
-            json!({"policy": format!("{:?}", opts.reboot)}),
-            "ok",
-            Value::Null,
-        )
-    }
-
-    /// Waits for the BIOS job to end; a stop request leaves it running on the BMC.
-    async fn wait_for_job(&self, job: &str) -> Result<()> {
-        let done = tokio::select! {
-            done = crate::wait::wait_for_job(self.bmc, job, self.run.options.job_timeout, self.observer) => done,
-            _ = interrupt::wait() => {
-                let e = self.stopped(format!("while waiting for job {job}; the job continues on the BMC: rerun apply to verify"));
-                self.audit(Step::Job, Value::Null, "unknown", json!(e.to_string()))?;
-                return Err(e.into());
-            }
-        }
-        .inspect_err(|e| {
-            let _ = self.audit(Step::Job, Value::Null, "error", json!(crate::error::report(e)));
-        })?;
-        let detail = json!({"job": done.id, "state": done.job_state.to_string(), "message_id": done.message_id});
-        self.audit(Step::Job, Value::Null, "ok", detail)
+        Ok(())
     }
 
     /// Reads the host back and compares it with the profile: converged only if it is clean.

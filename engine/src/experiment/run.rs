@@ -122,7 +122,6 @@ struct Shared {
 /// for each other's reboots).
 fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) -> Result<Vec<ApplyRun>> {
     let cache = dirs.registry_cache();
-    let reboots = Arc::new(tokio::sync::Semaphore::new(spec.hosts.len().max(1)));
     let options = ApplyOptions {
         reboot: spec.reboot.policy(),
         graceful_timeout: waits.graceful,
@@ -138,16 +137,22 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
         from_defaults: false,
         password: None,
     };
+    let writes = crate::write::Writes::new(
+        "apply",
+        options.write_options(),
+        audit.clone(),
+        &dirs.state,
+        spec.hosts.len(),
+    );
     spec.profiles
         .iter()
         .map(|profile| {
+            let profile = LoadedProfile::load(profile)?;
             Ok(ApplyRun {
-                profile: LoadedProfile::load(profile)?,
+                writes: writes.clone().labelled(profile.name()),
+                profile,
                 cache: cache.clone(),
-                audit: audit.clone(),
-                state_dir: dirs.state.clone(),
                 options: options.clone(),
-                reboots: reboots.clone(),
                 plan: None,
             })
         })
@@ -196,7 +201,7 @@ async fn run_host(
     steps: &[Step],
 ) -> Result<()> {
     let remaining: Vec<Step> = shared.state.lock().await.remaining(&host.name, steps).to_vec();
-    let mut bmc = bmc?;
+    let bmc = bmc?;
     let result = match bmc.chassis_id().await {
         Ok(chassis) => run_steps(shared, spec, host, &bmc, chassis, remaining).await,
         Err(e) => Err(e),
@@ -243,7 +248,11 @@ async fn preflight(
                     let blocked = assessed.map(|a| a.blocked());
                     match blocked {
                         Ok(Some(Blocked::Lockdown)) => {
-                            problems.push(format!("{}: {}", host.name, crate::read::lockdown_reason()));
+                            problems.push(format!(
+                                "{}: {}",
+                                host.name,
+                                crate::read::lockdown_reason(&bmc.backend())
+                            ));
                             break;
                         }
                         Ok(Some(Blocked::NotApplicable(errors))) => {

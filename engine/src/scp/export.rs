@@ -13,11 +13,13 @@ use crate::error::{HostError, HostErrorKind, Result, bad_input};
 use crate::lifecycle::Operation;
 use crate::observe::{Event, Observer, Phase};
 use crate::sanitize::{Replaced, Sanitizer};
+use crate::wait::{Look, watch};
+use redfish_client::oem::dell::JobState;
 use redfish_client::oem::dell::scp::{self as dell_scp, Polled};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What to export, and where.
 #[derive(Debug, Clone)]
@@ -177,25 +179,24 @@ pub async fn export_raw(
         )
         .into());
     }
-    // Ansible's and sushy's body: strings, targets joined by commas.
+    // Ansible's and sushy's body on iDRAC9: strings, targets joined by commas.
     let body = json!({
         "ExportFormat": format.as_str(),
         "ExportUse": "Default",
         "IncludeInExport": "Default",
-        "ShareParameters": {"Target": targets.join(",")},
+        "ShareParameters": {"Target": super::share_target(bmc, targets)?},
     });
     let task = dell_scp::start(&bmc.client, target, &body)
         .await
         .map_err(|e| bmc.explain(e, "starting the configuration export"))?;
     let job = task.rsplit('/').next().unwrap_or(&task).to_owned();
-    let deadline = Instant::now() + timeout;
-    let mut wait = Duration::from_millis(100);
-    loop {
-        match dell_scp::poll(&bmc.client, &task)
-            .await
-            .map_err(|e| bmc.explain(e, &format!("reading export task {job}")))?
-        {
-            Polled::Profile(body) => return Ok((body, job)),
+    let looked = watch(timeout, || async {
+        let polled = match dell_scp::poll(&bmc.client, &task).await {
+            Ok(p) => p,
+            Err(e) => return Look::Done(Err(bmc.explain(e, &format!("reading export task {job}")))),
+        };
+        match polled {
+            Polled::Profile(body) => Look::Done(Ok(body)),
             Polled::Task(t) => {
                 observer.event(&Event::phase(
                     &bmc.name,
@@ -205,14 +206,9 @@ pub async fn export_raw(
                         percent: u32::from(t.percent_complete.unwrap_or(0)),
                     },
                 ));
-                if let Some(state) = t.job_state()
-                    && matches!(
-                        state,
-                        redfish_client::oem::dell::JobState::Failed | redfish_client::oem::dell::JobState::Completed
-                    )
-                {
+                match t.job_state() {
                     // A finished export answers the profile itself; a task instead is a failure.
-                    return Err(HostError::new(
+                    Some(state @ (JobState::Failed | JobState::Completed)) => Look::Done(Err(HostError::new(
                         &bmc.name,
                         HostErrorKind::JobFailed,
                         format!(
@@ -220,20 +216,21 @@ pub async fn export_raw(
                             t.message().map(|m| format!(": {m}")).unwrap_or_default()
                         ),
                     )
-                    .into());
+                    .into())),
+                    _ => Look::NotYet(t.percent_complete),
                 }
             }
         }
-        if Instant::now() >= deadline {
-            return Err(HostError::new(
-                &bmc.name,
-                HostErrorKind::Timeout,
-                format!("export job {job} did not finish within {timeout:?}"),
-            )
-            .into());
-        }
-        tokio::time::sleep(wait).await;
-        wait = (wait * 3 / 2).min(crate::wait::poll_interval(timeout).max(Duration::from_millis(500)));
+    })
+    .await;
+    match looked {
+        Ok(body) => Ok((body?, job)),
+        Err(_) => Err(HostError::new(
+            &bmc.name,
+            HostErrorKind::Timeout,
+            format!("export job {job} did not finish within {timeout:?}"),
+        )
+        .into()),
     }
 }
 

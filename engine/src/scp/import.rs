@@ -1,32 +1,35 @@
 //! Previewing and importing an SCP. A preview asks the iDRAC what it would change
 //! (`…ImportSystemConfigurationPreview`) and reports, per component, each attribute's result
-//! and the iDRAC's notes. An import follows apply's rules: refused under System Lockdown and
-//! on pending work (unless `--replace-pending`, apply's deletion), the reboot slot taken before
-//! anything is written when the import will reboot, a snapshot, every step in the audit log.
-//! The import itself runs with `ShutdownType: NoReboot`, so the iDRAC never reboots the host
-//! on its own: rftune reboots it in its slot with apply's reboot policy, waits for the job and
-//! for the host, and reports each component's result. An import that applied only part of the
-//! profile is an error listing what failed.
+//! and the iDRAC's notes. An import is a writer like any other (`crate::write`): the host's
+//! lock, refused under System Lockdown and on pending work (unless `--replace-pending`), the
+//! reboot slot taken before anything is written when the import will reboot, a snapshot, the
+//! hooks around the reboot, every step in the audit log. The import itself runs with
+//! `ShutdownType: NoReboot`, so the iDRAC never reboots the host on its own: rftune reboots it
+//! in its slot by the run's policy, waits for the job and for the host, and reports each
+//! component's result. An import that applied only part of the profile is an error listing
+//! what failed.
 
 use super::{ComponentKind, ScpDocument, ScpFile};
 use crate::audit::Step;
+use crate::backend::{AttributeGroup, JobKind};
+use crate::cache::RegistryCache;
 use crate::connect::Bmc;
-use crate::control::{self, RebootPolicy};
-use crate::converge::{ApplyOptions, ApplyRun};
+use crate::control::RebootPolicy;
 use crate::error::{HostError, HostErrorKind, Result};
-use crate::interrupt;
 use crate::lifecycle::Operation;
 use crate::observe::{Event, Observer, Phase};
+use crate::read::HostState;
 use crate::snapshot::Snapshot;
+use crate::wait::{Look, watch};
+use crate::write::{Own, Pending, Writer, Writes};
+use redfish_client::oem::dell::JobState;
 use redfish_client::oem::dell::scp::task::ScpTask;
 use redfish_client::oem::dell::scp::{self as dell_scp, Polled};
-use redfish_client::oem::dell::{AttributeGroup, JobState};
-use redfish_client::resources::computer_system::ResetType;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One attribute's result, as the iDRAC gave it.
 #[derive(Debug, Clone, Serialize)]
@@ -175,10 +178,7 @@ async fn wait_task(
     timeout: Duration,
     observer: &dyn Observer,
 ) -> Result<ScpTask> {
-    let deadline = Instant::now() + timeout;
-    let mut wait = Duration::from_millis(100);
-    let mut last_error = None;
-    loop {
+    let looked = watch(timeout, || async {
         match dell_scp::poll(&bmc.client, task).await {
             Ok(Polled::Task(t)) => {
                 let state = t.job_state();
@@ -195,32 +195,30 @@ async fn wait_task(
                     Some(JobState::Completed | JobState::CompletedWithErrors | JobState::Failed)
                 );
                 if ended || state.is_some_and(|s| until.contains(&s)) {
-                    return Ok(*t);
+                    Look::Done(Ok(*t))
+                } else {
+                    Look::NotYet(t.percent_complete)
                 }
             }
-            Ok(Polled::Profile(_)) => {
-                return Err(HostError::new(
-                    &bmc.name,
-                    HostErrorKind::Redfish,
-                    format!("task {job} answered a profile, not the task of a preview or import"),
-                )
-                .into());
-            }
-            // The iDRAC may be briefly unavailable while the host reboots; keep asking.
-            Err(e) => last_error = Some(e),
-        }
-        if Instant::now() >= deadline {
-            let why = last_error.map(|e| format!(" (last error: {e})")).unwrap_or_default();
-            return Err(HostError::new(
+            Ok(Polled::Profile(_)) => Look::Done(Err(crate::Error::from(HostError::new(
                 &bmc.name,
-                HostErrorKind::Timeout,
-                format!("job {job} did not get there within {timeout:?}{why}"),
-            )
-            .into());
+                HostErrorKind::Redfish,
+                format!("task {job} answered a profile, not the task of a preview or import"),
+            )))),
+            // The iDRAC may be briefly unavailable while the host reboots; keep asking.
+            Err(e) => Look::Unreadable(e.to_string()),
         }
-        tokio::time::sleep(wait).await;
-        wait = (wait * 3 / 2).min(Duration::from_secs(2));
-    }
+    })
+    .await;
+    looked.unwrap_or_else(|last| {
+        let why = last.map(|e| format!(" (last error: {e})")).unwrap_or_default();
+        Err(HostError::new(
+            &bmc.name,
+            HostErrorKind::Timeout,
+            format!("job {job} did not get there within {timeout:?}{why}"),
+        )
+        .into())
+    })
 }
 
 /// The action's target, or the error saying this iDRAC has none.
@@ -256,7 +254,8 @@ impl Operation for Preview {
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<Previewed> {
         let target = action(bmc, |a| a.preview.as_ref(), "ImportSystemConfigurationPreview").await?;
-        let body = json!({"ImportBuffer": self.file.text, "ShareParameters": {"Target": "ALL"}});
+        let share = super::share_target(bmc, &["ALL".to_owned()])?;
+        let body = json!({"ImportBuffer": self.file.text, "ShareParameters": {"Target": share}});
         let task = dell_scp::start(&bmc.client, &target, &body)
             .await
             .map_err(|e| bmc.explain(e, "starting the configuration preview"))?;
@@ -266,40 +265,31 @@ impl Operation for Preview {
     }
 }
 
-/// What an import shares across its hosts: apply's run (audit log, reboot slots, options,
-/// state directory, registry cache), the profile, and its targets.
+/// What an import shares across its hosts: the profile and its targets, the registry cache,
+/// and the writes (options, audit log, state directory, reboot slots, hooks).
 #[derive(Debug)]
 pub struct ImportRun {
-    /// Apply's run; its profile is named after the file and holds no setting.
-    pub apply: ApplyRun,
     /// The profile.
     pub file: Arc<ScpFile>,
     /// `ShareParameters.Target`.
     pub targets: Vec<String>,
+    /// Registry cache (the snapshot reads the host's state with its registry).
+    pub cache: RegistryCache,
+    /// How its hosts are written to.
+    pub writes: Writes,
 }
 
 impl ImportRun {
-    /// An import of `file` with `options` (reboot policy, timeouts, `replace_pending`),
-    /// letting at most `max_rebooting` hosts reboot at once.
-    pub fn new(
-        file: ScpFile,
-        targets: Vec<String>,
-        dirs: &crate::state::StateDirs,
-        options: ApplyOptions,
-        max_rebooting: usize,
-    ) -> Result<Self> {
-        let name = super::profile::profile_name(&file.name);
-        let text = format!(
-            "name = {}\ndescription = {}\n",
-            crate::derive::toml_string(&name),
-            crate::derive::toml_string(&format!("the Server Configuration Profile {}", file.name))
-        );
-        let profile = crate::assess::LoadedProfile::from_toml(&text, &file.name)?;
-        Ok(Self {
-            apply: ApplyRun::new(profile, dirs, options, max_rebooting)?,
+    /// An import of `file` with `writes` (reboot policy, timeouts, pending work, hooks, the
+    /// lock), its hosts' registries cached in `cache`.
+    pub fn new(file: ScpFile, targets: Vec<String>, cache: RegistryCache, writes: Writes) -> Self {
+        let writes = writes.labelled(file.name.clone());
+        Self {
             file: Arc::new(file),
             targets,
-        })
+            cache,
+            writes,
+        }
     }
 }
 
@@ -331,19 +321,27 @@ pub struct HostImport {
     pub rebooted: bool,
     /// What the iDRAC reported.
     pub report: TaskReport,
+    /// The hooks that ran around its reboot, `before-reboot: ok` (only when hooks are set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hooks: Vec<String>,
     /// A sentence for people.
     pub summary: String,
 }
 
-/// Importing as a fleet [`Operation`].
-#[derive(Debug, Clone)]
-pub struct Import(pub Arc<ImportRun>);
-
-impl Operation for Import {
+/// Importing as a fleet [`Operation`]: the import under the host's lock, and the hooks after
+/// its reboot.
+impl Operation for ImportRun {
     type Output = HostImport;
 
     async fn run(&self, bmc: &mut Bmc, observer: &dyn Observer) -> Result<HostImport> {
-        import_host(&self.0, bmc, observer).await
+        let w = self.writes.begin(bmc, observer).await?;
+        let done = import_host(self, &w).await;
+        let ok = done.as_ref().is_ok_and(|d| d.outcome != ImportOutcome::NotConverged);
+        let why = done.as_ref().map_or_else(|_| String::new(), |d| d.summary.clone());
+        w.after_reboot(&done, ok, &why).await?;
+        let mut done = done?;
+        done.hooks = w.hooks_ran();
+        Ok(done)
     }
 }
 
@@ -368,218 +366,243 @@ fn needs_reboot(doc: &ScpDocument, targets: &[String], bios: &redfish_client::re
     })
 }
 
-/// Imports the run's profile on one connected host.
-pub async fn import_host(run: &ImportRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostImport> {
-    let apply = &run.apply;
-    let audit = |step: Step, request: Value, outcome: &str, detail: Value| {
-        apply.audit.record(&bmc.name, step, request, outcome, detail)
+/// One host's import, step by step, under its writer.
+struct Importing<'a> {
+    run: &'a ImportRun,
+    w: &'a Writer<'a>,
+}
+
+/// A started import: its task and job.
+struct Started {
+    task: String,
+    job: String,
+}
+
+/// Imports the run's profile on the host of `w`: read → refusals and pending work → reboot
+/// slot → snapshot → start (no reboot by the iDRAC) → the analysis → the reboot it pauses for
+/// (hooks, reset, job, host back) → the task's report.
+pub async fn import_host(run: &ImportRun, w: &Writer<'_>) -> Result<HostImport> {
+    let host = Importing { run, w };
+    let state = host.read().await?;
+    w.set_service_tag(state.service_tag.as_deref());
+    let replaced = host.pending(&state).await?;
+    let slot = host.slot(&state).await?;
+    let snapshot = Some(host.snapshot(&state)?);
+    let started = host.start().await?;
+    let opts = w.options();
+    let analysed = wait_task(
+        w.bmc,
+        &started.task,
+        &started.job,
+        &[JobState::Paused],
+        opts.job_timeout,
+        w.observer,
+    )
+    .await?;
+    let mut out = HostImport {
+        outcome: ImportOutcome::Imported,
+        service_tag: state.service_tag.clone(),
+        snapshot,
+        replaced,
+        rebooted: false,
+        report: report(&started.job, &analysed, &run.file.document),
+        hooks: Vec::new(),
+        summary: String::new(),
     };
-    observer.event(&Event::phase(&bmc.name, Phase::Reading));
-    let groups = AttributeGroup::ALL.into_iter().collect();
-    let state = crate::read::read_state(bmc, &apply.cache, &groups, true).await?;
-    if state.in_lockdown() {
-        let reason = crate::read::lockdown_reason();
-        audit(Step::Lockdown, Value::Null, "refused", json!(reason))?;
-        return Err(HostError::new(&bmc.name, HostErrorKind::Lockdown, reason).into());
-    }
-    // Pending work: apply's rule. Open BIOS jobs and configuration-profile imports count.
-    let open: Vec<redfish_client::oem::dell::DellJob> = state
-        .jobs
-        .iter()
-        .filter(|j| j.is_open_bios_job() || (j.job_type.as_deref() == Some("ImportConfiguration") && j.holds_queue()))
-        .cloned()
-        .collect();
-    let mut replaced = None;
-    if !open.is_empty() || !state.pending.is_empty() {
-        let desc = crate::read::describe_pending(&state).unwrap_or_else(|| {
-            let ids: Vec<&str> = open.iter().map(|j| j.id.as_str()).collect();
-            format!("configuration jobs {}", ids.join(", "))
-        });
-        if !apply.options.replace_pending {
-            audit(Step::Pending, Value::Null, "refused", json!(desc))?;
-            let message = format!(
-                "{desc} already staged; rftune does not stack an import on pending work. Inspect it with `rftune jobs list --bmc {}`, then rerun with --replace-pending to delete it",
-                bmc.url
-            );
-            return Err(HostError::new(&bmc.name, HostErrorKind::PendingWork, message).into());
-        }
-        crate::converge::replace_pending_work(apply, bmc, observer, &open, &state.pending).await?;
-        replaced = Some(desc);
-    }
-    let reboot = needs_reboot(&run.file.document, &run.targets, &state.bios);
-    let may_reboot = apply.options.reboot != RebootPolicy::None;
-    let take_slot = |nothing: &'static str| async move {
-        tokio::select! {
-            permit = apply.reboots.clone().acquire_owned() => Ok(permit.expect("the run holds its reboot semaphore open")),
-            _ = interrupt::wait() => Err(crate::Error::from(stopped(bmc, nothing))),
-        }
-    };
-    // A host that will reboot waits for its slot before anything is written.
-    let slot = if reboot && may_reboot {
-        Some(take_slot("while waiting for a reboot slot; nothing was sent").await?)
-    } else {
-        None
-    };
-    interrupt::check(&bmc.name, "the snapshot")?;
-    let snap = Snapshot::of(
-        &bmc.name,
-        &bmc.url,
-        &state,
-        format!("before scp import of {}", run.file.name),
-    );
-    let snapshot = snap.save(&apply.state_dir)?;
-    audit(Step::Snapshot, Value::Null, "ok", json!(snapshot))?;
-    interrupt::check(&bmc.name, "importing")?;
-    let target = action(bmc, |a| a.import.as_ref(), "ImportSystemConfiguration").await?;
-    // The iDRAC never reboots on its own: rftune does, in its slot.
-    let body = json!({
-        "ImportBuffer": run.file.text,
-        "ShareParameters": {"Target": run.targets.join(",")},
-        "ShutdownType": "NoReboot",
-        "HostPowerState": "On",
-    });
-    // The buffer may hold secrets: the log records what was sent, not the text.
-    let request = json!({
-        "file": run.file.name,
-        "sha256": format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(run.file.text.as_bytes())),
-        "bytes": run.file.text.len(),
-        "target": run.targets.join(","),
-        "shutdown_type": "NoReboot",
-    });
-    let task = match dell_scp::start(&bmc.client, &target, &body).await {
-        Ok(t) => t,
-        Err(e) => {
-            let e = bmc.explain(e, "starting the configuration import");
-            audit(Step::ScpImport, request, "error", json!(crate::error::report(&e)))?;
-            return Err(e);
-        }
-    };
-    let job = task.rsplit('/').next().unwrap_or(&task).to_owned();
-    audit(Step::ScpImport, request, "ok", json!({"job": job}))?;
-    let opts = &apply.options;
-    let analysed = wait_task(bmc, &task, &job, &[JobState::Paused], opts.job_timeout, observer).await?;
-    let mut rebooted = false;
     let done = if analysed.job_state() == Some(JobState::Paused) {
-        if !may_reboot {
-            let summary = format!("import job {job} waits, paused, for the host's next reboot");
-            audit(Step::Reboot, Value::Null, "skipped", json!(summary))?;
-            return Ok(HostImport {
-                outcome: ImportOutcome::NotConverged,
-                service_tag: state.service_tag.clone(),
-                snapshot: Some(snapshot),
-                replaced,
-                rebooted: false,
-                report: report(&job, &analysed, &run.file.document),
-                summary,
-            });
+        if opts.reboot == RebootPolicy::None {
+            out.outcome = ImportOutcome::NotConverged;
+            out.summary = format!("import job {} waits, paused, for the host's next reboot", started.job);
+            w.audit(Step::Reboot, Value::Null, "skipped", json!(out.summary))?;
+            return Ok(out);
         }
-        // A NoReboot job pauses for a reboot whatever it changes (Dell's Ansible documentation:
-        // it waits until the server is rebooted), iDRAC attributes alone included: such an
-        // import takes its slot now, before the reboot; nothing of it is applied yet.
-        let _slot = match slot {
-            Some(s) => s,
-            None => {
-                take_slot("while waiting for a reboot slot; the paused import job waits for the host's next reboot")
-                    .await?
-            }
-        };
-        let lost = |kind: ResetType, happened: bool| {
-            let outcome = if happened { "ok" } else { "unknown" };
-            let _ = apply.audit.record(
-                &bmc.name,
-                Step::Reboot,
-                json!({"reset": format!("{kind:?}")}),
-                outcome,
-                json!("the answer was lost"),
-            );
-        };
-        // Not interruptible: a reboot rftune started is finished, so the host is not left off.
-        control::reboot(bmc, opts.reboot, opts.graceful_timeout, observer, &lost)
-            .await
-            .inspect_err(|e| {
-                let _ = audit(Step::Reboot, Value::Null, "error", json!(crate::error::report(e)));
-            })?;
-        rebooted = true;
-        audit(
-            Step::Reboot,
-            json!({"policy": format!("{:?}", opts.reboot)}),
-            "ok",
-            Value::Null,
-        )?;
-        // The job's own end; a failed job is reported from its task below.
-        let waited = crate::wait::wait_for_job(bmc, &job, opts.job_timeout, observer).await;
-        if let Err(e) = &waited
-            && !matches!(e, crate::Error::Host(h) if h.kind == HostErrorKind::JobFailed)
-        {
-            let _ = audit(Step::Job, Value::Null, "error", json!(crate::error::report(e)));
-            return Err(waited
-                .err()
-                .unwrap_or(crate::Error::Interrupted(stopped(bmc, "waiting for the job"))));
-        }
-        let back = crate::wait::wait_until_back(bmc, opts.boot_timeout, observer).await;
-        audit(
-            Step::Boot,
-            Value::Null,
-            if back.is_ok() { "ok" } else { "error" },
-            Value::Null,
-        )?;
-        back?;
-        wait_task(bmc, &task, &job, &[], opts.job_timeout, observer).await?
+        host.reboot(&started, slot).await?;
+        out.rebooted = true;
+        wait_task(w.bmc, &started.task, &started.job, &[], opts.job_timeout, w.observer).await?
     } else {
         analysed
     };
-    let report = report(&job, &done, &run.file.document);
-    let failures = report.failures();
-    let state_name = report.state.clone();
-    let detail = json!({"job": job, "state": state_name, "message_id": report.message_id, "failed": failures.len()});
-    let ok = done.job_state() == Some(JobState::Completed) && failures.is_empty();
-    audit(Step::Job, Value::Null, if ok { "ok" } else { "error" }, detail)?;
-    if !ok {
-        let what = if failures.is_empty() {
-            report.message.clone().unwrap_or_default()
-        } else {
-            failures.join("\n  ")
-        };
-        let message = format!(
-            "the import of {} ended {state_name}{}; what failed:\n  {what}",
-            run.file.name,
-            report
-                .message_id
-                .as_deref()
-                .map(|c| format!(" ({c})"))
-                .unwrap_or_default()
-        );
-        return Err(HostError::new(&bmc.name, HostErrorKind::JobFailed, message).into());
-    }
-    let applied: usize = report.components.iter().map(|c| c.applied).sum();
-    let (outcome, summary) = if report.message_id.as_deref() == Some("SYS069") || applied == 0 {
-        (ImportOutcome::InSync, "nothing to change, no reboot".to_owned())
-    } else {
-        let rebooted_text = if rebooted { ", rebooted once" } else { "" };
-        (
-            ImportOutcome::Imported,
-            format!(
-                "imported {applied} attribute(s) in {} component(s){rebooted_text}",
-                report.components.len()
-            ),
-        )
-    };
-    audit(Step::Done, Value::Null, "ok", json!(summary))?;
-    Ok(HostImport {
-        outcome,
-        service_tag: state.service_tag.clone(),
-        snapshot: Some(snapshot),
-        replaced,
-        rebooted,
-        report,
-        summary,
-    })
+    host.finish(&started, &done, out)
 }
 
-fn stopped(bmc: &Bmc, during: &str) -> interrupt::Interrupted {
-    interrupt::Interrupted {
-        host: bmc.name.clone(),
-        signal: interrupt::received().unwrap_or(0),
-        during: during.to_owned(),
+impl Importing<'_> {
+    /// Reads the host (every iDRAC group, the job queue): the refusals and the snapshot need
+    /// it; refuses a locked-down host and a backend rftune does not write to.
+    async fn read(&self) -> Result<HostState> {
+        let w = self.w;
+        w.phase(Phase::Reading);
+        let groups = AttributeGroup::ALL.into_iter().collect();
+        let state = crate::read::read_state(w.bmc, &self.run.cache, &groups, true).await?;
+        w.writable().await?;
+        w.refuse_lockdown(state.lockdown)?;
+        Ok(state)
+    }
+
+    /// Pending work, by every writer's rule: open BIOS jobs and configuration-profile imports
+    /// count; refused, or deleted with `--replace-pending`.
+    async fn pending(&self, state: &HostState) -> Result<Option<String>> {
+        let open = state
+            .jobs
+            .iter()
+            .filter(|j| j.is_open_bios_job() || (j.kind == JobKind::ConfigurationImport && j.holds_queue()))
+            .cloned()
+            .collect();
+        let pending = Pending {
+            values: state.pending.clone(),
+            jobs: open,
+            ours: false,
+        };
+        self.w.settle(&pending, Own::Refuse, "an import").await
+    }
+
+    /// The reboot slot, taken before anything is written when the import will reboot.
+    async fn slot(&self, state: &HostState) -> Result<Option<tokio::sync::OwnedSemaphorePermit>> {
+        if needs_reboot(&self.run.file.document, &self.run.targets, &state.bios) {
+            self.w.slot().await
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Every current value, saved before the import.
+    fn snapshot(&self, state: &HostState) -> Result<std::path::PathBuf> {
+        let w = self.w;
+        let reason = format!("before scp import of {}", self.run.file.name);
+        w.snapshot(&Snapshot::of(w.name(), &w.bmc.url, state, reason))
+    }
+
+    /// Starts the import, telling the iDRAC never to reboot on its own (rftune does, in its
+    /// slot); the buffer may hold secrets, so the log records what was sent, not the text.
+    async fn start(&self) -> Result<Started> {
+        let (w, run) = (self.w, self.run);
+        w.check("importing")?;
+        let target = action(w.bmc, |a| a.import.as_ref(), "ImportSystemConfiguration").await?;
+        let share = super::share_target(w.bmc, &run.targets)?;
+        let body = json!({
+            "ImportBuffer": run.file.text,
+            "ShareParameters": {"Target": share},
+            "ShutdownType": "NoReboot",
+            "HostPowerState": "On",
+        });
+        let request = json!({
+            "file": run.file.name,
+            "sha256": format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(run.file.text.as_bytes())),
+            "bytes": run.file.text.len(),
+            "target": run.targets.join(","),
+            "shutdown_type": "NoReboot",
+        });
+        let task = match dell_scp::start(&w.bmc.client, &target, &body).await {
+            Ok(t) => t,
+            Err(e) => {
+                let e = w.bmc.explain(e, "starting the configuration import");
+                w.audit(Step::ScpImport, request, "error", json!(crate::error::report(&e)))?;
+                return Err(e);
+            }
+        };
+        let job = task.rsplit('/').next().unwrap_or(&task).to_owned();
+        w.audit(Step::ScpImport, request, "ok", json!({"job": job}))?;
+        Ok(Started { task, job })
+    }
+
+    /// The reboot a paused import waits for: a NoReboot job pauses for a reboot whatever it
+    /// changes (Dell's Ansible documentation: it waits until the server is rebooted), iDRAC
+    /// attributes alone included, so such an import takes its slot now if it had none. Then the
+    /// before-reboot hook (a failing one deletes the import job unless `--keep-staged`), the
+    /// reset, the job's end (a failed job is reported from its task afterwards) and the host.
+    async fn reboot(&self, started: &Started, slot: Option<tokio::sync::OwnedSemaphorePermit>) -> Result<()> {
+        let w = self.w;
+        let _slot = match slot {
+            Some(s) => s,
+            None => {
+                w.take_slot("while waiting for a reboot slot; the paused import job waits for the host's next reboot")
+                    .await?
+            }
+        };
+        let left = format!(
+            "import job {} stays paused and applies at its next reboot (--keep-staged)",
+            started.job
+        );
+        let undo = || async {
+            let deleted = match w.bmc.backend().jobs() {
+                Some(queue) => queue.delete(&w.bmc.client, &started.job).await.map(drop),
+                None => Ok(()),
+            };
+            match deleted {
+                Ok(()) => {
+                    let _ = w.audit(Step::Unstage, json!({"job": started.job}), "ok", Value::Null);
+                    format!("its import job {} was deleted", started.job)
+                }
+                Err(e) => {
+                    let e = w.bmc.explain(e, "deleting the import job");
+                    let _ = w.audit(
+                        Step::Unstage,
+                        json!({"job": started.job}),
+                        "error",
+                        json!(crate::error::report(&e)),
+                    );
+                    format!(
+                        "deleting its import job failed too ({}): it stays paused with job {}; delete it with `rftune jobs delete`",
+                        crate::error::report(&e),
+                        started.job
+                    )
+                }
+            }
+        };
+        w.before_reboot(undo, &left).await?;
+        w.check("rebooting")?;
+        w.reset(None).await?;
+        match w.wait_for_job(&started.job).await {
+            // A failed job is reported from its task, with what failed.
+            Err(crate::Error::Host(h)) if h.kind == HostErrorKind::JobFailed => {}
+            other => {
+                other?;
+            }
+        }
+        w.wait_back().await.map(drop)
+    }
+
+    /// The task's report: an import that applied only part of the profile is an error listing
+    /// what failed; else imported (or in sync: nothing to change).
+    fn finish(&self, started: &Started, done: &ScpTask, mut out: HostImport) -> Result<HostImport> {
+        let (w, run) = (self.w, self.run);
+        let report = report(&started.job, done, &run.file.document);
+        let failures = report.failures();
+        let state_name = report.state.clone();
+        let detail =
+            json!({"job": started.job, "state": state_name, "message_id": report.message_id, "failed": failures.len()});
+        let ok = done.job_state() == Some(JobState::Completed) && failures.is_empty();
+        w.audit(Step::Job, Value::Null, if ok { "ok" } else { "error" }, detail)?;
+        if !ok {
+            let what = if failures.is_empty() {
+                report.message.clone().unwrap_or_default()
+            } else {
+                failures.join("\n  ")
+            };
+            let message = format!(
+                "the import of {} ended {state_name}{}; what failed:\n  {what}",
+                run.file.name,
+                report
+                    .message_id
+                    .as_deref()
+                    .map(|c| format!(" ({c})"))
+                    .unwrap_or_default()
+            );
+            return Err(HostError::new(w.name(), HostErrorKind::JobFailed, message).into());
+        }
+        let applied: usize = report.components.iter().map(|c| c.applied).sum();
+        if report.message_id.as_deref() == Some("SYS069") || applied == 0 {
+            out.outcome = ImportOutcome::InSync;
+            out.summary = "nothing to change, no reboot".to_owned();
+        } else {
+            let rebooted_text = if out.rebooted { ", rebooted once" } else { "" };
+            out.outcome = ImportOutcome::Imported;
+            out.summary = format!(
+                "imported {applied} attribute(s) in {} component(s){rebooted_text}",
+                report.components.len()
+            );
+        }
+        w.audit(Step::Done, Value::Null, "ok", json!(out.summary))?;
+        out.report = report;
+        Ok(out)
     }
 }

@@ -17,6 +17,7 @@ pub use redfish_client::oem::dell::scp::{
     BIOS_FQDD, Component, ComponentKind, Format, ScpAttribute, ScpDocument, attribute_name, scp_name,
 };
 
+use crate::connect::Bmc;
 use crate::error::{Result, bad_input};
 use std::path::Path;
 
@@ -57,6 +58,13 @@ impl ScpFile {
 /// The `ShareParameters.Target` values an iDRAC lists, in its spelling; `parse_targets` maps
 /// any case to these.
 pub use redfish_client::oem::dell::scp::TARGETS;
+
+/// `ShareParameters.Target` for `targets`, shaped as the host's backend takes it.
+pub(crate) fn share_target(bmc: &Bmc, targets: &[String]) -> Result<serde_json::Value> {
+    let backend = bmc.backend();
+    let shapes = bmc.require(&backend, crate::backend::Backend::scp, "Server Configuration Profiles")?;
+    Ok(shapes.targets(targets))
+}
 
 /// `BIOS,IDRAC` (any case) as the iDRAC spells the targets; `ALL` alone or not at all.
 pub fn parse_targets(text: &str) -> Result<Vec<String>> {

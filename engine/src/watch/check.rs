@@ -3,6 +3,7 @@
 //! names. Nothing of the host's documents outlives the check.
 
 use crate::assess::{self, AssessOptions, LoadedProfile};
+use crate::backend::JobOutcome;
 use crate::cache::RegistryCache;
 use crate::connect::Bmc;
 use crate::error::Result;
@@ -10,7 +11,6 @@ use crate::fleet::BmcEntry;
 use crate::lifecycle::{Access, Operation};
 use bios_profiles::{Severity, StatusCounts};
 use host_bench::power::Sensor;
-use redfish_client::oem::dell::JobOutcome;
 use std::sync::Arc;
 
 /// What one successful check found: counts and names, small enough to keep for every host of
@@ -152,7 +152,7 @@ fn finding(host: &str, a: crate::assess::Assessment, power: Result<(Sensor, f64)
             .filter(|j| j.holds_queue())
             .map(|j| JobSeen {
                 id: j.id.clone(),
-                outcome: j.outcome(),
+                outcome: j.outcome,
                 percent: j.percent_complete,
                 message_id: j.message_code().map(str::to_owned),
             })

@@ -20,11 +20,11 @@
 pub mod check;
 pub mod metrics;
 
+use crate::backend::JobOutcome;
 use crate::error::{Error, HostErrorKind, Result};
 use crate::fleet::BmcEntry;
 use check::{Finding, JobSeen};
 use host_bench::power::Sensor;
-use redfish_client::oem::dell::JobOutcome;
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};

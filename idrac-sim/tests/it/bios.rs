@@ -3,9 +3,10 @@
 use super::{client, config, eventually, raw, start};
 use idrac_sim::SimConfig;
 use redfish_client::ODataId;
-use redfish_client::oem::dell::{self, AttributeGroup, JobOutcome, JobState};
+use redfish_client::oem::dell::{self, AttributeGroup, JobState};
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::resources::computer_system::ResetType;
+use redfish_client::resources::task::JobOutcome;
 use serde_json::{Value, json};
 
 fn attrs(pairs: &[(&str, Value)]) -> Attributes {

@@ -3,9 +3,10 @@
 use super::{client, config, eventually, start};
 use idrac_sim::SimConfig;
 use redfish_client::error::TransportKind;
-use redfish_client::oem::dell::{self, JobOutcome};
+use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::resources::computer_system::ResetType;
+use redfish_client::resources::task::JobOutcome;
 use redfish_client::{Error, ODataId};
 use std::time::Duration;
 

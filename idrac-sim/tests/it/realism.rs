@@ -3,9 +3,10 @@
 //! on both collection paths.
 
 use super::{client, config, eventually, post, raw, start};
-use redfish_client::oem::dell::{self, JobOutcome};
+use redfish_client::oem::dell;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::resources::computer_system::ResetType;
+use redfish_client::resources::task::JobOutcome;
 use redfish_client::{Client, ODataId};
 use serde_json::{Value, json};
 

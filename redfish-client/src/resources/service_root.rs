@@ -14,7 +14,7 @@ pub struct ServiceRoot {
     /// Protocol version, e.g. `1.17.0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redfish_version: Option<String>,
-    /// `Dell` on an iDRAC; selects the vendor path.
+    /// Who made the service (`Dell` on an iDRAC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor: Option<String>,
     /// e.g. `Integrated Dell Remote Access Controller`.
@@ -89,20 +89,4 @@ pub struct ExpandQuery {
     /// Deepest `$levels` allowed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_levels: Option<u32>,
-}
-
-impl ServiceRoot {
-    /// Whether the service calls itself a Dell iDRAC.
-    pub fn is_dell(&self) -> bool {
-        self.vendor.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("dell"))
-    }
-
-    /// Whether `$expand=*($levels=1)` can be used.
-    pub fn supports_expand(&self) -> bool {
-        self.protocol_features_supported
-            .as_ref()
-            .and_then(|p| p.expand_query.as_ref())
-            .and_then(|e| e.expand_all)
-            .unwrap_or(false)
-    }
 }

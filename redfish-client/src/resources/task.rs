@@ -74,3 +74,32 @@ impl TaskState {
         matches!(self, Self::Completed | Self::Killed | Self::Exception | Self::Cancelled)
     }
 }
+
+/// What a job's state means for someone waiting on it, whichever queue (DMTF's `JobService`,
+/// a vendor's own) reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// Done.
+    Succeeded,
+    /// Done, with warnings (an iDRAC's `CompletedWithErrors`).
+    SucceededWithErrors,
+    /// Ended badly.
+    Failed,
+    /// Will never run, yet holds the queue until deleted (an iDRAC job stuck with `PR30`,
+    /// "Job processing initialization failure").
+    Stuck,
+    /// Waiting for a reboot or its turn.
+    Waiting,
+    /// In progress.
+    Running,
+}
+
+impl JobOutcome {
+    /// Whether waiting longer cannot change anything.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            Self::Succeeded | Self::SucceededWithErrors | Self::Failed | Self::Stuck
+        )
+    }
+}

@@ -2,8 +2,9 @@
 
 use super::client;
 use redfish_client::AuthMethod;
-use redfish_client::oem::dell::{self, AttributeGroup, JobOutcome, JobQueueClear};
+use redfish_client::oem::dell::{self, AttributeGroup, JobQueueClear};
 use redfish_client::resources::bios::Attributes;
+use redfish_client::resources::task::JobOutcome;
 use rftune_tests::{MockBmc, redfish_error};
 use serde_json::json;
 use wiremock::matchers::{body_json, method, path, query_param};

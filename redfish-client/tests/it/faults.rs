@@ -189,7 +189,7 @@ async fn connection_reset_mid_response_is_retried_for_reads() {
     let url = raw_server(vec![partial, good]).await;
     let c = Client::builder(url).retry(fast_retry()).build().unwrap();
     let root: ServiceRoot = c.get("/redfish/v1").await.unwrap();
-    assert!(root.is_dell());
+    assert_eq!(root.vendor.as_deref(), Some("Dell"));
     assert_eq!(c.requests_sent(), 2);
 }
 
@@ -343,7 +343,7 @@ async fn a_timed_out_read_gets_another_attempt_even_when_the_timeout_spends_the_
     let url = super::scripted_server(vec![Step::Silent, Step::Reply(root)]).await;
     let c = timeout_as_long_as_the_budget(url);
     let root: ServiceRoot = c.get("/redfish/v1").await.unwrap();
-    assert!(root.is_dell());
+    assert_eq!(root.vendor.as_deref(), Some("Dell"));
     assert_eq!(c.requests_sent(), 2);
 }
 

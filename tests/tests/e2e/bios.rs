@@ -175,12 +175,14 @@ async fn the_service_root_decides_between_fixed_paths_and_discovery_once() {
         ]
     );
 
-    // Another vendor: the same tree, found through Systems; its settings object mirrors every
-    // attribute, and only the one that differs is pending.
+    // Another vendor (its root names it and carries no Dell OEM block): the same tree, found
+    // through Systems; its settings object mirrors every attribute, and only the one that
+    // differs is pending.
     let generic = MockBmc::start("r7625").await;
     let root_file = rftune_tests::fixtures_dir().join("r7625/redfish/v1/index.json");
     let mut root: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(root_file).unwrap()).unwrap();
     root["Vendor"] = json!("Contoso");
+    root.as_object_mut().unwrap().remove("Oem");
     Mock::given(method("GET"))
         .and(path("/redfish/v1"))
         .respond_with(ResponseTemplate::new(200).set_body_json(root))

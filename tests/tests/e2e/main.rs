@@ -26,6 +26,7 @@ mod sessions;
 mod shard;
 mod sim;
 mod trust;
+mod writers;
 
 use rftune_tests::TempDir;
 use std::path::PathBuf;

@@ -7,6 +7,7 @@ use crate::odata::ODataId;
 use crate::resources::bios::Attributes;
 use crate::resources::message::message_code;
 use crate::resources::service_root::ServiceRoot;
+use crate::resources::task::JobOutcome;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -222,33 +223,6 @@ impl JobState {
 impl fmt::Display for JobState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self, f)
-    }
-}
-
-/// What a job's state means for someone waiting on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobOutcome {
-    /// Done: `Completed`.
-    Succeeded,
-    /// Done, with warnings: `CompletedWithErrors`.
-    SucceededWithErrors,
-    /// Ended badly: `Failed`, `RebootFailed`.
-    Failed,
-    /// Will never run: stuck with `PR30` ("Job processing initialization failure").
-    Stuck,
-    /// Waiting for a reboot or its turn.
-    Waiting,
-    /// In progress.
-    Running,
-}
-
-impl JobOutcome {
-    /// Whether waiting longer cannot change anything.
-    pub fn is_final(self) -> bool {
-        matches!(
-            self,
-            Self::Succeeded | Self::SucceededWithErrors | Self::Failed | Self::Stuck
-        )
     }
 }
 
@@ -526,6 +500,6 @@ mod tests {
         let root: ServiceRoot =
             serde_json::from_str(r#"{"Vendor":"Dell","Oem":{"Dell":{"ServiceTag":"R7625A1"}}}"#).unwrap();
         assert_eq!(service_tag(&root), Some("R7625A1"));
-        assert!(root.is_dell());
+        assert_eq!(root.vendor.as_deref(), Some("Dell"));
     }
 }

@@ -2,7 +2,7 @@
 //! "ServiceTag", "TimeStamp", "Components": [{"FQDD", "Attributes": [{"Name", "Value",
 //! "Set On Import", "Comment"}]}]}}`, as real iDRAC exports write it (every value a string).
 
-use super::{Component, ScpAttribute, ScpDocument, ScpError, value_text};
+use super::document::{Component, ScpAttribute, ScpDocument, ScpError, value_text};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -120,7 +120,7 @@ pub struct ProfileResult {
 /// A value that may come as a string or a number.
 fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let v = Option::<Value>::deserialize(d)?;
-    Ok(v.filter(|v| !v.is_null()).map(|v| super::value_text(&v)))
+    Ok(v.filter(|v| !v.is_null()).map(|v| super::document::value_text(&v)))
 }
 
 impl ProfileResult {

@@ -4,7 +4,7 @@
 //! attribute an import skips written as a comment holding the element, as real exports do
 //! (`<!-- <Attribute Name="ProcCStates">Disabled</Attribute> -->`).
 
-use super::{Component, ScpAttribute, ScpDocument, ScpError};
+use super::document::{Component, ScpAttribute, ScpDocument, ScpError};
 use quick_xml::XmlVersion;
 use quick_xml::escape::{escape, resolve_predefined_entity};
 use quick_xml::events::{BytesRef, BytesStart, Event};

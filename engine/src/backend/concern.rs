@@ -1,0 +1,188 @@
+//! The concerns a BMC backend answers for, one small trait each: what is pending and how values
+//! are staged and discarded ([`PendingValues`]), the job queue ([`JobQueue`]), whether the host
+//! is in POST ([`Readiness`]), the BMC's own settings ([`BmcSettings`]), the BIOS actions
+//! ([`BiosActions`]), where boot settings are written and the firmware's boot sequence
+//! ([`BootControl`]), the shapes of Server Configuration Profile requests ([`ScpShapes`]), and
+//! the event log ([`EventLog`]). Each method does one thing on one [`Client`] and answers in
+//! redfish-client's terms (the caller says which host and what was attempted); none of them
+//! decides anything an operation decides.
+//!
+//! The data a backend carries beside its behaviour — where its resources are ([`Places`]) and
+//! the names its BIOS gives to the attributes rftune reads ([`BiosNames`]) — are plain values.
+
+use super::job::{Job, QueueClear};
+use futures_util::future::BoxFuture;
+use redfish_client::oem::dell::AttributeGroup;
+use redfish_client::oem::dell::lclog::Actor;
+use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::log_entry::LogEntry;
+use redfish_client::{Client, ODataId, Result};
+use redfish_client::{Staged, Written};
+use serde_json::Value;
+
+/// Where a BMC keeps what rftune reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// The computer system.
+    pub system: ODataId,
+    /// Its BIOS resource (current values).
+    pub bios: ODataId,
+    /// The BIOS settings object (pending values).
+    pub bios_settings: ODataId,
+    /// The BIOS attribute registry, served directly.
+    pub bios_registry: ODataId,
+    /// The BMC (manager).
+    pub manager: ODataId,
+    /// The chassis that carries power readings.
+    pub chassis: ODataId,
+    /// UEFI Secure Boot.
+    pub secure_boot: ODataId,
+    /// The boot options collection.
+    pub boot_options: ODataId,
+}
+
+/// What a BIOS calls the attributes rftune reads or writes besides a profile's: passwords and
+/// their hashes, and the Secure Boot policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BiosNames {
+    /// The setup (administrator) password, as `Bios.ChangePassword` names it.
+    pub setup_password: &'static str,
+    /// The system (power-on) password.
+    pub system_password: &'static str,
+    /// The attribute listing the setup password's hash (empty when none is set), if any.
+    pub setup_password_hash: Option<&'static str>,
+    /// The attribute listing the system password's hash, if any.
+    pub system_password_hash: Option<&'static str>,
+    /// The Secure Boot policy (`Standard`, `Custom`).
+    pub secure_boot_policy: &'static str,
+}
+
+/// Pending BIOS values: what the settings object means, how values are staged in it and how
+/// they are discarded.
+pub trait PendingValues: Send + Sync {
+    /// What is pending, given the settings object's values and the current ones: the object
+    /// itself where it lists only what is staged, the entries that differ where it mirrors
+    /// every value.
+    fn pending(&self, current: &Attributes, settings: Attributes) -> Attributes;
+
+    /// Stages `values` in the settings object `settings`, to apply at `apply_time`, carrying
+    /// `etag` as `If-Match` when given; the answer names the job it created, if any.
+    fn stage<'a>(
+        &'a self,
+        client: &'a Client,
+        settings: &'a ODataId,
+        values: &'a Attributes,
+        apply_time: Option<&'a SettingsApplyTime>,
+        etag: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Staged>>;
+
+    /// Discards the `pending` values of the settings object `settings`, whose current values
+    /// are `current` (refused by some BMCs while a job holds them).
+    fn clear<'a>(
+        &'a self,
+        client: &'a Client,
+        settings: &'a ODataId,
+        current: &'a Attributes,
+        pending: &'a Attributes,
+    ) -> BoxFuture<'a, Result<Written>>;
+}
+
+/// The BMC's job queue.
+pub trait JobQueue: Send + Sync {
+    /// Every job, finished ones included.
+    fn list<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Vec<Job>>>;
+
+    /// One job, by id or link.
+    fn get<'a>(&'a self, client: &'a Client, id: &'a str) -> BoxFuture<'a, Result<Job>>;
+
+    /// Creates the BIOS configuration job for values staged without one; its link.
+    fn create_bios_job<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<ODataId>>;
+
+    /// Deletes one job (a BIOS job's pending values go with it).
+    fn delete<'a>(&'a self, client: &'a Client, id: &'a str) -> BoxFuture<'a, Result<Written>>;
+
+    /// Clears one job or the whole queue through the queue's own service.
+    fn clear<'a>(&'a self, client: &'a Client, what: &'a QueueClear) -> BoxFuture<'a, Result<Written>>;
+}
+
+/// Whether the host is in POST, where the BMC tells.
+pub trait Readiness: Send + Sync {
+    /// `Ok(true)` while the host is in POST; `Ok(false)` when it is not, or when this BMC does
+    /// not tell (the host is then judged by its power state and a readable BIOS alone).
+    fn in_post<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<bool>>;
+}
+
+/// The BMC's own settings, in the groups a profile's `[idrac]` table names.
+pub trait BmcSettings: Send + Sync {
+    /// The attributes of `group`.
+    fn read<'a>(&'a self, client: &'a Client, group: AttributeGroup) -> BoxFuture<'a, Result<Attributes>>;
+
+    /// Sets attributes of `group`; they apply at once.
+    fn write<'a>(
+        &'a self,
+        client: &'a Client,
+        group: AttributeGroup,
+        values: &'a Attributes,
+    ) -> BoxFuture<'a, Result<Written>>;
+
+    /// Whether the BMC refuses configuration changes (`None`: it does not say).
+    fn lockdown<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<bool>>>;
+
+    /// Where the lockdown is read from `group`'s values, when that group is read anyway.
+    fn lockdown_in(&self, group: AttributeGroup, values: &Attributes) -> Option<bool>;
+
+    /// Why nothing can be changed while the lockdown is on, and how to end it.
+    fn lockdown_reason(&self) -> String;
+}
+
+/// The BIOS's actions.
+pub trait BiosActions: Send + Sync {
+    /// Asks for a reset to defaults at the next POST.
+    fn reset_to_defaults<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Written>>;
+
+    /// Whether the BMC's own flag says a reset to defaults waits for the next POST (`None`: it
+    /// has no such flag). The BIOS resource's `ResetBiosToDefaultsPending` is read apart.
+    fn defaults_requested<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<bool>>>;
+
+    /// Sends a BIOS password change (`body` as `Bios.ChangePassword` takes it).
+    fn change_password<'a>(&'a self, client: &'a Client, body: &'a Value) -> BoxFuture<'a, Result<Written>>;
+}
+
+/// One device of the firmware's boot sequence, by the BMC's own device name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SequenceEntry {
+    /// The device's name (an iDRAC's FQDD, `NIC.PxeDevice.1-1`).
+    pub name: String,
+    /// Whether it boots.
+    pub enabled: bool,
+}
+
+/// Boot settings.
+pub trait BootControl: Send + Sync {
+    /// Where the one-time boot override is written.
+    fn override_target<'a>(&'a self, places: &'a Places) -> &'a ODataId;
+
+    /// The firmware's boot sequence by device name, in boot order, where the BMC serves one.
+    fn sequence<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>>;
+}
+
+/// How Server Configuration Profile requests are shaped.
+pub trait ScpShapes: Send + Sync {
+    /// `ShareParameters.Target` for these components.
+    fn targets(&self, targets: &[String]) -> Value;
+}
+
+/// One entry of the BMC's event log, with who acted where the entry names them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logged {
+    /// The entry.
+    pub entry: LogEntry,
+    /// Who acted (a user, from an address, through an interface), when the entry says.
+    pub actor: Option<Actor>,
+}
+
+/// The BMC's event log.
+pub trait EventLog: Send + Sync {
+    /// The latest `n` entries, newest first.
+    fn latest<'a>(&'a self, client: &'a Client, n: usize) -> BoxFuture<'a, Result<Vec<Logged>>>;
+}

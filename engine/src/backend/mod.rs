@@ -1,0 +1,260 @@
+//! The vendor seam: a [`Backend`] is what the engine knows about one BMC's way of doing things,
+//! as one small implementation per concern (pending values, the job queue, readiness, the
+//! BMC's own settings, BIOS actions, boot, SCP request shapes, the event log; `concern.rs`)
+//! plus the places and names it uses. Every operation asks its host's backend, never a vendor
+//! module, so a new vendor or BMC generation is a new set of concerns — most of them shared
+//! with the backend it differs from — not edits across the engine.
+//!
+//! A backend is chosen from what the service reports, never from a flag: the OEM block of its
+//! service root first (a Dell OEM-program system may name another vendor), then its `Vendor`.
+//! An operation that does not read the service root starts from the iDRAC's fixed paths (the
+//! only service that serves `System.Embedded.1`) and treats the first answer there as the
+//! recognition; a service that does not answer there has its service root read, and decides.
+//! A service no backend recognises is read as plain Redfish and refused for writes, with the
+//! reason.
+//!
+//! The cut follows what the newest peers converged on (bmclib's per-capability interfaces
+//! tried in turn, metal-operator's BMC interface with vendor specifics kept apart, sushy's
+//! per-vendor OEM extensions) rather than libredfish's one trait per vendor: a concern a
+//! vendor or generation does differently is replaced alone, and everything it does like its
+//! parent stays shared.
+
+mod concern;
+mod dell;
+mod generic;
+mod job;
+
+pub use concern::{
+    BiosActions, BiosNames, BmcSettings, BootControl, EventLog, JobQueue, Logged, PendingValues, Places, Readiness,
+    ScpShapes, SequenceEntry,
+};
+pub use job::{Job, JobKind, JobOutcome, QueueClear};
+/// The groups of BMC settings a profile's `[idrac]` table names (an iDRAC's `DellAttributes`).
+pub use redfish_client::oem::dell::AttributeGroup;
+/// Who an event-log entry names as having acted.
+pub use redfish_client::oem::dell::lclog::Actor;
+
+use redfish_client::resources::service_root::ServiceRoot;
+use std::fmt;
+use std::sync::Arc;
+
+/// Which kind of BMC a backend serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    /// A Dell iDRAC9 (PowerEdge 14G to 16G).
+    Idrac9,
+    /// A service no backend recognises, read as plain Redfish; `vendor` as it names itself.
+    Generic {
+        /// The service root's `Vendor`.
+        vendor: Option<String>,
+    },
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Idrac9 => f.write_str("Dell iDRAC9"),
+            Self::Generic { vendor: Some(v) } => write!(f, "a Redfish service of {v} that rftune does not know"),
+            Self::Generic { vendor: None } => f.write_str("a Redfish service that names no vendor"),
+        }
+    }
+}
+
+/// One BMC's way of doing things: its concerns, places and names.
+#[derive(Clone)]
+pub struct Backend {
+    kind: Kind,
+    places: Option<Places>,
+    names: Option<BiosNames>,
+    pending: Arc<dyn PendingValues>,
+    jobs: Option<Arc<dyn JobQueue>>,
+    readiness: Option<Arc<dyn Readiness>>,
+    settings: Option<Arc<dyn BmcSettings>>,
+    actions: Option<Arc<dyn BiosActions>>,
+    boot: Option<Arc<dyn BootControl>>,
+    scp: Option<Arc<dyn ScpShapes>>,
+    log: Option<Arc<dyn EventLog>>,
+}
+
+impl fmt::Debug for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Backend")
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Backend {
+    /// A Dell iDRAC9.
+    pub fn idrac9() -> Self {
+        Self {
+            kind: Kind::Idrac9,
+            places: Some(dell::places()),
+            names: Some(dell::NAMES),
+            pending: Arc::new(dell::StagedOnly),
+            jobs: Some(Arc::new(dell::OemJobs)),
+            readiness: Some(Arc::new(dell::LifecycleController)),
+            settings: Some(Arc::new(dell::DellAttributes)),
+            actions: Some(Arc::new(dell::BiosAtFixedPaths)),
+            boot: Some(Arc::new(dell::SystemBoot)),
+            scp: Some(Arc::new(dell::JoinedTargets)),
+            log: Some(Arc::new(dell::LifecycleLog)),
+        }
+    }
+
+    /// Plain Redfish, for a service whose root names `vendor`.
+    pub fn generic(vendor: Option<String>) -> Self {
+        Self {
+            kind: Kind::Generic { vendor },
+            places: None,
+            names: None,
+            pending: Arc::new(generic::MirroredSettings),
+            jobs: None,
+            readiness: None,
+            settings: None,
+            actions: None,
+            boot: None,
+            scp: None,
+            log: None,
+        }
+    }
+
+    /// The backend of the service whose root this is: its OEM block first, then its vendor.
+    pub fn recognise(root: &ServiceRoot) -> Self {
+        let oem_dell = root.oem.as_ref().is_some_and(|o| o.contains_key("Dell"));
+        let vendor = root.vendor.as_deref().unwrap_or_default();
+        if oem_dell || vendor.eq_ignore_ascii_case("dell") {
+            return Self::idrac9();
+        }
+        Self::generic(root.vendor.clone())
+    }
+
+    /// Which kind of BMC this is.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// Whether this backend reads its resources at fixed places (no discovery), and where.
+    pub fn places(&self) -> Option<&Places> {
+        self.places.as_ref()
+    }
+
+    /// What its BIOS calls passwords, their hashes and the Secure Boot policy.
+    pub fn names(&self) -> Option<&BiosNames> {
+        self.names.as_ref()
+    }
+
+    /// What its settings object means, and how values are staged and discarded.
+    pub fn pending(&self) -> &dyn PendingValues {
+        &*self.pending
+    }
+
+    /// Its job queue, if it has one rftune knows.
+    pub fn jobs(&self) -> Option<&dyn JobQueue> {
+        self.jobs.as_deref()
+    }
+
+    /// Whether it tells when the host is in POST.
+    pub fn readiness(&self) -> Option<&dyn Readiness> {
+        self.readiness.as_deref()
+    }
+
+    /// The BMC's own settings.
+    pub fn settings(&self) -> Option<&dyn BmcSettings> {
+        self.settings.as_deref()
+    }
+
+    /// The BIOS actions.
+    pub fn actions(&self) -> Option<&dyn BiosActions> {
+        self.actions.as_deref()
+    }
+
+    /// Boot settings.
+    pub fn boot(&self) -> Option<&dyn BootControl> {
+        self.boot.as_deref()
+    }
+
+    /// Server Configuration Profile request shapes, where the BMC takes such profiles.
+    pub fn scp(&self) -> Option<&dyn ScpShapes> {
+        self.scp.as_deref()
+    }
+
+    /// The BMC's event log.
+    pub fn log(&self) -> Option<&dyn EventLog> {
+        self.log.as_deref()
+    }
+
+    /// Why rftune does not write to this BMC, if it does not.
+    pub fn refuses_writes(&self) -> Option<String> {
+        match &self.kind {
+            Kind::Idrac9 => None,
+            kind @ Kind::Generic { .. } => Some(format!(
+                "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9)"
+            )),
+        }
+    }
+
+    /// Why this BMC cannot do `what` (`a job queue`), when it cannot.
+    pub fn lacks(&self, what: &str) -> String {
+        format!("this BMC is {}, which has no {what} rftune knows", self.kind)
+    }
+
+    /// The service tag its service root names, where the vendor puts one there.
+    pub fn service_tag(&self, root: &ServiceRoot) -> Option<String> {
+        match self.kind {
+            Kind::Idrac9 => dell::service_tag(root),
+            Kind::Generic { .. } => None,
+        }
+    }
+}
+
+/// Whether a manager's OEM resource (`Managers/<id>/Oem/<vendor>/<rest>`) is one a backend
+/// reads: what a capture keeps of a vendor's own tree.
+pub fn reads_manager_oem(vendor: &str, rest: &[&str]) -> bool {
+    vendor == "Dell" && dell::reads_manager_oem(rest)
+}
+
+/// Whether a BIOS attribute holds a secret on any backend rftune knows: the passwords and the
+/// password hashes real iDRACs list in clear. Snapshots, captures and diffs never keep them.
+pub fn is_secret_bios_attribute(name: &str) -> bool {
+    redfish_client::oem::dell::is_secret_bios_attribute(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(json: &str) -> ServiceRoot {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn the_backend_is_recognised_from_the_oem_block_first_then_the_vendor() {
+        let by_vendor = Backend::recognise(&root(r#"{"Vendor":"Dell"}"#));
+        assert_eq!(by_vendor.kind(), &Kind::Idrac9);
+        // A Dell OEM-program system may name another vendor; its OEM block is Dell's.
+        let oem = Backend::recognise(&root(r#"{"Vendor":"Acme","Oem":{"Dell":{"ServiceTag":"X1"}}}"#));
+        assert_eq!(oem.kind(), &Kind::Idrac9);
+        assert_eq!(
+            oem.service_tag(&root(r#"{"Oem":{"Dell":{"ServiceTag":"X1"}}}"#))
+                .as_deref(),
+            Some("X1")
+        );
+        let other = Backend::recognise(&root(r#"{"Vendor":"Contoso"}"#));
+        assert_eq!(
+            other.kind(),
+            &Kind::Generic {
+                vendor: Some("Contoso".into())
+            }
+        );
+    }
+
+    #[test]
+    fn a_service_no_backend_recognises_is_read_and_refused_for_writes_with_the_reason() {
+        let generic = Backend::recognise(&root(r#"{"Vendor":"Contoso"}"#));
+        assert!(generic.jobs().is_none() && generic.places().is_none());
+        let why = generic.refuses_writes().unwrap();
+        assert!(why.contains("Contoso") && why.contains("writes only"), "{why}");
+        assert!(Backend::idrac9().refuses_writes().is_none());
+    }
+}

@@ -1,0 +1,202 @@
+//! Work already staged on a host, as every writer meets it: pending values or an open BIOS job
+//! rftune did not stage are refused, or deleted on request (`--replace-pending`); values an
+//! earlier `apply` staged ride on the writer's reboot only where the writer says they may (a
+//! one-time boot), and are refused otherwise. An apply decides what to do with pending work
+//! itself (it may adopt its own) and deletes through [`Writer::discard`] too.
+
+use super::Writer;
+use crate::audit::Step;
+use crate::backend::{Job, JobOutcome, QueueClear};
+use crate::error::{HostError, HostErrorKind, Result};
+use crate::observe::Event;
+use redfish_client::resources::bios::{Attributes, BiosSettings};
+use serde_json::{Value, json};
+
+/// What is staged on a host.
+#[derive(Debug, Clone, Default)]
+pub struct Pending {
+    /// Pending BIOS values.
+    pub values: Attributes,
+    /// Open BIOS jobs (scheduled, running, stuck).
+    pub jobs: Vec<Job>,
+    /// Whether an earlier `apply` of rftune staged exactly these values (its marker says so).
+    pub ours: bool,
+}
+
+impl Pending {
+    /// What is staged, from pending `values` and the job queue `jobs` as read, and whether
+    /// rftune's marker for `host` under `state_dir` names exactly these values.
+    pub fn of(values: Attributes, jobs: &[Job], state_dir: &std::path::Path, host: &str) -> Self {
+        let ours = !values.is_empty()
+            && crate::marker::files(state_dir, host)
+                .iter()
+                .filter_map(|f| crate::marker::read(f))
+                .any(|m| m.bios == values);
+        Self {
+            values,
+            jobs: jobs.iter().filter(|j| j.is_open_bios_job()).cloned().collect(),
+            ours,
+        }
+    }
+
+    /// Whether anything is staged.
+    pub fn any(&self) -> bool {
+        !self.values.is_empty() || !self.jobs.is_empty()
+    }
+
+    /// `BIOS job JID_1 (Scheduled) with pending value(s) A=1`, for messages.
+    pub fn describe(&self) -> String {
+        let jobs: Vec<String> = self
+            .jobs
+            .iter()
+            .map(|j| format!("{} ({})", j.id, j.job_state))
+            .collect();
+        let values: Vec<String> = crate::snapshot::without_secrets(&self.values)
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        match (jobs.is_empty(), values.is_empty()) {
+            (true, true) => "nothing".into(),
+            (false, true) => format!("BIOS job {}", jobs.join(", ")),
+            (true, false) => format!("{} pending BIOS value(s): {}", values.len(), values.join(", ")),
+            (false, false) => format!(
+                "BIOS job {} with pending value(s) {}",
+                jobs.join(", "),
+                values.join(", ")
+            ),
+        }
+    }
+}
+
+/// What [`Writer::settle`] does with rftune's own staged values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Own {
+    /// They may ride on the operation's reboot (their job runs at that POST).
+    RideAlong,
+    /// They are refused like anyone else's (or deleted with `--replace-pending`).
+    Refuse,
+}
+
+impl Writer<'_> {
+    /// Reads what is staged on the host (pending values and the job queue: two requests, at
+    /// once).
+    pub async fn pending(&self) -> Result<Pending> {
+        let bmc = self.bmc;
+        let backend = bmc.backend();
+        let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
+        let queue = bmc.require(&backend, crate::backend::Backend::jobs, "job queue")?;
+        let (values, jobs) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), queue.list(&bmc.client));
+        let values = values
+            .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?
+            .attributes;
+        let jobs = jobs.map_err(|e| bmc.explain(e, "reading the job queue"))?;
+        // The backend's own places answered: it is recognised.
+        bmc.confirm_backend();
+        Ok(Pending::of(values, &jobs, &self.writes.state_dir, self.name()))
+    }
+
+    /// Deals with `pending` before `what` (`a BIOS reset to defaults`) writes to the host:
+    /// nothing staged, or rftune's own values where `own` lets them ride, goes on; anything
+    /// else is refused, or with `--replace-pending` deleted. Returns what was discarded.
+    pub async fn settle(&self, pending: &Pending, own: Own, what: &str) -> Result<Option<String>> {
+        let replace = self.options().replace_pending;
+        if !pending.any() || (pending.ours && own == Own::RideAlong && !replace) {
+            return Ok(None);
+        }
+        let desc = pending.describe();
+        if !replace {
+            self.audit(Step::Pending, Value::Null, "refused", json!(desc))?;
+            let whose = if pending.ours {
+                " (staged by an earlier rftune apply)"
+            } else {
+                ""
+            };
+            let message = format!(
+                "{desc} already staged{whose}; rftune does not put {what} on top of pending work. Inspect it with `rftune jobs list --bmc {url}`, then rerun with --replace-pending to delete it",
+                url = self.url()
+            );
+            return Err(HostError::new(self.name(), HostErrorKind::PendingWork, message).into());
+        }
+        self.discard(&pending.jobs, &pending.values).await?;
+        Ok(Some(desc))
+    }
+
+    /// Deletes the open BIOS jobs `jobs` (and with them their values: through the queue's own
+    /// service when a direct delete fails), or clears the pending `values` when no job holds
+    /// them; each deletion recorded and told.
+    pub async fn discard(&self, jobs: &[Job], values: &Attributes) -> Result<()> {
+        let bmc = self.bmc;
+        let backend = bmc.backend();
+        for j in jobs {
+            if j.outcome == JobOutcome::Running {
+                let message = format!(
+                    "BIOS job {} is running; wait for it to finish before replacing it",
+                    j.id
+                );
+                return Err(HostError::new(self.name(), HostErrorKind::PendingWork, message).into());
+            }
+            let queue = bmc.require(&backend, crate::backend::Backend::jobs, "job queue")?;
+            let deleted = match queue.delete(&bmc.client, &j.id).await {
+                Ok(_) => Ok(()),
+                // A stuck job some firmware will not delete directly: through the job service.
+                Err(first) => queue
+                    .clear(&bmc.client, &QueueClear::Job(j.id.clone()))
+                    .await
+                    .map(drop)
+                    .map_err(|_| first),
+            };
+            if let Err(e) = deleted {
+                self.audit(
+                    Step::Replace,
+                    json!({"delete_job": j.id}),
+                    "error",
+                    json!(e.to_string()),
+                )?;
+                let hint = format!(
+                    "if the job will not go, `rftune jobs clear-queue --bmc {}` clears the whole queue",
+                    self.url()
+                );
+                return Err(bmc.explain(e, &format!("deleting job {}", j.id)).context(hint));
+            }
+            self.audit(Step::Replace, json!({"delete_job": j.id}), "ok", Value::Null)?;
+            let code = j.message_code().map(|c| format!(", {c}")).unwrap_or_default();
+            let text = format!(
+                "deleted BIOS job {} ({}{code}) and its pending values (--replace-pending)",
+                j.id, j.job_state
+            );
+            self.observer.event(&Event::notice(self.name(), text));
+        }
+        if jobs.is_empty() && !values.is_empty() {
+            self.clear_values(values).await?;
+            let request = json!({"clear_pending": crate::snapshot::without_secrets(values)});
+            self.audit(Step::Replace, request, "ok", Value::Null)?;
+            let text = format!("cleared {} pending BIOS value(s) (--replace-pending)", values.len());
+            self.observer.event(&Event::notice(self.name(), text));
+        }
+        Ok(())
+    }
+
+    /// Discards pending BIOS `values` the way the host's backend does.
+    pub(crate) async fn clear_values(&self, values: &Attributes) -> Result<()> {
+        let bmc = self.bmc;
+        let backend = bmc.backend();
+        let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
+        let current = match backend.places() {
+            // A backend that lists only what is staged discards without knowing current values.
+            Some(_) => Attributes::new(),
+            None => {
+                bmc.client
+                    .bios(&bmc.bios_id().await?)
+                    .await
+                    .map_err(|e| bmc.explain(e, "reading BIOS values"))?
+                    .attributes
+            }
+        };
+        backend
+            .pending()
+            .clear(&bmc.client, &settings, &current, values)
+            .await
+            .map(drop)
+            .map_err(|e| bmc.explain(e, "clearing pending BIOS values"))
+    }
+}
