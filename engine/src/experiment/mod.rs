@@ -4,9 +4,9 @@
 //! `rftune.bench/v1` documents; then compare the profiles with confidence intervals.
 //!
 //! The parts: [`spec`] (the experiment file), [`schedule`] (the ordered steps per host),
-//! [`state`] (progress in the output directory, for `resume`), `transport` (commands on the
-//! host's OS: local or the system `ssh`, and the place fio runs when rftune is not installed
-//! there), [`compare`] (profiles against the baseline: medians, intervals from
+//! [`state`] (progress in the output directory, for `resume`), `transport` (the file's way to
+//! the host's OS as host-bench's ssh transport, and the place fio runs when rftune is not
+//! installed there), [`compare`] (profiles against the baseline: medians, intervals from
 //! `host_bench::stats`, verdicts) and [`report`] (the `rftune.experiment/v1` document, HTML and
 //! text).
 

@@ -10,7 +10,7 @@ use super::report;
 use super::schedule::{self, Step};
 use super::spec::{BenchKind, Given, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use super::state::{State, StepOutcome, StepRecord};
-use super::transport::{OnHost, Transport};
+use super::transport::on_host;
 use crate::assess::{AssessOptions, Blocked, LoadedProfile};
 use crate::audit::AuditLog;
 use crate::connect::Bmc;
@@ -22,6 +22,7 @@ use crate::power::Meter;
 use crate::state::StateDirs;
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
+use host_bench::ssh::{OnHost, Transport};
 use redfish_client::resources::bios::SettingsApplyTime;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -424,10 +425,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
                             how: Some(format!("fio directly (no {program} on the host)")),
                         },
                     ));
-                    let exec = OnHost {
-                        transport,
-                        timeout: waits.bench,
-                    };
+                    let exec = on_host(transport, waits.bench);
                     let doc = fio_directly(&exec, storage, profile, &remote, meter).await?;
                     write_result(&local, &serde_json::to_vec_pretty(&doc)?)?;
                     results.push(local);
