@@ -379,7 +379,7 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
-    use rftune_engine::experiment::{compare, report};
+    use rftune_experiment::{compare, report};
     let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
     let comparison = compare::documents(&a, &b, &compare::Method::default())?;
     match output {

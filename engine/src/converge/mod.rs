@@ -179,7 +179,7 @@ pub struct HostApply {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub password: Option<serde_json::Value>,
     /// The profile's attributes as the BIOS reports them at the end (from the last read;
-    /// for callers such as experiments, not part of the JSON document).
+    /// for callers that go on working under the profile, not part of the JSON document).
     #[serde(skip)]
     pub in_force: Attributes,
     /// A sentence for people.
@@ -248,7 +248,8 @@ impl ApplyRun {
 /// [`AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     // On the heap: the steps' state is large, and callers nest this in futures of their own
-    // (an experiment's step), which would otherwise carry all of it on a worker's stack.
+    // (a step of a program around the apply), which would otherwise carry all of it on a
+    // worker's stack.
     let mut result = Box::pin(apply_steps(run, bmc, observer)).await?;
     provision::summarize(&run.options, &mut result);
     Ok(result)

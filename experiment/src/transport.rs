@@ -3,7 +3,7 @@
 //! readiness probe quickly), and the host as the place fio runs when rftune is not installed
 //! there, its refusals worded for experiments.
 
-use super::spec::OsAccess;
+use crate::spec::OsAccess;
 use host_bench::ssh::{OnHost, SshTarget, Transport};
 use std::time::Duration;
 
