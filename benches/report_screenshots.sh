@@ -17,7 +17,7 @@ if [ -z "$browser" ]; then
 fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-cargo run -q -p rftune-engine --example report_fixtures -- "$out" >/dev/null
+cargo run -q -p rftune-experiment --example report_fixtures -- "$out" >/dev/null
 # Chromium screenshots its window, so the window is as tall as the longest page (at most 16000
 # px, its limit); with ImageMagick installed each PNG is then cut to the page's content.
 magick=$(command -v magick || command -v convert-im6.q16 || true)

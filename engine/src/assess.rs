@@ -166,7 +166,7 @@ impl Assessment {
     }
 
     /// Why the profile must not be applied to this host as read, if it must not: the rule
-    /// apply and an experiment's preflight both follow.
+    /// apply and a check of every host before a multi-step run both follow.
     pub fn blocked(&self) -> Option<Blocked> {
         if self.state.in_lockdown() {
             // The iDRAC refuses every write, and its registry calls everything read-only.

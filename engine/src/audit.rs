@@ -81,8 +81,9 @@ pub enum Step {
     ClearJobQueue,
     /// Clearing pending BIOS values.
     ClearPending,
-    /// One step of an experiment.
-    ExperimentStep,
+    /// A step of a program built on the engine, named by that program (`PROGRAM:STEP`): a
+    /// record of work whose writes the engine's own steps record.
+    Named(&'static str),
     /// A Server Configuration Profile imported (`rftune scp import`).
     ScpImport,
     /// A hook around the reboot ran (its command, exit code and output).
@@ -133,7 +134,7 @@ impl Step {
             Self::DeleteJob => "delete-job",
             Self::ClearJobQueue => "clear-job-queue",
             Self::ClearPending => "clear-pending",
-            Self::ExperimentStep => "experiment:step",
+            Self::Named(name) => name,
             Self::ScpImport => "scp-import",
             Self::Hook => "hook",
             Self::Unstage => "unstage",
@@ -187,8 +188,8 @@ impl std::fmt::Display for Step {
     }
 }
 
-/// The audit log of this run. Clones share the file and the run id (an experiment's applies of
-/// several profiles are one run).
+/// The audit log of this run. Clones share the file and the run id (applies of several profiles
+/// by one program are one run).
 #[derive(Debug, Clone)]
 pub struct AuditLog {
     path: PathBuf,

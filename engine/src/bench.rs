@@ -9,14 +9,14 @@ use crate::observe::Silent;
 use crate::power::Meter;
 use host_bench::host::MachineId;
 use host_bench::report::BmcInfo;
-use host_bench::run::Bmc as BenchBmc;
+use host_bench::run::BmcFacts;
 use host_bench::{power, stream};
 use redfish_client::resources::computer_system::Memory;
 use std::time::Duration;
 
 /// Reads what a benchmark document records about the BMC's server (the power sensor and the
 /// idle baseline come later, from the run's meter: [`record_idle_power`]).
-pub async fn bmc_facts(bmc: &mut Bmc) -> Result<BenchBmc> {
+pub async fn bmc_facts(bmc: &mut Bmc) -> Result<BmcFacts> {
     let root = bmc.service_root().await?;
     let backend = bmc.recognise().await?;
     let t = &*bmc;
@@ -62,7 +62,7 @@ pub async fn bmc_facts(bmc: &mut Bmc) -> Result<BenchBmc> {
         serial: info.service_tag.clone(),
         uuid: system.uuid.clone(),
     };
-    Ok(BenchBmc {
+    Ok(BmcFacts {
         info,
         dimms: memory.iter().map(dimm).collect(),
         machine,

@@ -1,4 +1,4 @@
-//! The one duration grammar of rftune, on the command line and in experiment files alike:
+//! The one duration grammar of rftune, on the command line and in files alike:
 //! one or more `<number><unit>` parts, units `ms`, `s`, `m` (or `min`) and `h`, as in `500ms`,
 //! `30s`, `2.5m`, `1h30m`, `1h 30m`.
 

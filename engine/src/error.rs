@@ -1,7 +1,7 @@
 //! The engine's failures, as variants a caller can match: a host's failure ([`HostError`] with
 //! a [`HostErrorKind`]), a stop request, a profile that cannot be used, input that cannot be
-//! used as given, an experiment refused before it started, a profile that did not converge, a
-//! Redfish error kept as itself, and the system's and libraries' own errors. The chain of what
+//! used as given, a command that failed, a Redfish error kept as itself, and the system's and
+//! libraries' own errors. The chain of what
 //! was being done is kept as `source()` links, printed whole by [`report`] or `{:#}`.
 
 use std::fmt::{self, Write as _};
@@ -20,22 +20,15 @@ pub enum Error {
     Interrupted(crate::interrupt::Interrupted),
     /// A profile could not be read or resolved.
     Profile(bios_profiles::Error),
-    /// Input that cannot be used as given: an inventory, an experiment file, a snapshot, a state
-    /// file, an option. The message names the input and what is wrong with it.
+    /// Input that cannot be used as given: an inventory, a snapshot, a state file, an option.
+    /// The message names the input and what is wrong with it.
     BadInput(String),
-    /// An experiment was not started because a host cannot take one of its profiles (or cannot
-    /// be changed at all); nothing was written to any host. One line per host and profile.
-    PreflightRefused(Vec<String>),
-    /// A profile was applied but the host does not show it afterwards: the summary says what is
-    /// left.
-    NotConverged(String),
-    /// A command on a host's operating system failed, timed out, or could not be started.
+    /// A command rftune runs (a hook around a reboot) failed, timed out, or could not be
+    /// started.
     OsCommand(String),
     /// A Redfish request failed outside any one host's work (the client's own error, with its
     /// method, URL, status and MessageIds).
     Redfish(Box<redfish_client::Error>),
-    /// A benchmark on the host failed.
-    Bench(host_bench::Error),
     /// A file or directory could not be read or written.
     Io(std::io::Error),
     /// JSON could not be read or written.
@@ -65,14 +58,8 @@ impl fmt::Display for Error {
             Self::Host(e) => write!(f, "{e}")?,
             Self::Interrupted(e) => write!(f, "{e}")?,
             Self::Profile(e) => write!(f, "{e}")?,
-            Self::BadInput(m) | Self::NotConverged(m) | Self::OsCommand(m) => f.write_str(m)?,
-            Self::PreflightRefused(problems) => write!(
-                f,
-                "the experiment was not started (nothing was changed on any host):\n  {}",
-                problems.join("\n  ")
-            )?,
+            Self::BadInput(m) | Self::OsCommand(m) => f.write_str(m)?,
             Self::Redfish(e) => write!(f, "{e}")?,
-            Self::Bench(e) => write!(f, "{e}")?,
             Self::Io(e) => write!(f, "{e}")?,
             Self::Json(e) => write!(f, "{e}")?,
             Self::Toml(e) => write!(f, "{e}")?,
@@ -102,7 +89,6 @@ impl std::error::Error for Error {
             Self::Interrupted(e) => e.source(),
             Self::Profile(e) => e.source(),
             Self::Redfish(e) => e.source(),
-            Self::Bench(e) => e.source(),
             Self::Io(e) => e.source(),
             Self::Json(e) => e.source(),
             Self::Toml(e) => e.source(),
@@ -111,7 +97,7 @@ impl std::error::Error for Error {
             Self::Fingerprint(e) => e.source(),
             Self::Task(e) => e.source(),
             Self::Context { source, .. } => Some(&**source),
-            Self::BadInput(_) | Self::PreflightRefused(_) | Self::NotConverged(_) | Self::OsCommand(_) => None,
+            Self::BadInput(_) | Self::OsCommand(_) => None,
         }
     }
 }
@@ -215,7 +201,6 @@ macro_rules! from_error {
 from_error!(
     Interrupted(crate::interrupt::Interrupted),
     Profile(bios_profiles::Error),
-    Bench(host_bench::Error),
     Io(std::io::Error),
     Json(serde_json::Error),
     Toml(toml::de::Error),
@@ -322,17 +307,9 @@ macro_rules! bad_input {
 }
 pub(crate) use bad_input;
 
-/// Returns early with [`Error::OsCommand`] built like `format!`.
-macro_rules! os_command {
-    ($($arg:tt)*) => {
-        return Err($crate::error::Error::OsCommand(format!($($arg)*)))
-    };
-}
-pub(crate) use os_command;
-
 /// `text` without the `host: ` that a host's errors start with, for saying it once where the
 /// host is already named.
-pub(crate) fn without_host<'a>(host: &str, text: &'a str) -> &'a str {
+pub fn without_host<'a>(host: &str, text: &'a str) -> &'a str {
     text.strip_prefix(host)
         .and_then(|t| t.strip_prefix(": "))
         .unwrap_or(text)

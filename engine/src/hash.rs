@@ -1,9 +1,10 @@
 //! The engine's one stable hash: 64-bit FNV-1a, fixed integer arithmetic, so a value never
 //! changes between platforms, Rust versions or runs (unlike `std`'s `DefaultHasher`). Shard
-//! membership (`fleet::Shard`) and per-host experiment seeds depend on it.
+//! membership (`fleet::Shard`) depends on it, and so may what a program built on the engine
+//! derives from host names (per-host seeds).
 
 /// 64-bit FNV-1a of `bytes`.
-pub(crate) fn fnv1a64(bytes: &[u8]) -> u64 {
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
     })

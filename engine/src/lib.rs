@@ -27,13 +27,13 @@
 //!   host.
 //! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
 //!   before a change, profiles derived from hosts, sanitised captures, private state directories.
-//! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`experiment`], [`watch`]): power
-//!   readings from the BMC, experiments that compare profiles on real hosts, and the exporter's
-//!   schedule of checks.
+//! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`watch`]): power readings
+//!   from the BMC, what a benchmark records of the BMC's server, and the exporter's schedule of
+//!   checks.
 //!
 //! The engine never prints and never parses command lines: progress goes to an [`Observer`],
 //! failures are an [`Error`] a caller can match (a [`HostError`] of a [`HostErrorKind`], a stop,
-//! bad input, a refused experiment, a Redfish error kept as itself).
+//! bad input, a failed command, a Redfish error kept as itself).
 //!
 //! ```no_run
 //! use rftune_engine::{Access, ApplyOptions, ApplyRun, BmcEntry, ConnectConfig, Limits, LoadedProfile, Silent, StateDirs};
@@ -69,16 +69,15 @@ pub mod defaults;
 pub mod derive;
 pub mod duration;
 pub mod error;
-pub mod experiment;
 pub mod fleet;
-mod hash;
+pub mod hash;
 pub mod hooks;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;
 pub mod lifecycle;
 pub mod lock;
-pub(crate) mod marker;
+pub mod marker;
 pub mod observe;
 pub mod passwords;
 pub mod plan;

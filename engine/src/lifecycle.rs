@@ -73,7 +73,7 @@ impl Access {
     }
 
     /// The first half of [`Access::one`], for work that keeps a host open across steps of its
-    /// own (an experiment): connected, its service root read first when `read_root`, logged in,
+    /// own (applies between benchmarks): connected, its service root read first when `read_root`, logged in,
     /// recorded in `audit` as `one` does. The caller logs out ([`Bmc::close`]).
     pub async fn open(&self, entry: &BmcEntry, audit: Option<&AuditLog>, read_root: bool) -> Result<Bmc> {
         let bmc = match connect::connect(entry, &self.connect, &self.dirs, &*self.observer).await {

@@ -36,7 +36,7 @@ pub(crate) fn path(state_dir: &Path, host: &str, service_tag: Option<&str>) -> P
 
 /// Whether an earlier run left `host` mid-apply (a staging marker), which the next apply
 /// recovers from before it reads the host.
-pub(crate) fn interrupted(state_dir: &Path, host: &str) -> bool {
+pub fn interrupted(state_dir: &Path, host: &str) -> bool {
     !files(state_dir, host).is_empty()
 }
 

@@ -129,24 +129,6 @@ pub enum Phase {
         /// Readings planned.
         total: u32,
     },
-    /// An experiment step applies a profile.
-    ExperimentStep {
-        /// The step's number.
-        index: usize,
-        /// The profile.
-        profile: String,
-    },
-    /// Waiting for the host's OS to answer.
-    WaitingForOs,
-    /// An experiment step runs a benchmark (`storage`, `memory`).
-    Benchmark {
-        /// The step's number.
-        index: usize,
-        /// The benchmark.
-        kind: String,
-        /// How it runs when not through rftune on the host (`fio directly`).
-        how: Option<String>,
-    },
     /// A hook around the reboot runs (`before-reboot`, `after-verify`, `on-failure`).
     Hook(String),
 }
@@ -174,9 +156,6 @@ impl Phase {
             Self::ChangingPassword => "changing_password",
             Self::SettingBootOverride(_) => "setting_boot_override",
             Self::SamplingPower { .. } => "sampling_power",
-            Self::ExperimentStep { .. } => "experiment_step",
-            Self::WaitingForOs => "waiting_for_os",
-            Self::Benchmark { .. } => "benchmark",
             Self::Hook(_) => "hook",
         }
     }
@@ -204,12 +183,6 @@ impl fmt::Display for Phase {
             Self::ChangingPassword => f.write_str("changing the BIOS password"),
             Self::SettingBootOverride(target) => write!(f, "setting a one-time boot from {target}"),
             Self::SamplingPower { done, total } => write!(f, "sampling power: {done}/{total} readings"),
-            Self::ExperimentStep { index, profile } => write!(f, "step {index} applies {profile}"),
-            Self::WaitingForOs => f.write_str("waiting for the OS"),
-            Self::Benchmark { index, kind, how: None } => write!(f, "step {index} runs the {kind} benchmark"),
-            Self::Benchmark {
-                index, how: Some(how), ..
-            } => write!(f, "step {index} runs {how}"),
             Self::Hook(phase) => write!(f, "running the {phase} hook"),
         }
     }

@@ -51,7 +51,7 @@ impl<'a> Meter<'a> {
     }
 
     /// Picks the best source of `chassis` ([`Bmc::chassis_id`]) that gives a reading; for a
-    /// caller that keeps using the BMC while the meter lives (an experiment's applies).
+    /// caller that keeps using the BMC while the meter lives (applies between readings).
     pub async fn of_chassis(bmc: &'a Bmc, chassis: ODataId) -> Result<Meter<'a>> {
         let (sensor, _) = read_best(bmc, &chassis, None).await?;
         Ok(Meter { bmc, chassis, sensor })

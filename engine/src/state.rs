@@ -53,7 +53,7 @@ impl StateDirs {
 
 /// Text safe as one path component: ASCII letters, digits, `-` and `.` kept, anything else `_`
 /// (host and profile names become file names).
-pub(crate) fn path_component(s: &str) -> String {
+pub fn path_component(s: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| {
@@ -73,8 +73,6 @@ pub(crate) fn path_component(s: &str) -> String {
 
 /// Largest inventory file accepted (32 MiB: ~150,000 hosts).
 pub(crate) const MAX_INVENTORY_BYTES: u64 = 32 << 20;
-/// Largest experiment file accepted.
-pub(crate) const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
 /// Largest credentials file accepted.
 pub(crate) const MAX_CREDENTIALS_BYTES: u64 = 64 << 10;
 /// Largest JSON document rftune reads back (snapshots, bench results, registries).
@@ -140,7 +138,7 @@ pub(crate) fn open_private_append(path: &Path) -> Result<std::fs::File> {
 }
 
 /// Writes a file readable only by the user, atomically (temp file + rename).
-pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::Write;
     // A unique temporary name: concurrent writers of the same file must not share one.
     static SEQ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);

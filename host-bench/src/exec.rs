@@ -43,6 +43,10 @@ impl Output {
     }
 }
 
+/// Why a machine reached only through commands benchmarks files and never raw devices: what
+/// [`Exec::files_only`] says unless an implementor words it for its own case.
+pub const FILES_ONLY: &str = "raw devices are benchmarked only by rftune on the host itself, whose safety checks run there; fio runs only on files here";
+
 /// How long the short commands of a remote benchmark (reads, listings, `mkdir`) may take.
 const SHORT: Duration = Duration::from_secs(60);
 
@@ -64,7 +68,7 @@ pub trait Exec: Send + Sync {
     /// Why only files can be benchmarked here (`None` when raw devices can be too, after
     /// [`Exec::claim_device`]'s checks). The reason completes refusals of anything else.
     fn files_only(&self) -> Option<String> {
-        Some("raw devices are benchmarked only by rftune on the host itself, whose safety checks run there; fio runs only on files here".into())
+        Some(FILES_ONLY.into())
     }
 
     /// Runs `argv` and fails unless it exits with 0, quoting the end of its error output.

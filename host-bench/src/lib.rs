@@ -1,13 +1,13 @@
-//! On-host benchmarks and their statistics, with no network and no terminal: the storage and
-//! memory runs end to end ([`run`]: checks, preconditioning, repeats, power around each run, the
-//! document), the seven-test fio storage suite of Dell's R7525 NVMe namespace note ([`fio`]) on
-//! this host or a remote one ([`exec`]),
-//! STREAM memory kernels ([`stream`]), power statistics from BMC readings ([`power`]), every
-//! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
-//! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
-//! sizes ([`units`]), what the OS shows about the host ([`host`]) and the `rftune.bench/v1` report with its reader,
-//! CSV rows and HTML page ([`report`]), and the SVG charts of every
-//! HTML report ([`chart`]).
+//! On-host benchmarks and their statistics, with no HTTP and no terminal (other hosts are
+//! reached only through commands): the storage and memory runs end to end ([`run`]: checks,
+//! preconditioning, repeats, power around each run, the document), the seven-test fio storage
+//! suite of Dell's R7525 NVMe namespace note ([`fio`]) on this host or a remote one ([`exec`];
+//! commands run here or over the system `ssh`: [`ssh`]), STREAM memory kernels ([`stream`]),
+//! power statistics from BMC readings ([`power`]), every statistic rftune computes ([`stats`]),
+//! NVMe namespace sizing ([`nvme`]), raw-device safety checks ([`device`]), what a storage target
+//! is and whether it may be written ([`target`]), sizes ([`units`]), what the OS shows about the
+//! host ([`host`]) and the `rftune.bench/v1` report with its reader, CSV rows and HTML page
+//! ([`report`]), and the SVG charts of every HTML report ([`chart`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -27,6 +27,7 @@ pub mod nvme;
 pub mod power;
 pub mod report;
 pub mod run;
+pub mod ssh;
 pub mod stats;
 pub mod stream;
 mod sys;
@@ -80,6 +81,11 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A command on a host's OS gave no usable answer: it outlived its time limit or was
+    /// killed, or the host did not answer at all. The message names the command and how the
+    /// host was reached.
+    #[error("{0}")]
+    NoAnswer(String),
     /// The power readings failed (the [`run::PowerSource`]'s own error, shown as it is).
     #[error(transparent)]
     Power(power::PowerError),

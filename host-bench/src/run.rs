@@ -76,7 +76,7 @@ impl PowerSource for NoPower {
 /// What the server's BMC said before the run: its description for the document, and the DIMM
 /// inventory from which STREAM's theoretical peak is derived.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Bmc {
+pub struct BmcFacts {
     /// Model, firmware, BIOS attributes in force, idle power.
     pub info: BmcInfo,
     /// The DIMMs.
@@ -85,7 +85,7 @@ pub struct Bmc {
     pub machine: crate::host::MachineId,
 }
 
-impl Bmc {
+impl BmcFacts {
     /// Whether the BMC manages the machine this runs on, as far as SMBIOS tells.
     pub fn same_machine(&self) -> crate::host::SameMachine {
         crate::host::MachineId::local().same_machine(&self.machine)
@@ -94,7 +94,7 @@ impl Bmc {
 
 /// What the document must say about power and peak from a BMC that is not (or may not be) this
 /// machine's; nothing when it is.
-fn foreign_bmc(bmc: Option<&Bmc>, problems: &mut Vec<String>) -> bool {
+fn foreign_bmc(bmc: Option<&BmcFacts>, problems: &mut Vec<String>) -> bool {
     use crate::host::SameMachine;
     let Some(b) = bmc else { return false };
     match b.same_machine() {
@@ -380,7 +380,12 @@ impl<'a> StorageRun<'a> {
     }
 
     /// Everything after the checks, as one document.
-    async fn report(&self, bmc: Option<&Bmc>, power: &dyn PowerSource, progress: &dyn Progress) -> Result<BenchReport> {
+    async fn report(
+        &self,
+        bmc: Option<&BmcFacts>,
+        power: &dyn PowerSource,
+        progress: &dyn Progress,
+    ) -> Result<BenchReport> {
         let started_at = crate::utc_now();
         let mut problems = Vec::new();
         let (precondition, tests) = self.measure(power, progress, &mut problems).await?;
@@ -423,7 +428,7 @@ impl<'a> StorageRun<'a> {
         &self,
         kind: &str,
         started_at: String,
-        bmc: Option<&Bmc>,
+        bmc: Option<&BmcFacts>,
         power: &dyn PowerSource,
     ) -> Result<BenchReport> {
         let mut r = BenchReport::new(
@@ -444,7 +449,7 @@ impl<'a> StorageRun<'a> {
 /// anything fails; the error then says so ([`Error::Failed`]).
 pub async fn storage(
     run: &StorageRun<'_>,
-    bmc: Option<&Bmc>,
+    bmc: Option<&BmcFacts>,
     power: &dyn PowerSource,
     progress: &dyn Progress,
 ) -> Result<BenchReport> {
@@ -555,7 +560,7 @@ impl MemoryRun {
 /// else from the BMC's DIMMs), validity.
 pub async fn memory(
     run: &MemoryRun,
-    bmc: Option<&Bmc>,
+    bmc: Option<&BmcFacts>,
     power: &dyn PowerSource,
     progress: &dyn Progress,
 ) -> Result<BenchReport> {

@@ -274,11 +274,6 @@ fn starts_with_magic(path: &Path) -> Result<bool> {
     Ok(head == MAGIC)
 }
 
-/// [`observe`] and [`decide`] for `path`.
-pub fn examine(path: &Path, overwrite: bool) -> Result<TargetKind> {
-    decide(path, under_dev(path), &observe(path)?, overwrite)
-}
-
 /// Bytes the layout of a file target at `size` bytes of data still has to allocate.
 pub fn to_allocate(kind: TargetKind, size: u64) -> u64 {
     let end = HEADER_BYTES.saturating_add(size);

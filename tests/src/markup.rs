@@ -1,5 +1,5 @@
 //! Checks of the HTML reports' markup, shared by the crates that render them (host-bench's
-//! bench reports, the engine's experiment report): well-formed XML, and charts a reader can
+//! bench reports, the experiment report): well-formed XML, and charts a reader can
 //! read (ticks, gridlines, units, zero, legends).
 
 /// Asserts that `markup` (an HTML report written as XHTML-compatible markup, or SVG) is

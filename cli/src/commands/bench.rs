@@ -36,7 +36,7 @@ pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> 
 /// The BMC side of a run: the connection, and what it said before the run.
 struct Server {
     bmc: Bmc,
-    said: bench_run::Bmc,
+    said: bench_run::BmcFacts,
 }
 
 /// Connects the BMC of `--bmc` and reads what the document records of its server; the session
@@ -65,7 +65,7 @@ async fn run_and_finish(
     dir: &Path,
     table: fn(&BenchReport) -> String,
     run: impl AsyncFnOnce(
-        Option<&bench_run::Bmc>,
+        Option<&bench_run::BmcFacts>,
         &dyn PowerSource,
         &dyn bench_run::Progress,
     ) -> host_bench::Result<BenchReport>,
@@ -91,9 +91,9 @@ async fn run_and_finish(
 /// with both.
 async fn metered(
     bmc: &mut Bmc,
-    said: &mut bench_run::Bmc,
+    said: &mut bench_run::BmcFacts,
     idle: Duration,
-    work: impl AsyncFnOnce(&Meter<'_>, &bench_run::Bmc) -> Result<BenchReport>,
+    work: impl AsyncFnOnce(&Meter<'_>, &bench_run::BmcFacts) -> Result<BenchReport>,
 ) -> Result<BenchReport> {
     let meter = Meter::new(bmc).await?;
     rftune_engine::bench::record_idle_power(&meter, idle, &mut said.info).await?;
@@ -379,7 +379,7 @@ fn memory_table(r: &BenchReport) -> String {
 }
 
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
-    use rftune_engine::experiment::{compare, report};
+    use rftune_experiment::{compare, report};
     let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
     let comparison = compare::documents(&a, &b, &compare::Method::default())?;
     match output {

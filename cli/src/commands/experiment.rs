@@ -5,11 +5,11 @@ use crate::Exit;
 use crate::args::{ExperimentCommand, OutputFormat};
 use crate::render;
 use anyhow::{Context, Result, bail};
-use rftune_engine::experiment::compare::Method;
-use rftune_engine::experiment::spec::Spec;
-use rftune_engine::experiment::state::State;
-use rftune_engine::experiment::{report, run};
 use rftune_engine::state::StateDirs;
+use rftune_experiment::compare::Method;
+use rftune_experiment::spec::Spec;
+use rftune_experiment::state::State;
+use rftune_experiment::{report, run};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -60,8 +60,7 @@ async fn execute(
     let entries: Vec<_> = state.spec.hosts.iter().map(|h| h.entry()).collect();
     let config = crate::credentials::connect_config(connect, &entries)?;
     let bar = Arc::new(render::Progress::spinner(output));
-    let access = rftune_engine::lifecycle::Access::new(config, dirs.clone(), bar.clone());
-    let done = run::run(state, dir, &access).await;
+    let done = run::run(state, dir, config, dirs.clone(), bar.clone()).await;
     bar.finish();
     finish(done?, dir, output)
 }

@@ -297,28 +297,36 @@ impl Progress {
     }
 }
 
+impl Progress {
+    /// `host` entered `phase` (named `name` for logs): the bar's message, or without a terminal
+    /// one line each time a host's phase changes (a log record under `--log-format json`).
+    fn phase(&self, host: &str, phase: &dyn std::fmt::Display, name: &'static str) {
+        match (&self.bar, &self.lines) {
+            (Some(bar), _) => bar.set_message(format!("{host}: {phase}")),
+            (None, Some(last)) => {
+                let text = phase.to_string();
+                let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if last.get(host) == Some(&text) {
+                    return;
+                }
+                if crate::logging::json() {
+                    tracing::info!(target: crate::logging::PROGRESS, host = %host, phase = name, "{text}");
+                } else {
+                    eprintln!("rftune: {host}: {text}");
+                }
+                last.insert(host.to_owned(), text);
+            }
+            (None, None) => {}
+        }
+    }
+}
+
 impl rftune_engine::observe::Observer for Progress {
     /// Phases update the bar's message; notices are printed on stderr whatever the output.
     fn event(&self, event: &rftune_engine::observe::Event) {
         use rftune_engine::observe::Event;
         match event {
-            Event::Phase { host, phase } => match (&self.bar, &self.lines) {
-                (Some(bar), _) => bar.set_message(event.to_string()),
-                (None, Some(last)) => {
-                    let text = phase.to_string();
-                    let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    if last.get(host) == Some(&text) {
-                        return;
-                    }
-                    last.insert(host.clone(), text);
-                    if crate::logging::json() {
-                        tracing::info!(target: crate::logging::PROGRESS, host = %host, phase = phase.name(), "{phase}");
-                    } else {
-                        eprintln!("rftune: {event}");
-                    }
-                }
-                (None, None) => {}
-            },
+            Event::Phase { host, phase } => self.phase(host, phase, phase.name()),
             Event::Notice { .. } => {
                 let line = format!("rftune: {event}");
                 match &self.bar {
@@ -327,6 +335,13 @@ impl rftune_engine::observe::Observer for Progress {
                 }
             }
         }
+    }
+}
+
+/// An experiment's own phases show as the engine's do.
+impl rftune_experiment::Observer for Progress {
+    fn experiment(&self, event: &rftune_experiment::observe::Event) {
+        self.phase(&event.host, &event.phase, event.phase.name());
     }
 }
 

@@ -38,7 +38,8 @@ pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> R
         run.writes.begin(bmc, observer).await?
     };
     // On the heap: the steps' state is large, and callers nest this in futures of their own
-    // (an experiment's step), which would otherwise carry all of it on a worker's stack.
+    // (a step of a program around the apply), which would otherwise carry all of it on a
+    // worker's stack.
     let mut result = Box::pin(apply_steps(&Host::new(run, &w))).await?;
     provision::summarize(&run.options, &mut result);
     Ok(result)

@@ -173,7 +173,7 @@ pub struct HostApply {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub password: Option<serde_json::Value>,
     /// The profile's attributes as the BIOS reports them at the end (from the last read;
-    /// for callers such as experiments, not part of the JSON document).
+    /// for callers that go on working under the profile, not part of the JSON document).
     #[serde(skip)]
     pub in_force: Attributes,
     /// A sentence for people.

@@ -1,5 +1,5 @@
 //! Hand-written SVG charts for the self-contained HTML reports (the bench reports here and the
-//! experiment report in the engine): real axes with units and "nice" ticks (steps of 1, 2 or 5
+//! experiment report of `rftune-experiment`): real axes with units and "nice" ticks (steps of 1, 2 or 5
 //! times a power of ten), value axes that start at zero (or a logarithmic axis that says so in
 //! its title), gridlines, a legend whenever colours or marks need one, and a `viewBox` with
 //! `width="100%"` so a chart fits its column at any page width.

@@ -2,8 +2,8 @@
 //! repeats (median, coefficient of variation), power and performance per watt, validity flags;
 //! its one reader ([`parse`]) and power sampled from outside attached to it. Beside it, by job:
 //! its comparable figures and CSV rows (`figures`), the self-contained HTML report (`html`,
-//! drawn with [`crate::chart`]). Two runs are compared by the engine
-//! (`rftune_engine::experiment::compare`), which reads their observations from here.
+//! drawn with [`crate::chart`]). Two runs are compared by the experiment
+//! crate (`rftune_experiment::compare`), which reads their observations from here.
 
 mod figures;
 mod html;

@@ -1,7 +1,7 @@
 //! The files under `examples/` load, validate and run as their comments say.
 
 use super::{Run, TempDir, sim, stderr, stdout};
-use rftune_engine::experiment::spec::Spec;
+use rftune_experiment::spec::Spec;
 use serde_json::Value;
 use std::path::PathBuf;
 

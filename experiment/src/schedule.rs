@@ -4,8 +4,8 @@
 //! name, so every host has its own order and the same file always gives the same schedule
 //! (which `resume` relies on).
 
-use super::spec::{Order, Spec};
-use super::stable_hash;
+use crate::spec::{Order, Spec};
+use crate::stable_hash;
 use host_bench::stats::SplitMix64;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -113,7 +113,7 @@ mod tests {
 
     #[test]
     fn plan_covers_every_host() {
-        let spec = super::super::spec::Spec::parse(
+        let spec = crate::spec::Spec::parse(
             r#"
 profiles = ["a", "b"]
 repeats = 2

@@ -5,24 +5,25 @@
 //! resumes after the last finished step. A host whose apply fails is skipped for that step with
 //! the reason recorded, never benchmarked under the wrong settings.
 
-use super::compare::Method;
-use super::report;
-use super::schedule::{self, Step};
-use super::spec::{BenchKind, Given, OsAccess, Spec, StorageBench, Waits, bench_argv};
-use super::state::{State, StepOutcome, StepRecord};
-use super::transport::{OnHost, Transport};
-use crate::assess::{AssessOptions, Blocked, LoadedProfile};
-use crate::audit::AuditLog;
-use crate::connect::Bmc;
-use crate::converge::{self, ApplyOptions, ApplyRun};
-use crate::error::{Context, Result};
-use crate::lifecycle::Access;
+use crate::compare::Method;
+use crate::error::{Context, Error, Result, report as error_report};
 use crate::observe::{Event, Observer, Phase};
-use crate::power::Meter;
-use crate::state::StateDirs;
+use crate::report;
+use crate::schedule::{self, Step};
+use crate::spec::{BenchKind, Given, HostSpec, OsAccess, Spec, StorageBench, Waits, bench_argv};
+use crate::state::{State, StepOutcome, StepRecord};
+use crate::transport::on_host;
 use host_bench::report::BenchReport;
 use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
+use host_bench::ssh::{OnHost, Transport};
 use redfish_client::resources::bios::SettingsApplyTime;
+use rftune_engine::assess::{AssessOptions, Blocked, LoadedProfile};
+use rftune_engine::audit::AuditLog;
+use rftune_engine::connect::{Bmc, ConnectConfig};
+use rftune_engine::converge::{self, ApplyOptions, ApplyRun};
+use rftune_engine::lifecycle::Access;
+use rftune_engine::power::Meter;
+use rftune_engine::state::StateDirs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,9 +45,18 @@ pub struct Finished {
     pub complete: bool,
 }
 
-/// Runs (or resumes) the experiment whose state lives in `dir`, then writes its report.
-pub async fn run(state: State, dir: &Path, access: &Access) -> Result<Finished> {
-    let (dirs, observer) = (&*access.dirs, access.observer.clone());
+/// Runs (or resumes) the experiment whose state lives in `dir`, reaching the hosts' BMCs with
+/// `connect` (one password for them all, or each host's credentials file) and `dirs`, telling
+/// `observer` of the engine's events and the experiment's; then writes its report.
+pub async fn run(
+    state: State,
+    dir: &Path,
+    connect: ConnectConfig,
+    dirs: StateDirs,
+    observer: Arc<dyn Observer>,
+) -> Result<Finished> {
+    let access = &Access::new(connect, dirs, observer.clone());
+    let dirs = &*access.dirs;
     let spec = state.spec.clone();
     let waits = spec.timeouts.waits()?;
     let audit = AuditLog::open(&dirs.state)?;
@@ -56,7 +66,7 @@ pub async fn run(state: State, dir: &Path, access: &Access) -> Result<Finished> 
     // Every host is connected, and every profile it will get checked against its registry,
     // before the first step: a profile one host cannot take stops the run before any reboot.
     let mut bmcs = preflight(&spec, &state, &plan, &runs, access, &audit).await?;
-    crate::state::ensure_private_dir(dir)?;
+    rftune_engine::state::ensure_private_dir(dir)?;
     state.save(dir)?;
     let shared = Arc::new(Shared {
         state: Mutex::new(state),
@@ -82,7 +92,7 @@ pub async fn run(state: State, dir: &Path, access: &Access) -> Result<Finished> 
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok((_, Ok(()))) => {}
-            Ok((name, Err(e))) => host_errors.push(named(&name, &crate::error::report(&e))),
+            Ok((name, Err(e))) => host_errors.push(named(&name, &error_report(&e))),
             Err(e) => host_errors.push(format!("a host task ended abnormally: {e}")),
         }
     }
@@ -104,7 +114,7 @@ pub async fn run(state: State, dir: &Path, access: &Access) -> Result<Finished> 
 /// `text` about `host`, named once: errors from the host's connection already start with its
 /// name.
 fn named(host: &str, text: &str) -> String {
-    format!("{host}: {}", crate::error::without_host(host, text))
+    format!("{host}: {}", rftune_engine::error::without_host(host, text))
 }
 
 struct Shared {
@@ -137,7 +147,7 @@ fn apply_runs(spec: &Spec, waits: &Waits, dirs: &StateDirs, audit: &AuditLog) ->
         from_defaults: false,
         password: None,
     };
-    let writes = crate::write::Writes::new(
+    let writes = rftune_engine::write::Writes::new(
         "apply",
         options.write_options(),
         audit.clone(),
@@ -196,15 +206,15 @@ impl HostRun<'_> {
 async fn run_host(
     shared: &Shared,
     spec: &Spec,
-    host: &super::spec::HostSpec,
-    bmc: Result<Bmc>,
+    host: &HostSpec,
+    bmc: rftune_engine::Result<Bmc>,
     steps: &[Step],
 ) -> Result<()> {
     let remaining: Vec<Step> = shared.state.lock().await.remaining(&host.name, steps).to_vec();
     let bmc = bmc?;
     let result = match bmc.chassis_id().await {
         Ok(chassis) => run_steps(shared, spec, host, &bmc, chassis, remaining).await,
-        Err(e) => Err(e),
+        Err(e) => Err(e.into()),
     };
     bmc.close().await;
     result
@@ -223,7 +233,7 @@ async fn preflight(
     runs: &[ApplyRun],
     access: &Access,
     audit: &AuditLog,
-) -> Result<BTreeMap<String, Result<Bmc>>> {
+) -> Result<BTreeMap<String, rftune_engine::Result<Bmc>>> {
     let (observer, dirs) = (&*access.observer, &*access.dirs);
     let checks = spec.hosts.iter().filter_map(|host| {
         let steps = plan.get(&host.name).map(Vec::as_slice).unwrap_or_default();
@@ -237,21 +247,25 @@ async fn preflight(
             let connected = access.open(&host.entry(), Some(audit), false).await;
             let mut problems = Vec::new();
             if let Ok(bmc) = &connected
-                && !crate::marker::interrupted(&dirs.state, &host.name)
+                && !rftune_engine::marker::interrupted(&dirs.state, &host.name)
             {
-                observer.event(&Event::phase(&host.name, Phase::Reading));
+                observer.event(&rftune_engine::Event::phase(
+                    &host.name,
+                    rftune_engine::observe::Phase::Reading,
+                ));
                 for i in profiles {
                     let (Some(run), Some(name)) = (runs.get(i), spec.profiles.get(i)) else {
                         continue;
                     };
-                    let assessed = crate::assess::assess(bmc, &run.profile, &run.cache, AssessOptions::default()).await;
+                    let assessed =
+                        rftune_engine::assess::assess(bmc, &run.profile, &run.cache, AssessOptions::default()).await;
                     let blocked = assessed.map(|a| a.blocked());
                     match blocked {
                         Ok(Some(Blocked::Lockdown)) => {
                             problems.push(format!(
                                 "{}: {}",
                                 host.name,
-                                crate::read::lockdown_reason(&bmc.backend())
+                                rftune_engine::read::lockdown_reason(&bmc.backend())
                             ));
                             break;
                         }
@@ -264,8 +278,8 @@ async fn preflight(
                         }
                         Ok(None) => {}
                         Err(e) => {
-                            let text = crate::error::report(&e);
-                            let text = crate::error::without_host(&host.name, &text);
+                            let text = error_report(&e);
+                            let text = rftune_engine::error::without_host(&host.name, &text);
                             problems.push(format!("{}: profile {name:?}: {text}", host.name));
                         }
                     }
@@ -285,7 +299,7 @@ async fn preflight(
         for bmc in bmcs.values().filter_map(|t| t.as_ref().ok()) {
             bmc.close().await;
         }
-        return Err(crate::Error::PreflightRefused(problems));
+        return Err(Error::PreflightRefused(problems));
     }
     Ok(bmcs)
 }
@@ -294,7 +308,7 @@ async fn preflight(
 async fn run_steps(
     shared: &Shared,
     spec: &Spec,
-    host: &super::spec::HostSpec,
+    host: &HostSpec,
     bmc: &Bmc,
     chassis: redfish_client::ODataId,
     remaining: Vec<Step>,
@@ -318,7 +332,7 @@ async fn run_steps(
         let audit = |outcome: &str, detail: Value| {
             shared.audit.record(
                 &host.name,
-                crate::audit::Step::ExperimentStep,
+                rftune_engine::audit::Step::Named("experiment:step"),
                 json!({"experiment": experiment, "step": step.index, "profile": profile}),
                 outcome,
                 detail,
@@ -330,7 +344,7 @@ async fn run_steps(
                 done
             }
             Err(e) => {
-                let reason = crate::error::report(&e);
+                let reason = error_report(&e);
                 audit("skipped", json!(reason))?;
                 StepRecord {
                     step,
@@ -359,11 +373,11 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         .profiles
         .get(step.profile)
         .zip(shared.runs.get(step.profile))
-        .ok_or_else(|| crate::Error::bad_input("a step names a profile the experiment lacks"))?;
+        .ok_or_else(|| Error::bad_input("a step names a profile the experiment lacks"))?;
     let bmc = host.bmc;
-    observer.event(&Event::phase(
+    observer.experiment(&Event::new(
         &bmc.name,
-        Phase::ExperimentStep {
+        Phase::Step {
             index: step.index,
             profile: profile.clone(),
         },
@@ -375,12 +389,12 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         applied.outcome,
         converge::ApplyOutcome::Converged | converge::ApplyOutcome::InSync
     ) {
-        return Err(crate::Error::NotConverged(format!(
+        return Err(Error::NotConverged(format!(
             "the profile did not converge: {}",
             applied.summary
         )));
     }
-    observer.event(&Event::phase(&bmc.name, Phase::WaitingForOs));
+    observer.experiment(&Event::new(&bmc.name, Phase::WaitingForOs));
     let transport = &host.transport;
     transport
         .wait_ready(waits.os, Duration::from_secs(1))
@@ -402,7 +416,10 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         })
         .unwrap_or_default();
     let mut results = Vec::new();
-    let host_dir = shared.dir.join("results").join(crate::state::path_component(&bmc.name));
+    let host_dir = shared
+        .dir
+        .join("results")
+        .join(rftune_engine::state::path_component(&bmc.name));
     let tools = host
         .tools(spec.benchmarks.storage.is_some())
         .await
@@ -411,21 +428,21 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
     for (kind, args) in spec.benchmarks.commands() {
         let remote = format!(
             "/tmp/rftune-experiment-{}-{}-{:03}-{}",
-            crate::state::path_component(spec.name.as_deref().unwrap_or("experiment")),
-            crate::state::path_component(&bmc.name),
+            rftune_engine::state::path_component(spec.name.as_deref().unwrap_or("experiment")),
+            rftune_engine::state::path_component(&bmc.name),
             step.index,
             kind.as_str()
         );
         let local = host_dir.join(format!(
             "{:03}-{}-{}.json",
             step.index,
-            crate::state::path_component(profile),
+            rftune_engine::state::path_component(profile),
             kind.as_str()
         ));
         if !tools.rftune {
             match (kind, &spec.benchmarks.storage) {
                 (BenchKind::Storage, Some(storage)) if tools.fio => {
-                    observer.event(&Event::phase(
+                    observer.experiment(&Event::new(
                         &bmc.name,
                         Phase::Benchmark {
                             index: step.index,
@@ -433,23 +450,22 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
                             how: Some(format!("fio directly (no {program} on the host)")),
                         },
                     ));
-                    let exec = OnHost {
-                        transport,
-                        timeout: waits.bench,
-                    };
+                    let exec = on_host(transport, waits.bench);
                     let doc = fio_directly(&exec, storage, profile, &remote, meter).await?;
                     write_result(&local, &serde_json::to_vec_pretty(&doc)?)?;
                     results.push(local);
                     continue;
                 }
-                _ => crate::error::os_command!(
-                    "{program} is not installed on the host (and the {} benchmark needs it{})",
-                    kind.as_str(),
-                    if kind == BenchKind::Storage { ", or fio" } else { "" }
-                ),
+                _ => {
+                    return Err(Error::MissingProgram(format!(
+                        "{program} is not installed on the host (and the {} benchmark needs it{})",
+                        kind.as_str(),
+                        if kind == BenchKind::Storage { ", or fio" } else { "" }
+                    )));
+                }
             }
         }
-        observer.event(&Event::phase(
+        observer.experiment(&Event::new(
             &bmc.name,
             Phase::Benchmark {
                 index: step.index,
@@ -469,7 +485,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
         let document = transport
             .fetch(
                 &format!("{remote}/bench.json"),
-                crate::state::MAX_DOCUMENT_BYTES,
+                rftune_engine::state::MAX_DOCUMENT_BYTES,
                 Duration::from_secs(60),
             )
             .await?;
@@ -480,7 +496,7 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
                     "{}: no power readings during the {} benchmark: {}",
                     bmc.name,
                     kind.as_str(),
-                    crate::error::report(&e)
+                    error_report(&e)
                 );
                 document
             }
@@ -560,7 +576,7 @@ fn write_result(file: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    crate::state::write_private(file, bytes)
+    Ok(rftune_engine::state::write_private(file, bytes)?)
 }
 
 /// The document the host wrote (`file` is where it will be kept) with the iDRAC power sampled

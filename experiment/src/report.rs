@@ -5,14 +5,14 @@
 //! steps produced, with host-bench's one reader of the format, which also reads documents an
 //! older or newer rftune on the host wrote.
 
-use super::compare::{self, BenchComparison, Comparison, Interval, Method, Observation, Verdict, observations};
-use super::spec::Spec;
-use super::state::{Failure, State, StepOutcome};
+use crate::compare::{self, BenchComparison, Comparison, Interval, Method, Observation, Verdict, observations};
 use crate::error::{Context, Result};
-use crate::table::Table;
+use crate::spec::Spec;
+use crate::state::{Failure, State, StepOutcome};
 use host_bench::chart::{self, BarChart, BarSeries, LegendEntry, Mark, esc};
 use host_bench::fio::{DataDirection, Percentile};
 use host_bench::report::BenchReport;
+use rftune_engine::table::Table;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ const CHART_METRICS: &[&str] = &[
     "gbs_per_watt",
 ];
 
-pub use super::compare::METHOD_NOTE;
+pub use crate::compare::METHOD_NOTE;
 
 /// The `rftune.experiment/v1` document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,16 +72,16 @@ pub struct Note {
 }
 
 /// Reads the `rftune.bench/v1` document at `path` with host-bench's reader, refusing a file over
-/// [`crate::state::MAX_DOCUMENT_BYTES`]; errors name the file.
+/// [`rftune_engine::state::MAX_DOCUMENT_BYTES`]; errors name the file.
 pub fn read_bench(path: &Path) -> Result<BenchReport> {
-    let text = crate::state::read_capped(path, crate::state::MAX_DOCUMENT_BYTES, "bench results")?;
+    let text = rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "bench results")?;
     host_bench::report::parse(&text).with_context(|| path.display().to_string())
 }
 
 /// Builds the report from observations (pure; [`from_state`] reads them from disk).
 pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> ExperimentReport {
     ExperimentReport {
-        schema: super::SCHEMA.to_owned(),
+        schema: crate::SCHEMA.to_owned(),
         name: spec.name().to_owned(),
         baseline: spec.baseline().to_owned(),
         profiles: spec.profiles.clone(),
@@ -457,8 +457,8 @@ pub fn html(report: &ExperimentReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::compare::Direction;
-    use crate::experiment::state::StepRecord;
+    use crate::compare::Direction;
+    use crate::state::StepRecord;
     use serde_json::json;
     use std::collections::BTreeMap;
 
@@ -562,7 +562,7 @@ target = "/tmp/f"
 
     fn state_with_results(dir: &Path) -> State {
         let spec = spec();
-        let plan = crate::experiment::schedule::plan(&spec);
+        let plan = crate::schedule::plan(&spec);
         let mut st = State::new(spec);
         for (host, steps) in &plan {
             for s in steps {

@@ -4,16 +4,16 @@
 //! `benches/report_screenshots.sh` renders them in a headless browser.
 //!
 //! ```sh
-//! cargo run -p rftune-engine --example report_fixtures -- /tmp/rftune-reports
+//! cargo run -p rftune-experiment --example report_fixtures -- /tmp/rftune-reports
 //! ```
 //!
 //! The results are deterministic (a fixed pseudo-random sequence supplies the run-to-run noise
 //! of about ±1%), and go through the same reader as real documents (`host_bench::report::parse`).
 
 use host_bench::report::{self, BenchReport};
-use rftune_engine::experiment::compare::{self, Method};
-use rftune_engine::experiment::report as experiment;
-use rftune_engine::experiment::spec::Spec;
+use rftune_experiment::compare::{self, Method};
+use rftune_experiment::report as experiment;
+use rftune_experiment::spec::Spec;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 

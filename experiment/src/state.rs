@@ -4,9 +4,9 @@
 //! to a private temporary file, synced and renamed, so a kill at any moment leaves either the
 //! previous or the new state; a half-written temporary file is never read.
 
-use super::schedule::Step;
-use super::spec::Spec;
 use crate::error::{Context, Result, bad_input};
+use crate::schedule::Step;
+use crate::spec::Spec;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -152,9 +152,9 @@ impl State {
 
     /// Writes the state atomically (private temporary file, fsync, rename), creating `dir`.
     pub fn save(&self, dir: &Path) -> Result<()> {
-        crate::state::ensure_private_dir(dir)?;
+        rftune_engine::state::ensure_private_dir(dir)?;
         let bytes = serde_json::to_vec_pretty(self)?;
-        crate::state::write_private(&Self::path(dir), &bytes)
+        Ok(rftune_engine::state::write_private(&Self::path(dir), &bytes)?)
     }
 
     /// The index of the next step `host` has to run (0 for an unknown host).
@@ -200,7 +200,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::schedule;
+    use crate::schedule;
 
     fn spec() -> Spec {
         Spec::parse(

@@ -1,18 +1,19 @@
-//! Running commands on a host's operating system: locally (rftune runs on the host) or through
-//! the system `ssh` client with the user's own configuration, keys and agent (`BatchMode=yes`:
-//! ssh never asks for a password and fails instead). Also: waiting until the OS answers, copying
-//! a result file back, what the OS shows about SMT, NUMA and idle states, which BIOS values that
-//! contradicts, and the host as the place host-bench's storage run works through these commands
-//! when rftune is not installed there ([`OnHost`]).
+//! Commands on a host's operating system, run here or through the system `ssh` client with the
+//! user's own configuration, keys and agent (`BatchMode=yes`: ssh never asks for a password and
+//! fails instead): the ssh arguments, waiting until the OS answers, copying a file back, what
+//! the OS shows ([`OsView`]), and the host as the place a storage benchmark runs when rftune is
+//! not installed there ([`OnHost`], an [`Exec`] over these commands). No HTTP: BMCs are
+//! reached elsewhere.
 
-use crate::error::{Context, Result, bad_input};
-use host_bench::host::OsView;
+use crate::exec::{BoxFuture, Exec, Output, command_line, program_failed, sh, shell_quote, shown};
+use crate::host::OsView;
+use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How to reach one host's OS.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Transport {
+pub enum Transport {
     /// Commands run here.
     Local,
     /// Commands run through `ssh`.
@@ -21,70 +22,63 @@ pub(crate) enum Transport {
 
 /// An ssh destination.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SshTarget {
+pub struct SshTarget {
     /// `user@host` or a `Host` alias.
-    pub(crate) target: String,
+    pub target: String,
     /// Port.
-    pub(crate) port: u16,
+    pub port: u16,
     /// `ssh -F` configuration file, instead of the user's.
-    pub(crate) config: Option<PathBuf>,
+    pub config: Option<PathBuf>,
     /// `ConnectTimeout`, so an unreachable host fails a readiness probe quickly.
-    pub(crate) connect_timeout: Duration,
+    pub connect_timeout: Duration,
 }
 
-use host_bench::exec::{Output, command_line, program_failed, sh, shell_quote, shown};
-
-impl From<&super::spec::OsAccess> for Transport {
-    fn from(os: &super::spec::OsAccess) -> Self {
-        match os {
-            super::spec::OsAccess::Local { .. } => Self::Local,
-            super::spec::OsAccess::Ssh {
-                target, port, config, ..
-            } => Self::Ssh(SshTarget {
-                target: target.clone(),
-                port: *port,
-                config: config.clone(),
-                connect_timeout: Duration::from_secs(10),
-            }),
+impl SshTarget {
+    /// The options every connection to this target takes: batch mode (keys or agent only,
+    /// never a password prompt), the connect timeout, the port and an optional configuration
+    /// file. What follows them (`--`, the target, a command, or a forwarding) is the caller's.
+    pub fn options(&self) -> Vec<String> {
+        let mut a = vec![
+            "-o".to_owned(),
+            "BatchMode=yes".to_owned(),
+            "-o".to_owned(),
+            format!("ConnectTimeout={}", self.connect_timeout.as_secs().max(1)),
+            "-p".to_owned(),
+            self.port.to_string(),
+        ];
+        if let Some(c) = &self.config {
+            a.push("-F".to_owned());
+            a.push(c.display().to_string());
         }
+        a
     }
-}
 
-/// The arguments of the system `ssh` that run `argv` on `t`: batch mode (keys or agent only,
-/// never a password prompt), the port, an optional configuration file, `--` so the target can
-/// never be read as an option, the target, and the remote command as one shell-quoted argument.
-pub(crate) fn ssh_args(t: &SshTarget, argv: &[String]) -> Result<Vec<String>> {
-    let mut a = vec![
-        "-o".to_owned(),
-        "BatchMode=yes".to_owned(),
-        "-o".to_owned(),
-        format!("ConnectTimeout={}", t.connect_timeout.as_secs().max(1)),
-        "-p".to_owned(),
-        t.port.to_string(),
-    ];
-    if let Some(c) = &t.config {
-        a.push("-F".to_owned());
-        a.push(c.display().to_string());
+    /// The arguments of the system `ssh` that run `argv` here: the [options](Self::options),
+    /// `--` so the target can never be read as an option, the target, and the remote command as
+    /// one shell-quoted argument (refused when an argument holds a NUL byte).
+    pub fn args(&self, argv: &[String]) -> Result<Vec<String>> {
+        let mut a = self.options();
+        a.push("--".to_owned());
+        a.push(self.target.clone());
+        a.push(command_line(argv)?);
+        Ok(a)
     }
-    a.push("--".to_owned());
-    a.push(t.target.clone());
-    a.push(command_line(argv)?);
-    Ok(a)
 }
 
 impl Transport {
-    /// How messages name it.
-    pub(crate) fn describe(&self) -> String {
+    /// How messages name it: `local`, `ssh bench@10.0.0.5:22`.
+    pub fn describe(&self) -> String {
         match self {
             Self::Local => "local".to_owned(),
             Self::Ssh(t) => format!("ssh {}:{}", t.target, t.port),
         }
     }
 
-    /// Runs `argv` on the host, killing it after `timeout`.
-    pub(crate) async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+    /// Runs `argv` on the host, killing it after `timeout`; a non-zero exit is an `Ok`
+    /// [`Output`].
+    pub async fn run(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let Some((program, args)) = argv.split_first() else {
-            bad_input!("no command to run");
+            return Err(Error::BadInput("no command to run".into()));
         };
         let mut cmd = match self {
             Self::Local => {
@@ -94,7 +88,7 @@ impl Transport {
             }
             Self::Ssh(t) => {
                 let mut c = tokio::process::Command::new("ssh");
-                c.args(ssh_args(t, argv)?);
+                c.args(t.args(argv)?);
                 c
             }
         };
@@ -103,16 +97,16 @@ impl Transport {
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
         let what = format!("{} ({})", shown(argv), self.describe());
-        let child = cmd.spawn().with_context(|| format!("starting {what}"))?;
+        let child = cmd.spawn().map_err(crate::io_err(format!("starting {what}")))?;
         let out = tokio::time::timeout(timeout, child.wait_with_output())
             .await
             .map_err(|_| {
-                crate::Error::OsCommand(format!(
+                Error::NoAnswer(format!(
                     "{what} did not finish within {}",
                     humantime::format_duration(timeout)
                 ))
             })?
-            .with_context(|| format!("running {what}"))?;
+            .map_err(crate::io_err(format!("running {what}")))?;
         Ok(Output {
             code: out.status.code(),
             stdout: out.stdout,
@@ -121,21 +115,25 @@ impl Transport {
     }
 
     /// Runs `argv` and fails unless it exits with 0, quoting the end of its error output.
-    pub(crate) async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
+    pub async fn run_ok(&self, argv: &[String], timeout: Duration) -> Result<Output> {
         let out = self.run(argv, timeout).await?;
         if !out.success() {
-            return Err(program_failed(format!("{} ({})", shown(argv), self.describe()), out.code, &out.stderr).into());
+            return Err(program_failed(
+                format!("{} ({})", shown(argv), self.describe()),
+                out.code,
+                &out.stderr,
+            ));
         }
         Ok(out)
     }
 
     /// Runs a POSIX shell script on the host (`sh -c`, whatever the login shell is).
-    pub(crate) async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
+    pub async fn script(&self, script: &str, timeout: Duration) -> Result<Output> {
         self.run_ok(&sh(script), timeout).await
     }
 
     /// Runs `true` every `interval` until it succeeds; returns how long that took.
-    pub(crate) async fn wait_ready(&self, timeout: Duration, interval: Duration) -> Result<Duration> {
+    pub async fn wait_ready(&self, timeout: Duration, interval: Duration) -> Result<Duration> {
         let start = Instant::now();
         loop {
             let left = timeout.saturating_sub(start.elapsed());
@@ -143,10 +141,10 @@ impl Transport {
             let last = match self.run(&["true".to_owned()], attempt).await {
                 Ok(o) if o.success() => return Ok(start.elapsed()),
                 Ok(o) => o.stderr.trim().to_owned(),
-                Err(e) => crate::error::report(&e),
+                Err(e) => chain(&e),
             };
             if start.elapsed() + interval > timeout {
-                return Err(crate::Error::OsCommand(format!(
+                return Err(Error::NoAnswer(format!(
                     "the OS did not answer over {} within {}: {last}",
                     self.describe(),
                     humantime::format_duration(timeout)
@@ -156,47 +154,45 @@ impl Transport {
         }
     }
 
-    /// The host's file `remote` (read directly locally, `head -c` over ssh), refused when it is
-    /// larger than `limit` bytes.
-    pub(crate) async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
+    /// Copies the host's file `remote` back (read directly locally, `head -c` over ssh),
+    /// refused when it is larger than `limit` bytes.
+    pub async fn fetch(&self, remote: &str, limit: u64, timeout: Duration) -> Result<Vec<u8>> {
         let bytes = match self {
-            Self::Local => crate::state::read_capped(Path::new(remote), limit, "file")?.into_bytes(),
+            Self::Local => read_capped(Path::new(remote), limit)?,
             Self::Ssh(_) => {
                 let argv = ["head", "-c", &limit.saturating_add(1).to_string(), "--", remote].map(str::to_owned);
                 self.run_ok(&argv, timeout).await?.stdout
             }
         };
         if bytes.len() as u64 > limit {
-            bad_input!(
+            return Err(Error::BadInput(format!(
                 "{remote} on {} is larger than {limit} bytes (is this the right file?)",
                 self.describe()
-            );
+            )));
         }
         Ok(bytes)
     }
 
     /// What the OS shows about SMT, NUMA nodes, sockets and idle states.
-    pub(crate) async fn os_view(&self, timeout: Duration) -> Result<OsView> {
+    pub async fn os_view(&self, timeout: Duration) -> Result<OsView> {
         let out = self.script(OsView::SCRIPT, timeout).await?;
         Ok(OsView::parse(&out.stdout_text()))
     }
-}
 
-impl Transport {
     /// Whether `program` can be run on the host; an error when the host did not answer the
     /// question (the command did not start, was killed, or ssh itself failed with 255).
-    pub(crate) async fn has_program(&self, program: &str) -> Result<bool> {
+    pub async fn has_program(&self, program: &str) -> Result<bool> {
         let probe = format!("command -v {} >/dev/null", shell_quote(program)?);
         let out = self.run(&sh(&probe), Duration::from_secs(30)).await?;
         match out.code {
             Some(0) => Ok(true),
-            Some(255) if matches!(self, Self::Ssh(_)) => Err(crate::Error::OsCommand(format!(
+            Some(255) if matches!(self, Self::Ssh(_)) => Err(Error::NoAnswer(format!(
                 "looking for {program} over {} failed: {}",
                 self.describe(),
                 out.stderr.trim()
             ))),
             Some(_) => Ok(false),
-            None => Err(crate::Error::OsCommand(format!(
+            None => Err(Error::NoAnswer(format!(
                 "looking for {program} over {} was killed",
                 self.describe()
             ))),
@@ -204,41 +200,71 @@ impl Transport {
     }
 }
 
-/// The host's OS as the place a storage benchmark runs when rftune is not installed there:
-/// host-bench's fio runner and storage run work through the transport's commands, fio runs
-/// limited to `timeout`. Files only: the raw-device safety checks are rftune's own code.
-#[derive(Debug)]
-pub(crate) struct OnHost<'a> {
-    /// How the host is reached.
-    pub(crate) transport: &'a Transport,
-    /// The longest a benchmark program may run.
-    pub(crate) timeout: Duration,
+/// An error and its sources on one line, joined by `: `.
+fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    std::iter::successors(Some(err), |e| e.source())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
-impl host_bench::exec::Exec for OnHost<'_> {
+/// The local file at `path`, refused before it is read when it is larger than `limit` bytes.
+fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>> {
+    let io = || crate::io_err(format!("reading file {}", path.display()));
+    let size = std::fs::metadata(path).map_err(io())?.len();
+    if size > limit {
+        return Err(Error::BadInput(format!(
+            "file {} is {size} bytes; the limit is {limit} bytes (is this the right file?)",
+            path.display()
+        )));
+    }
+    std::fs::read(path).map_err(io())
+}
+
+/// The host's OS as the place a storage benchmark runs when rftune is not installed there:
+/// host-bench's fio runner and storage run work through the transport's commands (the shell
+/// implementations of [`Exec`]), benchmark programs limited to `timeout`. Files only: the
+/// raw-device safety checks are rftune's own code, which is not on the host.
+#[derive(Debug)]
+pub struct OnHost<'a> {
+    /// How the host is reached.
+    pub transport: &'a Transport,
+    /// The longest a benchmark program may run.
+    pub timeout: Duration,
+    /// Why only files are benchmarked, as refusals of anything else say it.
+    pub files_only: String,
+}
+
+impl<'a> OnHost<'a> {
+    /// The host behind `transport`, programs limited to `timeout`, refusals saying
+    /// [`crate::exec::FILES_ONLY`].
+    pub fn new(transport: &'a Transport, timeout: Duration) -> Self {
+        Self {
+            transport,
+            timeout,
+            files_only: crate::exec::FILES_ONLY.to_owned(),
+        }
+    }
+}
+
+impl Exec for OnHost<'_> {
     fn describe(&self) -> String {
         self.transport.describe()
     }
 
     fn files_only(&self) -> Option<String> {
-        Some(
-            "without rftune on the host, experiments run fio only on files (the raw-device safety checks are rftune's)"
-                .into(),
-        )
+        Some(self.files_only.clone())
     }
 
-    fn run<'a>(
-        &'a self,
-        argv: &'a [String],
-        timeout: Option<Duration>,
-    ) -> host_bench::exec::BoxFuture<'a, host_bench::Result<Output>> {
+    /// The transport's run, its failure worded as a failed program (`fio … failed: …`).
+    fn run<'a>(&'a self, argv: &'a [String], timeout: Option<Duration>) -> BoxFuture<'a, Result<Output>> {
         Box::pin(async move {
             self.transport
                 .run(argv, timeout.unwrap_or(self.timeout))
                 .await
-                .map_err(|e| host_bench::Error::Program {
+                .map_err(|e| Error::Program {
                     program: shown(argv),
-                    detail: crate::error::report(&e),
+                    detail: chain(&e),
                 })
         })
     }
@@ -270,7 +296,7 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let a = ssh_args(&ssh(), &argv).unwrap();
+        let a = ssh().args(&argv).unwrap();
         assert_eq!(
             a[..10],
             [
@@ -290,10 +316,7 @@ mod tests {
         assert_eq!(a.len(), 11);
         assert_eq!(shlex::split(&a[10]), Some(argv.clone()), "{}", a[10]);
         let nul = [String::from("echo"), String::from("a\0b")];
-        assert!(
-            ssh_args(&ssh(), &nul).is_err(),
-            "a NUL byte cannot cross a command line"
-        );
+        assert!(ssh().args(&nul).is_err(), "a NUL byte cannot cross a command line");
         assert!(!a.iter().any(|x| x.contains("assword")));
     }
 
@@ -316,12 +339,16 @@ mod tests {
             .run(&["sleep".into(), "5".into()], Duration::from_millis(200))
             .await
             .unwrap_err();
-        assert!(err.to_string().contains("did not finish"), "{err}");
+        assert_eq!(err.to_string(), "sleep 5 (local) did not finish within 200ms");
         assert!(t.run(&[], Duration::from_secs(1)).await.is_err());
+        let err = t
+            .run(&["/nonexistent/rftune-test".into()], Duration::from_secs(1))
+            .await
+            .unwrap_err();
         assert!(
-            t.run(&["/nonexistent/rftune-test".into()], Duration::from_secs(1))
-                .await
-                .is_err()
+            chain(&err).starts_with("starting /nonexistent/rftune-test (local): "),
+            "{}",
+            chain(&err)
         );
     }
 
@@ -341,10 +368,8 @@ mod tests {
                 .unwrap()
                 < Duration::from_secs(5)
         );
-        let dir_tmp = tempfile::tempdir().unwrap();
-        let dir = dir_tmp.path().to_path_buf();
-        std::fs::create_dir_all(&dir).unwrap();
-        let src = dir.join("bench.json");
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("bench.json");
         std::fs::write(&src, b"{\"schema\":\"rftune.bench/v1\"}").unwrap();
         let remote = src.display().to_string();
         let bytes = t.fetch(&remote, 1 << 20, Duration::from_secs(5)).await.unwrap();
@@ -360,7 +385,6 @@ mod tests {
         let view = t.os_view(Duration::from_secs(10)).await.unwrap();
         assert!(view.logical_cpus.unwrap_or(0) >= 1, "{view:?}");
         assert!(view.numa_nodes.unwrap_or(0) >= 1, "{view:?}");
-        std::fs::remove_dir_all(dir).ok();
     }
 
     #[tokio::test]
@@ -376,5 +400,25 @@ mod tests {
             .await
             .unwrap_err();
         assert!(err.to_string().contains("did not answer"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn on_the_host_only_files_are_benchmarked_and_programs_fail_by_name() {
+        let t = Transport::Local;
+        let host = OnHost::new(&t, Duration::from_millis(200));
+        assert_eq!(host.describe(), "local");
+        assert_eq!(host.files_only().as_deref(), Some(crate::exec::FILES_ONLY));
+        let consent = crate::device::Consent::default();
+        let e = host
+            .claim_device(Path::new("/dev/null"), true, &consent)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains(crate::exec::FILES_ONLY), "{e}");
+        // A program outliving the host's limit fails as that program, saying why.
+        let e = host.run(&["sleep".into(), "5".into()], None).await.unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "sleep 5 failed: sleep 5 (local) did not finish within 200ms"
+        );
     }
 }

@@ -11,6 +11,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Largest experiment file accepted.
+const MAX_EXPERIMENT_BYTES: u64 = 1 << 20;
+
 /// A parsed and validated experiment file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -47,7 +50,7 @@ pub struct Spec {
     pub hooks: HookSpec,
 }
 
-/// `[hooks]`: commands run around each host's reboot (see [`crate::hooks`]).
+/// `[hooks]`: commands run around each host's reboot (see [`rftune_engine::hooks`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookSpec {
@@ -78,8 +81,8 @@ impl Default for HookSpec {
 
 impl HookSpec {
     /// The hooks, with their time limit parsed.
-    pub fn hooks(&self) -> Result<crate::hooks::Hooks> {
-        Ok(crate::hooks::Hooks {
+    pub fn hooks(&self) -> Result<rftune_engine::hooks::Hooks> {
+        Ok(rftune_engine::hooks::Hooks {
             before_reboot: self.before_reboot.clone(),
             after_verify: self.after_verify.clone(),
             on_failure: self.on_failure.clone(),
@@ -142,8 +145,8 @@ pub enum OsAccess {
 
 impl HostSpec {
     /// The host's BMC as an inventory entry (what connecting and credentials take).
-    pub fn entry(&self) -> crate::fleet::BmcEntry {
-        crate::fleet::BmcEntry {
+    pub fn entry(&self) -> rftune_engine::fleet::BmcEntry {
+        rftune_engine::fleet::BmcEntry {
             name: self.name.clone(),
             url: self.bmc.clone(),
             fingerprint: self.fingerprint.clone(),
@@ -185,10 +188,10 @@ pub enum Reboot {
 
 impl Reboot {
     /// The apply path's policy.
-    pub fn policy(self) -> crate::control::RebootPolicy {
+    pub fn policy(self) -> rftune_engine::control::RebootPolicy {
         match self {
-            Self::Graceful => crate::control::RebootPolicy::Graceful,
-            Self::Force => crate::control::RebootPolicy::Force,
+            Self::Graceful => rftune_engine::control::RebootPolicy::Graceful,
+            Self::Force => rftune_engine::control::RebootPolicy::Force,
         }
     }
 }
@@ -210,7 +213,7 @@ pub trait Grammar: Sized {
 
 impl Grammar for Duration {
     fn parse_given(text: &str) -> std::result::Result<Self, String> {
-        crate::duration::parse(text.trim())
+        rftune_engine::duration::parse(text.trim())
     }
 }
 
@@ -251,7 +254,7 @@ impl<T: Copy> Given<T> {
     pub fn value(&self) -> Result<T> {
         self.parsed
             .clone()
-            .map_err(|e| crate::Error::bad_input(format!("{:?}: {e}", self.text)))
+            .map_err(|e| crate::error::Error::bad_input(format!("{:?}: {e}", self.text)))
     }
 }
 
@@ -512,7 +515,7 @@ impl Benchmarks {
 impl Spec {
     /// Reads and validates `path`; relative paths in it are resolved against its directory.
     pub fn load(path: &Path) -> Result<Self> {
-        let text = crate::state::read_capped(path, crate::state::MAX_EXPERIMENT_BYTES, "experiment")?;
+        let text = rftune_engine::state::read_capped(path, MAX_EXPERIMENT_BYTES, "experiment")?;
         let mut spec = Self::parse(&text).with_context(|| format!("experiment {}", path.display()))?;
         // Absolute, so that the output directory and the result paths recorded under it mean
         // the same whatever the working directory (`experiment run ab.toml` from anywhere).
@@ -552,7 +555,7 @@ impl Spec {
             .iter()
             .enumerate()
             .filter_map(|(i, p)| {
-                crate::assess::LoadedProfile::load(p).err().map(|e| Problem {
+                rftune_engine::assess::LoadedProfile::load(p).err().map(|e| Problem {
                     path: vec!["profiles".to_owned(), i.to_string()],
                     message: format!("profile {p:?}: {}", crate::error::report(&e)),
                 })
@@ -572,7 +575,7 @@ impl Spec {
 
     /// Parses and validates experiment text (TOML errors carry line and column).
     pub fn parse(text: &str) -> Result<Self> {
-        let spec: Self = toml::from_str(text).map_err(|e| crate::Error::bad_input(e.to_string()))?;
+        let spec: Self = toml::from_str(text).map_err(|e| crate::error::Error::bad_input(e.to_string()))?;
         finish(spec.problems(), Some(text))?;
         Ok(spec)
     }
@@ -902,7 +905,7 @@ array_mib = 64
         let s = Spec::parse(GOOD).unwrap();
         assert_eq!(
             s.hooks.hooks().unwrap(),
-            crate::hooks::Hooks::default(),
+            rftune_engine::hooks::Hooks::default(),
             "none unless given"
         );
         let text = GOOD
