@@ -85,11 +85,11 @@
 //! # Ok(()) }
 //! ```
 
+mod analysis;
 pub mod boot;
 pub mod catalog;
 pub mod choose;
 pub mod diff;
-mod engine;
 pub mod error;
 pub mod host;
 pub mod library;
