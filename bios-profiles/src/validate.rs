@@ -9,7 +9,7 @@ use crate::catalog;
 use crate::choose::{self, Choice};
 use crate::host::{Generation, HostView};
 use crate::library::ResolvedProfile;
-use crate::setting::{DataTable, Decision, Outcome};
+use crate::setting::{Confidence, DataTable, Decision, Outcome};
 use crate::setting::{Excluded, Setting};
 use crate::suggest;
 use crate::verdict::{Severity, Target, Verdict, Violation, ViolationKind};
@@ -154,13 +154,14 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                             reason,
                             decisions: decisions.clone(),
                             asid_split: s.asid_split.clone(),
+                            confidence: s.confidence,
                         },
                     );
                 }
                 v.clone()
             }
             None => {
-                let mut choice = choose::choose(name, &s.wanted, &excluded, definition, &planned);
+                let mut choice = choose::choose(name, &s.wanted, &excluded, definition, &planned, s.confidence);
                 choice.decisions = decisions;
                 let chosen = choice.chosen.clone();
                 let reason = choice.reason.clone();
@@ -199,6 +200,7 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                     options,
                     ViolationKind::Unavailable { reason: reason.clone() },
                 ));
+                let confidence = profile.bios.get(&name).map_or(Confidence::Inferred, |s| s.confidence);
                 choices.insert(
                     name,
                     Choice {
@@ -207,6 +209,7 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                         reason,
                         decisions: Vec::new(),
                         asid_split: None,
+                        confidence,
                     },
                 );
             }

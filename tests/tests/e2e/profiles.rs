@@ -272,7 +272,13 @@ async fn show_resolves_the_thread_count_pins_for_a_cpu_and_prints_the_sev_asid_s
         "64",
     ])
     .await;
-    assert!(!one.lines().any(|l| l.starts_with("IommuSupport")), "{one}");
+    // One socket: every workload keeps the IOMMU on anyway (base), but nothing rules Disabled out.
+    assert!(
+        one.lines()
+            .any(|l| l.starts_with("IommuSupport") && l.contains("Enabled")),
+        "{one}"
+    );
+    assert!(!one.contains("limit IommuSupport"), "{one}");
     // The split, with the CPU's maximum given as a parameter.
     let dir = TempDir::new();
     let file = dir.0.join("our-cc.toml");
