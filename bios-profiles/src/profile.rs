@@ -741,7 +741,7 @@ impl Parser<'_> {
                 ));
             }
             let s = s.into_inner();
-            if s.leave == Some(true) {
+            if self.leaves(&attribute, at, s.leave)? {
                 let given = [
                     s.value.is_some(),
                     s.prefer.is_some(),
@@ -764,9 +764,6 @@ impl Parser<'_> {
                     origin,
                 )?);
                 continue;
-            }
-            if s.leave == Some(false) {
-                return Err(self.error(at, format!("`leave` of {attribute} is `true` or absent")));
             }
             let wanted = self.wanted(&attribute, at, &s)?;
             let backing = self.backing(
@@ -795,7 +792,7 @@ impl Parser<'_> {
         for (attribute, s) in raw {
             let at = s.span().start;
             let s = s.into_inner();
-            if s.leave == Some(true) {
+            if self.leaves(&attribute, at, s.leave)? {
                 let given = [
                     s.value.is_some(),
                     s.confidence.is_some(),
@@ -806,9 +803,6 @@ impl Parser<'_> {
                 let target = Target::Idrac(s.group);
                 left.push(self.left(target, attribute, at, s.why, s.source, given.contains(&true), origin)?);
                 continue;
-            }
-            if s.leave == Some(false) {
-                return Err(self.error(at, format!("`leave` of {attribute} is `true` or absent")));
             }
             let Some(value) = s.value else {
                 return Err(self.error(at, format!("{attribute} has no `value` (or `leave = true`)")));
@@ -840,6 +834,15 @@ impl Parser<'_> {
             );
         }
         Ok((settings, left))
+    }
+
+    /// Whether an entry is `leave = true` (`leave = false` is refused: leave the key out).
+    fn leaves(&self, attribute: &str, at: usize, leave: Option<bool>) -> Result<bool> {
+        match leave {
+            Some(false) => Err(self.error(at, format!("`leave` of {attribute} is `true` or absent"))),
+            Some(true) => Ok(true),
+            None => Ok(false),
+        }
     }
 
     /// A `leave = true` entry: a `why`, optionally a `source`, and nothing that gives a value.
@@ -1082,6 +1085,10 @@ fn missing(attribute: &str, field: &str) -> String {
 fn missing_fields(raw: &RawProfile) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut setting = |attribute: &str, at: usize, s: &RawSetting| {
+        if s.leave == Some(false) {
+            out.push((at, format!("`leave` of {attribute} is `true` or absent")));
+            return;
+        }
         if s.leave == Some(true) {
             if s.why.is_none() {
                 out.push((at, missing(attribute, "why")));
@@ -1503,6 +1510,46 @@ quote = "no optical boot"
         for (text, want) in cases {
             let err = Profile::from_toml(&text, "b.toml", &sources()).unwrap_err().to_string();
             assert!(err.starts_with("b.toml:") && err.contains(want), "{want}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_knob_left_alone_takes_a_why_and_an_optional_source_only() {
+        let text = "name = \"l\"\ndescription = \"d\"\n[bios.LogicalProc]\nleave = true\nwhy = \"site\"\n[idrac.\"ServerPwr.1.PowerCapSetting\"]\nleave = true\nwhy = \"site\"\nsource = \"s\"\n";
+        let p = Profile::from_toml(text, "l.toml", &sources()).unwrap();
+        assert!(p.bios.is_empty() && p.idrac.is_empty());
+        let left: Vec<(&str, Target, Option<&str>)> = p
+            .left
+            .iter()
+            .map(|l| (l.attribute.as_str(), l.target, l.source.as_deref()))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("LogicalProc", Target::Bios, None),
+                (
+                    "ServerPwr.1.PowerCapSetting",
+                    Target::Idrac(AttributeGroup::System),
+                    Some("s")
+                )
+            ]
+        );
+        for (bad, want) in [
+            (
+                text.replacen("leave = true\nwhy", "leave = true\nvalue = \"Enabled\"\nwhy", 1),
+                "takes only `why`",
+            ),
+            (
+                text.replacen("leave = true", "leave = false", 1),
+                "`leave` of LogicalProc is `true` or absent",
+            ),
+            (
+                text.replacen("why = \"site\"\n[idrac", "[idrac", 1),
+                "LogicalProc has no `why`",
+            ),
+        ] {
+            let err = Profile::from_toml(&bad, "l.toml", &sources()).unwrap_err().to_string();
+            assert!(err.contains(want), "{want}: {err}");
         }
     }
 

@@ -378,34 +378,16 @@ fn validate_offline(chosen: &LoadedProfile, output: OutputFormat) -> Result<Exit
     };
     let profile = chosen.definition();
     let violations = bios_profiles::offline::check(profile, &known);
-    let errors = violations.iter().filter(|v| v.severity == Severity::Error).count();
     let models: Vec<&str> = bios.iter().map(|(m, _)| *m).collect();
-    if output == OutputFormat::Json {
-        render::json(
-            &json!({"schema": "rftune.validate/v1", "profile": profile.name, "checked_against_registry": false,
-                             "checked_offline": models, "errors": errors, "violations": violations}),
-        )?;
-    } else {
-        let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "{}: {} setting(s) of its own, checked offline against the shipped catalog and the registries of {} (a host's own registry may still differ: give --registry FILE or --bmc URL to check against it)",
-            profile.name,
-            profile.settings().count(),
-            models.join(", ")
-        );
-        for v in &violations {
-            let level = if v.severity == Severity::Error {
-                "error"
-            } else {
-                "warning"
-            };
-            let _ = writeln!(out, "  {level}: {v}");
-        }
-        let _ = writeln!(out, "{errors} error(s), {} warning(s)", violations.len() - errors);
-        render::text(&out)?;
-    }
-    Ok(if errors > 0 { Exit::Drift } else { Exit::Success })
+    let heading = format!(
+        "{}: {} setting(s) of its own, checked offline against the shipped catalog and the registries of {} (a host's own registry may still differ: give --registry FILE or --bmc URL to check against it)",
+        profile.name,
+        profile.settings().count(),
+        models.join(", ")
+    );
+    let doc = json!({"schema": "rftune.validate/v1", "profile": profile.name, "checked_against_registry": false,
+                     "checked_offline": models});
+    validation_report(&heading, doc, &violations, output)
 }
 
 /// `profiles new NAME --extends PROFILE`: a commented starting file that parses as it is.
@@ -528,69 +510,71 @@ fn search(query: &str, output: OutputFormat) -> Result<Exit> {
 
 async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let chosen = LoadedProfile::load(&args.profile)?;
-    let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
-        match (&args.registry, &args.bmc) {
-            (Some(path), _) => {
-                let text =
-                    rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
-                let registry: AttributeRegistry =
-                    redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
-                let model = registry.product_names().next().map(str::to_owned);
-                (
-                    Some(registry),
-                    Attributes::new(),
-                    HostFacts {
-                        model,
-                        ..HostFacts::default()
-                    },
-                )
-            }
-            (None, Some(url)) => {
-                let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
-                let access = crate::config::access_one(&args.connect, &entry, dirs)?;
-                let read = rftune_engine::read::ReadState {
-                    cache: std::sync::Arc::new(dirs.registry_cache()),
-                    groups: Default::default(),
-                    jobs: false,
-                };
-                let state = access.one(&entry, None, &read).await?;
-                let facts = HostFacts::from_bios(&state.bios);
-                (Some(std::sync::Arc::unwrap_or_clone(state.registry)), state.bios, facts)
-            }
-            (None, None) => return validate_offline(&chosen, output),
-        };
+    let (registry, current, mut host): (AttributeRegistry, Attributes, HostFacts) = match (&args.registry, &args.bmc) {
+        (Some(path), _) => {
+            let text = rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
+            let registry: AttributeRegistry =
+                redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
+            let model = registry.product_names().next().map(str::to_owned);
+            (
+                registry,
+                Attributes::new(),
+                HostFacts {
+                    model,
+                    ..HostFacts::default()
+                },
+            )
+        }
+        (None, Some(url)) => {
+            let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
+            let access = crate::config::access_one(&args.connect, &entry, dirs)?;
+            let read = rftune_engine::read::ReadState {
+                cache: std::sync::Arc::new(dirs.registry_cache()),
+                groups: Default::default(),
+                jobs: false,
+            };
+            let state = access.one(&entry, None, &read).await?;
+            let facts = HostFacts::from_bios(&state.bios);
+            (std::sync::Arc::unwrap_or_clone(state.registry), state.bios, facts)
+        }
+        (None, None) => return validate_offline(&chosen, output),
+    };
     let given = facts(args.model.as_deref(), args.generation.as_deref())?;
     host.model = given.model.or(host.model);
     host.generation = given.generation.or(host.generation);
     let resolved = chosen.resolve(&host)?;
-    let violations = match &registry {
-        Some(r) => bios_profiles::validate(
-            &resolved,
-            &HostView::new(r, &current),
-            &ValidateOptions { strict: args.strict },
-        ),
-        None => Vec::new(),
-    };
+    let violations = bios_profiles::validate(
+        &resolved,
+        &HostView::new(&registry, &current),
+        &ValidateOptions { strict: args.strict },
+    );
+    let heading = format!(
+        "{}: {} setting(s), checked against the registry",
+        resolved.name,
+        resolved.bios.len() + resolved.idrac.len()
+    );
+    let doc = json!({"schema": "rftune.validate/v1", "profile": resolved.name, "checked_against_registry": true});
+    validation_report(&heading, doc, &violations, output)
+}
+
+/// The end of `profiles validate`: the JSON document `doc` with the error count and the
+/// violations, or `heading`, a line per violation and the counts. Exit 2 on errors.
+fn validation_report(
+    heading: &str,
+    mut doc: serde_json::Value,
+    violations: &[bios_profiles::Violation],
+    output: OutputFormat,
+) -> Result<Exit> {
     let errors = violations.iter().filter(|v| v.severity == Severity::Error).count();
     if output == OutputFormat::Json {
-        render::json(
-            &json!({"schema": "rftune.validate/v1", "profile": resolved.name, "checked_against_registry": registry.is_some(),
-                             "errors": errors, "violations": violations}),
-        )?;
+        if let Some(map) = doc.as_object_mut() {
+            map.insert("errors".into(), json!(errors));
+            map.insert("violations".into(), serde_json::to_value(violations)?);
+        }
+        render::json(&doc)?;
     } else {
-        let mut out = String::new();
-        let against = if registry.is_some() {
-            "against the registry"
-        } else {
-            "format only (give --registry FILE or --bmc URL to check values)"
-        };
-        let _ = writeln!(
-            out,
-            "{}: {} setting(s), checked {against}",
-            resolved.name,
-            resolved.bios.len() + resolved.idrac.len()
-        );
-        for v in &violations {
+        let mut out = format!("{heading}\n");
+        for v in violations {
             let level = if v.severity == Severity::Error {
                 "error"
             } else {
