@@ -549,6 +549,7 @@ pub fn resolve(
             why: why.to_owned(),
             source: source.to_owned(),
             confidence,
+            confidence_note: None,
             quote: quote.map(str::to_owned),
             generations: Vec::new(),
             when: When::default(),

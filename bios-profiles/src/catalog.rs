@@ -9,6 +9,7 @@
 
 use crate::error::{Error, Result};
 use crate::host::Generation;
+use redfish_client::resources::attribute_registry::AttributeRegistry;
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -21,8 +22,14 @@ pub const SHIPPED_CATALOG: &str = include_str!("../profiles/dell/catalog.toml");
 pub struct CatalogEntry {
     /// The name setup and Dell's documents use (`C-States`).
     pub name: String,
-    /// The attribute(s) behind it (`ProcCStates`).
+    /// The attribute(s) behind it (`ProcCStates`); empty when no Dell attribute name for it was
+    /// ever seen, and the entry gives `display_names` instead.
+    #[serde(default)]
     pub attributes: Vec<String>,
+    /// The names a registry's `DisplayName` gives it (`Write Data CRC`), by which
+    /// [`Catalog::resolve`] finds the attribute on a host whose name for it is not known here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub display_names: Vec<String>,
     /// Where it is in setup or the iDRAC (`System BIOS > System Profile Settings`).
     pub menu: String,
     /// What it does, in a sentence or two.
@@ -74,9 +81,39 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Parses a catalog file: a list of `[[setting]]` tables.
+    /// Parses a catalog file: a list of `[[setting]]` tables, each naming an attribute or a
+    /// display name to find one by.
     pub fn from_toml(text: &str, file: &str) -> Result<Self> {
-        toml::from_str(text).map_err(|e| Error::toml(file, text, &e))
+        let catalog: Self = toml::from_str(text).map_err(|e| Error::toml(file, text, &e))?;
+        if let Some(e) = catalog
+            .entries
+            .iter()
+            .find(|e| e.attributes.is_empty() && e.display_names.is_empty())
+        {
+            return Err(Error::Format {
+                file: file.to_owned(),
+                position: None,
+                message: format!("setting `{}` names no attribute and no display name", e.name),
+            });
+        }
+        Ok(catalog)
+    }
+
+    /// The attribute `entry` is on the host whose registry is `registry`: one of its attribute
+    /// names the registry defines, else the attribute whose `DisplayName` is one of its display
+    /// names (ignoring case and spacing). `None` when the host has neither.
+    pub fn resolve<'r>(&self, entry: &CatalogEntry, registry: &'r AttributeRegistry) -> Option<&'r str> {
+        if let Some(a) = entry.attributes.iter().find_map(|a| registry.attribute(a)) {
+            return Some(a.attribute_name.as_str());
+        }
+        let squash = |s: &str| s.split_whitespace().collect::<String>().to_ascii_lowercase();
+        let wanted: Vec<String> = entry.display_names.iter().map(|d| squash(d)).collect();
+        registry
+            .registry_entries
+            .attributes
+            .iter()
+            .find(|a| a.display_name.as_deref().is_some_and(|d| wanted.contains(&squash(d))))
+            .map(|a| a.attribute_name.as_str())
     }
 
     /// The entry for an attribute name (exact, then case-insensitive).
@@ -197,7 +234,7 @@ mod tests {
         assert!(catalog.entries.len() >= 40);
         let mut seen = std::collections::BTreeSet::new();
         for e in &catalog.entries {
-            assert!(!e.attributes.is_empty(), "{}", e.name);
+            assert!(!e.attributes.is_empty() || !e.display_names.is_empty(), "{}", e.name);
             assert!(!e.description.trim().is_empty(), "{}", e.name);
             for a in &e.attributes {
                 assert!(seen.insert(a.clone()), "{a} listed twice");
@@ -258,6 +295,34 @@ where = "R7615 GET /Bios"
         ));
         assert_eq!(catalog.evidence("ProcCStates", "Autonomous"), None);
         assert_eq!(catalog.evidence("ProcTurboMode", "Enabled"), None);
+    }
+
+    /// Dell's XE8545 power run lists "XGMI Max Speed" and "Write Data CRC" by their setup names:
+    /// the catalog finds them on a host by the registry's display name.
+    #[test]
+    fn settings_known_by_display_name_resolve_from_the_host_registry() {
+        let catalog = shipped().unwrap();
+        let entry = |name: &str| catalog.entries.iter().find(|e| e.name == name).unwrap();
+        let registry: AttributeRegistry = serde_json::from_value(serde_json::json!({"RegistryEntries": {
+            "Attributes": [
+                {"AttributeName": "WriteDataCrc", "DisplayName": "Write Data CRC", "Type": "Enumeration",
+                 "Value": [{"ValueName": "Enabled"}, {"ValueName": "Disabled"}]},
+                {"AttributeName": "XgmiLinkMaxSpeed", "DisplayName": "xGMI  max speed", "Type": "Enumeration",
+                 "Value": [{"ValueName": "Auto"}]}]}}))
+        .unwrap();
+        assert_eq!(
+            catalog.resolve(entry("Write Data CRC"), &registry),
+            Some("WriteDataCrc")
+        );
+        let xgmi = entry("xGMI Max Speed");
+        assert!(xgmi.attributes.is_empty(), "no Dell name for it has been seen");
+        assert_eq!(catalog.resolve(xgmi, &registry), Some("XgmiLinkMaxSpeed"));
+        let empty: AttributeRegistry = serde_json::from_value(serde_json::json!({"RegistryEntries": {}})).unwrap();
+        assert_eq!(catalog.resolve(xgmi, &empty), None);
+        assert_eq!(
+            search("xgmi speed").first().map(|e| e.name.as_str()),
+            Some("xGMI Max Speed")
+        );
     }
 
     #[test]

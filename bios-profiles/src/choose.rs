@@ -10,8 +10,7 @@
 //! the registry's range. When nothing fits, the setting is unavailable on that host and is left
 //! as is: a guessed token would make iDRAC refuse the whole PATCH (SYS426).
 
-use crate::setting::{AsidSplit, Decision};
-use crate::setting::{Bound, Excluded, Wanted};
+use crate::setting::{AsidSplit, Bound, Confidence, Decision, Excluded, Wanted};
 use redfish_client::dependencies::Evaluation;
 use redfish_client::resources::attribute_registry::{AllowedValue, Attribute, AttributeType};
 use redfish_client::resources::bios::AttributeValue;
@@ -35,6 +34,10 @@ pub struct Choice {
     /// The SEV ASID split, for a `sev_asids` setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asid_split: Option<AsidSplit>,
+    /// How sure the value chosen is: the setting's confidence for its first choice (a quote
+    /// backs the value it names), `inferred` for a later preference taken in its place (the
+    /// fallback is our reasoning, not the source's).
+    pub confidence: Confidence,
 }
 
 impl Choice {
@@ -46,13 +49,16 @@ impl Choice {
 
 /// Chooses the value of `name` (`wanted`, not a fixed value) from `definition` and the
 /// `Value` rules that hold in `evaluation`. `excluded` are the choices a matching platform
-/// rules out; they are passed over with their reasons.
+/// rules out; they are passed over with their reasons. `confidence` is the setting's: the
+/// choice keeps it for the first preference (and for any accepted spelling of the one intent),
+/// and is `inferred` for a later preference.
 pub(crate) fn choose(
     name: &str,
     wanted: &Wanted,
     excluded: &[Excluded],
     definition: &Attribute,
     evaluation: &Evaluation<'_>,
+    confidence: Confidence,
 ) -> Choice {
     let (candidates, chosen, reason) = match wanted {
         Wanted::Value(v) => (vec![v.clone()], Some(v.clone()), "fixed value".to_owned()),
@@ -65,12 +71,14 @@ pub(crate) fn choose(
             "the ASID split was not resolved for this host; left as is".to_owned(),
         ),
     };
+    let fallback = matches!(wanted, Wanted::Prefer(_)) && chosen.is_some() && chosen.as_ref() != candidates.first();
     Choice {
         candidates,
         chosen,
         reason,
         decisions: Vec::new(),
         asid_split: None,
+        confidence: if fallback { Confidence::Inferred } else { confidence },
     }
 }
 
@@ -299,7 +307,14 @@ mod tests {
     fn pick(reg: &AttributeRegistry, current: &Attributes, name: &str, wanted: &Wanted) -> Choice {
         let evaluator = DependencyEvaluator::new(reg);
         let evaluation = evaluator.evaluate(current);
-        choose(name, wanted, &[], evaluator.attribute(name).unwrap(), &evaluation)
+        choose(
+            name,
+            wanted,
+            &[],
+            evaluator.attribute(name).unwrap(),
+            &evaluation,
+            Confidence::Stated,
+        )
     }
 
     fn nps(values: &[&str]) -> AttributeRegistry {
@@ -490,9 +505,12 @@ mod tests {
             &excluded,
             evaluator.attribute("NumaNodesPerSocket").unwrap(),
             &evaluation,
+            Confidence::Stated,
         );
         assert_eq!(c.chosen, Some("2".into()));
         assert!(!c.is_first_choice());
+        // The source backs its first choice; the fallback taken here is ours.
+        assert_eq!(c.confidence, Confidence::Inferred);
         assert_eq!(
             c.reason,
             "4 is not possible on this platform (base [platform c6615]): six channels; using 2"

@@ -87,8 +87,12 @@ pub struct Change {
     pub why: String,
     /// The source id backing it.
     pub source: String,
-    /// How sure we are.
+    /// How sure we are of the value desired on this host.
     pub confidence: Confidence,
+    /// Why that is less sure than the profile file says: the source does not cover this host's
+    /// generation, or the host's value is a fallback of ours for a first choice ruled out here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence_note: Option<String>,
     /// Extra detail: what forces it, why it does not apply, why it cannot be written.
     pub note: Option<String>,
     /// For a setting whose value the host decides (ordered choices, accepted tokens, a
@@ -234,6 +238,20 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
         };
         let mut c = change(Target::Bios, s, now, pending.get(name), status, note);
         c.desired = desired;
+        // A fallback the host chose is as sure as our reasoning, not as the source.
+        if let Some(choice) = &choice
+            && choice.confidence != c.confidence
+        {
+            c.confidence = choice.confidence;
+            if c.confidence_note.is_none()
+                && let (Some(first), Some(chosen)) = (choice.candidates.first(), &choice.chosen)
+            {
+                c.confidence_note = Some(format!(
+                    "{} for {first}, the first choice; {chosen}, taken in its place on this host, is our fallback",
+                    s.confidence
+                ));
+            }
+        }
         c.choice = choice;
         bios.insert(name, c);
     }
@@ -326,6 +344,7 @@ fn change(
         why: s.why.clone(),
         source: s.source.clone(),
         confidence: s.confidence,
+        confidence_note: s.confidence_note.clone(),
         note,
         choice: None,
     }

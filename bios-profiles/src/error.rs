@@ -48,6 +48,15 @@ pub enum Error {
         /// What is wrong, one line.
         message: String,
     },
+    /// Several problems of one file, each with its place: every missing field of a profile is
+    /// reported in one run. One line per problem, as [`Error::Format`] spells it.
+    #[error("{}", problems.iter().map(|(place, m)| format!("{file}{}: {m}", at(*place))).collect::<Vec<_>>().join("\n"))]
+    Problems {
+        /// The file as the caller named it.
+        file: String,
+        /// Where and what, in file order.
+        problems: Vec<(Option<Position>, String)>,
+    },
     /// A profile file could not be read.
     #[error("cannot read profile {}", path.display())]
     Io {
@@ -137,6 +146,23 @@ pub enum Error {
 }
 
 impl Error {
+    /// The problems of one file: one [`Error::Format`] when there is one, else
+    /// [`Error::Problems`].
+    pub(crate) fn problems(file: &str, mut problems: Vec<(Option<Position>, String)>) -> Self {
+        if problems.len() == 1 {
+            let (position, message) = problems.remove(0);
+            return Self::Format {
+                file: file.to_owned(),
+                position,
+                message,
+            };
+        }
+        Self::Problems {
+            file: file.to_owned(),
+            problems,
+        }
+    }
+
     /// A [`Error::Format`] for a TOML file that does not parse or does not follow its format.
     pub(crate) fn toml(file: &str, text: &str, e: &toml::de::Error) -> Self {
         Self::Format {

@@ -327,16 +327,16 @@ impl HostFacts {
 }
 
 impl fmt::Display for HostFacts {
-    /// `PowerEdge R7625 (genoa)`, `an unknown model (genoa)`, ...
+    /// `PowerEdge R7625 (genoa)`, `siena (model not given)`, `of unknown model and CPU
+    /// generation`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.model {
-            Some(m) => f.write_str(m)?,
-            None => f.write_str("an unknown model")?,
-        }
-        match (self.generation, &self.cpu) {
-            (Some(g), _) => write!(f, " ({g})"),
-            (None, Some(cpu)) => write!(f, " ({cpu})"),
-            (None, None) => f.write_str(" (unknown CPU generation)"),
+        match (&self.model, self.generation, &self.cpu) {
+            (Some(m), Some(g), _) => write!(f, "{m} ({g})"),
+            (Some(m), None, Some(cpu)) => write!(f, "{m} ({cpu})"),
+            (Some(m), None, None) => write!(f, "{m} (unknown CPU generation)"),
+            (None, Some(g), _) => write!(f, "{g} (model not given)"),
+            (None, None, Some(cpu)) => write!(f, "{cpu} (model not given)"),
+            (None, None, None) => f.write_str("of unknown model and CPU generation"),
         }
     }
 }
@@ -444,7 +444,12 @@ mod tests {
         assert_eq!(host.to_string(), "PowerEdge C6615 (siena)");
         let empty = HostFacts::from_bios(&Attributes::new());
         assert_eq!(empty, HostFacts::default());
-        assert_eq!(empty.to_string(), "an unknown model (unknown CPU generation)");
+        assert_eq!(empty.to_string(), "of unknown model and CPU generation");
+        let siena = HostFacts {
+            generation: Some(Generation::Siena),
+            ..HostFacts::default()
+        };
+        assert_eq!(siena.to_string(), "siena (model not given)");
         let intel: Attributes = [
             ("SystemModelName".to_owned(), "PowerEdge R750".into()),
             (

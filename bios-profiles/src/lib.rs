@@ -31,10 +31,15 @@
 //! - [`verdict`]: the words those judgements share, below all of them — [`Target`],
 //!   [`Violation`] and its [`Severity`], the [`Condition`]s and [`Fix`]es behind a block, and
 //!   the plan's [`Unlock`]s.
+//! - [`offline`]: a profile file's names and tokens checked without a host, against the catalog
+//!   and known registries.
 //! - [`memo`]: the BIOS check made once for every host of a fleet it holds for (same registry,
 //!   profile, and values that matter to it).
 //! - [`catalog`]: human setting names mapped to attribute names, searchable, with the value
 //!   tokens seen on real hosts.
+//! - [`managed`]: the managed set — every knob the shipped workload profiles set, per
+//!   generation — that makes a host's state independent of the shipped profile it had before,
+//!   and that a vendor binding maps to its own attributes.
 //! - [`tables`]: the shipped data tables resolution reads — which generations inherit settings
 //!   or have no evidence, NPS options by CPU layout and by memory population, CPU layouts by
 //!   model, the SEV ASID split — and the [`Decision`]s and [`AsidSplit`] they leave on a
@@ -85,15 +90,17 @@
 //! # Ok(()) }
 //! ```
 
+mod analysis;
 pub mod boot;
 pub mod catalog;
 pub mod choose;
 pub mod diff;
-mod engine;
 pub mod error;
 pub mod host;
 pub mod library;
+pub mod managed;
 pub mod memo;
+pub mod offline;
 pub mod os;
 pub mod plan;
 pub mod profile;
@@ -112,9 +119,10 @@ pub use diff::{Change, Diff, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts, HostView, MemoryPopulation};
 pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
+pub use managed::{Gate, Knob, ManagedSet};
 pub use memo::CheckMemo;
 pub use plan::{Plan, plan, simulate, simulate_idrac};
-pub use profile::{Cpu, IdracSetting, Platform, Profile, Unsupported};
+pub use profile::{Cpu, IdracSetting, Left, Platform, Profile, Unsupported};
 pub use reference::ProfileRef;
 pub use setting::{
     AsidSplit, Bound, Confidence, ConfidenceCounts, DataTable, Decision, Excluded, MemoryCondition, Outcome,

@@ -3,7 +3,7 @@
 use crate::boot::{BootDevices, BootSection};
 use crate::error::{Error, Result};
 use crate::host::HostFacts;
-use crate::profile::{Cpu, IdracSetting, Profile, Unsupported};
+use crate::profile::{Cpu, IdracSetting, Left, Profile, Unsupported};
 use crate::setting::{ConfidenceCounts, Excluded, Parameters, Setting, Wanted};
 use crate::sources::Sources;
 use crate::suggest;
@@ -56,8 +56,16 @@ pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
         include_str!("../profiles/dell/storage-io.toml"),
     ),
     (
+        "profiles/dell/power-efficiency-gpu.toml",
+        include_str!("../profiles/dell/power-efficiency-gpu.toml"),
+    ),
+    (
         "profiles/dell/thermally-challenged.toml",
         include_str!("../profiles/dell/thermally-challenged.toml"),
+    ),
+    (
+        "profiles/dell/minimum-power-cooling.toml",
+        include_str!("../profiles/dell/minimum-power-cooling.toml"),
     ),
 ];
 
@@ -126,6 +134,10 @@ pub struct ResolvedProfile {
     /// Settings left out because they do not apply to the host's generation or facts, or
     /// because a matching platform cannot take any of their values.
     pub skipped: Vec<Skipped>,
+    /// Knobs the chain leaves as the host has them (`leave = true`), overriding what a parent
+    /// sets: never written, never judged.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Left>,
     /// Sources the chain's own files declare (shipped sources are the library's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub own_sources: Vec<crate::sources::Source>,
@@ -441,14 +453,17 @@ impl Library {
             bios: BTreeMap::new(),
             idrac: BTreeMap::new(),
             skipped: BTreeMap::new(),
+            left: BTreeMap::new(),
         };
         let mut platforms = Vec::new();
         let mut limits: Vec<Unsupported> = Vec::new();
         for p in chain.iter().rev() {
             merged.add(&p.bios, &p.idrac);
+            merged.leave(&p.left);
             for platform in p.platforms.values().filter(|pl| pl.matches_with(host, tables)) {
                 platforms.push(format!("{} [platform {}]", p.name, platform.name));
                 merged.add(&platform.bios, &platform.idrac);
+                merged.leave(&platform.left);
                 limits.extend(platform.unsupported.values().cloned());
             }
         }
@@ -518,8 +533,15 @@ impl Library {
             }
         }
         let Merge {
-            bios, idrac, skipped, ..
+            mut bios,
+            idrac,
+            skipped,
+            left,
+            ..
         } = merged;
+        for setting in bios.values_mut() {
+            lower_confidence(setting, host, &self.sources, &chain);
+        }
         let skipped = skipped
             .into_iter()
             .filter(|((target, name), _)| match target {
@@ -545,6 +567,7 @@ impl Library {
             bios,
             idrac,
             skipped,
+            left: left.into_values().collect(),
             own_sources: chain.iter().flat_map(|p| p.sources.iter().cloned()).collect(),
         })
     }
@@ -626,6 +649,7 @@ struct Merge<'h> {
     bios: BTreeMap<String, Setting>,
     idrac: BTreeMap<(AttributeGroup, String), IdracSetting>,
     skipped: BTreeMap<(Target, String), Skipped>,
+    left: BTreeMap<(Target, String), Left>,
 }
 
 impl Merge<'_> {
@@ -633,6 +657,7 @@ impl Merge<'_> {
         for (name, s) in bios {
             match self.exclusion(s) {
                 None => {
+                    self.left.remove(&(Target::Bios, name.clone()));
                     self.bios.insert(name.clone(), s.clone());
                 }
                 Some(reason) => self.skip(Target::Bios, s, reason),
@@ -641,10 +666,27 @@ impl Merge<'_> {
         for (name, s) in idrac {
             match self.exclusion(&s.setting) {
                 None => {
+                    self.left.remove(&(Target::Idrac(s.group), name.clone()));
                     self.idrac.insert((s.group, name.clone()), s.clone());
                 }
                 Some(reason) => self.skip(Target::Idrac(s.group), &s.setting, reason),
             }
+        }
+    }
+
+    /// Drops what an earlier layer set for each knob `left` leaves alone, and records it.
+    fn leave(&mut self, left: &[Left]) {
+        for l in left {
+            match l.target {
+                Target::Bios => {
+                    self.bios.remove(&l.attribute);
+                }
+                Target::Idrac(group) => {
+                    self.idrac.remove(&(group, l.attribute.clone()));
+                }
+            }
+            self.skipped.remove(&(l.target, l.attribute.clone()));
+            self.left.insert((l.target, l.attribute.clone()), l.clone());
         }
     }
 
@@ -691,6 +733,40 @@ fn limit_setting(setting: &mut Setting, limit: &Unsupported) -> bool {
     candidates
         .iter()
         .any(|v| !setting.excluded.iter().any(|e| &e.value == v))
+}
+
+/// Makes `setting` `inferred` where its evidence does not reach `host`: its source covers other
+/// generations (a preset observed on a real Genoa host, applied to Milan), or the first of its
+/// choices is ruled out here (the value written is then a fallback of our own, not what the
+/// source names). Says why in `confidence_note`.
+fn lower_confidence(setting: &mut Setting, host: &HostFacts, shipped: &Sources, chain: &[&Profile]) {
+    if setting.confidence == crate::setting::Confidence::Inferred {
+        return;
+    }
+    let own = chain
+        .iter()
+        .flat_map(|p| p.sources.iter())
+        .find(|s| s.id == setting.source);
+    if let (Some(generation), Some(source)) = (host.generation, own.or_else(|| shipped.get(&setting.source)))
+        && !source.covers(generation)
+    {
+        setting.infer_here(format!(
+            "{} on {}, the generations its source ({}) covers; inferred on {generation}",
+            setting.confidence,
+            crate::host::list(&source.generations),
+            setting.source
+        ));
+        return;
+    }
+    if let Some(first) = setting.wanted.first()
+        && let Some(e) = setting.excluded.iter().find(|e| e.value == first)
+    {
+        let why = format!(
+            "{} for {first}, which is ruled out here ({}); the value taken in its place is our fallback",
+            setting.confidence, e.reason
+        );
+        setting.infer_here(why);
+    }
 }
 
 /// `host` with SMT as `chain` leaves it: the last fixed `LogicalProc` the chain writes for the

@@ -3,8 +3,8 @@
 //! Also the automatic unlocks those writes need, and a simulation of what the BIOS shows after
 //! the job.
 
+use crate::analysis::overlaid;
 use crate::choose::Choice;
-use crate::engine::overlaid;
 use crate::error::{Error, Result};
 use crate::host::HostView;
 use crate::library::ResolvedProfile;

@@ -71,6 +71,7 @@ use crate::host::{self, Generation, HostFacts};
 use crate::setting::{Bound, Confidence, ConfidenceCounts, MemoryCondition, Parameters, Setting, Wanted, When};
 use crate::sources::Sources;
 use crate::suggest;
+use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
 use serde::de::{self, Visitor};
@@ -95,6 +96,25 @@ impl IdracSetting {
     pub fn value(&self) -> Option<&AttributeValue> {
         self.setting.wanted.fixed()
     }
+}
+
+/// A knob a profile leaves as the host has it (`leave = true`): whatever a profile it extends
+/// sets for the attribute is dropped, and rftune neither writes nor judges it. The way to keep
+/// one value of a shipped profile as each host has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Left {
+    /// Where the attribute lives.
+    #[serde(flatten)]
+    pub target: Target,
+    /// The attribute.
+    pub attribute: String,
+    /// Why it is left alone, in one line.
+    pub why: String,
+    /// The id of a source behind that, when one is cited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Which profile (and platform override) leaves it.
+    pub origin: String,
 }
 
 /// Values an attribute cannot take on a platform, whichever profile asks for them.
@@ -134,6 +154,9 @@ pub struct Platform {
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
     pub idrac: BTreeMap<String, IdracSetting>,
+    /// Knobs this override leaves as the host has them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Left>,
     /// BIOS values this platform cannot take, by attribute.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub unsupported: BTreeMap<String, Unsupported>,
@@ -162,7 +185,7 @@ impl Platform {
         match (self.generations.is_empty(), when.is_empty()) {
             (true, _) => when,
             (false, true) => host::list(&self.generations),
-            (false, false) => format!("{}, {when}", host::list(&self.generations)),
+            (false, false) => format!("{} with {when}", host::list(&self.generations)),
         }
     }
 }
@@ -212,6 +235,10 @@ pub struct Profile {
     pub bios: BTreeMap<String, Setting>,
     /// iDRAC settings, by attribute.
     pub idrac: BTreeMap<String, IdracSetting>,
+    /// Knobs it leaves as the host has them (`leave = true`), whatever a profile it extends
+    /// sets.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Left>,
     /// Per-model or per-CPU overrides, by key.
     pub platforms: BTreeMap<String, Platform>,
     /// The file it came from, as named when loading.
@@ -305,10 +332,15 @@ impl Profile {
             self.models.join(", ")
         };
         let mut out = format!("{generations}; {models}");
-        let overrides: Vec<String> = self.platforms.values().map(Platform::describe).collect();
+        let mut overrides: Vec<String> = Vec::new();
+        for described in self.platforms.values().map(Platform::describe) {
+            if !overrides.contains(&described) {
+                overrides.push(described);
+            }
+        }
         if !overrides.is_empty() {
             out.push_str("; overrides for ");
-            out.push_str(&overrides.join(", "));
+            out.push_str(&overrides.join("; "));
         }
         out
     }
@@ -405,11 +437,13 @@ struct RawPlatform {
     unsupported: BTreeMap<String, Spanned<RawUnsupported>>,
 }
 
-/// What every setting and limit carries: the reason and its evidence.
+/// What every setting and limit carries: the reason and its evidence (`at`: where the entry
+/// starts, for a missing field).
 struct RawBacking {
-    why: Spanned<String>,
-    source: Spanned<String>,
-    confidence: Spanned<Confidence>,
+    at: usize,
+    why: Option<Spanned<String>>,
+    source: Option<Spanned<String>>,
+    confidence: Option<Spanned<Confidence>>,
     quote: Option<Spanned<String>>,
 }
 
@@ -428,9 +462,15 @@ struct RawSetting {
     derive: Option<Bound>,
     #[serde(default)]
     sev_asids: Option<RawSevAsids>,
-    why: Spanned<String>,
-    source: Spanned<String>,
-    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    leave: Option<bool>,
+    // Optional here so that every missing one is reported in one run (`missing_fields`).
+    #[serde(default)]
+    why: Option<Spanned<String>>,
+    #[serde(default)]
+    source: Option<Spanned<String>>,
+    #[serde(default)]
+    confidence: Option<Spanned<Confidence>>,
     #[serde(default)]
     quote: Option<Spanned<String>>,
     #[serde(default)]
@@ -450,10 +490,16 @@ struct RawSevAsids {
 struct RawIdracSetting {
     #[serde(default = "system_group")]
     group: AttributeGroup,
-    value: RawValue,
-    why: Spanned<String>,
-    source: Spanned<String>,
-    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    value: Option<RawValue>,
+    #[serde(default)]
+    leave: Option<bool>,
+    #[serde(default)]
+    why: Option<Spanned<String>>,
+    #[serde(default)]
+    source: Option<Spanned<String>>,
+    #[serde(default)]
+    confidence: Option<Spanned<Confidence>>,
     #[serde(default)]
     quote: Option<Spanned<String>>,
     #[serde(default)]
@@ -465,10 +511,14 @@ struct RawIdracSetting {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawUnsupported {
-    values: Vec<RawValue>,
-    why: Spanned<String>,
-    source: Spanned<String>,
-    confidence: Spanned<Confidence>,
+    #[serde(default)]
+    values: Option<Vec<RawValue>>,
+    #[serde(default)]
+    why: Option<Spanned<String>>,
+    #[serde(default)]
+    source: Option<Spanned<String>>,
+    #[serde(default)]
+    confidence: Option<Spanned<Confidence>>,
     #[serde(default)]
     quote: Option<Spanned<String>>,
 }
@@ -537,6 +587,16 @@ impl Parser<'_> {
     }
 
     fn profile(&self, raw: RawProfile) -> Result<Profile> {
+        let missing = missing_fields(&raw);
+        if !missing.is_empty() {
+            return Err(Error::problems(
+                self.file,
+                missing
+                    .into_iter()
+                    .map(|(at, message)| (Some(Position::of(self.text, at)), message))
+                    .collect(),
+            ));
+        }
         let name = raw.name.get_ref().trim().to_owned();
         let valid_name = name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
             && name.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
@@ -594,12 +654,14 @@ impl Parser<'_> {
             for (attribute, raw) in p.unsupported {
                 let at = raw.span().start;
                 let raw = raw.into_inner();
-                if raw.values.is_empty() {
+                let values = raw.values.unwrap_or_default();
+                if values.is_empty() {
                     return Err(self.error(at, format!("unsupported {attribute} needs at least one value")));
                 }
                 let backing = self.backing(
                     &attribute,
                     RawBacking {
+                        at,
                         why: raw.why,
                         source: raw.source,
                         confidence: raw.confidence,
@@ -609,7 +671,7 @@ impl Parser<'_> {
                 unsupported.insert(
                     attribute.clone(),
                     Unsupported {
-                        values: raw.values.into_iter().map(|v| v.0).collect(),
+                        values: values.into_iter().map(|v| v.0).collect(),
                         why: backing.why,
                         source: backing.source,
                         confidence: backing.confidence,
@@ -619,14 +681,18 @@ impl Parser<'_> {
                     },
                 );
             }
+            let (bios, mut left) = self.bios(p.bios, &origin)?;
+            let (idrac, idrac_left) = self.idrac(p.idrac, &origin)?;
+            left.extend(idrac_left);
             platforms.insert(
                 key.clone(),
                 Platform {
                     name: key,
                     when,
                     generations: p.generations,
-                    bios: self.bios(p.bios, &origin)?,
-                    idrac: self.idrac(p.idrac, &origin)?,
+                    bios,
+                    idrac,
+                    left,
                     unsupported,
                 },
             );
@@ -635,10 +701,14 @@ impl Parser<'_> {
             Some(b) => self.boot(b, &name)?,
             None => BootSection::default(),
         };
+        let (bios, mut left) = self.bios(raw.bios, &name)?;
+        let (idrac, idrac_left) = self.idrac(raw.idrac, &name)?;
+        left.extend(idrac_left);
         Ok(Profile {
             boot,
-            bios: self.bios(raw.bios, &name)?,
-            idrac: self.idrac(raw.idrac, &name)?,
+            bios,
+            idrac,
+            left,
             name,
             description: raw.description.trim().to_owned(),
             extends,
@@ -653,69 +723,160 @@ impl Parser<'_> {
         })
     }
 
-    fn bios(&self, raw: BTreeMap<String, Spanned<RawSetting>>, origin: &str) -> Result<BTreeMap<String, Setting>> {
-        raw.into_iter()
-            .map(|(attribute, s)| {
-                let at = s.span().start;
-                if redfish_client::oem::dell::is_secret_bios_attribute(&attribute) {
-                    return Err(self.error(
-                        at,
-                        format!(
-                            "{attribute} is a BIOS password or its hash: a profile never holds one (set BIOS passwords with `rftune bios password`, which reads them from a private file, standard input, the environment or a prompt)"
-                        ),
-                    ));
-                }
-                let s = s.into_inner();
-                let wanted = self.wanted(&attribute, at, &s)?;
-                let backing = self.backing(
-                    &attribute,
-                    RawBacking {
-                        why: s.why,
-                        source: s.source,
-                        confidence: s.confidence,
-                        quote: s.quote,
-                    },
-                )?;
-                let setting = setting(attribute.clone(), wanted, backing, s.generations, s.when, origin);
-                Ok((attribute, setting))
-            })
-            .collect()
+    fn bios(
+        &self,
+        raw: BTreeMap<String, Spanned<RawSetting>>,
+        origin: &str,
+    ) -> Result<(BTreeMap<String, Setting>, Vec<Left>)> {
+        let mut settings = BTreeMap::new();
+        let mut left = Vec::new();
+        for (attribute, s) in raw {
+            let at = s.span().start;
+            if redfish_client::oem::dell::is_secret_bios_attribute(&attribute) {
+                return Err(self.error(
+                    at,
+                    format!(
+                        "{attribute} is a BIOS password or its hash: a profile never holds one (set BIOS passwords with `rftune bios password`, which reads them from a private file, standard input, the environment or a prompt)"
+                    ),
+                ));
+            }
+            let s = s.into_inner();
+            if self.leaves(&attribute, at, s.leave)? {
+                let given = [
+                    s.value.is_some(),
+                    s.prefer.is_some(),
+                    s.accept.is_some(),
+                    s.intent.is_some(),
+                    s.derive.is_some(),
+                    s.sev_asids.is_some(),
+                    s.confidence.is_some(),
+                    s.quote.is_some(),
+                    !s.generations.is_empty(),
+                    !s.when.is_empty(),
+                ];
+                left.push(self.left(
+                    Target::Bios,
+                    attribute,
+                    at,
+                    s.why,
+                    s.source,
+                    given.contains(&true),
+                    origin,
+                )?);
+                continue;
+            }
+            let wanted = self.wanted(&attribute, at, &s)?;
+            let backing = self.backing(
+                &attribute,
+                RawBacking {
+                    at,
+                    why: s.why,
+                    source: s.source,
+                    confidence: s.confidence,
+                    quote: s.quote,
+                },
+            )?;
+            let setting = setting(attribute.clone(), wanted, backing, s.generations, s.when, origin);
+            settings.insert(attribute, setting);
+        }
+        Ok((settings, left))
     }
 
     fn idrac(
         &self,
         raw: BTreeMap<String, Spanned<RawIdracSetting>>,
         origin: &str,
-    ) -> Result<BTreeMap<String, IdracSetting>> {
-        raw.into_iter()
-            .map(|(attribute, s)| {
-                let s = s.into_inner();
-                let backing = self.backing(
-                    &attribute,
-                    RawBacking {
-                        why: s.why,
-                        source: s.source,
-                        confidence: s.confidence,
-                        quote: s.quote,
-                    },
-                )?;
-                let setting = setting(
-                    attribute.clone(),
-                    Wanted::Value(s.value.0),
-                    backing,
-                    s.generations,
-                    s.when,
-                    origin,
-                );
-                Ok((
-                    attribute,
-                    IdracSetting {
-                        group: s.group,
-                        setting,
-                    },
-                ))
-            })
-            .collect()
+    ) -> Result<(BTreeMap<String, IdracSetting>, Vec<Left>)> {
+        let mut settings = BTreeMap::new();
+        let mut left = Vec::new();
+        for (attribute, s) in raw {
+            let at = s.span().start;
+            let s = s.into_inner();
+            if self.leaves(&attribute, at, s.leave)? {
+                let given = [
+                    s.value.is_some(),
+                    s.confidence.is_some(),
+                    s.quote.is_some(),
+                    !s.generations.is_empty(),
+                    !s.when.is_empty(),
+                ];
+                let target = Target::Idrac(s.group);
+                left.push(self.left(target, attribute, at, s.why, s.source, given.contains(&true), origin)?);
+                continue;
+            }
+            let Some(value) = s.value else {
+                return Err(self.error(at, format!("{attribute} has no `value` (or `leave = true`)")));
+            };
+            let backing = self.backing(
+                &attribute,
+                RawBacking {
+                    at,
+                    why: s.why,
+                    source: s.source,
+                    confidence: s.confidence,
+                    quote: s.quote,
+                },
+            )?;
+            let setting = setting(
+                attribute.clone(),
+                Wanted::Value(value.0),
+                backing,
+                s.generations,
+                s.when,
+                origin,
+            );
+            settings.insert(
+                attribute,
+                IdracSetting {
+                    group: s.group,
+                    setting,
+                },
+            );
+        }
+        Ok((settings, left))
+    }
+
+    /// Whether an entry is `leave = true` (`leave = false` is refused: leave the key out).
+    fn leaves(&self, attribute: &str, at: usize, leave: Option<bool>) -> Result<bool> {
+        match leave {
+            Some(false) => Err(self.error(at, format!("`leave` of {attribute} is `true` or absent"))),
+            Some(true) => Ok(true),
+            None => Ok(false),
+        }
+    }
+
+    /// A `leave = true` entry: a `why`, optionally a `source`, and nothing that gives a value.
+    #[allow(clippy::too_many_arguments)]
+    fn left(
+        &self,
+        target: Target,
+        attribute: String,
+        at: usize,
+        why: Option<Spanned<String>>,
+        source: Option<Spanned<String>>,
+        gives_more: bool,
+        origin: &str,
+    ) -> Result<Left> {
+        if gives_more {
+            return Err(self.error(
+                at,
+                format!(
+                    "{attribute} is left alone (`leave = true`), so it takes only `why` and an optional `source`: no value, confidence, quote, generations or when"
+                ),
+            ));
+        }
+        let why = self.why(&attribute, at, why)?;
+        let source = match source {
+            Some(id) => Some(self.source_id(&attribute, &id)?),
+            None => None,
+        };
+        Ok(Left {
+            target,
+            attribute,
+            why,
+            source,
+            origin: origin.to_owned(),
+        })
     }
 
     /// `[boot]`: the mode as a BIOS value, the order and the disabled devices as device
@@ -732,9 +893,10 @@ impl Parser<'_> {
                 let backing = self.backing(
                     "boot.mode",
                     RawBacking {
-                        why: m.why,
-                        source: m.source,
-                        confidence: m.confidence,
+                        at: m.value.span().start,
+                        why: Some(m.why),
+                        source: Some(m.source),
+                        confidence: Some(m.confidence),
                         quote: m.quote,
                     },
                 )?;
@@ -761,9 +923,10 @@ impl Parser<'_> {
             let backing = self.backing(
                 label,
                 RawBacking {
-                    why: raw.why,
-                    source: raw.source,
-                    confidence: raw.confidence,
+                    at,
+                    why: Some(raw.why),
+                    source: Some(raw.source),
+                    confidence: Some(raw.confidence),
                     quote: raw.quote,
                 },
             )?;
@@ -851,14 +1014,51 @@ impl Parser<'_> {
 
     /// Checks `why`, the source id, and that a stated setting quotes its source.
     fn backing(&self, attribute: &str, raw: RawBacking) -> Result<Backing> {
-        let why_text = raw.why.get_ref().trim();
-        if why_text.is_empty() || why_text.contains('\n') {
+        let why = self.why(attribute, raw.at, raw.why)?;
+        let Some(source) = raw.source else {
+            return Err(self.error(raw.at, missing(attribute, "source")));
+        };
+        let id = self.source_id(attribute, &source)?;
+        let Some(confidence) = raw.confidence else {
+            return Err(self.error(raw.at, missing(attribute, "confidence")));
+        };
+        let quote = raw
+            .quote
+            .as_ref()
+            .map(|q| q.get_ref().split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|q| !q.is_empty());
+        if *confidence.get_ref() == Confidence::Stated && quote.is_none() {
             return Err(self.error(
-                raw.why.span().start,
+                confidence.span().start,
+                format!("{attribute} is stated, so it needs a `quote`: the words of `{id}` that say so"),
+            ));
+        }
+        Ok(Backing {
+            why,
+            source: id,
+            confidence: *confidence.get_ref(),
+            quote,
+        })
+    }
+
+    /// A `why`: present, one non-empty line.
+    fn why(&self, attribute: &str, at: usize, why: Option<Spanned<String>>) -> Result<String> {
+        let Some(why) = why else {
+            return Err(self.error(at, missing(attribute, "why")));
+        };
+        let text = why.get_ref().trim();
+        if text.is_empty() || text.contains('\n') {
+            return Err(self.error(
+                why.span().start,
                 format!("`why` of {attribute} must be one non-empty line"),
             ));
         }
-        let id = raw.source.get_ref().trim();
+        Ok(text.to_owned())
+    }
+
+    /// A source id this file may cite.
+    fn source_id(&self, attribute: &str, source: &Spanned<String>) -> Result<String> {
+        let id = source.get_ref().trim();
         if !self.sources.contains(id) {
             let suggestions = suggest::closest(id, self.sources.ids());
             let hint = if suggestions.is_empty() {
@@ -867,29 +1067,101 @@ impl Parser<'_> {
                 format!("did you mean {}?", suggestions.join(", "))
             };
             return Err(self.error(
-                raw.source.span().start,
+                source.span().start,
                 format!("{attribute} cites unknown source `{id}`; {hint}"),
             ));
         }
-        let quote = raw
-            .quote
-            .as_ref()
-            .map(|q| q.get_ref().split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|q| !q.is_empty());
-        let confidence = *raw.confidence.get_ref();
-        if confidence == Confidence::Stated && quote.is_none() {
-            return Err(self.error(
-                raw.confidence.span().start,
-                format!("{attribute} is stated, so it needs a `quote`: the words of `{id}` that say so"),
+        Ok(id.to_owned())
+    }
+}
+
+/// `NumaNodesPerSocket has no `why``: one missing field, as every report of them spells it.
+fn missing(attribute: &str, field: &str) -> String {
+    format!("{attribute} has no `{field}`")
+}
+
+/// Every field the format requires that the file leaves out, with where its entry starts: all
+/// of them at once, so that a file is fixed in one pass rather than one error at a time.
+fn missing_fields(raw: &RawProfile) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut setting = |attribute: &str, at: usize, s: &RawSetting| {
+        if s.leave == Some(false) {
+            out.push((at, format!("`leave` of {attribute} is `true` or absent")));
+            return;
+        }
+        if s.leave == Some(true) {
+            if s.why.is_none() {
+                out.push((at, missing(attribute, "why")));
+            }
+            return;
+        }
+        let forms = [
+            s.value.is_some(),
+            s.prefer.is_some(),
+            s.accept.is_some(),
+            s.derive.is_some(),
+            s.sev_asids.is_some(),
+        ];
+        if !forms.contains(&true) {
+            out.push((
+                at,
+                format!("{attribute} has no value: give one of `value`, `prefer`, `accept` (with `intent`), `derive` or `sev_asids` (or `leave = true`)"),
             ));
         }
-        Ok(Backing {
-            why: why_text.to_owned(),
-            source: id.to_owned(),
-            confidence,
-            quote,
-        })
+        for (field, absent) in [
+            ("why", s.why.is_none()),
+            ("source", s.source.is_none()),
+            ("confidence", s.confidence.is_none()),
+        ] {
+            if absent {
+                out.push((at, missing(attribute, field)));
+            }
+        }
+    };
+    let settings = raw
+        .bios
+        .iter()
+        .chain(raw.platform.values().flat_map(|p| p.get_ref().bios.iter()));
+    for (attribute, s) in settings {
+        setting(attribute, s.span().start, s.get_ref());
     }
+    let idrac = raw
+        .idrac
+        .iter()
+        .chain(raw.platform.values().flat_map(|p| p.get_ref().idrac.iter()));
+    for (attribute, s) in idrac {
+        let (at, s) = (s.span().start, s.get_ref());
+        let needed: &[(&str, bool)] = if s.leave == Some(true) {
+            &[("why", s.why.is_none())]
+        } else {
+            &[
+                ("value", s.value.is_none()),
+                ("why", s.why.is_none()),
+                ("source", s.source.is_none()),
+                ("confidence", s.confidence.is_none()),
+            ]
+        };
+        for (field, absent) in needed {
+            if *absent {
+                out.push((at, missing(attribute, field)));
+            }
+        }
+    }
+    for (attribute, u) in raw.platform.values().flat_map(|p| p.get_ref().unsupported.iter()) {
+        let (at, u) = (u.span().start, u.get_ref());
+        for (field, absent) in [
+            ("values", u.values.is_none()),
+            ("why", u.why.is_none()),
+            ("source", u.source.is_none()),
+            ("confidence", u.confidence.is_none()),
+        ] {
+            if absent {
+                out.push((at, format!("unsupported {}", missing(attribute, field))));
+            }
+        }
+    }
+    out.sort_by_key(|(at, _)| *at);
+    out
 }
 
 fn boot_entry<T>(value: T, backing: Backing, origin: &str) -> BootEntry<T> {
@@ -924,6 +1196,7 @@ fn setting(
         excluded: Vec::new(),
         decisions: Vec::new(),
         asid_split: None,
+        confidence_note: None,
     }
 }
 
@@ -1237,6 +1510,46 @@ quote = "no optical boot"
         for (text, want) in cases {
             let err = Profile::from_toml(&text, "b.toml", &sources()).unwrap_err().to_string();
             assert!(err.starts_with("b.toml:") && err.contains(want), "{want}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_knob_left_alone_takes_a_why_and_an_optional_source_only() {
+        let text = "name = \"l\"\ndescription = \"d\"\n[bios.LogicalProc]\nleave = true\nwhy = \"site\"\n[idrac.\"ServerPwr.1.PowerCapSetting\"]\nleave = true\nwhy = \"site\"\nsource = \"s\"\n";
+        let p = Profile::from_toml(text, "l.toml", &sources()).unwrap();
+        assert!(p.bios.is_empty() && p.idrac.is_empty());
+        let left: Vec<(&str, Target, Option<&str>)> = p
+            .left
+            .iter()
+            .map(|l| (l.attribute.as_str(), l.target, l.source.as_deref()))
+            .collect();
+        assert_eq!(
+            left,
+            [
+                ("LogicalProc", Target::Bios, None),
+                (
+                    "ServerPwr.1.PowerCapSetting",
+                    Target::Idrac(AttributeGroup::System),
+                    Some("s")
+                )
+            ]
+        );
+        for (bad, want) in [
+            (
+                text.replacen("leave = true\nwhy", "leave = true\nvalue = \"Enabled\"\nwhy", 1),
+                "takes only `why`",
+            ),
+            (
+                text.replacen("leave = true", "leave = false", 1),
+                "`leave` of LogicalProc is `true` or absent",
+            ),
+            (
+                text.replacen("why = \"site\"\n[idrac", "[idrac", 1),
+                "LogicalProc has no `why`",
+            ),
+        ] {
+            let err = Profile::from_toml(&bad, "l.toml", &sources()).unwrap_err().to_string();
+            assert!(err.contains(want), "{want}: {err}");
         }
     }
 

@@ -376,8 +376,14 @@ pub struct Setting {
     pub why: String,
     /// The id of the source that backs it.
     pub source: String,
-    /// How sure we are.
+    /// How sure we are: as written, or, on a resolved setting, as sure as the evidence is for
+    /// this host (see [`Setting::confidence_note`]).
     pub confidence: Confidence,
+    /// Why a resolved setting is less sure here than its file says: its source does not cover
+    /// the host's generation (a preset observed only on Genoa, applied to Milan), or the first
+    /// of its choices is ruled out here, so the value written is a fallback of our own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confidence_note: Option<String>,
     /// The source's words that back it (required when stated).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quote: Option<String>,
@@ -403,6 +409,14 @@ pub struct Setting {
 }
 
 impl Setting {
+    /// Lowers the confidence to `inferred` for the reason given (kept with the first reason).
+    pub(crate) fn infer_here(&mut self, why: String) {
+        if self.confidence != Confidence::Inferred {
+            self.confidence_note.get_or_insert(why);
+            self.confidence = Confidence::Inferred;
+        }
+    }
+
     /// What it means when the BIOS reads back `read` after `written` was applied: the
     /// explanation a data table gives for that value (an NPS the memory population cannot
     /// take comes back as NPS 1, with UEFI0391 at POST), or `None` when the values agree or no

@@ -1,6 +1,7 @@
 //! The documents profile settings cite, by id (`profiles/dell/sources.toml`).
 
 use crate::error::{Error, Result};
+use crate::host::Generation;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -21,6 +22,23 @@ pub struct Source {
     /// Where to read it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// When it was published or last revised (`2026`, `2022-09`), where that matters to which
+    /// source wins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// The CPU generations it covers: a payload's or a published configuration's own host, a
+    /// vendor table's processor series. Empty: not tied to a generation (a glossary, generic
+    /// advice). A `stated` or `used` setting citing it is only as sure on the generations it
+    /// covers: elsewhere resolution makes it `inferred`, saying so.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generations: Vec<Generation>,
+}
+
+impl Source {
+    /// Whether the source speaks for `generation`: it names it, or it is tied to no generation.
+    pub fn covers(&self, generation: Generation) -> bool {
+        self.generations.is_empty() || self.generations.contains(&generation)
+    }
 }
 
 /// The set of known sources.
@@ -82,6 +100,8 @@ mod tests {
             publisher: "Us".into(),
             note: None,
             url: None,
+            date: None,
+            generations: Vec::new(),
         };
         let merged = s.with([own("b", "Ours"), own("a", "Not this")]);
         assert_eq!(merged.get("b").unwrap().title, "Ours");

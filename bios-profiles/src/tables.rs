@@ -753,12 +753,13 @@ fn population(row: &PopulationRow, label: String, rules_out: Vec<AttributeValue>
     Decision {
         table: DataTable::NpsPopulation,
         row: label,
-        outcome: if row.warning {
-            Outcome::Warning
-        } else if rules_out.is_empty() {
-            Outcome::Allows
-        } else {
+        // A row that rules a value out says so first; its warning stays in the reason.
+        outcome: if !rules_out.is_empty() {
             Outcome::RulesOut
+        } else if row.warning {
+            Outcome::Warning
+        } else {
+            Outcome::Allows
         },
         rules_out,
         reason: row.why.clone(),

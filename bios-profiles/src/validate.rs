@@ -4,12 +4,12 @@
 //! Locks are judged on the planned state (dependencies re-evaluated), and every problem is
 //! reported at once.
 
+use crate::analysis::{self, Analysis};
 use crate::catalog;
 use crate::choose::{self, Choice};
-use crate::engine::{self, Analysis};
 use crate::host::{Generation, HostView};
 use crate::library::ResolvedProfile;
-use crate::setting::{DataTable, Decision, Outcome};
+use crate::setting::{Confidence, DataTable, Decision, Outcome};
 use crate::setting::{Excluded, Setting};
 use crate::suggest;
 use crate::verdict::{Severity, Target, Verdict, Violation, ViolationKind};
@@ -91,7 +91,7 @@ pub fn validate_idrac(
     }
     // The iDRAC plan has no registry to find unlocks with, so none are assumed here.
     let reserved = profile.idrac.keys().map(|(_, n)| n.as_str()).collect();
-    let analysis = engine::analyse(&evaluator, &merged, &desired, &reserved, false);
+    let analysis = analysis::analyse(&evaluator, &merged, &desired, &reserved, false);
     violations.extend(verdict_violations(&analysis, &desired, &merged, options, |name| {
         targets
             .get(name)
@@ -127,7 +127,7 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
         .filter(|(name, _)| evaluator.attribute(name).is_some())
         .filter_map(|(name, s)| Some((name.clone(), s.wanted.fixed()?.clone())))
         .collect();
-    let planned = evaluator.evaluate(&engine::overlaid(current, &fixed));
+    let planned = evaluator.evaluate(&analysis::overlaid(current, &fixed));
     let mut violations = Vec::new();
     let mut desired = Attributes::new();
     let mut choices = BTreeMap::new();
@@ -154,13 +154,14 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                             reason,
                             decisions: decisions.clone(),
                             asid_split: s.asid_split.clone(),
+                            confidence: s.confidence,
                         },
                     );
                 }
                 v.clone()
             }
             None => {
-                let mut choice = choose::choose(name, &s.wanted, &excluded, definition, &planned);
+                let mut choice = choose::choose(name, &s.wanted, &excluded, definition, &planned, s.confidence);
                 choice.decisions = decisions;
                 let chosen = choice.chosen.clone();
                 let reason = choice.reason.clone();
@@ -186,7 +187,7 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
         desired.insert(name.clone(), value);
     }
     let reserved = profile.bios.keys().map(String::as_str).collect();
-    let mut analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
+    let mut analysis = analysis::analyse(&evaluator, current, &desired, &reserved, true);
     // A setting that only a value this host does not offer would free (the width of a link
     // mode the host cannot force) is unavailable too, not an error.
     let dependents = dependents_of_unavailable(&analysis, &choices);
@@ -199,6 +200,7 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                     options,
                     ViolationKind::Unavailable { reason: reason.clone() },
                 ));
+                let confidence = profile.bios.get(&name).map_or(Confidence::Inferred, |s| s.confidence);
                 choices.insert(
                     name,
                     Choice {
@@ -207,11 +209,12 @@ pub(crate) fn check_bios(profile: &ResolvedProfile, host: &HostView<'_>, options
                         reason,
                         decisions: Vec::new(),
                         asid_split: None,
+                        confidence,
                     },
                 );
             }
         }
-        analysis = engine::analyse(&evaluator, current, &desired, &reserved, true);
+        analysis = analysis::analyse(&evaluator, current, &desired, &reserved, true);
     }
     violations.extend(verdict_violations(&analysis, &desired, current, options, |_| {
         Target::Bios

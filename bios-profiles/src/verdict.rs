@@ -139,6 +139,23 @@ pub enum ViolationKind {
         /// Set when the setting explicitly names the host's generation.
         expected_on: Option<Generation>,
     },
+    /// Checked without a host: neither the catalog nor any known registry has the attribute
+    /// (likely a typo).
+    UnknownOffline {
+        /// What was checked (`the shipped catalog or the registries of r7625, r7525, c6615`).
+        checked: String,
+        /// The closest names there.
+        suggestions: Vec<String>,
+    },
+    /// Checked without a host: no known registry offers the value and no real host showed it.
+    TokenNotKnown {
+        /// The value the profile gives.
+        value: AttributeValue,
+        /// What the known registries offer and real hosts showed.
+        offered: Vec<String>,
+        /// A known value that looks like the intended one (then the value is an error).
+        suggestion: Option<String>,
+    },
     /// A known attribute this host does not have; the setting is skipped.
     NotApplicable,
     /// The host offers none of the setting's choices or accepted tokens (or no bound to derive
@@ -283,6 +300,35 @@ impl Violation {
                     format!("closest: {}", suggestions.join(", "))
                 };
                 format!("not in this host's {registry} attribute registry{expected}; {closest}")
+            }
+            ViolationKind::UnknownOffline { checked, suggestions } => {
+                let closest = if suggestions.is_empty() {
+                    "no similar names".to_owned()
+                } else {
+                    format!("did you mean {}?", suggestions.join(", "))
+                };
+                format!("not an attribute of {checked}; {closest}")
+            }
+            ViolationKind::TokenNotKnown {
+                value,
+                offered,
+                suggestion,
+            } => {
+                let known = if offered.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (they offer {})", offered.join(", "))
+                };
+                match suggestion {
+                    Some(s) => format!(
+                        "{} is offered by no known registry and was seen on no real host{known}; did you mean {s}?",
+                        quoted(value)
+                    ),
+                    None => format!(
+                        "{} is offered by no known registry and was seen on no real host{known}; a host's own registry may still offer it: check with --registry FILE or --bmc URL",
+                        quoted(value)
+                    ),
+                }
             }
             ViolationKind::NotApplicable => {
                 format!("not on this host (absent from its {registry} attribute registry); left as is")

@@ -105,25 +105,48 @@ fn an_nps_read_back_as_1_after_another_was_written_is_explained() {
 }
 
 #[test]
-fn four_or_twelve_dimms_warn_because_the_idrac_reports_no_channels() {
+fn four_dimms_rule_nps_2_out_and_twelve_warn_because_the_idrac_reports_no_channels() {
     let f = r7525_with_7552(&[]);
+    let library = Library::shipped().unwrap();
+    // Four DIMMs per socket cannot fill the four channels of each half: NPS 2 is ruled out, and
+    // the row still warns, for NPS 1's four-channel exception depends on the slots.
     let host = f.host().with_memory(&dimms(&[('A', 4), ('B', 4)]));
-    let hpc = Library::shipped().unwrap().resolve("hpc", &host).unwrap();
+    let hpc = library.resolve("hpc", &host).unwrap();
+    let nps = &hpc.bios["NumaNodesPerSocket"];
+    let row = nps
+        .decisions
+        .iter()
+        .find(|d| d.table == DataTable::NpsPopulation && d.row == "4 DIMMs per socket")
+        .unwrap();
+    assert_eq!(row.outcome, Outcome::RulesOut);
+    assert!(row.rules_out.contains(&"2".into()), "{row:?}");
+    assert!(
+        row.reason.contains("cannot fill the four channels of each half"),
+        "{}",
+        row.reason
+    );
+    assert!(nps.excluded.iter().any(|e| e.value == "2".into()));
+    // The 7552 has no NPS 4 and the population no NPS 2: NPS 1 is what is left.
+    assert_eq!(
+        nps.wanted
+            .candidates()
+            .unwrap()
+            .into_iter()
+            .find(|v| !nps.excluded.iter().any(|e| &e.value == v)),
+        Some("1".into())
+    );
+    // Twelve: it depends on which channels hold the second four, which the iDRAC does not say.
+    let host = f.host().with_memory(&dimms(&[('A', 12), ('B', 12)]));
+    let hpc = library.resolve("hpc", &host).unwrap();
     let nps = &hpc.bios["NumaNodesPerSocket"];
     let warning = nps
         .decisions
         .iter()
         .find(|d| d.table == DataTable::NpsPopulation && d.outcome == Outcome::Warning)
         .unwrap();
-    assert_eq!(warning.row, "4 DIMMs per socket");
-    assert!(
-        warning.reason.contains("which channels hold these DIMMs"),
-        "{}",
-        warning.reason
-    );
-    // NPS 2 stays possible (the 7552 has no NPS 4); only the layout rules a value out.
+    assert_eq!(warning.row, "12 DIMMs per socket");
+    assert!(warning.reason.contains("second four DIMMs"), "{}", warning.reason);
     assert!(!nps.excluded.iter().any(|e| e.value == "2".into()));
-    assert_eq!(nps.excluded.len(), 1);
 }
 
 #[test]
@@ -429,9 +452,15 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
             .all(|c| c.note.as_deref().is_some_and(|n| n.starts_with("no Turin evidence"))),
         "{d:#?}"
     );
-    // No source says otherwise: the shipped sources hold no Turin document.
+    // The one source that covers Turin, AMD's 2026 accelerator-host table, backs no setting on
+    // Turin yet: every setting still says it has no Turin evidence.
     let sources: &Sources = library.sources();
-    assert!(sources.iter().all(|s| !s.title.contains("9005")));
+    let turin: Vec<&str> = sources
+        .iter()
+        .filter(|s| s.generations.contains(&Generation::Turin))
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(turin, ["amd-instinct-acceptance"]);
 }
 
 #[test]

@@ -3,11 +3,13 @@
 
 mod boot;
 mod decisions;
+mod evidence;
 mod library;
 mod real_shapes;
 mod recommendations;
 mod shipped;
 mod snapshots;
+mod switching;
 mod synthetic;
 
 use bios_profiles::{HostFacts, HostView, Library, ResolvedProfile};

@@ -116,6 +116,8 @@ fn rome_power_run() -> (AttributeRegistry, Attributes) {
             enumeration("MadtCoreEnumeration", &["Linear", "RoundRobin"]),
             enumeration("ProcCcds", &["All", "1", "2"]),
             enumeration("CcdCores", &["All", "1", "2", "3"]),
+            switch("PcieEnhancedPreferredIo"),
+            switch("SriovGlobalEnable"),
             string("Proc1Brand"),
             string("SystemModelName"),
             json!({"AttributeName": "Proc1NumCores", "Type": "Integer", "ReadOnly": true, "LowerBound": 0, "UpperBound": 65535}),
@@ -159,6 +161,8 @@ fn rome_power_run() -> (AttributeRegistry, Attributes) {
         ("MadtCoreEnumeration", "Linear"),
         ("ProcCcds", "All"),
         ("CcdCores", "All"),
+        ("PcieEnhancedPreferredIo", "Disabled"),
+        ("SriovGlobalEnable", "Disabled"),
     ]);
     current.insert("Proc1NumCores".to_owned(), AttributeValue::Integer(32));
     (reg, current)
@@ -207,6 +211,9 @@ fn genoa_r7615() -> (AttributeRegistry, Attributes) {
                 &["NotConfigured", "HpcProfile", "LowLatencyOptimizedProfile"],
             ),
             enumeration("ProcConfigTdp", &["Maximum"]),
+            switch("DfCState"),
+            switch("Snp"),
+            switch("Rmp"),
             string("Proc1Brand"),
         ],
         preset_rules(&presets),
@@ -218,6 +225,9 @@ fn genoa_r7615() -> (AttributeRegistry, Attributes) {
         ("ApbDis", "Disabled"),
         ("WorkloadProfile", "NotConfigured"),
         ("ProcConfigTdp", "Maximum"),
+        ("DfCState", "Enabled"),
+        ("Snp", "Disabled"),
+        ("Rmp", "Disabled"),
     ]);
     for (attribute, perf, _) in PRESETS {
         current.insert((*attribute).to_owned(), (*perf).into());
@@ -259,8 +269,11 @@ fn power_efficiency_reaches_dell_s_r7515_power_run_on_a_registry_shaped_like_rea
     let d = diff(&profile, &state);
     let workload = d.changes.iter().find(|c| c.attribute == "WorkloadProfile").unwrap();
     assert_eq!(workload.status, Status::NotApplicable);
-    // The cooling of both power runs, from the iDRAC.
-    let idrac: BTreeMap<&str, (&AttributeValue, Confidence)> = profile
+    // The cooling of both power runs, from the iDRAC: an overlay beside the profile, so that no
+    // workload switch undoes a site's cooling; power-efficiency itself sets none.
+    assert!(profile.idrac.is_empty(), "{:?}", profile.idrac);
+    let cooling = library.resolve("minimum-power-cooling", &host).unwrap();
+    let idrac: BTreeMap<&str, (&AttributeValue, Confidence)> = cooling
         .idrac
         .values()
         .filter_map(|s| Some((s.setting.attribute.as_str(), (s.value()?, s.setting.confidence))))
@@ -347,7 +360,8 @@ fn a_profile_on_a_preset_lists_only_what_real_hosts_on_that_preset_show() {
             checked += 1;
         }
     }
-    assert!(checked >= 12, "{checked}");
+    // performance's six (database runs the same values in Custom, where nothing locks them).
+    assert!(checked >= 6, "{checked}");
 }
 
 #[test]
@@ -634,8 +648,19 @@ fn storage_io_enables_enhanced_preferred_io_where_the_bios_family_shows_it() {
         .resolve("storage-io", &host("AMD EPYC 9654 96-Core Processor", 1, 96))
         .unwrap();
     assert!(!genoa.bios.contains_key("PcieEnhancedPreferredIo"));
-    // Its SMT choice quotes the glossary's recommendation.
-    assert_eq!(milan.bios["LogicalProc"].confidence, Confidence::Stated);
+    // Its SMT choice is what Dell's pixstor NVMe nodes ship with: used on Rome, where Dell's
+    // R7525s ran, inferred on Milan, saying so.
+    let smt = &milan.bios["LogicalProc"];
+    assert_eq!(
+        (smt.source.as_str(), smt.confidence),
+        ("dell-pixstor-me5", Confidence::Inferred)
+    );
+    assert!(smt.confidence_note.as_deref().unwrap().contains("rome"), "{smt:?}");
+    let rome = library
+        .resolve("storage-io", &host("AMD EPYC 7302 16-Core Processor", 2, 16))
+        .unwrap();
+    assert_eq!(rome.bios["LogicalProc"].confidence, Confidence::Used);
+    assert!(rome.bios["LogicalProc"].quote.as_deref().unwrap().contains("64C/64T"));
 }
 
 #[test]
@@ -670,9 +695,11 @@ fn the_iommu_stays_on_past_255_hardware_threads() {
     let performance = library.resolve("performance", &big).unwrap();
     assert_eq!(performance.bios["IommuSupport"].wanted, Wanted::Value("Enabled".into()));
     assert!(performance.bios["IommuSupport"].why.contains("iommu=pt"));
-    // SMT off (hpc): 128 threads, the IOMMU is left as it is.
+    // SMT off (hpc): 128 threads; every workload profile keeps the IOMMU on anyway (base), so a
+    // host moved off a profile that had it off gets it back.
     let hpc = library.resolve("hpc", &big).unwrap();
-    assert!(!hpc.bios.contains_key("IommuSupport"));
+    assert_eq!(hpc.bios["IommuSupport"].origin, "base");
+    assert_eq!(hpc.bios["IommuSupport"].wanted, Wanted::Value("Enabled".into()));
     // A profile of one's own that turns it off on such a host is set aside, saying why.
     let mine = library_with(&[r#"
 name = "no-iommu"
@@ -701,7 +728,8 @@ fn bergamo_takes_genoa_s_settings_with_ccx_as_numa_kept_off() {
     assert_eq!(bergamo.generation, Some(Generation::Bergamo));
     for profile in library.list() {
         let resolved = library.resolve(&profile.name, &bergamo).unwrap();
-        if profile.name == "thermally-challenged" {
+        if profile.cpu == Some(bios_profiles::Cpu::Any) {
+            // The cooling overlays set iDRAC settings only.
             continue;
         }
         assert_eq!(

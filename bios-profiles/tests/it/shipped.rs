@@ -51,7 +51,10 @@ fn every_profile_file_is_embedded_and_named_after_its_file() {
     let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".toml") && !["sources.toml", "catalog.toml", "tables.toml"].contains(&n.as_str()))
+        .filter(|n| {
+            n.ends_with(".toml")
+                && !["sources.toml", "catalog.toml", "tables.toml", "managed.toml"].contains(&n.as_str())
+        })
         .map(|n| format!("profiles/dell/{n}"))
         .collect();
     let embedded: BTreeSet<String> = SHIPPED_PROFILES.iter().map(|(p, _)| (*p).to_owned()).collect();
@@ -87,7 +90,7 @@ fn every_shipped_attribute_is_in_the_catalog() {
 fn every_workload_profile_chooses_a_system_profile_and_no_power_cap_unless_efficiency() {
     let library = Library::shipped().unwrap();
     for profile in library.list() {
-        if ["base", "thermally-challenged"].contains(&profile.name.as_str()) {
+        if profile.name == "base" || profile.cpu == Some(bios_profiles::Cpu::Any) {
             continue;
         }
         let resolved = library.resolve(&profile.name, &Default::default()).unwrap();
@@ -96,8 +99,17 @@ fn every_workload_profile_chooses_a_system_profile_and_no_power_cap_unless_effic
             .idrac
             .values()
             .find(|s| s.setting.attribute == "ServerPwr.1.PowerCapSetting");
-        if profile.name == "power-efficiency" {
-            assert!(cap.is_none());
+        let keeps_the_sites_cap = ["power-efficiency", "power-efficiency-gpu", "virtualization-power"];
+        if keeps_the_sites_cap.contains(&profile.name.as_str()) {
+            assert!(cap.is_none(), "{}", profile.name);
+            assert!(
+                resolved
+                    .left
+                    .iter()
+                    .any(|l| l.attribute == "ServerPwr.1.PowerCapSetting"),
+                "{} leaves the cap alone on purpose, saying why",
+                profile.name
+            );
         } else {
             assert_eq!(
                 cap.unwrap().setting.wanted,
@@ -320,7 +332,10 @@ fn hpc_takes_nps_4_where_the_host_offers_it_and_says_why_where_it_does_not() {
     // C6615, one EPYC 8534P with six channels: the platform rules NPS 4 out, so 2.
     let c6615 = Fixture::load("c6615");
     let (profile, d, p) = hpc_on(&c6615);
-    assert_eq!(profile.platforms, ["base [platform c6615]"]);
+    assert_eq!(
+        profile.platforms,
+        ["base [platform c6615]", "base [platform two-ccx-dies]"]
+    );
     let nps = change(&d, "NumaNodesPerSocket");
     assert_eq!(nps.desired, "2".into());
     assert_eq!(
@@ -606,6 +621,7 @@ fn stated_settings_quote_a_source_this_library_holds_words_of() {
         "amd-instinct-host-7002",
         "amd-instinct-host-7003",
         "vmware-epyc",
+        "dell-pixstor-me5",
     ];
     for source in library.sources().iter().filter(|s| !held.contains(&s.id.as_str())) {
         // A document we hold no words of says so; payloads and snapshots are not documents.
@@ -674,9 +690,11 @@ fn the_new_workloads_apply_their_sourced_settings_to_the_fixture_hosts() {
     // Not for the Siena sled: no accelerator host there.
     assert!(library.resolve("ai-gpu", &Fixture::load("c6615").host()).is_err());
 
-    // Database: Dell's Performance preset, SMT on, NPS 1, L3 not split.
+    // Database: the Performance preset's values in Custom (the preset may lock the fabric it
+    // pins), SMT on, NPS 1, L3 not split.
     let db = library.resolve("database", &r7625.host()).unwrap();
-    assert_eq!(value(&db, "SysProfile"), Wanted::Value("PerfOptimized".into()));
+    assert_eq!(value(&db, "SysProfile"), Wanted::Value("Custom".into()));
+    assert_eq!(value(&db, "ApbDis"), Wanted::Value("Enabled".into()));
     assert_eq!(value(&db, "NumaNodesPerSocket"), Wanted::Value("1".into()));
     assert_eq!(value(&db, "CcxAsNumaDomain"), Wanted::Value("Disabled".into()));
     assert_eq!(value(&db, "LogicalProc"), Wanted::Value("Enabled".into()));
@@ -699,7 +717,7 @@ fn the_new_workloads_apply_their_sourced_settings_to_the_fixture_hosts() {
     let ll = library.resolve("low-latency", &r7625.host()).unwrap();
     assert_eq!(value(&ll, "CorrEccSmi"), Wanted::Value("Disabled".into()));
     assert!(ll.bios["CorrEccSmi"].why.starts_with("A stated trade-off"));
-    for profile in library.list().iter().filter(|p| p.name != "thermally-challenged") {
+    for profile in library.list().iter().filter(|p| p.cpu != Some(bios_profiles::Cpu::Any)) {
         let resolved = library.resolve(&profile.name, &r7625.host()).unwrap();
         assert_eq!(
             value(&resolved, "CECriticalSEL"),

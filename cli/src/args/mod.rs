@@ -660,9 +660,29 @@ pub enum ProfilesCommand {
         #[arg(long)]
         cores: Option<u32>,
     },
-    /// Check a profile: its format, and with --registry or --bmc its values against the BIOS
-    /// attribute registry and dependencies. Exit 0 clean, 2 problems found, 1 error.
+    /// Check a profile: its format (every missing field at once), and its values — with
+    /// --registry or --bmc against that BIOS attribute registry and its dependencies; without
+    /// either, offline, its attribute names and tokens against the shipped catalog and the
+    /// registries of the emulator's real-shaped hosts (a host's own registry may still differ:
+    /// what none of them offers but resembles nothing is a warning). Exit 0 clean, 2 problems
+    /// found, 1 error.
     Validate(ValidateArgs),
+    /// Write a commented starting profile that extends a shipped one: the format, a setting to
+    /// change and a knob to leave alone, each commented out, and what the parent sets today.
+    /// Edit it, then `rftune profiles validate FILE`.
+    New {
+        /// The new profile's name.
+        name: String,
+        /// The shipped profile it starts from (e.g. hpc, performance).
+        #[arg(long, value_name = "PROFILE")]
+        extends: String,
+        /// The new profile's description.
+        #[arg(long)]
+        description: Option<String>,
+        /// Write the file here (refused if it exists) instead of to standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Search the settings catalog by the names people know ("c-states", "numa", "x2apic").
     Search {
         /// Words to look for.

@@ -1,4 +1,5 @@
-//! `rftune profiles list|show|validate|search|derive`: browse and check the recommendations.
+//! `rftune profiles list|show|validate|new|search|derive`: browse, check and start the
+//! recommendations.
 
 use crate::Exit;
 use crate::args::{OutputFormat, ProfilesCommand};
@@ -45,6 +46,12 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
         }
         ProfilesCommand::Search { query } => search(&query.join(" "), output),
         ProfilesCommand::Validate(args) => validate(args, dirs, output).await,
+        ProfilesCommand::New {
+            name,
+            extends,
+            description,
+            out,
+        } => new(name, extends, description.as_deref(), out.as_deref()),
         ProfilesCommand::Derive {
             from_scp: Some(file),
             registry,
@@ -291,6 +298,17 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
     for s in &resolved.skipped {
         let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
     }
+    for l in &resolved.left {
+        let _ = writeln!(out, "  left alone {} ({}): {}", l.attribute, l.origin, l.why);
+    }
+    let noted = resolved
+        .bios
+        .values()
+        .chain(resolved.idrac.values().map(|s| &s.setting))
+        .filter_map(|s| Some((&s.attribute, s.confidence_note.as_deref()?)));
+    for (attribute, note) in noted {
+        let _ = writeln!(out, "  inferred here {attribute}: {note}");
+    }
     for limit in &resolved.limits {
         let values: Vec<String> = limit.values.iter().map(ToString::to_string).collect();
         let _ = writeln!(
@@ -341,6 +359,134 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
     out
 }
 
+/// `profiles validate FILE` without a host: the file's own names and tokens against the shipped
+/// catalog and the emulator's registries.
+fn validate_offline(chosen: &LoadedProfile, output: OutputFormat) -> Result<Exit> {
+    let mut trees = Vec::new();
+    for model in idrac_sim::fixture::builtin_models() {
+        trees.push((model, idrac_sim::fixture::Fixture::builtin(model)?));
+    }
+    let bios: Vec<(&str, &AttributeRegistry)> = trees.iter().map(|(m, t)| (*m, &t.bios_registry)).collect();
+    let idrac: Vec<(&str, &AttributeRegistry)> = trees
+        .iter()
+        .filter_map(|(m, t)| Some((*m, t.manager_registry.as_ref()?)))
+        .collect();
+    let known = bios_profiles::offline::Known {
+        bios: &bios,
+        idrac: &idrac,
+        catalog: bios_profiles::catalog::shipped()?,
+    };
+    let profile = chosen.definition();
+    let violations = bios_profiles::offline::check(profile, &known);
+    let models: Vec<&str> = bios.iter().map(|(m, _)| *m).collect();
+    let heading = format!(
+        "{}: {} setting(s) of its own, checked offline against the shipped catalog and the registries of {} (a host's own registry may still differ: give --registry FILE or --bmc URL to check against it)",
+        profile.name,
+        profile.settings().count(),
+        models.join(", ")
+    );
+    let doc = json!({"schema": "rftune.validate/v1", "profile": profile.name, "checked_against_registry": false,
+                     "checked_offline": models});
+    validation_report(&heading, doc, &violations, output)
+}
+
+/// `profiles new NAME --extends PROFILE`: a commented starting file that parses as it is.
+fn new(name: &str, extends: &str, description: Option<&str>, out: Option<&std::path::Path>) -> Result<Exit> {
+    let library = Library::shipped()?;
+    let parent = library.resolve(extends, &HostFacts::default())?;
+    let text = starting_file(name, description, &parent);
+    // What is written must load: a bad name is refused here, with the format's message.
+    LoadedProfile::from_toml(&text, "the new profile")?;
+    match out {
+        None => render::text(&text)?,
+        Some(path) => {
+            use std::io::Write as _;
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot create {}: {e} (an existing file is never replaced)",
+                        path.display()
+                    )
+                })?;
+            file.write_all(text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
+            eprintln!(
+                "rftune: wrote {}; edit it, then `rftune profiles validate {}`",
+                path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(Exit::Success)
+}
+
+/// The commented starting file for `profiles new`.
+fn starting_file(name: &str, description: Option<&str>, parent: &ResolvedProfile) -> String {
+    let p = &parent.name;
+    let description = description.map_or_else(|| format!("{p}, with our own changes"), str::to_owned);
+    let head = [
+        format!("# {name}: starts from the shipped profile `{p}` and changes only what is written below."),
+        format!("# `rftune profiles show {p}` lists every setting it inherits, with why, source and confidence."),
+        "# `rftune profiles validate FILE` checks this file offline; add --bmc URL to check it on a host.".to_owned(),
+        "#".to_owned(),
+        "# Switching: every shipped workload profile sets the same knobs (the managed set), so a host".to_owned(),
+        "# moved between them ends the same whichever it had before. A knob only this file sets is".to_owned(),
+        "# yours: moving the host to another profile leaves it as this one wrote it.".to_owned(),
+        format!("name = {}", toml_string(name)),
+        format!("description = {}", toml_string(&description)),
+        format!("extends = {}", toml_string(p)),
+    ];
+    let guide = [
+        "",
+        "# Change a setting: a value (or `prefer = [...]`, or `accept = [...]` with `intent`), a one-line",
+        "# `why`, a `source` id (from `rftune profiles show`'s sources, or your own [sources.ID] below)",
+        "# and a `confidence`: stated (the source says so; then `quote` its words), used (Dell or AMD",
+        "# shipped it in a published configuration) or inferred (your reasoning).",
+        "#",
+        "# [bios.LogicalProc]",
+        "# value = \"Enabled\"",
+        "# why = \"Our codes scale with threads.\"",
+        "# source = \"our-runbook\"",
+        "# confidence = \"inferred\"",
+        "#",
+        "# Leave a knob as each host has it: what the parent sets for it is dropped, and rftune",
+        "# neither writes nor judges it.",
+        "#",
+        "# [bios.NumaNodesPerSocket]",
+        "# leave = true",
+        "# why = \"Our nodes choose NPS per job class.\"",
+        "#",
+        "# [sources.our-runbook]",
+        "# title = \"Cluster runbook, node BIOS\"",
+        "# publisher = \"Our HPC team\"",
+        "",
+    ];
+    let mut out = String::new();
+    for line in head.iter().map(String::as_str).chain(guide) {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(out, "# What `{p}` sets today, on a host of any generation:");
+    for s in parent.settings() {
+        let _ = writeln!(
+            out,
+            "#   {} = {} ({}, {})",
+            s.attribute, s.wanted, s.confidence, s.source
+        );
+    }
+    for l in &parent.left {
+        let _ = writeln!(out, "#   {} is left alone: {}", l.attribute, l.why);
+    }
+    out
+}
+
+/// `s` as a TOML basic string.
+fn toml_string(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
 fn search(query: &str, output: OutputFormat) -> Result<Exit> {
     let hits = bios_profiles::catalog::search(query);
     if output == OutputFormat::Json {
@@ -364,69 +510,71 @@ fn search(query: &str, output: OutputFormat) -> Result<Exit> {
 
 async fn validate(args: &crate::args::ValidateArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let chosen = LoadedProfile::load(&args.profile)?;
-    let (registry, current, mut host): (Option<AttributeRegistry>, Attributes, HostFacts) =
-        match (&args.registry, &args.bmc) {
-            (Some(path), _) => {
-                let text =
-                    rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
-                let registry: AttributeRegistry =
-                    redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
-                let model = registry.product_names().next().map(str::to_owned);
-                (
-                    Some(registry),
-                    Attributes::new(),
-                    HostFacts {
-                        model,
-                        ..HostFacts::default()
-                    },
-                )
-            }
-            (None, Some(url)) => {
-                let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
-                let access = crate::config::access_one(&args.connect, &entry, dirs)?;
-                let read = rftune_engine::read::ReadState {
-                    cache: std::sync::Arc::new(dirs.registry_cache()),
-                    groups: Default::default(),
-                    jobs: false,
-                };
-                let state = access.one(&entry, None, &read).await?;
-                let facts = HostFacts::from_bios(&state.bios);
-                (Some(std::sync::Arc::unwrap_or_clone(state.registry)), state.bios, facts)
-            }
-            (None, None) => (None, Attributes::new(), HostFacts::default()),
-        };
+    let (registry, current, mut host): (AttributeRegistry, Attributes, HostFacts) = match (&args.registry, &args.bmc) {
+        (Some(path), _) => {
+            let text = rftune_engine::state::read_capped(path, rftune_engine::state::MAX_DOCUMENT_BYTES, "registry")?;
+            let registry: AttributeRegistry =
+                redfish_client::error::decode_json("FILE", &path.display().to_string(), text.as_bytes())?;
+            let model = registry.product_names().next().map(str::to_owned);
+            (
+                registry,
+                Attributes::new(),
+                HostFacts {
+                    model,
+                    ..HostFacts::default()
+                },
+            )
+        }
+        (None, Some(url)) => {
+            let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
+            let access = crate::config::access_one(&args.connect, &entry, dirs)?;
+            let read = rftune_engine::read::ReadState {
+                cache: std::sync::Arc::new(dirs.registry_cache()),
+                groups: Default::default(),
+                jobs: false,
+            };
+            let state = access.one(&entry, None, &read).await?;
+            let facts = HostFacts::from_bios(&state.bios);
+            (std::sync::Arc::unwrap_or_clone(state.registry), state.bios, facts)
+        }
+        (None, None) => return validate_offline(&chosen, output),
+    };
     let given = facts(args.model.as_deref(), args.generation.as_deref())?;
     host.model = given.model.or(host.model);
     host.generation = given.generation.or(host.generation);
     let resolved = chosen.resolve(&host)?;
-    let violations = match &registry {
-        Some(r) => bios_profiles::validate(
-            &resolved,
-            &HostView::new(r, &current),
-            &ValidateOptions { strict: args.strict },
-        ),
-        None => Vec::new(),
-    };
+    let violations = bios_profiles::validate(
+        &resolved,
+        &HostView::new(&registry, &current),
+        &ValidateOptions { strict: args.strict },
+    );
+    let heading = format!(
+        "{}: {} setting(s), checked against the registry",
+        resolved.name,
+        resolved.bios.len() + resolved.idrac.len()
+    );
+    let doc = json!({"schema": "rftune.validate/v1", "profile": resolved.name, "checked_against_registry": true});
+    validation_report(&heading, doc, &violations, output)
+}
+
+/// The end of `profiles validate`: the JSON document `doc` with the error count and the
+/// violations, or `heading`, a line per violation and the counts. Exit 2 on errors.
+fn validation_report(
+    heading: &str,
+    mut doc: serde_json::Value,
+    violations: &[bios_profiles::Violation],
+    output: OutputFormat,
+) -> Result<Exit> {
     let errors = violations.iter().filter(|v| v.severity == Severity::Error).count();
     if output == OutputFormat::Json {
-        render::json(
-            &json!({"schema": "rftune.validate/v1", "profile": resolved.name, "checked_against_registry": registry.is_some(),
-                             "errors": errors, "violations": violations}),
-        )?;
+        if let Some(map) = doc.as_object_mut() {
+            map.insert("errors".into(), json!(errors));
+            map.insert("violations".into(), serde_json::to_value(violations)?);
+        }
+        render::json(&doc)?;
     } else {
-        let mut out = String::new();
-        let against = if registry.is_some() {
-            "against the registry"
-        } else {
-            "format only (give --registry FILE or --bmc URL to check values)"
-        };
-        let _ = writeln!(
-            out,
-            "{}: {} setting(s), checked {against}",
-            resolved.name,
-            resolved.bios.len() + resolved.idrac.len()
-        );
-        for v in &violations {
+        let mut out = format!("{heading}\n");
+        for v in violations {
             let level = if v.severity == Severity::Error {
                 "error"
             } else {

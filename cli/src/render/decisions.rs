@@ -3,7 +3,8 @@
 
 use bios_profiles::{AsidSplit, Decision, Outcome};
 
-/// One line for a decision, or `None` for a row that only allows what the setting writes.
+/// One line for a decision, or `None` for a row that only allows what the setting writes. A CPU
+/// or layout the table has no row for says so.
 pub fn line(d: &Decision) -> Option<String> {
     let row = format!("{} [{}]", d.table, d.row);
     let cited = format!("({}, {})", d.source, d.confidence.as_str());
@@ -18,7 +19,9 @@ pub fn line(d: &Decision) -> Option<String> {
             let means = d.readback.as_deref().unwrap_or(&d.reason);
             format!("if the BIOS reads back {fallback} after another value: {means}")
         }
-        Outcome::Allows | Outcome::NoRow => return None,
+        // No row: say so, as the table's reason does (the registry decides there).
+        Outcome::NoRow => format!("{row}: no row: {} {cited}", d.reason),
+        Outcome::Allows => return None,
     })
 }
 

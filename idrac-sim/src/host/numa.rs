@@ -5,8 +5,8 @@
 //! is replaced by the default NPS 1, and the Lifecycle log gets UEFI0391 ("Memory configuration
 //! does not match the enabled NUMA node Per Socket (NPS) setting", in real iDRACs' message
 //! registry). DIMMs are filled one per channel first (Dell's population order), so 8 or 16 DIMMs
-//! on a socket fill every channel alike; with 4 or 12 it depends on the slots, which the
-//! emulator does not model, so only NPS 0 falls back then.
+//! on a socket fill every channel alike, and 4 cannot give both halves their four channels; with
+//! 12 it depends on the slots, which the emulator does not model, so only NPS 0 falls back then.
 //!
 //! **Assumed** for the 12-channel (EPYC 9004) and 6-channel (EPYC 8004) DDR5 sockets, whose
 //! rules no manual here gives: NPS 2 and 4 need every channel alike (DIMMs per socket a whole
@@ -38,8 +38,8 @@ pub(super) fn after_post(written: &str, cpu_model: &str, dimms_per_socket: &[usi
     let alike = |n: usize| n > 0 && n.is_multiple_of(channels);
     let sockets_differ = dimms_per_socket.windows(2).any(|w| w[0] != w[1]);
     let falls_back = match (written, channels) {
-        // Rome and Milan: Dell's rules (4 or 12 DIMMs depend on the slots: kept).
-        ("2", 8) => dimms_per_socket.iter().any(|n| !alike(*n) && !matches!(n, 4 | 12)),
+        // Rome and Milan: Dell's rules (12 DIMMs depend on the slots: kept).
+        ("2", 8) => dimms_per_socket.iter().any(|n| !alike(*n) && *n != 12),
         ("4", 8) => false,
         ("2" | "4", _) => dimms_per_socket.iter().any(|n| !alike(*n)),
         ("0", _) => dimms_per_socket.iter().any(|n| !alike(*n)) || sockets_differ,
@@ -56,6 +56,11 @@ mod tests {
     fn an_npss_the_population_cannot_take_falls_back_to_1() {
         let milan = "AMD EPYC 7763 64-Core Processor";
         assert_eq!(after_post("2", milan, &[8, 8]), None);
+        assert_eq!(
+            after_post("2", milan, &[4, 4]),
+            Some("1"),
+            "four DIMMs fill no half's four channels"
+        );
         assert_eq!(after_post("2", milan, &[8, 7]), Some("1"));
         assert_eq!(after_post("4", milan, &[8, 7]), None, "NPS 4 takes any population");
         assert_eq!(

@@ -25,6 +25,7 @@ mod scp;
 mod sessions;
 mod shard;
 mod sim;
+mod switch;
 mod trust;
 mod writers;
 

@@ -272,7 +272,13 @@ async fn show_resolves_the_thread_count_pins_for_a_cpu_and_prints_the_sev_asid_s
         "64",
     ])
     .await;
-    assert!(!one.lines().any(|l| l.starts_with("IommuSupport")), "{one}");
+    // One socket: every workload keeps the IOMMU on anyway (base), but nothing rules Disabled out.
+    assert!(
+        one.lines()
+            .any(|l| l.starts_with("IommuSupport") && l.contains("Enabled")),
+        "{one}"
+    );
+    assert!(!one.contains("limit IommuSupport"), "{one}");
     // The split, with the CPU's maximum given as a parameter.
     let dir = TempDir::new();
     let file = dir.0.join("our-cc.toml");
@@ -294,5 +300,163 @@ async fn show_resolves_the_thread_count_pins_for_a_cpu_and_prints_the_sev_asid_s
     assert!(
         cc.contains("split CpuMinSevAsid = 502: 501 ASIDs for SEV-ES/SNP, 8 for plain SEV, of 509"),
         "{cc}"
+    );
+}
+
+#[tokio::test]
+async fn validate_without_a_host_checks_names_and_tokens_offline_and_reports_every_missing_field() {
+    let dir = TempDir::new();
+    let file = dir.0.join("site.toml");
+    std::fs::write(
+        &file,
+        "name = \"site\"\ndescription = \"typos\"\nextends = \"hpc\"\n\n[bios.NumaNodesPerSockt]\nvalue = \"Enabeld\"\nwhy = \"x\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n\n[bios.LogicalProc]\nvalue = \"Enabeld\"\nwhy = \"x\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n\n[bios.PowerProfileSelect]\nvalue = \"TurboMode\"\nwhy = \"x\"\nsource = \"amd-58011\"\nconfidence = \"inferred\"\n",
+    )
+    .unwrap();
+    let out = Run::new(&["profiles", "validate", file.to_str().unwrap()])
+        .output()
+        .await;
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
+    assert!(
+        text.contains("checked offline against the shipped catalog and the registries of c6615, r7525, r7625"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error: NumaNodesPerSockt: not an attribute of the shipped catalog or the registries of c6615, r7525, r7625; did you mean NumaNodesPerSocket?"),
+        "{text}"
+    );
+    assert!(
+        text.contains("error: LogicalProc: \"Enabeld\"") && text.contains("did you mean Enabled?"),
+        "{text}"
+    );
+    // A token no known registry offers but that resembles none: a host may still offer it.
+    assert!(
+        text.contains("warning: PowerProfileSelect: \"TurboMode\"")
+            && text.contains("a host's own registry may still offer it"),
+        "{text}"
+    );
+    let out = Run::new(&["profiles", "validate", file.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (doc["errors"].as_u64(), doc["checked_against_registry"].as_bool()),
+        (Some(2), Some(false))
+    );
+    assert_eq!(doc["violations"][0]["kind"], "token_not_known");
+    // Every missing field at once, each with its place.
+    std::fs::write(
+        &file,
+        "name = \"site\"\ndescription = \"gaps\"\nextends = \"hpc\"\n\n[bios.ProcCStates]\nvalue = \"Enabled\"\n\n[bios.SysProfile]\nwhy = \"w\"\n",
+    )
+    .unwrap();
+    let out = Run::new(&["profiles", "validate", file.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    for line in [
+        "site.toml:5:1: ProcCStates has no `why`",
+        "site.toml:5:1: ProcCStates has no `source`",
+        "site.toml:5:1: ProcCStates has no `confidence`",
+        "site.toml:8:1: SysProfile has no value",
+        "site.toml:8:1: SysProfile has no `source`",
+    ] {
+        assert!(err.contains(line), "{line}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn new_writes_a_commented_starting_file_that_extends_a_shipped_profile_and_validates() {
+    let dir = TempDir::new();
+    let file = dir.0.join("my-hpc.toml");
+    let out = Run::new(&[
+        "profiles",
+        "new",
+        "my-hpc",
+        "--extends",
+        "hpc",
+        "--out",
+        file.to_str().unwrap(),
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.contains("extends = \"hpc\"") && text.contains("# [bios.LogicalProc]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("#   NumaNodesPerSocket = 4 | 2 | 1 (stated, dell-ddr5-bandwidth)"),
+        "{text}"
+    );
+    let out = Run::new(&["profiles", "validate", file.to_str().unwrap()])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    // Uncommenting its leave example is a profile that leaves NPS alone.
+    std::fs::write(
+        &file,
+        text.replace(
+            "# [bios.NumaNodesPerSocket]\n# leave = true\n# why",
+            "[bios.NumaNodesPerSocket]\nleave = true\nwhy",
+        ),
+    )
+    .unwrap();
+    let out = Run::new(&["profiles", "show", file.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["left"][0]["attribute"], "NumaNodesPerSocket", "{doc}");
+    // An existing file is never replaced; an unknown parent is named.
+    let out = Run::new(&[
+        "profiles",
+        "new",
+        "x",
+        "--extends",
+        "hpc",
+        "--out",
+        file.to_str().unwrap(),
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    let out = Run::new(&["profiles", "new", "x", "--extends", "hcp"]).output().await;
+    assert!(stderr(&out).contains("did you mean hpc?"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn show_and_list_say_what_they_decide_in_words_people_read() {
+    // A CPU whose layout Dell's table has no row for says so.
+    let out = Run::new(&["profiles", "show", "hpc", "--cpu", "7402P", "--sockets", "1"])
+        .output()
+        .await;
+    let text = stdout(&out);
+    assert!(
+        text.contains("decided NumaNodesPerSocket: nps-layout [24 cores, 4x2x3]: no row:"),
+        "{text}"
+    );
+    // A used value from a source that does not cover the host's generation is inferred there.
+    assert!(
+        text.contains("inferred here ProcTurboMode: used on genoa, the generations its source (idrac-r7615-capture) covers; inferred on rome"),
+        "{text}"
+    );
+    let out = Run::new(&["profiles", "show", "ai-gpu", "--generation", "siena"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("this host is siena (model not given)"),
+        "{}",
+        stderr(&out)
+    );
+    let out = Run::new(&["profiles", "list"]).output().await;
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "overrides for genoa; milan; milan with at most 255 threads; rome; rome with at most 255 threads"
+        ),
+        "{text}"
     );
 }

@@ -1,4 +1,4 @@
-//! Dependency-aware analysis shared by validation, diff and plan.
+//! The dependency-aware analysis of a set of desired values, shared by validation, diff and plan.
 //!
 //! It computes the planned state for a set of desired values, the automatic unlocks it needs,
 //! and why a desired value cannot be reached.
