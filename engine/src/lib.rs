@@ -15,8 +15,8 @@
 //! - **Reading and judging** ([`read`], [`assess`], [`inventory`]): a host's BIOS values,
 //!   pending values, jobs and registry (cached per model and BIOS version), compared with a
 //!   [`LoadedProfile`].
-//! - **Changing** ([`write`], [`converge`], [`control`], [`jobs`]): every write goes through
-//!   one pipeline ([`write`]: the host's lock, a backend rftune writes to, the refusals of
+//! - **Changing** ([`write`](mod@write), [`converge`], [`control`], [`jobs`]): every write goes through
+//!   one pipeline ([`write`](mod@write): the host's lock, a backend rftune writes to, the refusals of
 //!   pending work and lockdown, one reboot slot, the snapshot, the reboot with its hooks, the
 //!   waits, the audit log, a stop honoured between steps). On it: the apply of a profile as
 //!   named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes →

@@ -293,7 +293,7 @@ impl Bmc {
 
     /// The backend as far as known: the one recognised, else the iDRAC's (where an operation
     /// that reads no service root starts; its first answer confirms it, see
-    /// [`Bmc::confirm_backend`], or [`Bmc::recognise`] decides).
+    /// `Bmc::confirm_backend`, or [`Bmc::recognise`] decides).
     pub fn backend(&self) -> Backend {
         self.recognition
             .lock()
