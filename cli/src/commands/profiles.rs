@@ -146,7 +146,7 @@ fn derive_from_scp(
     }
     render::text(&derived.toml)?;
     for (reason, n) in derived.dropped_counts() {
-        eprintln!(
+        note!(
             "rftune: left out {n} attribute(s) of {}: {}",
             scp.name,
             reason.describe()

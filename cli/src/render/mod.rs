@@ -314,7 +314,7 @@ impl rftune_engine::observe::Observer for Progress {
                     if crate::logging::json() {
                         tracing::info!(target: crate::logging::PROGRESS, host = %host, phase = phase.name(), "{phase}");
                     } else {
-                        eprintln!("rftune: {event}");
+                        note!("rftune: {event}");
                     }
                 }
                 (None, None) => {}
@@ -322,8 +322,8 @@ impl rftune_engine::observe::Observer for Progress {
             Event::Notice { .. } => {
                 let line = format!("rftune: {event}");
                 match &self.bar {
-                    Some(bar) => bar.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
+                    Some(bar) => bar.suspend(|| note!("{line}")),
+                    None => note!("{line}"),
                 }
             }
         }
@@ -345,7 +345,7 @@ pub struct Notices;
 impl rftune_engine::observe::Observer for Notices {
     fn event(&self, event: &rftune_engine::observe::Event) {
         if let rftune_engine::observe::Event::Notice { .. } = event {
-            eprintln!("rftune: {event}");
+            note!("rftune: {event}");
         }
     }
 }
