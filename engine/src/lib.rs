@@ -105,6 +105,6 @@ pub use lifecycle::{Access, Operation};
 pub use observe::{Event, Observer, Silent};
 pub use state::StateDirs;
 
-/// The `tracing` target of warnings about where the password goes (plain HTTP, `--insecure`):
+/// The `tracing` target of warnings about where the password goes (`--insecure`):
 /// the command line shows them at every verbosity.
 pub const SECURITY_LOG_TARGET: &str = "rftune::security";
