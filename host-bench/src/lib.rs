@@ -1,7 +1,8 @@
 //! On-host benchmarks and their statistics, with no network and no terminal: the storage and
 //! memory runs end to end ([`run`]: checks, preconditioning, repeats, power around each run, the
 //! document), the seven-test fio storage suite of Dell's R7525 NVMe namespace note ([`fio`]) on
-//! this host or a remote one ([`exec`]),
+//! this host or a remote one ([`exec`]), the file-system sweeps of Dell's HPC storage designs
+//! ([`filesystem`]),
 //! STREAM memory kernels ([`stream`]), power statistics from BMC readings ([`power`]), every
 //! statistic rftune computes ([`stats`]), NVMe namespace sizing ([`nvme`]), raw-device safety
 //! checks ([`device`]), what a storage target is and whether it may be written ([`target`]),
@@ -21,6 +22,7 @@ pub mod chart;
 pub mod device;
 pub mod exec;
 pub mod exposition;
+pub mod filesystem;
 pub mod fio;
 pub mod host;
 pub mod nvme;

@@ -9,17 +9,19 @@
 //! `grid` on gridlines, `legend` on the legend group, `axis-title` on axis titles.
 //!
 //! By job: the axis and the number formats (`axis`), [`BarChart`] (`bar`), [`LineChart`]
-//! (`line`); here the legend, the shared drawing helpers and the page ([`page`] and its
-//! stylesheet).
+//! (`line`), [`SweepChart`] (`sweep`: curves over a thread-count sweep); here the legend, the
+//! shared drawing helpers and the page ([`page`] and its stylesheet).
 
 mod axis;
 mod bar;
 mod line;
+mod sweep;
 
 pub use axis::format_value;
 pub(crate) use axis::{Axis, format_significant};
 pub use bar::{BarChart, BarSeries};
 pub use line::{LineChart, LineSeries};
+pub use sweep::{SweepChart, SweepPoint, SweepSeries};
 
 use std::fmt::Write;
 
@@ -69,6 +71,14 @@ pub enum Mark {
     Whisker,
     /// A dot (a value on a logarithmic axis).
     Dot,
+    /// A short line with this `stroke-dasharray` (a curve of its own dash).
+    Pattern(&'static str),
+    /// A hollow circle (a flagged point).
+    Ring,
+    /// A triangle pointing down (a curve's peak).
+    Triangle,
+    /// A short translucent band (a curve's plateau).
+    Band,
 }
 
 /// One legend entry.
@@ -126,6 +136,28 @@ pub(crate) fn legend(s: &mut String, entries: &[LegendEntry], x0: f64, y0: f64, 
                 x + 16.0
             ),
             Mark::Dot => write!(s, "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\"/>", x + 7.0),
+            Mark::Pattern(dash) => write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{cy:.1}\" x2=\"{:.1}\" y2=\"{cy:.1}\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"{}\"/>",
+                x + 16.0,
+                esc(dash)
+            ),
+            Mark::Ring => write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"#ffffff\" stroke=\"{c}\" stroke-width=\"1.5\"/>",
+                x + 7.0
+            ),
+            Mark::Triangle => write!(
+                s,
+                "<path d=\"M{:.1} {:.1}l-5 -8h10z\" fill=\"{c}\"/>",
+                x + 7.0,
+                cy + 4.0
+            ),
+            Mark::Band => write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{cy:.1}\" x2=\"{:.1}\" y2=\"{cy:.1}\" stroke=\"{c}\" stroke-width=\"9\" stroke-opacity=\"0.22\"/>",
+                x + 16.0
+            ),
             Mark::Whisker => write!(
                 s,
                 "<path d=\"M{x:.1} {a:.1}v8M{x:.1} {cy:.1}h14M{x2:.1} {a:.1}v8\" stroke=\"{c}\" fill=\"none\"/>",
