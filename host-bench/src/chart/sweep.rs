@@ -256,7 +256,14 @@ impl SweepChart {
                 );
             }
             if let Some((x, v)) = ser.peak.filter(|p| drawn(p.1)) {
-                let (px, py) = (xp(x), yp(v) - 9.0);
+                // Above the point's whisker, if it has one.
+                let top = ser
+                    .points
+                    .iter()
+                    .find(|p| p.x == x)
+                    .and_then(|p| p.interval)
+                    .map_or(v, |(_, hi)| hi.max(v));
+                let (px, py) = (xp(x), yp(top) - 5.0);
                 let _ = write!(
                     s,
                     "<path class=\"peak\" d=\"M{px:.1} {py:.1}l-5 -8h10z\" fill=\"{c}\"><title>{}: peak {} at {x} threads</title></path>",

@@ -167,6 +167,15 @@ impl Measure {
         }
     }
 
+    /// What it is, for people: `bandwidth`, `IOPS`, `file operations per second`.
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Bandwidth => "bandwidth",
+            Self::Iops => "IOPS",
+            Self::Ops => "file operations per second",
+        }
+    }
+
     /// Its unit.
     pub fn unit(self) -> &'static str {
         match self {

@@ -342,11 +342,11 @@ async fn check_target(
         return Err(Error::Refused(format!(
             "the largest step needs {} on {} ({} on {on}), plus {} that must stay free, but only {} is available; \
              give a smaller --data-size or --md-files, or free some space",
-            crate::units::format_size(need),
+            crate::units::approx_size(need),
             fs.mount_point,
             fs.fs_type,
-            crate::units::format_size(keep),
-            crate::units::format_size(available)
+            crate::units::approx_size(keep),
+            crate::units::approx_size(available)
         )));
     }
     Ok(fs)
@@ -403,7 +403,7 @@ pub async fn run(
         problems.push(format!(
             "{cached} of {total} points are cache-affected: their data sets are under twice the largest RAM ({}), so \
              caches may have answered (marked in the charts and tables)",
-            crate::units::format_size(run.cache_limit)
+            crate::units::approx_size(run.cache_limit)
         ));
     }
     for c in &curves {
@@ -528,7 +528,7 @@ impl<'r, 'a> Sweep<'r, 'a> {
                 self.progress.message(&format!(
                     "random: laying out {} threads' files ({}) before measuring",
                     threads,
-                    crate::units::format_size(run.sizes.per_thread(threads) * u64::from(threads))
+                    crate::units::approx_size(run.sizes.per_thread(threads) * u64::from(threads))
                 ));
                 self.fio(
                     &step,

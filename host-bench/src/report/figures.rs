@@ -11,7 +11,7 @@ use std::fmt::Write;
 /// One comparable figure of a report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
-    /// Test or kernel (`randread`, `Triad`, `n-to-n write, 8 threads`).
+    /// Test or kernel (`randread`, `Triad`, `n-to-n write at 8 threads`).
     pub test: String,
     /// Metric name.
     pub metric: String,
@@ -90,10 +90,10 @@ struct StorageValues<'a> {
     energy_j: Option<f64>,
 }
 
-/// The test a file-system point's figures carry: `n-to-n write, 8 threads`.
+/// The test a file-system point's figures carry: `n-to-n write at 8 threads`.
 pub fn point_test(curve: &super::Curve, threads: u32) -> String {
     format!(
-        "{}, {threads} thread{}",
+        "{} at {threads} thread{}",
         curve.name(),
         if threads == 1 { "" } else { "s" }
     )

@@ -7,7 +7,7 @@
 use super::filesystem::{Curve, FileSystemBench, PLATEAU_TOLERANCE};
 use crate::chart::{LegendEntry, Mark, SweepChart, SweepPoint, SweepSeries, esc, format_value};
 use crate::filesystem::{Method, Op, Test};
-use crate::units::format_size;
+use crate::units::{approx_size, format_size};
 use std::fmt::Write;
 
 /// The dash of a metadata curve by file size (none for empty files).
@@ -86,7 +86,7 @@ pub(super) fn facts(f: &FileSystemBench, label: Option<&str>) -> Vec<(String, St
             "Cache-affected below".into(),
             format!(
                 "{}: twice the largest RAM of the clients and the servers given",
-                format_size(f.cache_limit_bytes)
+                approx_size(f.cache_limit_bytes)
             ),
         ),
         ("fio".into(), f.fio_version.clone().unwrap_or_default()),
@@ -101,7 +101,7 @@ pub(super) fn facts(f: &FileSystemBench, label: Option<&str>) -> Vec<(String, St
                 h.cpu_model.clone().unwrap_or_default(),
                 h.cores,
                 h.logical_cpus,
-                h.memory_bytes.map_or("unknown".into(), format_size),
+                h.memory_bytes.map_or("unknown".into(), approx_size),
                 h.kernel.clone().unwrap_or_default()
             ),
         ));
@@ -158,7 +158,7 @@ pub(super) fn section(body: &mut String, f: &FileSystemBench) {
          there (the sustained figure). Hollow points are cache-affected: their data set was under twice the largest \
          RAM ({}), so caches may have answered.</p>",
         PLATEAU_TOLERANCE * 100.0,
-        format_size(f.cache_limit_bytes)
+        approx_size(f.cache_limit_bytes)
     );
     for test in &f.tests {
         let curves: Vec<&Curve> = f.curves.iter().filter(|c| c.test == *test).collect();
@@ -180,17 +180,17 @@ pub(super) fn section(body: &mut String, f: &FileSystemBench) {
             LegendEntry::new("cache-affected", "#555", Mark::Ring),
         ];
         let mut chart = SweepChart::new(
-            format!("{}: {} against threads", test.title(), measure.metric()),
-            format!("{} ({})", measure.metric(), measure.unit()),
+            format!("{}: {} against threads", test.title(), measure.title()),
+            format!("{} ({})", measure.title(), measure.unit()),
         )
         .legend(legend.clone());
         if *test == Test::Metadata {
             chart = chart.log_scale();
         }
-        let (per_watt_name, per_watt_unit) = measure.per_watt();
+        let (_, per_watt_unit) = measure.per_watt();
         let mut watts = SweepChart::new(
             format!("{}: work per watt against threads", test.title()),
-            format!("{per_watt_name} ({per_watt_unit})"),
+            format!("{} per watt ({per_watt_unit})", measure.title()),
         )
         .legend(vec![LegendEntry::new("cache-affected", "#555", Mark::Ring)]);
         if *test == Test::Metadata {
@@ -250,7 +250,7 @@ fn table(body: &mut String, curves: &[&Curve]) {
         for p in &c.points {
             let mut notes = Vec::new();
             if p.cache_affected {
-                notes.push(format!("cache-affected ({} data set)", format_size(p.data_set_bytes)));
+                notes.push(format!("cache-affected ({} data set)", approx_size(p.data_set_bytes)));
             }
             if p.oversubscribed {
                 notes.push("more threads than cores".to_owned());

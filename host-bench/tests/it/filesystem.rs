@@ -149,7 +149,7 @@ async fn a_tiny_sweep_on_tmpfs_gives_every_curve_with_power_and_leaves_the_targe
     assert_eq!(
         doc.run_figures()
             .iter()
-            .filter(|x| x.test == "n-to-n write, 2 threads" && x.metric == "mbps_per_watt")
+            .filter(|x| x.test == "n-to-n write at 2 threads" && x.metric == "mbps_per_watt")
             .count(),
         1
     );

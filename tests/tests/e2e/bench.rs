@@ -48,6 +48,23 @@ async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
     .output()
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
+    // Off a terminal (stderr is a pipe here), one line per test, not minutes of silence.
+    let err = stderr(&out);
+    let steps: Vec<&str> = err.lines().filter(|l| l.ends_with(", run 1/1")).collect();
+    assert_eq!(
+        steps,
+        [
+            "rftune: seqread (1/7), run 1/1",
+            "rftune: seqwrite (2/7), run 1/1",
+            "rftune: randread (3/7), run 1/1",
+            "rftune: randwrite (4/7), run 1/1",
+            "rftune: randrw70 (5/7), run 1/1",
+            "rftune: randrw50 (6/7), run 1/1",
+            "rftune: randrw30 (7/7), run 1/1"
+        ],
+        "{}",
+        stderr(&out)
+    );
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["schema"], "rftune.bench/v1");
     assert_eq!(doc["kind"], "storage");
@@ -603,7 +620,7 @@ async fn a_failed_run_removes_the_target_file_it_created_and_keeps_older_ones() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
+async fn ctrl_c_stops_fio_removes_the_target_file_it_created_and_exits_130() {
     if !rftune_tests::fio_available() {
         return;
     }
@@ -642,22 +659,28 @@ async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    // Ctrl-C: the README promises exit 130.
     let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args(["-INT", &pid.to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
     let started = std::time::Instant::now();
     let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
         .await
-        .expect("rftune did not stop within 30 s of SIGTERM")
+        .expect("rftune did not stop within 30 s of SIGINT")
         .unwrap();
     assert!(
         started.elapsed() < std::time::Duration::from_secs(15),
         "fio was stopped, not run to the end of its 60 s"
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted by SIGTERM"), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("interrupted by SIGINT")
+            && stderr(&out).contains("the file this run created was removed"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!target.exists(), "the file this run created was left behind");
 }
 
@@ -895,4 +918,80 @@ async fn nvme_plan_dry_run_needs_neither_nvme_cli_nor_a_device() {
         .await;
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--device"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_repeats_keep_their_own_power_so_compare_judges_performance_per_watt() {
+    let dir = work_dir();
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = fleet.hosts()[0].url.clone();
+    let mut docs = Vec::new();
+    for name in ["a", "b"] {
+        let out_dir = dir.0.join(name);
+        let out = Run::new(&[
+            "bench",
+            "memory",
+            "--array-mib",
+            "2",
+            "--iterations",
+            "2",
+            "--threads",
+            "1",
+            "--repeat",
+            "3",
+            "--bmc",
+            &url,
+            "--idle",
+            "0s",
+            "--power-interval",
+            "100ms",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .output()
+        .await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let err = stderr(&out);
+        let steps: Vec<&str> = err.lines().filter(|l| l.starts_with("rftune: STREAM run")).collect();
+        assert_eq!(
+            steps,
+            [
+                "rftune: STREAM run 1/3",
+                "rftune: STREAM run 2/3",
+                "rftune: STREAM run 3/3"
+            ]
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join("bench.json")).unwrap()).unwrap();
+        let per_run = doc["memory"]["run_power"].as_array().unwrap();
+        assert_eq!(per_run.len(), 3);
+        assert!(
+            per_run.iter().all(|p| p["average_w"].as_f64().unwrap() > 0.0),
+            "{per_run:?}"
+        );
+        docs.push(out_dir.join("bench.json"));
+    }
+    let out = Run::new(&[
+        "bench",
+        "compare",
+        docs[0].to_str().unwrap(),
+        docs[1].to_str().unwrap(),
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let c: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    for (test, metric) in [("Triad", "gbs_per_watt"), ("all", "power")] {
+        let row = c["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["test"] == test && r["metric"] == metric)
+            .unwrap();
+        assert_eq!((row["n_a"].as_u64(), row["n_b"].as_u64()), (Some(3), Some(3)), "{row}");
+        assert_ne!(row["verdict"], "too_few_runs", "{row}");
+        assert!(row["bootstrap_percent"]["low"].is_number(), "{row}");
+    }
 }
