@@ -51,7 +51,7 @@ pub enum BenchCommand {
     ///
     /// With --bmc (repeatable) or --inventory, every server's power is read around each fio
     /// run: each point gets the summed watts and its work per watt.
-    #[command(visible_alias = "filesystem")]
+    #[command(visible_alias = "filesystem", verbatim_doc_comment)]
     Fs(FsArgs),
     /// Change per metric between two bench documents (e.g. two BIOS profiles), judged like an
     /// experiment: each repeat is a sample, 95% intervals of the difference (bootstrap of
@@ -64,7 +64,7 @@ pub enum BenchCommand {
     Compare(CompareArgs),
 }
 
-/// Options shared by the benchmarks.
+/// Options shared by the benchmarks of this host's own power.
 #[derive(Debug, clap::Args)]
 pub struct CommonArgs {
     /// Sample power from this server's BMC during the run and report performance per watt.
@@ -73,13 +73,22 @@ pub struct CommonArgs {
     /// How to connect to --bmc.
     #[command(flatten)]
     pub connect: ConnectArgs,
+    /// Repeats, power sampling and where results go.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Options every benchmark takes.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
     /// Time between power readings.
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
     pub power_interval: Duration,
     /// Idle power baseline measured before the run (with --bmc).
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub idle: Duration,
-    /// Run everything this many times; results report the median and coefficient of variation.
+    /// Run everything this many times; results report the median and coefficient of variation
+    /// (file-system points: the median and, from two repeats on, its 95% interval).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
     /// A name for this run in reports and comparisons, e.g. the BIOS profile applied.
@@ -253,23 +262,9 @@ pub struct FsArgs {
     /// How to connect to the BMCs.
     #[command(flatten)]
     pub connect: ConnectArgs,
-    /// Time between power readings.
-    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_duration)]
-    pub power_interval: Duration,
-    /// Idle power baseline of each server, measured before the run (with BMCs).
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
-    pub idle: Duration,
-    /// Run every step this many times: each point is the median, with its 95% interval from
-    /// two repeats on.
-    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
-    /// A name for this run in reports and comparisons, e.g. the BIOS profile applied.
-    #[arg(long, value_name = "TEXT")]
-    pub label: Option<String>,
-    /// Directory for bench.json, bench.csv, report.html and fio's job files and output;
-    /// default ./rftune-bench-filesystem-UTCTIME.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
+    /// Repeats, power sampling and where results go.
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// A size that may be small or zero (`--md-file-sizes 0,3K`).

@@ -8,7 +8,9 @@
 
 use crate::Exit;
 use crate::args::OutputFormat;
-use crate::args::bench::{BenchCommand, CommonArgs, CompareArgs, EngineArg, FailOn, FsArgs, MemoryArgs, StorageArgs};
+use crate::args::bench::{
+    BenchCommand, CommonArgs, CompareArgs, EngineArg, FailOn, FsArgs, MemoryArgs, RunArgs, StorageArgs,
+};
 use crate::render::{self, Progress, Table};
 use anyhow::{Context, Result, bail};
 use host_bench::chart::format_value;
@@ -128,7 +130,7 @@ async fn run_and_finish(
     let mut server = connect_bmc(common, dirs).await?;
     let report = match server.as_mut() {
         Some(Server { bmc, said }) => {
-            metered(bmc, said, common.idle, async |meter, said| {
+            metered(bmc, said, common.run.idle, async |meter, said| {
                 spinning(output, async |progress| run(Some(said), meter, progress).await).await
             })
             .await
@@ -199,7 +201,7 @@ fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
 }
 
-fn common(args: &CommonArgs) -> bench_run::Common {
+fn common(args: &RunArgs) -> bench_run::Common {
     bench_run::Common {
         label: args.label.clone(),
         repeat: args.repeat,
@@ -239,7 +241,7 @@ fn finish(r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&Benc
 }
 
 async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
-    let dir = out_dir(args.common.out.as_ref(), "storage");
+    let dir = out_dir(args.common.run.out.as_ref(), "storage");
     let stop = Stop::default();
     let local = Local::new(stop.clone());
     let settings = StorageSettings {
@@ -260,7 +262,7 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
             confirm_serial: args.confirm_serial.clone(),
         },
         workdir: dir.join("fio"),
-        common: common(&args.common),
+        common: common(&args.common.run),
     };
     let run = StorageRun::new(settings, &local).await?;
     interruptible(
@@ -399,9 +401,9 @@ async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Re
             source: "--peak-gbs".into(),
             sockets: Vec::new(),
         }),
-        common: common(&args.common),
+        common: common(&args.common.run),
     })?;
-    let dir = out_dir(args.common.out.as_ref(), "memory");
+    let dir = out_dir(args.common.run.out.as_ref(), "memory");
     run_and_finish(
         &args.common,
         dirs,
@@ -470,7 +472,7 @@ async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exi
     if args.cleanup {
         return cleanup(&local, &args.target, output).await;
     }
-    let dir = out_dir(args.out.as_ref(), "filesystem");
+    let dir = out_dir(args.run.out.as_ref(), "filesystem");
     let settings = FsSettings {
         target: args.target.clone(),
         fs_type: args.fs_type.clone(),
@@ -487,18 +489,13 @@ async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exi
         md_files: args.md_files,
         md_file_sizes: args.md_file_sizes.clone(),
         workdir: dir.join("fio"),
-        common: bench_run::Common {
-            label: args.label.clone(),
-            repeat: args.repeat,
-            power_interval: args.power_interval,
-            power_optional: false,
-        },
+        common: common(&args.run),
     };
     let run = FsRun::new(settings, vec![Client { exec: &local }]).await?;
     interruptible(&stop, async {
         create_dir(&dir)?;
         let mut servers = connect_bmcs(args, dirs).await?;
-        let report = sweep(&run, &mut servers, args.idle, output).await;
+        let report = sweep(&run, &mut servers, args.run.idle, output).await;
         for s in &servers {
             s.bmc.close().await;
         }

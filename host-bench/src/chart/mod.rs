@@ -178,6 +178,85 @@ pub(crate) fn legend(s: &mut String, entries: &[LegendEntry], x0: f64, y0: f64, 
     y - y0 + row
 }
 
+/// Where a chart's plot area lies in its coordinates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plot {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+}
+
+impl Plot {
+    /// A chart's SVG up to its curves: the title, `legend_svg`, and the value axis's gridlines
+    /// and tick labels (`yp` placing a value), 44 units left below the plot for the time or
+    /// thread axis.
+    pub(crate) fn start(&self, title: &str, legend_svg: &str, axis: &Axis, yp: impl Fn(f64) -> f64) -> String {
+        let mut s = String::new();
+        open_svg(&mut s, title, self.y + self.h + 44.0);
+        s.push_str(legend_svg);
+        self.y_grid(&mut s, axis, yp);
+        s
+    }
+
+    /// The horizontal gridlines and tick labels of a value axis, `yp` placing a value.
+    fn y_grid(&self, s: &mut String, axis: &Axis, yp: impl Fn(f64) -> f64) {
+        for t in &axis.ticks {
+            let y = yp(*t);
+            let _ = write!(
+                s,
+                "<line class=\"grid\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
+                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#444\">{}</text>",
+                self.x,
+                self.x + self.w,
+                self.x - 5.0,
+                y + 4.0,
+                esc(&axis.label(*t))
+            );
+        }
+    }
+
+    /// The vertical gridlines and tick labels along the bottom: (position, label) pairs.
+    pub(crate) fn x_grid(&self, s: &mut String, ticks: impl IntoIterator<Item = (f64, String)>) {
+        let bottom = self.y + self.h;
+        for (x, label) in ticks {
+            let _ = write!(
+                s,
+                "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#eeeeee\"/>\
+                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>",
+                self.y,
+                bottom + 4.0,
+                bottom + 18.0,
+                esc(&label)
+            );
+        }
+    }
+
+    /// The left and bottom axis lines and the two axis titles.
+    pub(crate) fn frame(&self, s: &mut String, x_title: &str, y_title: &str) {
+        let _ = write!(
+            s,
+            "<line x1=\"{l:.1}\" y1=\"{t:.1}\" x2=\"{l:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
+             <line x1=\"{l:.1}\" y1=\"{b:.1}\" x2=\"{r:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
+             <text class=\"axis-title\" x=\"{c:.1}\" y=\"{ty:.1}\" text-anchor=\"middle\" fill=\"#222\">{xt}</text>\
+             <text class=\"axis-title\" transform=\"translate(12 {cy:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">{yt}</text>",
+            l = self.x,
+            t = self.y,
+            b = self.y + self.h,
+            r = self.x + self.w,
+            c = self.x + self.w / 2.0,
+            ty = self.y + self.h + 36.0,
+            cy = self.y + self.h / 2.0,
+            xt = esc(x_title),
+            yt = esc(y_title)
+        );
+    }
+}
+
 pub(crate) fn open_svg(s: &mut String, title: &str, h: f64) {
     let _ = write!(
         s,

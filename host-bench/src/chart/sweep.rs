@@ -3,7 +3,7 @@
 //! where the point is flagged, e.g. cache-affected), its interval as a whisker, each curve's
 //! peak as a triangle and its plateau as a translucent band at the sustained level.
 
-use super::{Axis, FONT, LegendEntry, Mark, PALETTE, WIDTH, esc, format_value, legend, open_svg, text_w};
+use super::{Axis, FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, format_value, legend, text_w};
 use std::fmt::Write;
 
 /// One point of a curve.
@@ -149,7 +149,6 @@ impl SweepChart {
         let legend_h = legend(&mut legend_svg, &entries, 0.0, 26.0, WIDTH);
         let plot_y = 30.0 + legend_h + 10.0;
         let plot_h = 240.0;
-        let h = plot_y + plot_h + 44.0;
         let xp = |x: u32| {
             let f = if x_hi > x_lo {
                 (f64::from(x.max(1)).log2() - x_lo) / (x_hi - x_lo)
@@ -160,49 +159,20 @@ impl SweepChart {
         };
         let yp = |v: f64| plot_y + plot_h - axis.fraction(v) * plot_h;
 
-        let mut s = String::new();
-        open_svg(&mut s, &self.title, h);
-        s.push_str(&legend_svg);
-        for t in &axis.ticks {
-            let y = yp(*t);
-            let _ = write!(
-                s,
-                "<line class=\"grid\" x1=\"{plot_x:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
-                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#444\">{}</text>",
-                plot_x + plot_w,
-                plot_x - 5.0,
-                y + 4.0,
-                esc(&axis.label(*t))
-            );
-        }
-        for x in &xs {
-            let px = xp(*x);
-            let _ = write!(
-                s,
-                "<line class=\"grid\" x1=\"{px:.1}\" y1=\"{plot_y:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#eeeeee\"/>\
-                 <text class=\"tick\" x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{x}</text>",
-                plot_y + plot_h + 4.0,
-                plot_y + plot_h + 18.0,
-            );
-        }
+        let plot = Plot {
+            x: plot_x,
+            y: plot_y,
+            w: plot_w,
+            h: plot_h,
+        };
+        let mut s = plot.start(&self.title, &legend_svg, &axis, yp);
+        plot.x_grid(&mut s, xs.iter().map(|x| (xp(*x), x.to_string())));
         let y_title = if self.log {
             format!("{} — log scale", self.y_title)
         } else {
             self.y_title.clone()
         };
-        let _ = write!(
-            s,
-            "<line x1=\"{plot_x:.1}\" y1=\"{plot_y:.1}\" x2=\"{plot_x:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
-             <line x1=\"{plot_x:.1}\" y1=\"{b:.1}\" x2=\"{r:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
-             <text class=\"axis-title\" x=\"{c:.1}\" y=\"{ty:.1}\" text-anchor=\"middle\" fill=\"#222\">threads, all clients (log2 scale)</text>\
-             <text class=\"axis-title\" transform=\"translate(12 {cy:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">{yt}</text>",
-            b = plot_y + plot_h,
-            r = plot_x + plot_w,
-            c = plot_x + plot_w / 2.0,
-            ty = plot_y + plot_h + 36.0,
-            cy = plot_y + plot_h / 2.0,
-            yt = esc(&y_title)
-        );
+        plot.frame(&mut s, "threads, all clients (log2 scale)", &y_title);
         let drawn = |v: f64| v.is_finite() && (!self.log || v > 0.0);
         for ser in &self.series {
             let c = esc(&ser.color);

@@ -1,13 +1,14 @@
-//! The file-system run end to end on tmpfs: a tiny sweep of every test with real fio and two
-//! stand-in power sources, the document it gives, the target left as found; and the cleanup
-//! that removes what a killed run left and nothing else.
+//! The file-system run end to end on tmpfs: a tiny sweep of every test with real fio (each fio
+//! run takes about 0.4 s here, so one repeat and one metadata size) and two stand-in power
+//! sources, the document it gives, the target left as found; and the cleanup that removes what
+//! a killed run left and nothing else.
 
-use host_bench::exec::{BoxFuture, Exec, Local};
+use super::run::FakePower;
+use host_bench::exec::{Exec, Local};
 use host_bench::filesystem::{self, Client, FsRun, FsSettings, MANIFEST, Method, ROOT};
-use host_bench::power::{PowerError, Sample};
-use host_bench::run::{Common, NamedPower, NoProgress, PowerSource};
+use host_bench::run::{Common, NamedPower, NoProgress};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A fresh directory on tmpfs (`/dev/shm`), removed on drop.
 fn tmpfs_dir(tag: &str) -> Option<tempfile::TempDir> {
@@ -18,36 +19,6 @@ fn tmpfs_dir(tag: &str) -> Option<tempfile::TempDir> {
         .ok()?;
     let fs = filesystem::mount::identify(&filesystem::mount::observe_local(dir.path()).ok()?)?;
     (fs.fs_type == "tmpfs").then_some(dir)
-}
-
-/// Readings of `watts` at the start and 1 s later, whatever the work.
-struct Steady(f64);
-
-impl PowerSource for Steady {
-    fn sample_while<'a>(
-        &'a self,
-        _interval: Duration,
-        _origin: Instant,
-        work: BoxFuture<'a, ()>,
-    ) -> BoxFuture<'a, Result<Vec<Sample>, PowerError>> {
-        Box::pin(async move {
-            work.await;
-            Ok(vec![
-                Sample {
-                    t_s: 0.0,
-                    watts: self.0,
-                },
-                Sample {
-                    t_s: 1.0,
-                    watts: self.0,
-                },
-            ])
-        })
-    }
-
-    fn caveat(&self) -> Option<String> {
-        Some("steady stand-in readings".into())
-    }
 }
 
 fn tiny(target: &Path, workdir: PathBuf) -> FsSettings {
@@ -83,7 +54,7 @@ async fn a_tiny_sweep_on_tmpfs_gives_every_curve_with_power_and_leaves_the_targe
     let run = FsRun::new(tiny(target.path(), out.0.join("fio")), vec![Client { exec: &local }])
         .await
         .unwrap();
-    let (a, b) = (Steady(300.0), Steady(100.0));
+    let (a, b) = (FakePower { fail: false }, FakePower { fail: false });
     let power: Vec<NamedPower<'_>> = vec![("bmc-a".into(), &a), ("bmc-b".into(), &b)];
     let doc = filesystem::run(&run, &[], &power, &NoProgress).await.unwrap();
     assert_eq!(doc.kind, "filesystem");
@@ -120,7 +91,7 @@ async fn a_tiny_sweep_on_tmpfs_gives_every_curve_with_power_and_leaves_the_targe
             assert!(p.cache_affected, "an 8 MiB data set is under twice any RAM");
             assert!(p.interval.is_none(), "one repeat gives no interval");
             // Both BMCs read around every fio run: their averages add up.
-            assert_eq!(p.power_w, Some(400.0));
+            assert_eq!(p.power_w, Some(2.0 * 412.5));
             assert!(p.runs.iter().all(|r| r.power.len() == 2));
             assert!(out.0.join(&p.runs[0].fio_output).is_file(), "{}", p.runs[0].fio_output);
         }

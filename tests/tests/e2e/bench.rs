@@ -135,18 +135,7 @@ async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
     assert!(stdout(&out).contains("randread"), "{}", stdout(&out));
     let a = out_a.join("bench.json");
     let b = out_b.join("bench.json");
-    let cmp = Run::new(&[
-        "bench",
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "-o",
-        "json",
-    ])
-    .output()
-    .await;
-    assert!(cmp.status.success(), "{}", stderr(&cmp));
-    let c: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    let c = compare_json(&a, &b, &[]).await;
     let iops = c["changes"]
         .as_array()
         .unwrap()
@@ -802,10 +791,11 @@ async fn nvme_execute_runs_no_destructive_command_on_a_namespace_that_fails_the_
     );
 }
 
-/// `rftune bench memory` on tiny arrays, `repeat` times, into `dir/name`.
-async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str) -> std::path::PathBuf {
+/// `rftune bench memory` on tiny arrays, `repeat` times, into `dir/name`, with `extra`
+/// arguments: its document's path and its stderr.
+async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
     let out_dir = dir.join(name);
-    let out = Run::new(&[
+    let mut args = vec![
         "bench",
         "memory",
         "--array-mib",
@@ -820,32 +810,37 @@ async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str) -> std::pa
         name,
         "--out",
         out_dir.to_str().unwrap(),
-    ])
-    .output()
-    .await;
+    ];
+    args.extend_from_slice(extra);
+    let out = Run::new(&args).output().await;
     assert!(out.status.success(), "{}", stderr(&out));
-    out_dir.join("bench.json")
+    (out_dir.join("bench.json"), stderr(&out))
+}
+
+/// `rftune bench compare A B -o json` with `extra` arguments, which must succeed: its document.
+pub(super) async fn compare_json(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "bench",
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = Run::new(&args).output().await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_gives_verdicts_only_with_intervals_and_says_within_noise_or_too_few_runs() {
     let dir = work_dir();
-    let one_a = tiny_stream(&dir.0, "one-a", "1").await;
-    let one_b = tiny_stream(&dir.0, "one-b", "1").await;
-    let three = tiny_stream(&dir.0, "three", "3").await;
+    let (one_a, _) = tiny_stream(&dir.0, "one-a", "1", &[]).await;
+    let (one_b, _) = tiny_stream(&dir.0, "one-b", "1", &[]).await;
+    let (three, _) = tiny_stream(&dir.0, "three", "3", &[]).await;
     let compare = async |a: &std::path::Path, b: &std::path::Path| {
-        let out = Run::new(&[
-            "bench",
-            "compare",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "-o",
-            "json",
-        ])
-        .output()
-        .await;
-        assert!(out.status.success(), "{}", stderr(&out));
-        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let doc = compare_json(a, b, &[]).await;
         assert_eq!(doc["schema"], "rftune.bench-compare/v1");
         doc["changes"].as_array().unwrap().clone()
     };
@@ -927,31 +922,8 @@ async fn memory_repeats_keep_their_own_power_so_compare_judges_performance_per_w
     let url = fleet.hosts()[0].url.clone();
     let mut docs = Vec::new();
     for name in ["a", "b"] {
-        let out_dir = dir.0.join(name);
-        let out = Run::new(&[
-            "bench",
-            "memory",
-            "--array-mib",
-            "2",
-            "--iterations",
-            "2",
-            "--threads",
-            "1",
-            "--repeat",
-            "3",
-            "--bmc",
-            &url,
-            "--idle",
-            "0s",
-            "--power-interval",
-            "100ms",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ])
-        .output()
-        .await;
-        assert!(out.status.success(), "{}", stderr(&out));
-        let err = stderr(&out);
+        let power = ["--bmc", &url, "--idle", "0s", "--power-interval", "100ms"];
+        let (doc, err) = tiny_stream(&dir.0, name, "3", &power).await;
         let steps: Vec<&str> = err.lines().filter(|l| l.starts_with("rftune: STREAM run")).collect();
         assert_eq!(
             steps,
@@ -961,28 +933,16 @@ async fn memory_repeats_keep_their_own_power_so_compare_judges_performance_per_w
                 "rftune: STREAM run 3/3"
             ]
         );
-        let doc: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(out_dir.join("bench.json")).unwrap()).unwrap();
-        let per_run = doc["memory"]["run_power"].as_array().unwrap();
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+        let per_run = json["memory"]["run_power"].as_array().unwrap();
         assert_eq!(per_run.len(), 3);
         assert!(
             per_run.iter().all(|p| p["average_w"].as_f64().unwrap() > 0.0),
             "{per_run:?}"
         );
-        docs.push(out_dir.join("bench.json"));
+        docs.push(doc);
     }
-    let out = Run::new(&[
-        "bench",
-        "compare",
-        docs[0].to_str().unwrap(),
-        docs[1].to_str().unwrap(),
-        "-o",
-        "json",
-    ])
-    .output()
-    .await;
-    assert!(out.status.success(), "{}", stderr(&out));
-    let c: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let c = compare_json(&docs[0], &docs[1], &[]).await;
     for (test, metric) in [("Triad", "gbs_per_watt"), ("all", "power")] {
         let row = c["changes"]
             .as_array()

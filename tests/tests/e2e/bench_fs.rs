@@ -3,6 +3,7 @@
 //! killed run finished by `--cleanup`, and `bench compare` of file-system documents (curve
 //! against curve, `--fail-on worse`).
 
+use super::bench::compare_json;
 use super::{Run, TempDir, binary, sim, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -180,20 +181,7 @@ async fn a_sweep_with_two_bmcs_reports_every_point_with_its_power_and_leaves_the
 
     // The run against itself, curve against curve: every point a row of two samples a side.
     let json = out.join("bench.json");
-    let cmp = Run::new(&[
-        "bench",
-        "compare",
-        json.to_str().unwrap(),
-        json.to_str().unwrap(),
-        "--fail-on",
-        "worse",
-        "-o",
-        "json",
-    ])
-    .output()
-    .await;
-    assert!(cmp.status.success(), "{}", stderr(&cmp));
-    let c: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    let c = compare_json(&json, &json, &["--fail-on", "worse"]).await;
     let rows = c["changes"].as_array().unwrap();
     let row = rows
         .iter()
