@@ -135,8 +135,8 @@ impl Sizes {
     }
 }
 
-/// The default sweep: 1, 2, 4 … up to `cores` (all clients' together) and at most
-/// [`MAX_DEFAULT_THREADS`], the papers' largest.
+/// The default sweep: 1, 2, 4 … up to `cores` (all clients' together) and at most `max` (1,024
+/// for the papers' sizes, their largest; 8 in quick mode).
 pub fn sweep(cores: u32, max: u32) -> Vec<u32> {
     let top = cores.clamp(1, max.max(1));
     std::iter::successors(Some(1u32), |t| t.checked_mul(2))

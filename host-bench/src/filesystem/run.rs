@@ -25,6 +25,9 @@ use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// fio runs shorter than this (ms) are timed too coarsely to trust to the percent.
+const SHORT_MS: u64 = 100;
+
 /// A machine that runs threads of the benchmark.
 #[derive(Clone, Copy)]
 pub struct Client<'a> {
@@ -374,7 +377,8 @@ pub async fn run(
     let cleaned = match &cleanup {
         Ok(c) if c.complete => "everything this run created was removed".to_owned(),
         Ok(c) => format!(
-            "what this run created was removed, except what holds {} entries rftune did not create ({})",
+            "what this run created was removed, but for the directories holding {} entries rftune did not \
+             create ({})",
             c.left.len(),
             c.left.join(", ")
         ),
@@ -404,6 +408,17 @@ pub async fn run(
             "{cached} of {total} points are cache-affected: their data sets are under twice the largest RAM ({}), so \
              caches may have answered (marked in the charts and tables)",
             crate::units::approx_size(run.cache_limit)
+        ));
+    }
+    let short = curves
+        .iter()
+        .flat_map(|c| c.points.iter().flat_map(|p| p.runs.iter()))
+        .filter(|r| r.runtime_ms < SHORT_MS)
+        .count();
+    if short > 0 {
+        problems.push(format!(
+            "{short} fio runs took under {SHORT_MS} ms: fio counts whole milliseconds, so their rates may be off by \
+             a few percent or more; larger --md-files or --data-size make the steps longer"
         ));
     }
     for c in &curves {

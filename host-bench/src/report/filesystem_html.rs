@@ -137,12 +137,12 @@ pub fn bios_profile(f: &FileSystemBench, label: Option<&str>) -> String {
         })
         .collect();
     let servers = if servers.is_empty() {
-        "not read (no --bmc)".to_owned()
+        "the servers' SysProfile not read (no --bmc)".to_owned()
     } else {
         servers.join("; ")
     };
     match label {
-        Some(l) => format!("{l} ({servers})"),
+        Some(l) => format!("{l}; {servers}"),
         None => servers,
     }
 }

@@ -126,7 +126,7 @@ async fn a_sweep_with_two_bmcs_reports_every_point_with_its_power_and_leaves_the
         "Metadata (op/s)",
         "create (empty)",
         "PEAK (threads)",
-        "BIOS profile: baseline (SysProfile",
+        "BIOS profile: baseline; SysProfile",
         "* cache-affected",
     ] {
         assert!(text.contains(want), "{want} missing:\n{text}");
