@@ -207,6 +207,48 @@ async fn a_sweep_with_two_bmcs_reports_every_point_with_its_power_and_leaves_the
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn the_servers_can_come_from_an_inventory_chosen_by_tag() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
+    let Some(target) = tmpfs_target() else { return };
+    let work = TempDir::new();
+    let fleet = sim("r7625", 2, |_| {}).await;
+    let inventory = work.0.join("servers.toml");
+    std::fs::write(
+        &inventory,
+        format!(
+            "[[bmc]]\nname = \"oss-1\"\nurl = \"{}\"\ntags = [\"storage\"]\n\n\
+             [[bmc]]\nname = \"login-1\"\nurl = \"{}\"\ntags = [\"login\"]\n",
+            fleet.hosts()[0].url,
+            fleet.hosts()[1].url
+        ),
+    )
+    .unwrap();
+    let out = work.0.join("out");
+    let args = tiny(
+        target.path().to_str().unwrap(),
+        out.to_str().unwrap(),
+        &[
+            ("--tests", "n-to-1"),
+            ("--threads", "1"),
+            ("--inventory", inventory.to_str().unwrap()),
+            ("--tag", "storage"),
+            ("--idle", "0s"),
+            ("-o", "json"),
+        ],
+    );
+    let run = Run::new(&strs(&args)).output().await;
+    assert!(run.status.success(), "{}", stderr(&run));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&run)).unwrap();
+    let bmcs = doc["filesystem"]["bmcs"].as_array().unwrap();
+    assert_eq!(bmcs.len(), 1, "only the storage-tagged server");
+    let point = &doc["filesystem"]["curves"][0]["points"][0];
+    assert_eq!(point["runs"][0]["power"][0]["host"], bmcs[0]["host"]);
+    assert!(point["power_w"].as_f64().unwrap() > 0.0, "{point}");
+}
+
 /// A run that is refused: exit 1 with `message` in its error, and nothing written.
 async fn refused(args: &[&str], message: &str, out: &Path) {
     let run = Run::new(args).output().await;
