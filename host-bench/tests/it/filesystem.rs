@@ -10,15 +10,20 @@ use host_bench::run::{Common, NamedPower, NoProgress};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// A fresh directory on tmpfs (`/dev/shm`), removed on drop.
+/// A fresh directory on tmpfs (`/dev/shm`), removed on drop; `None` where there is none (the
+/// test is then skipped, saying so, or fails with `RFTUNE_REQUIRE_TOOLS=1`).
 fn tmpfs_dir(tag: &str) -> Option<tempfile::TempDir> {
-    let shm = Path::new("/dev/shm");
     let dir = tempfile::Builder::new()
         .prefix(&format!("host-bench-{tag}-"))
-        .tempdir_in(shm)
-        .ok()?;
-    let fs = filesystem::mount::identify(&filesystem::mount::observe_local(dir.path()).ok()?)?;
-    (fs.fs_type == "tmpfs").then_some(dir)
+        .tempdir_in("/dev/shm")
+        .ok();
+    let on_tmpfs = dir.as_ref().is_some_and(|d| {
+        filesystem::mount::observe_local(d.path())
+            .ok()
+            .and_then(|o| filesystem::mount::identify(&o))
+            .is_some_and(|fs| fs.fs_type == "tmpfs")
+    });
+    rftune_tests::tool_available("a tmpfs at /dev/shm", on_tmpfs, "mount -t tmpfs tmpfs /dev/shm").then_some(dir)?
 }
 
 fn tiny(target: &Path, workdir: PathBuf) -> FsSettings {
@@ -46,7 +51,6 @@ async fn a_tiny_sweep_on_tmpfs_gives_every_curve_with_power_and_leaves_the_targe
         return;
     }
     let Some(target) = tmpfs_dir("sweep") else {
-        eprintln!("skipped: /dev/shm is not a tmpfs here");
         return;
     };
     let out = super::TempDir::new("fs-out");

@@ -8,8 +8,8 @@ use super::{Run, TempDir, binary, sim, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// An empty directory on tmpfs, removed on drop; `None` (the test is skipped, saying so) where
-/// `/dev/shm` is not a tmpfs.
+/// An empty directory on tmpfs, removed on drop; `None` where `/dev/shm` is not a tmpfs (the
+/// test is then skipped, saying so, or fails with `RFTUNE_REQUIRE_TOOLS=1`).
 fn tmpfs_target() -> Option<tempfile::TempDir> {
     let dir = tempfile::Builder::new()
         .prefix("rftune-e2e-fs-")
@@ -21,12 +21,7 @@ fn tmpfs_target() -> Option<tempfile::TempDir> {
             .and_then(|o| host_bench::filesystem::mount::identify(&o))
             .is_some_and(|fs| fs.fs_type == "tmpfs")
     });
-    if !on_tmpfs {
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), "skipped: /dev/shm is not a tmpfs here");
-        return None;
-    }
-    dir
+    rftune_tests::tool_available("a tmpfs at /dev/shm", on_tmpfs, "mount -t tmpfs tmpfs /dev/shm").then_some(dir)?
 }
 
 fn entries(dir: &Path) -> Vec<String> {
