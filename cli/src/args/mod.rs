@@ -147,8 +147,9 @@ pub enum Command {
     /// switches hosts instead (--bmc or --inventory; every switch goes to the audit log).
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Power(power::PowerArgs),
-    /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, and comparing
-    /// two result files; with --bmc, power is sampled from the iDRAC during each test.
+    /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, the
+    /// file-system sweeps of Dell's HPC storage papers, and comparing two result files; with --bmc,
+    /// power is sampled from the iDRACs during each test.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// A/B-test BIOS profiles: for each profile and host, apply it (one reboot, verified), run
