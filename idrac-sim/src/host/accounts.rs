@@ -27,6 +27,7 @@
 use super::logs::Caller;
 use super::{Host, Reply, State};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact, not_found, prefix};
 use crate::synth::{ROLE_PRIVILEGES, ROLES};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
@@ -38,6 +39,29 @@ pub const ACCOUNTS: &str = "/redfish/v1/AccountService/Accounts";
 pub const LEGACY_ACCOUNTS: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Accounts";
 /// Slots on an iDRAC 9.
 pub(super) const SLOTS: usize = 16;
+
+/// The accounts collection and its slots, at either path.
+pub(crate) fn routes() -> Vec<Route> {
+    let mut routes = vec![
+        Route::get(exact(ACCOUNTS), |h, _| Reply::ok(h.accounts())),
+        Route::get(exact(LEGACY_ACCOUNTS), |h, _| Reply::ok(h.accounts())),
+    ];
+    for collection in [ACCOUNTS, LEGACY_ACCOUNTS] {
+        routes.push(
+            Route::get(prefix(collection), |h, r| {
+                h.account(r.path).unwrap_or_else(|| not_found(r.path))
+            })
+            .when(|h, r| h.account(r.path).is_some()),
+        );
+        routes.push(
+            Route::patch(prefix(collection), |h, r| {
+                r.with_json(|b| h.patch_account(r.caller, r.path, b))
+            })
+            .when(|h, r| h.account(r.path).is_some()),
+        );
+    }
+    routes
+}
 
 /// Role names and their iDRAC privilege bit masks.
 const ROLE_MASKS: [(&str, i64); 4] = [("Administrator", 511), ("Operator", 499), ("ReadOnly", 1), ("None", 0)];

@@ -5,6 +5,9 @@
 use super::{Host, Reply, State};
 use super::{Outage, Shutdown};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact};
+use crate::synth::{IDRAC_CARD_SERVICE, TIME_SERVICE};
+use redfish_client::oem::dell;
 use redfish_client::resources::computer_system::ResetType;
 use serde_json::Value;
 use std::time::Instant;
@@ -27,6 +30,110 @@ fn already(on: bool) -> Reply {
             Some("#/ResetType"),
         )],
     )
+}
+
+/// Dell's BIOS service, which recovers the BIOS.
+const BIOS_SERVICE: &str = "/redfish/v1/Systems/System.Embedded.1/Oem/Dell/DellBIOSService";
+
+/// The system resource (its boot override is written here) and the resets of the system, the
+/// chassis and the iDRAC.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact(dell::SYSTEM), |h, r| {
+            h.cached(r.path, || Reply::ok(h.system(r.recorded_or_null(h))))
+        }),
+        Route::patch(exact(dell::SYSTEM), |h, r| {
+            r.with_json(|b| h.patch_system(b, r.recorded_or_null(h)))
+        }),
+        Route::post(
+            exact(format!("{}/Actions/ComputerSystem.Reset", dell::SYSTEM)),
+            |h, r| r.with_json(|b| h.reset(b)),
+        ),
+        Route::post(
+            exact(format!("{BIOS_SERVICE}/Actions/DellBIOSService.DeviceRecovery")),
+            |h, r| r.with_json(|b| h.bios_device_recovery(b)),
+        ),
+        Route::post(
+            exact(format!("{IDRAC_CARD_SERVICE}/Actions/DelliDRACCardService.iDRACReset")),
+            |h, r| r.with_json(|b| h.idrac_card_reset(b)),
+        ),
+        Route::post(
+            exact(format!(
+                "{IDRAC_CARD_SERVICE}/Actions/DelliDRACCardService.iDRACResetCfg"
+            )),
+            |h, r| r.with_json(|b| h.reset_to_defaults("DelliDRACCardService.iDRACResetCfg", b)),
+        ),
+        Route::post(
+            exact(format!("{}/Actions/Manager.ResetToDefaults", dell::MANAGER)),
+            |h, r| r.with_json(|b| h.reset_to_defaults("Manager.ResetToDefaults", b)),
+        ),
+        Route::post(
+            exact(format!("{TIME_SERVICE}/Actions/DellTimeService.ManageTime")),
+            |h, r| r.with_json(|b| h.manage_time(b)),
+        ),
+        Route::get(exact(dell::MANAGER), with_clock),
+        Route::post(exact(format!("{}/Actions/Manager.Reset", dell::MANAGER)), |h, r| {
+            r.with_json(|b| h.manager_reset(b))
+        }),
+        Route::post(exact(format!("{}/Actions/Chassis.Reset", dell::CHASSIS)), |h, r| {
+            r.with_json(|b| h.chassis_reset(b))
+        }),
+        Route::post(
+            exact(format!("{}/Actions/Oem/DellOemChassis.ExtendedReset", dell::CHASSIS)),
+            |h, r| r.with_json(|b| h.extended_reset(b)),
+        ),
+    ]
+}
+
+/// Dell's services under the Manager.
+const DELL_SERVICES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell";
+/// Where iDRAC9 firmware first put Dell's services; badfish and Dell's `ResetIdracREDFISH.py`
+/// still use it, and a real iDRAC 3.x sample shows it.
+const LEGACY_DELL: &str = "/redfish/v1/Dell/Managers/iDRAC.Embedded.1";
+
+/// `action` of Dell's `service` at both of its paths: under the Manager and the legacy one.
+pub(crate) fn dell_service_action(service: &str, action: &str) -> [String; 2] {
+    [DELL_SERVICES, LEGACY_DELL].map(|at| format!("{at}/{service}/Actions/{service}.{action}"))
+}
+
+/// Dell's Lifecycle Controller status, and Dell's job and Lifecycle Controller service
+/// documents at their legacy path.
+pub(crate) fn lc_routes() -> Vec<Route> {
+    let mut routes: Vec<Route> = dell_service_action("DellLCService", "GetRemoteServicesAPIStatus")
+        .into_iter()
+        .map(|p| Route::post(exact(p), |h, _| Reply::ok(h.lc_status())))
+        .collect();
+    for service in ["DellJobService", "DellLCService"] {
+        routes.push(Route::get(exact(format!("{LEGACY_DELL}/{service}")), |h, r| {
+            let service = r.id();
+            let at = format!("{DELL_SERVICES}/{service}");
+            match h
+                .fixture
+                .served(r.path, false, || h.fixture.doc(&at).map(legacy_service))
+            {
+                Some(d) => Reply::ok_rendered(d),
+                None => crate::route::not_found(r.path),
+            }
+        }));
+    }
+    routes
+}
+
+/// Dell's service document at its legacy `/redfish/v1/Dell/Managers/...` path: the same
+/// document with its own path and action targets.
+fn legacy_service(doc: &Value) -> Value {
+    let text = doc
+        .to_string()
+        .replace(&format!("{DELL_SERVICES}/"), &format!("{LEGACY_DELL}/"));
+    serde_json::from_str(&text).unwrap_or_else(|_| doc.clone())
+}
+
+/// A recorded document that carries the iDRAC's clock, with `DateTime` now.
+pub(crate) fn with_clock(host: &Host, request: &crate::route::Request<'_>) -> Reply {
+    match request.recorded(host) {
+        Some(d) => Reply::ok(host.with_clock(d)),
+        None => crate::route::not_found(request.path),
+    }
 }
 
 impl Host {

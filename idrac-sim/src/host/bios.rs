@@ -6,10 +6,33 @@ use super::attributes::{hidden, not_allowed_now, read_only, unknown_attribute, v
 use super::jobs::{ApplyTime, Job};
 use super::{Host, Reply};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact};
+use redfish_client::oem::dell;
 use redfish_client::resources::attribute_registry::AttributeType;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
 use std::time::SystemTime;
+
+/// The BIOS, its settings object and registry, and its actions.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact(dell::BIOS), |h, r| {
+            h.cached(r.path, || Reply::ok(h.bios(r.recorded_or_null(h))))
+        }),
+        Route::post(exact(format!("{}/Actions/Bios.ResetBios", dell::BIOS)), |h, _| {
+            h.reset_bios()
+        }),
+        Route::post(exact(format!("{}/Actions/Bios.ChangePassword", dell::BIOS)), |h, r| {
+            r.with_json(|b| h.change_password(b))
+        }),
+        Route::get(exact(dell::BIOS_SETTINGS), |h, r| {
+            h.cached(r.path, || Reply::ok(h.bios_settings(r.recorded_or_null(h))))
+        }),
+        Route::patch(exact(dell::BIOS_SETTINGS), |h, r| r.with_json(|b| h.patch_bios(b))),
+        Route::get(exact(dell::BIOS_REGISTRY), |h, _| h.bios_registry()),
+        Route::post(exact(dell::CLEAR_PENDING), |h, _| h.clear_pending()),
+    ]
+}
 
 impl Host {
     /// `PATCH Bios/Settings`: validate like iDRAC, stage, and create a job when the body

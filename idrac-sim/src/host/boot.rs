@@ -11,6 +11,7 @@
 use super::jobs::{ApplyTime, Job};
 use super::{Host, Reply, State};
 use crate::messages::{self, idrac};
+use crate::route::{Request, Route, exact, not_found, prefix, recorded};
 use redfish_client::oem::dell;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::{Value, json};
@@ -19,6 +20,52 @@ use serde_json::{Value, json};
 pub const DELL_BOOT_SOURCES: &str = dell::DELL_BOOT_SOURCES;
 /// The same at the path badfish and Dell's Ansible modules use.
 pub const BOOT_SOURCES: &str = dell::BOOT_SOURCES;
+
+/// Dell's boot sources and their settings object (at either path), and the boot options.
+pub(crate) fn routes() -> Vec<Route> {
+    let mut routes = Vec::new();
+    for sources in [DELL_BOOT_SOURCES, BOOT_SOURCES] {
+        routes.push(Route::get(exact(sources), |h, r| match boot_sources_doc(h) {
+            Some(d) => h.cached(r.path, || Reply::ok(h.boot_sources(r.path, d))),
+            None => not_found(r.path),
+        }));
+        routes.push(Route::get(
+            exact(format!("{sources}/Settings")),
+            |h, r| match boot_sources_doc(h) {
+                Some(_) => h.cached(r.path, || Reply::ok(h.boot_sources_settings(r.path))),
+                None => not_found(r.path),
+            },
+        ));
+        routes.push(Route::patch(
+            exact(format!("{sources}/Settings")),
+            |h, r| match boot_sources_doc(h) {
+                Some(_) => r.with_json(|b| h.patch_boot_sources(b)),
+                None => not_found(r.path),
+            },
+        ));
+    }
+    routes.push(
+        Route::get(exact(dell::BOOT_OPTIONS), |h, r: &Request<'_>| {
+            let key = format!("{}?expand={}", r.path, r.expand);
+            h.cached(&key, || Reply::ok(h.boot_options(r.recorded_or_null(h), r.expand)))
+        })
+        .when(recorded),
+    );
+    routes.push(
+        Route::get(prefix(dell::BOOT_OPTIONS), |h, r| {
+            h.cached(r.path, || Reply::ok(h.boot_option(r.recorded_or_null(h))))
+        })
+        .when(recorded),
+    );
+    routes
+}
+
+/// The tree's boot sources document, at whichever path it records it: it serves both.
+fn boot_sources_doc(host: &Host) -> Option<&Value> {
+    host.fixture
+        .doc(DELL_BOOT_SOURCES)
+        .or_else(|| host.fixture.doc(BOOT_SOURCES))
+}
 
 /// One device of the UEFI boot sequence.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,6 +14,7 @@
 
 use super::{Host, Reply};
 use crate::messages;
+use crate::route::{Route, exact, member, not_found, unrecorded};
 use crate::synth::{CERTIFICATE_LOCATIONS, CERTIFICATE_SERVICE, HTTPS_CERTIFICATES};
 use crate::tls::SUBJECT;
 use serde_json::{Value, json};
@@ -27,6 +28,33 @@ const SUBJECT_FIELDS: [&str; 6] = [
     "State",
     "Country",
 ];
+
+/// The certificate service, its locations, the web server certificate (rendered where the tree
+/// records none), and the certificate actions.
+pub(crate) fn routes() -> Vec<Route> {
+    let action = |name: &str| exact(format!("{CERTIFICATE_SERVICE}/Actions/{name}"));
+    let not_replaced: crate::route::Handler = |h, r| h.certificate_not_replaced(r.id());
+    vec![
+        Route::get(exact(CERTIFICATE_SERVICE), |h, _| Reply::ok(h.certificate_service())).when(unrecorded),
+        Route::get(exact(CERTIFICATE_LOCATIONS), |h, _| {
+            Reply::ok(h.certificate_locations())
+        })
+        .when(unrecorded),
+        Route::get(exact(HTTPS_CERTIFICATES), |h, _| Reply::ok(h.web_certificates())).when(unrecorded),
+        Route::get(member(HTTPS_CERTIFICATES), |h, r| {
+            h.web_certificate().map_or_else(|| not_found(r.path), Reply::ok)
+        })
+        .when(|h, r| r.path == h.web_certificate_path() && unrecorded(h, r)),
+        Route::post(action("CertificateService.GenerateCSR"), |h, r| {
+            r.with_json(|b| h.generate_csr(b))
+        }),
+        Route::post(action("Oem/DellCertificateService.GetLastGeneratedCSR"), |h, _| {
+            h.last_generated_csr()
+        }),
+        Route::post(action("CertificateService.ReplaceCertificate"), not_replaced),
+        Route::post(action("Oem/DellCertificateService.GenerateCSRAndImport"), not_replaced),
+    ]
+}
 
 impl Host {
     /// The web server certificate's path: `SecurityCertificate.1` on 7.x, `.2` on 6.x.

@@ -9,10 +9,24 @@
 
 use super::{Caller, Host, Reply};
 use crate::messages;
+use crate::route::{Route, exact};
+use redfish_client::oem::dell::CHASSIS;
 use serde_json::Value;
 
 /// The values `IndicatorLED` takes (Chassis schema).
 const LED_STATES: [&str; 3] = ["Lit", "Blinking", "Off"];
+
+/// The chassis, with live power state and identify LED, and its LED written.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact(CHASSIS), |h, r| {
+            h.cached(r.path, || Reply::ok(h.chassis(r.recorded_or_null(h))))
+        }),
+        Route::patch(exact(CHASSIS), |h, r| {
+            r.with_json(|b| h.patch_chassis(r.caller, b, r.recorded_or_null(h)))
+        }),
+    ]
+}
 
 impl Host {
     /// `PATCH Chassis/System.Embedded.1`: the identify LED, nothing else.

@@ -5,10 +5,42 @@
 use super::attributes::{read_only, unknown_attribute, value_problem};
 use super::{Caller, Host, LOCKDOWN, Reply};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact};
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::Value;
+
+/// The `DellAttributes` resources, at their path and at the legacy `Managers/<id>/Attributes`.
+pub(crate) fn routes() -> Vec<Route> {
+    let mut routes = Vec::new();
+    for path in AttributeGroup::ALL.into_iter().flat_map(|g| [g.path(), legacy_path(g)]) {
+        routes.push(Route::get(exact(path.clone()), |h, r| {
+            let group = group_at(r.path).unwrap_or(AttributeGroup::System);
+            let recorded = h.fixture.doc(&group.path()).unwrap_or(&Value::Null);
+            h.cached(r.path, || Reply::ok(h.dell_attributes(group, recorded)))
+        }));
+        routes.push(Route::patch(exact(path), |h, r| {
+            let group = group_at(r.path).unwrap_or(AttributeGroup::System);
+            r.with_json(|b| h.patch_dell_attributes(r.caller, group, b))
+        }));
+    }
+    routes
+}
+
+/// The legacy `Managers/<id>/Attributes` path of a group: iDRAC.Embedded.1 is on a real R750
+/// (serving the DellAttributes document); Dell says System.Embedded.1 and
+/// LifecycleController.Embedded.1 answered there too.
+fn legacy_path(group: AttributeGroup) -> String {
+    format!("/redfish/v1/Managers/{}/Attributes", group.resource_id())
+}
+
+/// The group whose attributes `path` reads or writes, at either path.
+pub(crate) fn group_at(path: &str) -> Option<AttributeGroup> {
+    AttributeGroup::ALL
+        .into_iter()
+        .find(|g| g.path() == path || legacy_path(*g) == path)
+}
 
 impl Host {
     /// `PATCH DellAttributes/<group>`: validated against the manager registry, applied now.

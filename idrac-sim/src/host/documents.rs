@@ -2,8 +2,9 @@
 //! override and progress, the iDRAC's clock, BIOS values (visible ones only) and pending values,
 //! iDRAC attributes.
 
-use super::{Host, State};
+use super::{Host, Reply, State, XML};
 use crate::clock;
+use crate::route::{Route, exact, not_found, recorded, unrecorded};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
 use serde_json::{Value, json};
@@ -167,6 +168,67 @@ impl Host {
         set(&mut doc, &["Attributes"], values);
         doc
     }
+}
+
+/// The service's own documents: `/redfish`, the OData service document and `$metadata`, the
+/// schema files a tree records as text, and the service root.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact("/redfish"), |_, _| Reply::ok(json!({"v1": "/redfish/v1/"}))),
+        Route::get(exact("/redfish/v1/$metadata"), |h, _| {
+            Reply::ok_text(h.fixture.metadata(), XML)
+        }),
+        Route::get(exact("/redfish/v1/odata"), |h, _| {
+            let root = h.fixture.doc("/redfish/v1").unwrap_or(&Value::Null);
+            Reply::ok(crate::odata::service_document(&h.service_root(root)))
+        })
+        .when(unrecorded),
+        Route::get(crate::route::Pattern::Any, |h, r| match h.fixture.text(r.path) {
+            Some(t) => Reply::ok_text(t.clone(), XML),
+            None => not_found(r.path),
+        })
+        .when(|h, r| h.fixture.text(r.path).is_some()),
+        // The documents that show host state are kept rendered until that state changes
+        // (`Host::cached`); the recorded ones that show none, once for the fleet (`served`).
+        Route::get(exact("/redfish/v1"), |h, r| {
+            h.cached(r.path, || Reply::ok(h.service_root(r.recorded_or_null(h))))
+        }),
+    ]
+}
+
+/// Every other document the tree records, served as recorded (a collection's members inline
+/// with `$expand`): tried after every other route.
+pub(crate) fn recorded_routes() -> Vec<Route> {
+    vec![
+        Route::get(crate::route::Pattern::Any, |h, r| {
+            match h.fixture.served(r.path, r.expand, || {
+                r.recorded(h).map(|d| expand_members(h, d, r.expand))
+            }) {
+                Some(d) => Reply::ok_rendered(d),
+                None => not_found(r.path),
+            }
+        })
+        .when(recorded),
+    ]
+}
+
+/// `$expand` on a recorded collection: members inline.
+fn expand_members(host: &Host, doc: &Value, expand: bool) -> Value {
+    if !expand || doc.get("Members").is_none() {
+        return doc.clone();
+    }
+    let mut out = doc.clone();
+    if let Some(members) = out["Members"].as_array_mut() {
+        for m in members {
+            if let Some(full) = m["@odata.id"]
+                .as_str()
+                .and_then(|id| host.fixture.doc(id.trim_end_matches('/')))
+            {
+                *m = full.clone();
+            }
+        }
+    }
+    out
 }
 
 /// Sets `value` at `path` in a recorded document, creating objects for missing or null steps.

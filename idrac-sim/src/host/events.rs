@@ -10,11 +10,30 @@
 
 use super::{Host, Reply};
 use crate::messages::{self, idrac};
-use crate::synth::SUBSCRIPTIONS;
+use crate::route::{Route, exact, prefix};
+use crate::synth::{EVENT_SERVICE, SUBSCRIPTIONS};
 use serde_json::{Value, json};
 
 /// Subscriptions one host keeps.
 const LIMIT: usize = 8;
+
+/// The subscriptions, one subscription, and the test event.
+pub(crate) fn routes() -> Vec<Route> {
+    let exists: crate::route::Guard = |h, r| h.subscription(r.path).is_some();
+    vec![
+        Route::get(exact(SUBSCRIPTIONS), |h, _| Reply::ok(h.subscriptions())),
+        Route::post(exact(SUBSCRIPTIONS), |h, r| r.with_json(|b| h.subscribe(b))),
+        Route::get(prefix(SUBSCRIPTIONS), |h, r| {
+            Reply::ok(h.subscription(r.path).unwrap_or_default())
+        })
+        .when(exists),
+        Route::delete(prefix(SUBSCRIPTIONS), |h, r| h.unsubscribe(r.path)).when(exists),
+        Route::post(
+            exact(format!("{EVENT_SERVICE}/Actions/EventService.SubmitTestEvent")),
+            |h, _| h.submit_test_event(),
+        ),
+    ]
+}
 
 impl Host {
     /// The subscriptions collection.

@@ -8,12 +8,44 @@ use super::{Host, Reply, State};
 use super::{Outage, Shutdown};
 use crate::clock::{self, wall};
 use crate::messages::{self, base, idrac};
+use crate::route::{Route, exact, member};
 use redfish_client::oem::dell::{self, JobState};
 use serde_json::{Value, json};
 use std::time::{Instant, SystemTime};
 
 /// The DMTF view of the job queue.
 pub const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
+
+/// The job queue's three collections and their members, Dell's job service actions, and the
+/// `JobService` (which carries the iDRAC's clock).
+pub(crate) fn routes() -> Vec<Route> {
+    let mut routes = Vec::new();
+    for collection in [dell::JOBS, dell::OEM_JOBS] {
+        routes.push(Route::get(exact(collection), |h, r| {
+            Reply::ok(h.jobs(r.path, r.expand))
+        }));
+        routes.push(Route::post(exact(collection), |h, r| {
+            r.with_json(|b| h.create_job_for(b))
+        }));
+    }
+    routes.push(Route::get(exact(DMTF_JOBS), |h, r| Reply::ok(h.dmtf_jobs(r.expand))));
+    for collection in [dell::JOBS, dell::OEM_JOBS, DMTF_JOBS] {
+        routes.push(Route::get(member(collection), |h, r| h.job(r.collection(), r.id())));
+        routes.push(Route::delete(member(collection), |h, r| h.delete_job(r.id())));
+    }
+    let actions: [(&str, crate::route::Handler); 3] = [
+        ("DeleteJobQueue", |h, r| r.with_json(|b| h.delete_job_queue(b))),
+        ("CreateRebootJob", |h, r| r.with_json(|b| h.create_reboot_job(b))),
+        ("SetupJobQueue", |h, r| r.with_json(|b| h.setup_job_queue(b))),
+    ];
+    for (action, handler) in actions {
+        for path in super::actions::dell_service_action("DellJobService", action) {
+            routes.push(Route::post(exact(path), handler));
+        }
+    }
+    routes.push(Route::get(exact("/redfish/v1/JobService"), super::actions::with_clock));
+    routes
+}
 
 /// What a job does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

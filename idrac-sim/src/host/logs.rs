@@ -17,9 +17,10 @@
 //! UEFI0286 its change saved at POST. Which category each belongs to is
 //! assumed beyond the captures' (Audit for USR0030).
 
-use super::{Host, State};
+use super::{Host, Reply, State};
 use crate::clock;
 use crate::messages::IDRAC;
+use crate::route::{Route, exact, prefix};
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::time::SystemTime;
@@ -32,6 +33,26 @@ pub const SEL_ENTRIES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices
 pub const FAULT_ENTRIES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/FaultList/Entries";
 /// Where Dell's Lifecycle-log script reads the log (the iDRAC 9 path of its first firmware).
 pub const LEGACY_LCLOG: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Logs/Lclog";
+
+/// The Lifecycle log (which carries the iDRAC's clock), its entries (also at the legacy path),
+/// the SEL and the fault list.
+pub(crate) fn routes() -> Vec<Route> {
+    let mut routes: Vec<Route> = [LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES, FAULT_ENTRIES]
+        .into_iter()
+        .map(|p| Route::get(exact(p), |h, r| Reply::ok(h.log_entries(r.path).unwrap_or_default())))
+        .collect();
+    routes.push(
+        Route::get(prefix(LCLOG_ENTRIES), |h, r| {
+            Reply::ok(h.log_entry(r.path).unwrap_or_default())
+        })
+        .when(|h, r| h.log_entry(r.path).is_some()),
+    );
+    routes.push(Route::get(
+        exact("/redfish/v1/Managers/iDRAC.Embedded.1/LogServices/Lclog"),
+        super::actions::with_clock,
+    ));
+    routes
+}
 
 /// Entries kept per log before the oldest go (real iDRACs keep up to 500,000 and wrap).
 const KEPT: usize = 10_000;

@@ -15,37 +15,37 @@
 //! sequence and what changes it), `secure_boot` (Secure Boot and its key resets) and `dell`
 //! (iDRAC attributes).
 
-mod accounts;
-mod actions;
+pub(crate) mod accounts;
+pub(crate) mod actions;
 mod attributes;
-mod bios;
-mod boot;
-mod certificates;
-mod chassis;
-mod dell;
-mod documents;
+pub(crate) mod bios;
+pub(crate) mod boot;
+pub(crate) mod certificates;
+pub(crate) mod chassis;
+pub(crate) mod dell;
+pub(crate) mod documents;
 mod episodes;
-mod events;
-mod jobs;
-mod logs;
-mod network;
+pub(crate) mod events;
+pub(crate) mod jobs;
+pub(crate) mod logs;
+pub(crate) mod network;
 mod numa;
-mod readings;
+pub(crate) mod readings;
 mod registry;
 mod reply;
-mod scp;
-mod secure_boot;
-mod sessions;
-mod timeline;
+pub(crate) mod scp;
+pub(crate) mod secure_boot;
+pub(crate) mod sessions;
+pub(crate) mod timeline;
 
 pub use accounts::{ACCOUNTS, LEGACY_ACCOUNTS};
 pub use boot::{BOOT_SOURCES, DELL_BOOT_SOURCES};
 pub use jobs::DMTF_JOBS;
 pub use logs::{Caller, FAULT_ENTRIES, LCLOG_ENTRIES, LEGACY_LCLOG, SEL_ENTRIES};
 pub use network::MANAGER_NIC;
-pub use reply::{Rendered, Reply};
+pub use reply::{Rendered, Reply, XML};
 pub use scp::TASKS;
-pub use sessions::SESSIONS;
+pub use sessions::{SESSIONS, SESSIONS_MEMBERS};
 pub use timeline::Availability;
 
 use crate::config::{FaultKind, SimConfig};

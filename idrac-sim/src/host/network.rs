@@ -6,6 +6,7 @@
 //! attribute) are the capture's, and a tree that records these documents is served as it is.
 
 use super::Host;
+use crate::route::{Route, exact, unrecorded};
 use crate::synth::{MANAGER_NICS, NETWORK_PROTOCOL};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::AttributeValue;
@@ -13,6 +14,23 @@ use serde_json::{Value, json};
 
 /// The iDRAC's dedicated NIC.
 pub const MANAGER_NIC: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/EthernetInterfaces/NIC.1";
+
+/// The Manager's NICs and `NetworkProtocol`, rendered where the tree records none.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact(MANAGER_NICS), |h, _| super::Reply::ok(h.manager_nics())).when(unrecorded),
+        Route::get(exact(MANAGER_NIC), |h, _| super::Reply::ok(h.manager_nic())).when(unrecorded),
+        Route::patch(exact(MANAGER_NIC), |h, r| {
+            r.with_json(|b| h.patch_manager_nic(r.caller, b))
+        })
+        .when(unrecorded),
+        Route::get(exact(NETWORK_PROTOCOL), |h, _| super::Reply::ok(h.network_protocol())).when(unrecorded),
+        Route::patch(exact(NETWORK_PROTOCOL), |h, r| {
+            r.with_json(|b| h.patch_network_protocol(r.caller, b))
+        })
+        .when(unrecorded),
+    ]
+}
 
 impl Host {
     fn idrac_attribute(&self, name: &str) -> Option<AttributeValue> {

@@ -2,12 +2,33 @@
 //! host's phase, load, BIOS values and power cap, with noise on each reading.
 
 use super::documents::set;
-use super::{Host, State};
+use super::{Host, Reply, State};
 use crate::power::{self, Phase};
+use crate::route::{Request, Route, exact, not_found, suffix};
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::Attributes;
 use serde_json::{Value, json};
 use std::time::Instant;
+
+/// The chassis' power, its environment metrics and the input power sensor, with live readings.
+pub(crate) fn routes() -> Vec<Route> {
+    fn live(h: &Host, r: &Request<'_>, render: fn(&Host, &Value) -> Value) -> Reply {
+        match r.recorded(h) {
+            Some(d) => Reply::ok(render(h, d)),
+            None => not_found(r.path),
+        }
+    }
+    let chassis = redfish_client::oem::dell::CHASSIS;
+    vec![
+        Route::get(exact(format!("{chassis}/Power")), |h, r| live(h, r, Host::power)),
+        Route::get(exact(format!("{chassis}/EnvironmentMetrics")), |h, r| {
+            live(h, r, Host::environment_metrics)
+        }),
+        Route::get(suffix("/Sensors/SystemBoardPwrConsumption"), |h, r| {
+            live(h, r, Host::power_sensor)
+        }),
+    ]
+}
 
 impl Host {
     /// Sets the simulated load (0..=1).

@@ -17,6 +17,7 @@ use super::jobs::{Job, JobKind, ScpKind};
 use super::{Caller, Host, Reply, State};
 use crate::clock::{self, wall};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact, member};
 use crate::served::SCP_TARGETS;
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::oem::dell::scp::{
@@ -31,6 +32,32 @@ use std::time::{Instant, SystemTime};
 
 /// The task collection.
 pub const TASKS: &str = "/redfish/v1/TaskService/Tasks";
+
+/// The Manager's three SCP actions (at the target iDRAC 9 lists, `EID_674_Manager.<action>`,
+/// and where Dell's scripts post on iDRAC 10, `OemManager.<action>`), and the tasks.
+pub(crate) fn routes() -> Vec<Route> {
+    let actions: [(&str, crate::route::Handler); 3] = [
+        ("ExportSystemConfiguration", |h, r| {
+            r.with_json(|b| h.scp_export(r.caller, b))
+        }),
+        ("ImportSystemConfigurationPreview", |h, r| {
+            r.with_json(|b| h.scp_preview(r.caller, b))
+        }),
+        ("ImportSystemConfiguration", |h, r| {
+            r.with_json(|b| h.scp_import(r.caller, b))
+        }),
+    ];
+    let mut routes = Vec::new();
+    for (action, handler) in actions {
+        for oem in ["EID_674_Manager", "OemManager"] {
+            let path = format!("{}/Actions/Oem/{oem}.{action}", redfish_client::oem::dell::MANAGER);
+            routes.push(Route::post(exact(path), handler));
+        }
+    }
+    routes.push(Route::get(exact(TASKS), |h, r| Reply::ok(h.scp_tasks(r.recorded(h)))));
+    routes.push(Route::get(member(TASKS), |h, r| h.scp_task(r.id())).when(|h, r| h.scp_task_exists(r.path)));
+    routes
+}
 
 /// The message a `NoReboot` import's job shows while it waits for a reboot: the text an
 /// earlier revision of Dell's PowerShell import script compares the job's message with (the

@@ -11,6 +11,8 @@
 
 use super::{Host, Reply, State};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact, recorded};
+use redfish_client::oem::dell::SECURE_BOOT;
 use redfish_client::resources::bios::AttributeValue;
 use serde_json::{Value, json};
 
@@ -24,6 +26,20 @@ const RESETS: [&str; 7] = [
     "ResetDB",
     "ResetDBX",
 ];
+
+/// The `SecureBoot` resource and its key resets, where the tree records it.
+pub(crate) fn routes() -> Vec<Route> {
+    vec![
+        Route::get(exact(SECURE_BOOT), |h, r| {
+            h.cached(r.path, || Reply::ok(h.secure_boot(r.recorded_or_null(h))))
+        })
+        .when(recorded),
+        Route::post(exact(format!("{SECURE_BOOT}/Actions/SecureBoot.ResetKeys")), |h, r| {
+            r.with_json(|b| h.reset_keys(b))
+        })
+        .when(|h, _| h.fixture.doc(SECURE_BOOT).is_some()),
+    ]
+}
 
 impl Host {
     /// The `SecureBoot` resource: enabled as the BIOS's `SecureBoot` value last applied at POST

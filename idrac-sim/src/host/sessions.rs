@@ -3,12 +3,36 @@
 
 use super::{Host, Reply};
 use crate::messages::{self, idrac};
+use crate::route::{Route, exact, member};
 use serde_json::{Value, json};
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Instant, SystemTime};
 
 /// The sessions collection.
 pub const SESSIONS: &str = "/redfish/v1/SessionService/Sessions";
+/// The sessions collection's `Members`: DSP0266 makes a POST there a POST to the collection.
+pub const SESSIONS_MEMBERS: &str = "/redfish/v1/SessionService/Sessions/Members";
+
+/// Login, the sessions collection, a session, logout.
+pub(crate) fn routes() -> Vec<Route> {
+    let login = |h: &Host, r: &crate::route::Request<'_>| {
+        r.with_json(|b| {
+            h.login_with_context(
+                b["UserName"].as_str().unwrap_or_default(),
+                b["Password"].as_str().unwrap_or_default(),
+                &r.caller.address,
+                b["Context"].as_str(),
+            )
+        })
+    };
+    vec![
+        Route::post(exact(SESSIONS), login),
+        Route::post(exact(SESSIONS_MEMBERS), login),
+        Route::get(exact(SESSIONS), |h, r| Reply::ok(h.sessions(r.expand))),
+        Route::get(member(SESSIONS), |h, r| h.session(r.id())),
+        Route::delete(member(SESSIONS), |h, r| h.logout(r.id())),
+    ]
+}
 
 #[derive(Debug, Clone)]
 pub(super) struct Session {

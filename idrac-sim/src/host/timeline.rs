@@ -7,9 +7,10 @@
 //! Readiness (`availability`, `GetRemoteServicesAPIStatus`) is read off the same state.
 
 use super::jobs::{Job, JobKind, ScpKind};
-use super::{Boot, Host, State};
+use super::{Boot, Host, Reply, State};
 use crate::clock::wall;
-use crate::messages::idrac;
+use crate::messages::{self, idrac};
+use crate::route::Request;
 use redfish_client::oem::dell::{AttributeGroup, JobState};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};
@@ -28,6 +29,32 @@ pub enum Availability {
     /// The Lifecycle Controller is restarting: the Systems collection lists no member and its
     /// resources answer 400 SWC0700.
     LcRestarting,
+}
+
+/// What a restarting iDRAC or Lifecycle Controller answers on the paths it cannot serve (the
+/// Systems tree, the iDRAC attributes): 400 SWC0700, and the Systems collection empty while the
+/// Lifecycle Controller restarts. `None` while it is ready.
+pub(crate) fn configuration_gate(host: &Host, request: &Request<'_>) -> Option<Reply> {
+    let path = request.path;
+    let configuration = path.starts_with("/redfish/v1/Systems")
+        || path.contains("/DellAttributes/")
+        || super::dell::group_at(path).is_some();
+    if !configuration {
+        return None;
+    }
+    match host.availability() {
+        Availability::LcRestarting if *request.method == axum::http::Method::GET && path == "/redfish/v1/Systems" => {
+            let mut empty = request
+                .recorded(host)
+                .cloned()
+                .unwrap_or_else(|| json!({"@odata.id": path}));
+            empty["Members"] = json!([]);
+            empty["Members@odata.count"] = json!(0);
+            Some(Reply::ok(empty))
+        }
+        Availability::LcRestarting | Availability::IdracStarting => Some(Reply::error(400, vec![messages::swc0700()])),
+        Availability::Ready | Availability::Unreachable => None,
+    }
 }
 
 /// A scheduled change as [`Host::next_event`] weighs it, before anything is copied: one of
