@@ -26,7 +26,7 @@ pub mod host;
 pub mod messages;
 pub mod odata;
 pub mod personality;
-pub mod power;
+pub mod power_model;
 pub mod protocol;
 pub mod query;
 pub mod rendered;

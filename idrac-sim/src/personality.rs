@@ -31,16 +31,18 @@ impl Personality {
         Self {
             name: "iDRAC9",
             routes: Routes::of([
-                host::documents::routes(),
+                host::service::routes(),
                 host::sessions::routes(),
-                host::actions::routes(),
+                host::system::routes(),
+                host::power::routes(),
+                host::manager::routes(),
                 host::bios::routes(),
                 host::boot::routes(),
                 host::secure_boot::routes(),
                 host::jobs::routes(),
                 host::scp::routes(),
-                host::actions::lc_routes(),
-                host::dell::routes(),
+                host::manager::lc_routes(),
+                host::dell_attributes::routes(),
                 host::accounts::routes(),
                 host::logs::routes(),
                 host::events::routes(),
@@ -49,9 +51,9 @@ impl Personality {
                 host::chassis::routes(),
                 host::readings::routes(),
                 // Last: whatever else the tree records.
-                host::documents::recorded_routes(),
+                host::service::recorded_routes(),
             ]),
-            gate: host::timeline::configuration_gate,
+            gate: host::manager::configuration_gate,
             open: idrac9_open,
             allow: idrac9_allow,
         }
@@ -82,7 +84,7 @@ fn idrac9_open(method: &Method, path: &str) -> bool {
     matches!(
         path,
         "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
-    ) || (method == Method::POST && (path == host::SESSIONS || path == host::SESSIONS_MEMBERS))
+    ) || (method == Method::POST && (path == host::sessions::SESSIONS || path == host::sessions::SESSIONS_MEMBERS))
 }
 
 /// The methods an iDRAC9 path allows: actions take POST, the resources the emulator writes
@@ -106,27 +108,35 @@ fn idrac9_allow(host: &Host, path: &str) -> Option<&'static str> {
         dell::CHASSIS,
         dell::BIOS_SETTINGS,
         crate::synth::NETWORK_PROTOCOL,
-        host::MANAGER_NIC,
+        host::network::MANAGER_NIC,
     ];
-    if write.contains(&path) || path.contains("/DellAttributes/") || host::dell::group_at(path).is_some() {
+    if write.contains(&path) || path.contains("/DellAttributes/") || host::dell_attributes::group_at(path).is_some() {
         return Some(READ_WRITE);
     }
-    if path == host::SESSIONS || path == dell::JOBS || path == dell::OEM_JOBS || path == crate::synth::SUBSCRIPTIONS {
+    if path == host::sessions::SESSIONS
+        || path == dell::JOBS
+        || path == dell::OEM_JOBS
+        || path == crate::synth::SUBSCRIPTIONS
+    {
         return Some(READ_CREATE);
     }
-    if member_of(host::ACCOUNTS) || member_of(host::LEGACY_ACCOUNTS) {
+    if member_of(host::accounts::ACCOUNTS) || member_of(host::accounts::LEGACY_ACCOUNTS) {
         return host.account(path).map(|_| READ_WRITE);
     }
     if member_of(crate::synth::SUBSCRIPTIONS) {
         return host.subscription(path).map(|_| READ_DELETE);
     }
-    if member_of(host::TASKS) {
+    if member_of(host::scp::TASKS) {
         return host.scp_task_exists(path).then_some(READ);
     }
-    if member_of(host::LCLOG_ENTRIES) {
+    if member_of(host::logs::LCLOG_ENTRIES) {
         return host.log_entry(path).map(|_| READ);
     }
-    if member_of(host::SESSIONS) || member_of(dell::JOBS) || member_of(dell::OEM_JOBS) || member_of(host::DMTF_JOBS) {
+    if member_of(host::sessions::SESSIONS)
+        || member_of(dell::JOBS)
+        || member_of(dell::OEM_JOBS)
+        || member_of(host::jobs::DMTF_JOBS)
+    {
         return Some(READ_DELETE);
     }
     (host.fixture.doc(path).is_some() || DYNAMIC.contains(&path)).then_some(READ)
@@ -135,18 +145,18 @@ fn idrac9_allow(host: &Host, path: &str) -> Option<&'static str> {
 /// Read-only paths an iDRAC9 serves from its state or generates, not from a tree's documents.
 const DYNAMIC: [&str; 15] = [
     "/redfish",
-    host::ACCOUNTS,
-    host::LEGACY_ACCOUNTS,
-    host::LCLOG_ENTRIES,
-    host::LEGACY_LCLOG,
-    host::SEL_ENTRIES,
-    host::FAULT_ENTRIES,
-    host::MANAGER_NIC,
+    host::accounts::ACCOUNTS,
+    host::accounts::LEGACY_ACCOUNTS,
+    host::logs::LCLOG_ENTRIES,
+    host::logs::LEGACY_LCLOG,
+    host::logs::SEL_ENTRIES,
+    host::logs::FAULT_ENTRIES,
+    host::network::MANAGER_NIC,
     crate::synth::MANAGER_NICS,
     crate::synth::NETWORK_PROTOCOL,
     "/redfish/v1/odata",
     "/redfish/v1/$metadata",
-    host::DMTF_JOBS,
+    host::jobs::DMTF_JOBS,
     "/redfish/v1/Dell/Managers/iDRAC.Embedded.1/DellJobService",
     "/redfish/v1/Dell/Managers/iDRAC.Embedded.1/DellLCService",
 ];

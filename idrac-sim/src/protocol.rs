@@ -73,7 +73,7 @@ pub fn described_by(odata_type: &str) -> Option<HeaderValue> {
 /// other collection comes whole.
 pub fn page_size(path: &str) -> Option<usize> {
     let log = path.starts_with("/redfish/v1/Managers/") && path.ends_with("/Entries") && path.contains("/LogServices/");
-    (log || path == crate::host::LEGACY_LCLOG).then_some(LOG_PAGE)
+    (log || path == crate::host::logs::LEGACY_LCLOG).then_some(LOG_PAGE)
 }
 
 #[cfg(test)]

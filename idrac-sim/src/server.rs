@@ -100,7 +100,7 @@ async fn handle(
     let path = path.trim_end_matches('/').to_owned();
     let path = if path.is_empty() { "/".to_owned() } else { path };
     if let Some(sim) = path.strip_prefix("/_sim") {
-        return json_response(sim_endpoint(&host, &method, sim, &body), &Served::default());
+        return json_response(sim_endpoint(&host, &method, sim, &body), &Exchange::default());
     }
     // A rebooting iDRAC answers nothing, not even on a connection opened before the reset.
     if !host.reachable() {
@@ -125,10 +125,10 @@ async fn handle(
     let head = method == Method::HEAD;
     let effective = if head { Method::GET } else { method.clone() };
     let query = uri.query().unwrap_or_default();
-    let mut served = Served {
+    let mut exchange = Exchange {
         head,
         path: path.clone(),
-        ..Served::default()
+        ..Exchange::default()
     };
     let reply = match fault {
         Some(FaultKind::Unavailable) => Reply::error(
@@ -161,25 +161,25 @@ async fn handle(
             &headers,
             &body,
             &address,
-            &mut served,
+            &mut exchange,
         ),
     };
     if host.config.log_requests {
         tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
-    served.allow = personality.allow(&host, &path);
-    served.synthesised = host.synthesised(&path);
+    exchange.allow = personality.allow(&host, &path);
+    exchange.synthesised = host.synthesised(&path);
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
-        _ => json_response(reply, &served),
+        _ => json_response(reply, &exchange),
     }
 }
 
 /// What the response headers need to know beyond the reply: the request, the methods the path
 /// answers, and the tag of the resource before query options shaped the body.
 #[derive(Debug, Default)]
-struct Served {
+struct Exchange {
     head: bool,
     path: String,
     allow: Option<&'static str>,
@@ -199,7 +199,7 @@ fn answer(
     headers: &HeaderMap,
     body: &[u8],
     address: &str,
-    served: &mut Served,
+    exchange: &mut Exchange,
 ) -> Reply {
     // DSP0266: authentication is processed before any other header that affects the answer.
     let caller = match authenticate(personality, host, method, path, headers, address) {
@@ -249,10 +249,13 @@ fn answer(
         return reply;
     }
     let reply = reply.render();
-    served.etag = etag(&reply);
+    exchange.etag = etag(&reply);
     // If-None-Match naming the current tag: 304 without the body (optional in DSP0266; Dell's
     // API guide lists it for accounts and metadata, here it holds everywhere).
-    if let (Some(tag), Some(wanted)) = (&served.etag, headers.get("If-None-Match").and_then(|v| v.to_str().ok())) {
+    if let (Some(tag), Some(wanted)) = (
+        &exchange.etag,
+        headers.get("If-None-Match").and_then(|v| v.to_str().ok()),
+    ) {
         let tag = tag.to_str().unwrap_or_default().trim_start_matches("W/");
         if wanted
             .split(',')
@@ -452,7 +455,7 @@ fn etag(reply: &Reply) -> Option<HeaderValue> {
     }
 }
 
-fn json_response(reply: Reply, served: &Served) -> Response {
+fn json_response(reply: Reply, exchange: &Exchange) -> Response {
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let reply = if status == StatusCode::OK && reply.text.is_none() {
         reply.render()
@@ -475,16 +478,16 @@ fn json_response(reply: Reply, served: &Served) -> Response {
     );
     resp = resp.header(
         axum::http::header::CACHE_CONTROL,
-        HeaderValue::from_static(protocol::cache_control(&served.path)),
+        HeaderValue::from_static(protocol::cache_control(&exchange.path)),
     );
-    if !served.path.is_empty() {
+    if !exchange.path.is_empty() {
         resp = resp.header(
             axum::http::header::ACCESS_CONTROL_ALLOW_ORIGIN,
             HeaderValue::from_static("*"),
         );
     }
     if (status == StatusCode::OK || status == StatusCode::METHOD_NOT_ALLOWED)
-        && let Some(allow) = served.allow
+        && let Some(allow) = exchange.allow
     {
         resp = resp.header(axum::http::header::ALLOW, HeaderValue::from_static(allow));
     }
@@ -495,7 +498,7 @@ fn json_response(reply: Reply, served: &Served) -> Response {
         );
     }
     if status == StatusCode::OK {
-        let tag = served.etag.clone().or_else(|| etag(&reply));
+        let tag = exchange.etag.clone().or_else(|| etag(&reply));
         if let Some(tag) = tag {
             resp = resp.header(axum::http::header::ETAG, tag);
         }
@@ -509,7 +512,7 @@ fn json_response(reply: Reply, served: &Served) -> Response {
         }
     }
     if status == StatusCode::OK
-        && let Some(mark) = served.synthesised.as_deref()
+        && let Some(mark) = exchange.synthesised.as_deref()
         && let Ok(v) = HeaderValue::from_str(mark)
     {
         resp = resp.header(crate::synth::SYNTHESISED_HEADER, v);
@@ -519,7 +522,7 @@ fn json_response(reply: Reply, served: &Served) -> Response {
             resp = resp.header(*name, v);
         }
     }
-    let body = if served.head { Body::empty() } else { Body::from(body) };
+    let body = if exchange.head { Body::empty() } else { Body::from(body) };
     resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
 }
 
