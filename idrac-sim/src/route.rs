@@ -211,6 +211,49 @@ pub fn not_found(path: &str) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::HostFaults;
+    use std::sync::Arc;
+
+    #[test]
+    fn the_first_route_that_takes_a_request_answers_and_a_refusing_guard_passes_it_on() {
+        let fixture = Arc::new(crate::fixture::Fixture::builtin("r7625").unwrap());
+        let host = Host::new(0, fixture, Arc::default(), HostFaults::default());
+        let routes = Routes::of([
+            vec![
+                Route::get(exact("/a"), |_, _| Reply::with_body(201, None)).when(|_, _| false),
+                Route::post(exact("/a"), |_, _| Reply::with_body(204, None)),
+                Route::get(member("/c"), |_, r| Reply::ok(Value::from(r.id()))),
+            ],
+            vec![Route::get(Pattern::Any, |_, _| Reply::with_body(202, None)).when(recorded)],
+        ]);
+        let caller = Caller {
+            user: String::new(),
+            address: String::new(),
+        };
+        let answer = |method: &Method, path: &str| {
+            let request = Request {
+                method,
+                path,
+                expand: false,
+                body: &[],
+                caller: &caller,
+            };
+            routes.answer(&host, &request).map(|r| (r.status, r.body))
+        };
+        assert_eq!(answer(&Method::POST, "/a"), Some((204, None)));
+        assert_eq!(answer(&Method::GET, "/c/7"), Some((200, Some(Value::from("7")))));
+        assert_eq!(
+            answer(&Method::GET, "/redfish/v1/Systems"),
+            Some((202, None)),
+            "the catch-all takes what the tree records"
+        );
+        assert_eq!(
+            answer(&Method::GET, "/a"),
+            None,
+            "the guard refused and nothing else takes it"
+        );
+        assert_eq!(answer(&Method::DELETE, "/c/7"), None);
+    }
 
     #[test]
     fn a_member_is_one_more_segment_and_a_prefix_is_text() {

@@ -2,7 +2,7 @@
 //! query options and conditional requests, then the answer of its personality's routes.
 
 use crate::config::FaultKind;
-use crate::host::{Caller, Host, Rendered, Reply};
+use crate::host::{Caller, Host, JSON, Rendered, Reply};
 use crate::messages;
 use crate::personality::Personality;
 use crate::protocol;
@@ -70,7 +70,7 @@ async fn redfish_errors(response: Response) -> Response {
     let mut out = (status, axum::Json(body)).into_response();
     out.headers_mut().insert(
         axum::http::header::CONTENT_TYPE,
-        axum::http::HeaderValue::from_static("application/json;odata.metadata=minimal;charset=utf-8"),
+        axum::http::HeaderValue::from_static(JSON),
     );
     out
 }
@@ -525,9 +525,6 @@ fn json_response(reply: Reply, exchange: &Exchange) -> Response {
     let body = if exchange.head { Body::empty() } else { Body::from(body) };
     resp.body(body).unwrap_or_else(|_| Response::new(Body::empty()))
 }
-
-/// The media type of every JSON answer, as a real iDRAC sends it.
-const JSON: &str = "application/json;odata.metadata=minimal;charset=utf-8";
 
 /// The `malformed` fault: the real answer, cut in the middle.
 fn truncated(reply: Reply) -> Response {

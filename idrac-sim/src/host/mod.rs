@@ -43,4 +43,4 @@ pub(crate) mod timeline;
 pub use caller::Caller;
 pub use core::{Host, HostFaults, service_tag};
 pub use manager::state::Availability;
-pub use reply::{Rendered, Reply, XML};
+pub use reply::{JSON, Rendered, Reply, XML};

@@ -8,7 +8,7 @@
 pub(crate) mod state;
 
 use super::caller::Caller;
-use super::core::Host;
+use super::core::{Host, State};
 use super::reply::Reply;
 use crate::route::{Route, exact, unrecorded};
 use crate::synth::{MANAGER_NICS, NETWORK_PROTOCOL};
@@ -245,18 +245,7 @@ impl Host {
             Self::audit_change(&mut s, caller, "iDRAC.Embedded.1#NTPConfigGroup.1#NTP1");
             s.network.ntp_servers = ntp;
         }
-        for (name, value) in attrs {
-            let target = match name.split('.').collect::<Vec<_>>().as_slice() {
-                [group, index, attr] => format!("iDRAC.Embedded.1#{group}.{index}#{attr}"),
-                _ => name.to_owned(),
-            };
-            Self::audit_change(&mut s, caller, &target);
-            s.dell_attributes
-                .groups
-                .entry(AttributeGroup::Idrac)
-                .or_default()
-                .insert(name.to_owned(), value);
-        }
+        Self::set_idrac_attributes(&mut s, caller, attrs);
         Reply::ok(messages::success_body(vec![messages::success()]))
     }
 }
@@ -336,19 +325,28 @@ impl Host {
         if s.dell_attributes.lockdown() {
             return Reply::error(400, vec![messages::sys406()]);
         }
+        Self::set_idrac_attributes(&mut s, caller, attrs);
+        Reply::ok(messages::success_body(vec![messages::success()]))
+    }
+}
+
+impl Host {
+    /// Sets iDRAC attributes a network write maps to, each audited as the caller's change to
+    /// the attribute (`IPv4.1.Address` as the registry's `Id` writes it:
+    /// `iDRAC.Embedded.1#IPv4.1#Address`).
+    fn set_idrac_attributes(s: &mut State, caller: &Caller, attrs: Vec<(&str, AttributeValue)>) {
         for (name, value) in attrs {
             let target = match name.split('.').collect::<Vec<_>>().as_slice() {
                 [group, index, attr] => format!("iDRAC.Embedded.1#{group}.{index}#{attr}"),
                 _ => name.to_owned(),
             };
-            Self::audit_change(&mut s, caller, &target);
+            Self::audit_change(s, caller, &target);
             s.dell_attributes
                 .groups
                 .entry(AttributeGroup::Idrac)
                 .or_default()
                 .insert(name.to_owned(), value);
         }
-        Reply::ok(messages::success_body(vec![messages::success()]))
     }
 }
 

@@ -5,7 +5,7 @@
 use super::state::Task;
 use crate::host::core::Host;
 use crate::host::jobs::state::{DMTF_JOBS, Job};
-use crate::host::reply::Reply;
+use crate::host::reply::{JSON, Reply, XML};
 use crate::messages;
 use redfish_client::oem::dell::JobState;
 use redfish_client::oem::dell::scp::Format;
@@ -25,11 +25,8 @@ impl Host {
         if let Some(doc) = &task.document {
             return match task.format {
                 // As written: an export's attributes keep their order (Name, Value, ...).
-                Format::Json => Reply::ok_text(
-                    doc.clone().into(),
-                    "application/json;odata.metadata=minimal;charset=utf-8",
-                ),
-                Format::Xml => Reply::ok_text(doc.clone().into(), "application/xml;charset=utf-8"),
+                Format::Json => Reply::ok_text(doc.clone().into(), JSON),
+                Format::Xml => Reply::ok_text(doc.clone().into(), XML),
             };
         }
         let running = matches!(job.state, JobState::Running | JobState::Scheduled | JobState::New);
