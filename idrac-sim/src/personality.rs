@@ -17,8 +17,6 @@ use redfish_client::oem::dell;
 /// How one model's BMC answers.
 #[derive(Debug, Clone)]
 pub struct Personality {
-    /// The BMC it emulates (`iDRAC9`).
-    pub name: &'static str,
     routes: Routes,
     gate: fn(&Host, &Request<'_>) -> Option<Reply>,
     open: fn(&Method, &str) -> bool,
@@ -26,10 +24,10 @@ pub struct Personality {
 }
 
 impl Personality {
-    /// An iDRAC9 (firmware 4.x to 7.x), as the recorded R750, R7525 and R7625 trees show it.
+    /// An iDRAC9 (firmware 6.x and 7.x), as the built-in trees and the real R750 captures the
+    /// emulator follows show it.
     pub fn idrac9() -> Self {
         Self {
-            name: "iDRAC9",
             routes: Routes::of([
                 host::service::routes(),
                 host::sessions::routes(),
@@ -41,7 +39,6 @@ impl Personality {
                 host::secure_boot::routes(),
                 host::jobs::routes(),
                 host::scp::routes(),
-                host::manager::lc_routes(),
                 host::dell_attributes::routes(),
                 host::accounts::routes(),
                 host::logs::routes(),

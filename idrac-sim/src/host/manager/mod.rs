@@ -12,21 +12,21 @@ use super::reply::Reply;
 use crate::clock;
 use crate::messages::{self, idrac};
 use crate::route::{Request, Route, exact};
-use crate::synth::{IDRAC_CARD_SERVICE, TIME_SERVICE};
+use crate::synth::{DELL_SERVICES, IDRAC_CARD_SERVICE, TIME_SERVICE};
 use redfish_client::oem::dell;
 use serde_json::{Value, json};
 use state::{Availability, Outage};
 use std::time::{Instant, SystemTime};
 
-/// Dell's services under the Manager.
-const DELL_SERVICES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell";
 /// Where iDRAC9 firmware first put Dell's services; badfish and Dell's `ResetIdracREDFISH.py`
 /// still use it, and a real iDRAC 3.x sample shows it.
 const LEGACY_DELL: &str = "/redfish/v1/Dell/Managers/iDRAC.Embedded.1";
 
-/// The Manager (with its clock), its resets and resets to defaults, and its time.
+/// The Manager (with its clock), its resets and resets to defaults, its time, the Lifecycle
+/// Controller's status, and Dell's job and Lifecycle Controller service documents at their
+/// legacy path.
 pub(crate) fn routes() -> Vec<Route> {
-    vec![
+    let mut routes = vec![
         Route::post(
             exact(format!("{IDRAC_CARD_SERVICE}/Actions/DelliDRACCardService.iDRACReset")),
             |h, r| r.with_json(|b| h.idrac_card_reset(b)),
@@ -49,25 +49,13 @@ pub(crate) fn routes() -> Vec<Route> {
         Route::post(exact(format!("{}/Actions/Manager.Reset", dell::MANAGER)), |h, r| {
             r.with_json(|b| h.manager_reset(b))
         }),
-    ]
-}
-
-/// `action` of Dell's `service` at both of its paths: under the Manager and the legacy one.
-pub(crate) fn dell_service_action(service: &str, action: &str) -> [String; 2] {
-    [DELL_SERVICES, LEGACY_DELL].map(|at| format!("{at}/{service}/Actions/{service}.{action}"))
-}
-
-/// Dell's Lifecycle Controller status, and Dell's job and Lifecycle Controller service
-/// documents at their legacy path.
-pub(crate) fn lc_routes() -> Vec<Route> {
-    let mut routes: Vec<Route> = dell_service_action("DellLCService", "GetRemoteServicesAPIStatus")
-        .into_iter()
-        .map(|p| Route::post(exact(p), |h, _| Reply::ok(h.lc_status())))
-        .collect();
+    ];
+    for path in dell_service_action("DellLCService", "GetRemoteServicesAPIStatus") {
+        routes.push(Route::post(exact(path), |h, _| Reply::ok(h.lc_status())));
+    }
     for service in ["DellJobService", "DellLCService"] {
         routes.push(Route::get(exact(format!("{LEGACY_DELL}/{service}")), |h, r| {
-            let service = r.id();
-            let at = format!("{DELL_SERVICES}/{service}");
+            let at = format!("{DELL_SERVICES}/{}", r.id());
             match h
                 .fixture
                 .served(r.path, false, || h.fixture.doc(&at).map(legacy_service))
@@ -78,6 +66,11 @@ pub(crate) fn lc_routes() -> Vec<Route> {
         }));
     }
     routes
+}
+
+/// `action` of Dell's `service` at both of its paths: under the Manager and the legacy one.
+pub(crate) fn dell_service_action(service: &str, action: &str) -> [String; 2] {
+    [DELL_SERVICES, LEGACY_DELL].map(|at| format!("{at}/{service}/Actions/{service}.{action}"))
 }
 
 /// Dell's service document at its legacy `/redfish/v1/Dell/Managers/...` path: the same
