@@ -3,7 +3,7 @@
 use crate::choose::Choice;
 use crate::host::HostView;
 use crate::library::ResolvedProfile;
-use crate::setting::{Confidence, Setting};
+use crate::setting::{Confidence, Setting, Unchecked};
 use crate::validate::{Checked, ValidateOptions, check_bios};
 use crate::verdict::{Target, Verdict, render_conditions};
 use redfish_client::dependencies::Flag;
@@ -95,6 +95,9 @@ pub struct Change {
     pub confidence_note: Option<String>,
     /// Extra detail: what forces it, why it does not apply, why it cannot be written.
     pub note: Option<String>,
+    /// For a `not_applicable` setting, which kind of reason `note` gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<Unchecked>,
     /// For a setting whose value the host decides (ordered choices, accepted tokens, a
     /// derived bound): what was asked, what was picked, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -172,6 +175,39 @@ impl Diff {
     pub fn with_status(&self, status: Status) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(move |c| c.status == status)
     }
+
+    /// How many settings could not be checked for lack of evidence for the host's generation.
+    pub fn unverified(&self) -> usize {
+        self.changes
+            .iter()
+            .filter(|c| c.not_applicable == Some(Unchecked::NoEvidence))
+            .count()
+    }
+
+    /// The host's verdict: drift when anything needs writing or is pending, else unverified when
+    /// a setting could not be checked for lack of evidence (not proven in sync), else in sync.
+    pub fn verdict(&self) -> HostVerdict {
+        if !self.is_clean() {
+            HostVerdict::Drift
+        } else if self.unverified() > 0 {
+            HostVerdict::Unverified
+        } else {
+            HostVerdict::InSync
+        }
+    }
+}
+
+/// What a diff says of a host as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostVerdict {
+    /// Every setting checked has the profile's value, and every setting was checked.
+    InSync,
+    /// Nothing checked differs, but some settings could not be checked on this host's
+    /// generation for lack of evidence: not proven in sync.
+    Unverified,
+    /// Something needs writing, or something pending does.
+    Drift,
 }
 
 /// Compares the `host` with `profile`: its BIOS's current and pending (`Bios/Settings`)
@@ -258,7 +294,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
     for skipped in &profile.skipped {
         if skipped.target == Target::Bios && !bios.contains_key(skipped.setting.attribute.as_str()) {
             let name = skipped.setting.attribute.as_str();
-            let c = change(
+            let mut c = change(
                 Target::Bios,
                 &skipped.setting,
                 current.get(name),
@@ -266,6 +302,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
                 Status::NotApplicable,
                 Some(skipped.reason.clone()),
             );
+            c.not_applicable = Some(skipped.kind);
             bios.insert(name, c);
         }
     }
@@ -285,7 +322,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
         if let Target::Idrac(group) = skipped.target {
             let name = skipped.setting.attribute.as_str();
             let now = idrac_current.get(&group).and_then(|a| a.get(name));
-            let c = change(
+            let mut c = change(
                 skipped.target,
                 &skipped.setting,
                 now,
@@ -293,6 +330,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
                 Status::NotApplicable,
                 Some(skipped.reason.clone()),
             );
+            c.not_applicable = Some(skipped.kind);
             idrac.entry((group, name)).or_insert(c);
         }
     }
@@ -346,6 +384,7 @@ fn change(
         confidence: s.confidence,
         confidence_note: s.confidence_note.clone(),
         note,
+        not_applicable: (status == Status::NotApplicable).then_some(Unchecked::NotOnHost),
         choice: None,
     }
 }
