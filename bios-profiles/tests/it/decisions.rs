@@ -483,8 +483,9 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
     assert_eq!(turin_sources, ["amd-instinct-acceptance"]);
     let ai = library.resolve("ai-gpu", &facts).unwrap();
     let rows: Vec<&str> = ai.bios.keys().map(String::as_str).collect();
-    assert_eq!(rows, ["DfCState", "IommuSupport"]);
-    assert!(ai.bios.values().all(|s| s.source == "amd-instinct-acceptance"));
+    assert_eq!(rows, ["DfCState", "IommuSupport", "SysProfile"]);
+    assert!(ai.bios["DfCState"].source == "amd-instinct-acceptance" && ai.bios["IommuSupport"].source == "amd-instinct-acceptance");
+    assert_eq!(ai.bios["SysProfile"].wanted, Wanted::Value("PerfOptimized".into()), "Dell's preset");
     // A host of a generation with evidence: every setting is checked, none is unverified.
     let genoa = library.resolve("performance", &turin.host()).unwrap();
     let g = diff(&genoa, &turin.state());

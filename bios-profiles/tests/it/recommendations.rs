@@ -747,8 +747,8 @@ fn bergamo_takes_genoa_s_settings_with_ccx_as_numa_kept_off() {
     );
 }
 
-/// Issue 31 item 4: on Turin a setting applies only where evidence covers Turin — Dell's own
-/// preset (performance's PerfOptimized), AMD's 2026 accelerator-host rows (ai-gpu), and the
+/// On Turin a setting applies only where evidence covers Turin: a Dell preset (every workload
+/// profile selects the one closest to it), AMD's 2026 accelerator-host rows (ai-gpu), and the
 /// iDRAC settings, which do not depend on the CPU; every other BIOS setting is left as the host
 /// has it, for lack of evidence, and counts toward the host's `unverified`.
 #[test]
@@ -761,7 +761,8 @@ fn a_turin_host_is_recognised_and_every_setting_is_left_alone_for_lack_of_eviden
             .resolve(&profile.name, &turin)
             .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
         for (name, s) in &resolved.bios {
-            let evidence = (name == "SysProfile" && s.wanted == Wanted::Value("PerfOptimized".into()))
+            let preset = name == "SysProfile" && s.wanted != Wanted::Value("Custom".into());
+            let evidence = preset
                 || s.source == "amd-instinct-acceptance"
                 || profile.name == "turin-site";
             assert!(evidence, "{}: {name} applies on Turin without evidence", profile.name);
@@ -778,6 +779,17 @@ fn a_turin_host_is_recognised_and_every_setting_is_left_alone_for_lack_of_eviden
                 s.reason
             );
         }
+    }
+    for (name, preset) in [
+        ("performance", "PerfOptimized"),
+        ("hpc", "PerfOptimized"),
+        ("ai-gpu", "PerfOptimized"),
+        ("virtualization", "PerfPerWattOptimizedOs"),
+        ("confidential-computing", "PerfPerWattOptimizedOs"),
+        ("power-efficiency-gpu", "PerfPerWattOptimizedOs"),
+    ] {
+        let r = library.resolve(name, &turin).unwrap();
+        assert_eq!(r.bios["SysProfile"].wanted, Wanted::Value(preset.into()), "{name}");
     }
     let performance = library.resolve("performance", &turin).unwrap();
     assert_eq!(performance.bios.keys().collect::<Vec<_>>(), ["SysProfile"]);
@@ -801,8 +813,11 @@ confidence = "used"
 generations = ["turin"]
 "#]);
     let resolved = mine.resolve("turin-site", &turin).unwrap();
-    assert_eq!(resolved.bios.len(), 1);
-    assert!(resolved.bios.contains_key("NumaNodesPerSocket"));
+    assert_eq!(
+        resolved.bios.keys().collect::<Vec<_>>(),
+        ["NumaNodesPerSocket", "SysProfile"],
+        "its own Turin row and performance's preset"
+    );
 }
 
 #[test]
