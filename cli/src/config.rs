@@ -27,6 +27,8 @@ pub struct Hosts {
     pub concurrency: usize,
     /// The `--shard` they were chosen by.
     pub shard: Option<Shard>,
+    /// Hosts that may reject one credential before no further host is sent it.
+    pub max_login_rejections: usize,
 }
 
 impl Hosts {
@@ -39,6 +41,7 @@ impl Hosts {
             single,
             concurrency: args.concurrency,
             shard: args.shard,
+            max_login_rejections: args.max_login_rejections.into(),
         })
     }
 
@@ -49,13 +52,16 @@ impl Hosts {
             single: true,
             concurrency: 1,
             shard: None,
+            max_login_rejections: Limits::default().max_login_rejections,
         }
     }
 
-    /// The rollout limits of these hosts: their concurrency, no canary, no failure limit.
+    /// The rollout limits of these hosts: their concurrency and login rejections, no canary,
+    /// no failure limit.
     pub fn limits(&self) -> Limits {
         Limits {
             concurrency: self.concurrency,
+            max_login_rejections: self.max_login_rejections,
             ..Limits::default()
         }
     }

@@ -6,6 +6,7 @@
 use crate::Exit;
 use anyhow::Result;
 use bios_profiles::{Change, StatusCounts};
+use rftune_engine::HostErrorKind;
 use rftune_engine::assess::Assessment;
 use rftune_engine::audit::AuditLog;
 use rftune_engine::converge::{ApplyOutcome, HostApply};
@@ -155,6 +156,13 @@ pub struct HostDiff {
     /// Why the host could not be compared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What kind of failure that was, for scripts (`unreachable`, `credentials`, …; see
+    /// [`HostErrorKind::ALL`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<HostErrorKind>,
+    /// The MessageIds the BMC gave for it, when it gave some.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub message_ids: Vec<String>,
 }
 
 /// How a host compares: a `status` of `rftune.diff/v1`.
@@ -281,20 +289,77 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
                     }))
                     .collect(),
                 error: invalid.then(|| format!("profile {profile} cannot be applied to this host as written")),
+                error_kind: invalid.then_some(HostErrorKind::ProfileNotApplicable),
+                message_ids: Vec::new(),
             }
         }
-        Err(e) => HostDiff {
-            host: r.entry.name.clone(),
-            status: DiffStatus::Error,
-            service_tag: None,
-            model: None,
-            bios_version: None,
-            changes: Vec::new(),
-            counts: None,
-            lockdown: false,
-            violations: Vec::new(),
-            error: Some(format!("{e:#}")),
-        },
+        Err(e) => {
+            let failure = Failure::of(e, false);
+            HostDiff {
+                host: r.entry.name.clone(),
+                status: DiffStatus::Error,
+                service_tag: None,
+                model: None,
+                bios_version: None,
+                changes: Vec::new(),
+                counts: None,
+                lockdown: false,
+                violations: Vec::new(),
+                error: Some(failure.error),
+                error_kind: Some(failure.error_kind),
+                message_ids: failure.message_ids,
+            }
+        }
+    }
+}
+
+/// What a failed host's entry says in every fleet document, beside the host's name: `error`,
+/// the text (what was being done, down to the BMC's answer), `error_kind`, one of
+/// [`HostErrorKind::ALL`] for scripts to branch on, and `message_ids` when the BMC gave some.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The error and its chain on one line.
+    pub error: String,
+    /// Its kind.
+    pub error_kind: HostErrorKind,
+    /// The MessageIds of the BMC's answer (`IDRAC.2.9.SYS011`, …).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub message_ids: Vec<String>,
+}
+
+impl Failure {
+    /// The failure `e` of a host to which something was `written` (a staged PATCH, a reboot)
+    /// or not: a stop requested before anything was written leaves the host untouched, so it
+    /// counts as [`HostErrorKind::NotStarted`], not as a failure of its own.
+    pub fn of(e: &rftune_engine::Error, written: bool) -> Self {
+        let kind = match HostErrorKind::of(e) {
+            HostErrorKind::Interrupted if !written => HostErrorKind::NotStarted,
+            kind => kind,
+        };
+        let message_ids = e
+            .redfish()
+            .and_then(redfish_client::Error::redfish)
+            .map(|body| body.extended_info.iter().map(|m| m.message_id.clone()).collect())
+            .unwrap_or_default();
+        Self {
+            error: format!("{e:#}"),
+            error_kind: kind,
+            message_ids,
+        }
+    }
+
+    /// The entry `{"host", "error", "error_kind", …}` of `host`.
+    pub fn entry(self, host: &str) -> Value {
+        let mut v = serde_json::json!({ "host": host });
+        self.add_to(&mut v);
+        v
+    }
+
+    /// Adds these fields to an entry (a JSON object).
+    pub fn add_to(self, entry: &mut Value) {
+        if let (Some(map), Ok(Value::Object(fields))) = (entry.as_object_mut(), serde_json::to_value(self)) {
+            map.extend(fields);
+        }
     }
 }
 
@@ -328,7 +393,9 @@ pub enum ApplyStatus {
     Done(ApplyOutcome),
     /// It failed.
     Error,
-    /// It was left untouched: a canary failed, or `--max-failures` hosts had failed.
+    /// It was left untouched: a canary failed, `--max-failures` hosts had failed, its
+    /// credentials had been rejected `--max-login-rejections` times, or SIGINT/SIGTERM came
+    /// before anything was written to it.
     NotStarted,
     /// Refused before its first write: it changed since its plan was made (`apply --plan`), or
     /// the BMC refused the conditional PATCH (412). Counts as an error.
@@ -364,6 +431,15 @@ impl ApplyStatus {
     pub fn parse(text: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.as_str() == text)
     }
+
+    /// The status of a host whose apply failed with a [`Failure`] of `kind`.
+    pub fn of_failure(kind: HostErrorKind) -> Self {
+        match kind {
+            HostErrorKind::NotStarted => Self::NotStarted,
+            HostErrorKind::Stale => Self::Stale,
+            _ => Self::Error,
+        }
+    }
 }
 
 impl Serialize for ApplyStatus {
@@ -387,7 +463,8 @@ pub struct ApplySummary {
     pub planned: usize,
     /// Failed.
     pub error: usize,
-    /// Left untouched: a canary failed, or `--max-failures` hosts had failed.
+    /// Left untouched: a canary failed, `--max-failures` hosts had failed, their credentials had
+    /// been rejected too often, or a stop came before anything was written to them.
     pub not_started: usize,
     /// Refused as stale against their plan (or by a 412); errors too.
     #[serde(skip_serializing_if = "is_zero")]
@@ -482,15 +559,14 @@ pub fn apply_entry(audit: &AuditLog, r: &HostResult<HostApply>, summary: &mut Ap
             (ApplyStatus::Done(h.outcome), v)
         }
         Err(e) => {
-            let status = match e.kind() {
-                Some(rftune_engine::HostErrorKind::NotStarted) => ApplyStatus::NotStarted,
-                Some(rftune_engine::HostErrorKind::Stale) => ApplyStatus::Stale,
-                _ => ApplyStatus::Error,
-            };
             // Whether anything was written before the failure (a staged PATCH, a reboot, ...):
             // the host changed even though the apply failed.
             let written = audit.wrote(&r.entry.name);
-            let v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written, "error": error_text(status, &r.entry.name, e)});
+            let mut failure = Failure::of(e, written);
+            let status = ApplyStatus::of_failure(failure.error_kind);
+            failure.error = error_text(status, &r.entry.name, e);
+            let mut v = serde_json::json!({"host": r.entry.name, "outcome": status, "written": written});
+            failure.add_to(&mut v);
             (status, v)
         }
     };
@@ -513,7 +589,7 @@ pub const RESET_KEYS_SCHEMA: &str = "rftune.secure-boot-keys/v1";
 
 /// The document of a provisioning command (`boot`, `bios reset-defaults`, `bios password`,
 /// `secure-boot reset-keys`): every host's result in inventory order (a failed one as
-/// `{"host", "error", "written"}`), a summary of hosts done and failed, and the audit log when
+/// `{"host", "error", "error_kind", "written"}`), a summary of hosts done and failed, and the audit log when
 /// the command writes. Returns it with the number of hosts that failed.
 pub fn action_document<T: Serialize>(
     schema: &'static str,
@@ -527,9 +603,10 @@ pub fn action_document<T: Serialize>(
             Ok(done) => serde_json::to_value(done).unwrap_or_default(),
             Err(e) => {
                 failed += 1;
-                let mut v = serde_json::json!({"host": r.entry.name, "error": format!("{e:#}")});
-                if let Some(audit) = audit {
-                    v["written"] = Value::Bool(audit.wrote(&r.entry.name));
+                let written = audit.map(|a| a.wrote(&r.entry.name));
+                let mut v = Failure::of(e, written.unwrap_or(false)).entry(&r.entry.name);
+                if let Some(written) = written {
+                    v["written"] = Value::Bool(written);
                 }
                 v
             }

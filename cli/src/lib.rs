@@ -5,7 +5,18 @@
 //! documents ([`documents`]), and all output ([`render`]). Every BMC operation and domain
 //! decision is the engine's.
 //!
-//! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error.
+//! Exit codes: 0 success or in sync, 2 drift found or not converged, 1 error, 130/143 on
+//! SIGINT/SIGTERM, and 141 when stdout was closed before the output was written (as a tool
+//! killed by SIGPIPE ends: never 0, since the reader may have missed the verdict).
+
+/// A line on stderr, like `eprintln!`, except that a closed stderr (`rftune … 2>&1 | head`)
+/// drops the line instead of panicking: what rftune says there never decides how it ends.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
 
 pub mod args;
 pub mod commands;
@@ -41,6 +52,11 @@ impl Exit {
 /// Exit code for errors.
 pub const EXIT_ERROR: u8 = 1;
 
+/// Exit code when stdout was closed before the output was all written (`rftune diff | head`):
+/// 128 + SIGPIPE, what a shell reports for a tool that SIGPIPE killed. rftune ignores the
+/// signal so that a closed pipe never cuts a run short, and ends with this code after it.
+pub const EXIT_BROKEN_PIPE: u8 = 141;
+
 /// Parses the process arguments, runs the command and returns the exit code.
 pub fn main() -> ExitCode {
     // clap exits with 2 on usage errors, which would read as "drift" to scripts: use 1.
@@ -63,24 +79,24 @@ pub fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            note!("error: cannot start the async runtime: {e}");
             return ExitCode::from(EXIT_ERROR);
         }
     };
     let result = runtime.block_on(commands::run(args));
     if let Some(code) = rftune_engine::interrupt::exit_code() {
         if let Err(e) = &result {
-            eprintln!("error: {e:#}");
+            note!("error: {e:#}");
         }
         return ExitCode::from(code);
     }
     match result {
         Ok(exit) => ExitCode::from(exit.code()),
-        Err(e) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if render::is_broken_pipe(&e) => ExitCode::from(EXIT_BROKEN_PIPE),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            note!("error: {e:#}");
             if let Some(hint) = e.chain().find_map(|c| c.downcast_ref::<rftune_engine::Error>()?.hint()) {
-                eprintln!("hint: {hint}");
+                note!("hint: {hint}");
             }
             ExitCode::from(EXIT_ERROR)
         }

@@ -4,7 +4,7 @@ use crate::args::{GlobalArgs, LogFormat};
 use std::io::IsTerminal;
 use tracing_subscriber::EnvFilter;
 
-/// The target of warnings about where the password goes (plain HTTP, `--insecure`). They are
+/// The target of warnings about where the password goes (`--insecure`). They are
 /// shown at every verbosity, `-q` and `RFTUNE_LOG` included: quiet must not mean unaware.
 pub const SECURITY: &str = rftune_engine::SECURITY_LOG_TARGET;
 
@@ -66,6 +66,9 @@ pub fn init(args: &GlobalArgs) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal())
+        // A log line that meets a closed stderr (`rftune … 2>&1 | head`) is dropped: the
+        // subscriber would otherwise report it with `eprintln!`, which panics there.
+        .log_internal_errors(false)
         .with_target(false);
     let result = match args.log_format {
         LogFormat::Text => builder.without_time().try_init(),

@@ -32,7 +32,7 @@ pub fn install_with(then: &'static str) -> std::io::Result<()> {
                 if interrupt::request(number) {
                     stop_now(number);
                 }
-                eprintln!(
+                note!(
                     "rftune: {} received: {then} (signal again to stop at once)",
                     interrupt::signal_name(number)
                 );
@@ -45,9 +45,9 @@ pub fn install_with(then: &'static str) -> std::io::Result<()> {
 fn stop_now(number: i32) -> ! {
     let off = interrupt::powered_off_hosts();
     if off.is_empty() {
-        eprintln!("rftune: stopping now");
+        note!("rftune: stopping now");
     } else {
-        eprintln!(
+        note!(
             "rftune: stopping now. THESE HOSTS MAY BE LEFT POWERED OFF by rftune: {}. Power them on with `rftune power on --bmc URL`, or rerun the apply, which powers them on",
             off.join(", ")
         );

@@ -120,15 +120,24 @@ pub struct HostError {
     pub source: Option<redfish_client::Error>,
 }
 
-/// The kinds of [`HostError`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+/// The kinds of [`HostError`], and of every failure a host's work can end in
+/// ([`HostErrorKind::of`]): the one list a fleet document's `error_kind` takes its values from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum HostErrorKind {
-    /// A Redfish request failed (see the source for status and MessageIds).
+    /// The BMC could not be reached: nothing listens at the address and port, the name does not
+    /// resolve, the network has no route, or the port speaks the other protocol (`http://` to
+    /// an HTTPS port or the reverse).
+    Unreachable,
+    /// The BMC rejected the credentials (a 401 at login, or a login again after the session
+    /// ended), or there were none to send.
+    Credentials,
+    /// The BMC's certificate is not trusted: no CA vouches for it, it does not match the pinned
+    /// fingerprint or known_hosts, or a pin was given for a plain-HTTP URL.
+    Tls,
+    /// A Redfish request failed: the BMC refused it (the source has the status and MessageIds),
+    /// or its answer broke off or could not be read.
     Redfish,
-    /// The connection could not be set up (address, credentials, certificate trust).
-    Connection,
     /// Other work is already staged (pending values or an open BIOS job).
     PendingWork,
     /// System Lockdown is on: the iDRAC refuses every configuration change.
@@ -138,14 +147,16 @@ pub enum HostErrorKind {
     ProfileNotApplicable,
     /// A BIOS job failed or will never run.
     JobFailed,
-    /// A job, a reboot or the host's return took longer than allowed.
+    /// A job, a reboot or the host's return took longer than allowed, or the BMC did not answer
+    /// a request in time.
     Timeout,
     /// A write's answer was lost and what the BMC did could not be established.
     OutcomeUnknown,
     /// The BMC answered with something rftune cannot use (no systems, no power reading).
     Unsupported,
-    /// The host was left untouched: the run stopped starting hosts (a canary failed, or too
-    /// many hosts had failed).
+    /// The host was left untouched: the run stopped starting hosts (a canary failed, too many
+    /// hosts had failed, its credentials had been rejected too often, or a stop was requested
+    /// before anything was written to it).
     NotStarted,
     /// The host changed since its plan was made (a value, a pending value or job, its BIOS or
     /// registry), or the BMC refused a conditional write (412): nothing was written.
@@ -154,6 +165,127 @@ pub enum HostErrorKind {
     Locked,
     /// A hook around the reboot failed (its exit code and output are in the audit log).
     HookFailed,
+    /// A profile was applied but the host does not show it afterwards.
+    NotConverged,
+    /// SIGINT or SIGTERM stopped the host's work after it had begun (where it stopped is in the
+    /// message and the audit log).
+    Interrupted,
+    /// Anything else: a local file, a command on the host's OS, a failure of rftune itself.
+    /// The message says which.
+    Other,
+}
+
+impl HostErrorKind {
+    /// Every kind, in the order of their documentation.
+    pub const ALL: [Self; 18] = [
+        Self::Unreachable,
+        Self::Credentials,
+        Self::Tls,
+        Self::Redfish,
+        Self::PendingWork,
+        Self::Lockdown,
+        Self::ProfileNotApplicable,
+        Self::JobFailed,
+        Self::Timeout,
+        Self::OutcomeUnknown,
+        Self::Unsupported,
+        Self::NotStarted,
+        Self::Stale,
+        Self::Locked,
+        Self::HookFailed,
+        Self::NotConverged,
+        Self::Interrupted,
+        Self::Other,
+    ];
+
+    /// As JSON spells it (`unreachable`, `not_started`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Unreachable => "unreachable",
+            Self::Credentials => "credentials",
+            Self::Tls => "tls",
+            Self::Redfish => "redfish",
+            Self::PendingWork => "pending_work",
+            Self::Lockdown => "lockdown",
+            Self::ProfileNotApplicable => "profile_not_applicable",
+            Self::JobFailed => "job_failed",
+            Self::Timeout => "timeout",
+            Self::OutcomeUnknown => "outcome_unknown",
+            Self::Unsupported => "unsupported",
+            Self::NotStarted => "not_started",
+            Self::Stale => "stale",
+            Self::Locked => "locked",
+            Self::HookFailed => "hook_failed",
+            Self::NotConverged => "not_converged",
+            Self::Interrupted => "interrupted",
+            Self::Other => "other",
+        }
+    }
+
+    /// The kind of any failure of a host's work: a [`HostError`]'s own, a Redfish error's
+    /// as [`HostErrorKind::of_redfish`] judges it, and the engine's other errors by what they
+    /// are.
+    pub fn of(error: &Error) -> Self {
+        match error.innermost() {
+            Error::Host(e) => e.kind,
+            Error::Redfish(e) => Self::of_redfish(e),
+            Error::Interrupted(_) => Self::Interrupted,
+            Error::Profile(_) => Self::ProfileNotApplicable,
+            _ => Self::Other,
+        }
+    }
+
+    /// The kind of a Redfish failure, judged on its last attempt: not reached, credentials
+    /// refused (a 401, whatever else the answer says, or a login again refused), a certificate
+    /// not trusted, a request that timed out; anything else the BMC answered is
+    /// [`HostErrorKind::Redfish`].
+    pub fn of_redfish(error: &redfish_client::Error) -> Self {
+        use redfish_client::Error as E;
+        use redfish_client::error::TransportKind as T;
+        let last = error.last_attempt();
+        match last {
+            E::PinMismatch { .. }
+            | E::Transport {
+                kind: T::Certificate, ..
+            } => Self::Tls,
+            E::Transport {
+                kind: T::Connect | T::NoSuchName | T::PlainHttp | T::TlsAnswer,
+                ..
+            } => Self::Unreachable,
+            E::Transport { kind: T::Timeout, .. } => Self::Timeout,
+            E::SessionExpired {
+                relogin_refused: true, ..
+            } => Self::Credentials,
+            E::SessionExpired { .. } => Self::Redfish,
+            _ if last.status() == Some(401) => Self::Credentials,
+            _ => Self::Redfish,
+        }
+    }
+}
+
+impl fmt::Display for HostErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for HostErrorKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Read back as written (a plan file, a merged document); an unknown spelling is an error.
+impl<'de> serde::Deserialize<'de> for HostErrorKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Self::ALL.into_iter().find(|k| k.as_str() == text).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown error kind {text:?} (expected one of {})",
+                Self::ALL.map(Self::as_str).join(", ")
+            ))
+        })
+    }
 }
 
 impl HostError {
@@ -334,6 +466,82 @@ mod tests {
         assert_eq!(format!("{io:#}"), "writing x: disk full", "{{:#}} shows the chain");
         assert_eq!(io.to_string(), "writing x", "{{}} shows the layer");
         assert!(matches!(io.innermost(), Error::Io(_)), "the I/O error is matchable");
+    }
+
+    #[test]
+    fn every_failure_has_one_kind_spelled_once_and_read_back() {
+        use redfish_client::Error as R;
+        use redfish_client::error::TransportKind as T;
+        let url = || "https://idrac/redfish/v1/SessionService/Sessions".to_owned();
+        let transport = |kind| R::Transport {
+            method: "POST".into(),
+            url: url(),
+            kind,
+            source: Box::new(std::io::Error::from(std::io::ErrorKind::ConnectionRefused)),
+        };
+        let status = |status| R::Status {
+            method: "POST".into(),
+            url: url(),
+            status,
+            body: None,
+        };
+        let cases = [
+            (transport(T::Connect), HostErrorKind::Unreachable),
+            (transport(T::NoSuchName), HostErrorKind::Unreachable),
+            (transport(T::TlsAnswer), HostErrorKind::Unreachable),
+            (transport(T::PlainHttp), HostErrorKind::Unreachable),
+            (transport(T::Certificate), HostErrorKind::Tls),
+            (transport(T::Timeout), HostErrorKind::Timeout),
+            (transport(T::Interrupted), HostErrorKind::Redfish),
+            (
+                R::PinMismatch {
+                    url: url(),
+                    expected: "sha256:aa".into(),
+                    found: "sha256:bb".into(),
+                },
+                HostErrorKind::Tls,
+            ),
+            (status(401), HostErrorKind::Credentials),
+            (status(400), HostErrorKind::Redfish),
+            (
+                R::RetriesExhausted {
+                    method: "GET".into(),
+                    url: url(),
+                    attempts: 9,
+                    elapsed: std::time::Duration::from_secs(60),
+                    last: Box::new(transport(T::Connect)),
+                },
+                HostErrorKind::Unreachable,
+            ),
+            (
+                R::SessionExpired {
+                    method: "GET".into(),
+                    url: url(),
+                    relogin_refused: true,
+                    last: Box::new(status(401)),
+                },
+                HostErrorKind::Credentials,
+            ),
+        ];
+        for (err, kind) in cases {
+            assert_eq!(HostErrorKind::of_redfish(&err), kind, "{err}");
+            assert_eq!(HostErrorKind::of(&Error::from(err).context("reading")), kind);
+        }
+        let stop = crate::interrupt::Interrupted {
+            host: "r1".into(),
+            signal: 2,
+            during: "before staging".into(),
+        };
+        assert_eq!(HostErrorKind::of(&Error::from(stop)), HostErrorKind::Interrupted);
+        assert_eq!(HostErrorKind::of(&Error::bad_input("x")), HostErrorKind::Other);
+        let spelled: std::collections::BTreeSet<&str> = HostErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(spelled.len(), HostErrorKind::ALL.len(), "one spelling each");
+        for kind in HostErrorKind::ALL {
+            let json = serde_json::to_value(kind).unwrap();
+            assert_eq!(json, kind.as_str());
+            assert_eq!(serde_json::from_value::<HostErrorKind>(json).unwrap(), kind);
+        }
+        assert!(serde_json::from_value::<HostErrorKind>("gremlins".into()).is_err());
     }
 
     #[test]

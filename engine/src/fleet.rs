@@ -165,16 +165,23 @@ pub struct Limits {
     pub max_failures: Option<usize>,
     /// The first this many hosts go first; if one of them fails, no other host starts.
     pub canaries: usize,
+    /// Hosts that may reject one credential (the run's, or an inventory entry's file) before no
+    /// further host is sent it; the hosts not logged in by then are left untouched. Until a
+    /// host accepts a credential, it goes to one host at a time, so a wrong password costs at
+    /// most this many failed logins whatever the concurrency.
+    pub max_login_rejections: usize,
 }
 
 impl Default for Limits {
     /// 512 at a time (a fleet's reads wait on round trips, not CPU), no failure limit, no
-    /// canaries.
+    /// canaries, and 3 rejected logins per credential: a wrong password is found out, and a
+    /// directory account (AD, LDAP) that locks after a handful of failures is not locked by it.
     fn default() -> Self {
         Self {
             concurrency: 512,
             max_failures: None,
             canaries: 0,
+            max_login_rejections: 3,
         }
     }
 }
@@ -310,12 +317,11 @@ pub async fn for_each_limited<T, E, F, Fut>(
             }
             // After Ctrl-C or SIGTERM, hosts not started yet stay untouched.
             if let Some(signal) = crate::interrupt::received() {
-                let e = crate::interrupt::Interrupted {
-                    host: name,
-                    signal,
-                    during: "before it started; nothing was sent to it".into(),
-                };
-                return (i, Err(E::from(crate::Error::from(e))));
+                let why = format!(
+                    "not started: {} came before it started; nothing was sent to it",
+                    crate::interrupt::signal_name(signal)
+                );
+                return (i, not_started(name, why));
             }
             let result = fut.await;
             if result.is_err() {
@@ -389,8 +395,8 @@ url = "https://127.0.0.1:9002"
     async fn a_failed_canary_stops_the_rollout_and_a_good_one_lets_it_go_on() {
         let limits = Limits {
             concurrency: 4,
-            max_failures: None,
             canaries: 2,
+            ..Limits::default()
         };
         let started = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = started.clone();
@@ -469,7 +475,7 @@ url = "https://127.0.0.1:9002"
         let limits = Limits {
             concurrency: 1,
             max_failures: Some(2),
-            canaries: 0,
+            ..Limits::default()
         };
         let results = run_all_limited(
             entries_of(6),

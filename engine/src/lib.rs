@@ -15,8 +15,8 @@
 //! - **Reading and judging** ([`read`], [`assess`], [`inventory`]): a host's BIOS values,
 //!   pending values, jobs and registry (cached per model and BIOS version), compared with a
 //!   [`LoadedProfile`].
-//! - **Changing** ([`write`], [`converge`], [`control`], [`jobs`]): every write goes through
-//!   one pipeline ([`write`]: the host's lock, a backend rftune writes to, the refusals of
+//! - **Changing** ([`write`](mod@write), [`converge`], [`control`], [`jobs`]): every write goes through
+//!   one pipeline ([`write`](mod@write): the host's lock, a backend rftune writes to, the refusals of
 //!   pending work and lockdown, one reboot slot, the snapshot, the reboot with its hooks, the
 //!   waits, the audit log, a stop honoured between steps). On it: the apply of a profile as
 //!   named steps (plan → adopt / replace / refuse pending work → snapshot → iDRAC attributes →
@@ -105,6 +105,6 @@ pub use lifecycle::{Access, Operation};
 pub use observe::{Event, Observer, Silent};
 pub use state::StateDirs;
 
-/// The `tracing` target of warnings about where the password goes (plain HTTP, `--insecure`):
+/// The `tracing` target of warnings about where the password goes (`--insecure`):
 /// the command line shows them at every verbosity.
 pub const SECURITY_LOG_TARGET: &str = "rftune::security";

@@ -138,6 +138,9 @@ pub struct PlannedHost {
     /// Why the host could not be planned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What kind of failure that was ([`crate::HostErrorKind`]), for scripts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<crate::HostErrorKind>,
 }
 
 /// Who a host is.
@@ -542,6 +545,7 @@ pub fn planned_host(
         resolved_profile: Some(resolved_digest(&a.profile)),
         summary,
         error: None,
+        error_kind: None,
     }
 }
 
@@ -550,8 +554,8 @@ pub fn resolved_digest(profile: &ResolvedProfile) -> String {
     digest_of(profile)
 }
 
-/// The plan entry of a host that could not be planned.
-pub fn failed_host(host: &str, url: &str, error: String) -> PlannedHost {
+/// The plan entry of a host that could not be planned, for `error`.
+pub fn failed_host(host: &str, url: &str, error: &crate::Error) -> PlannedHost {
     PlannedHost {
         host: host.to_owned(),
         url: url.to_owned(),
@@ -566,7 +570,8 @@ pub fn failed_host(host: &str, url: &str, error: String) -> PlannedHost {
         state_digest: None,
         resolved_profile: None,
         summary: String::new(),
-        error: Some(error),
+        error: Some(format!("{error:#}")),
+        error_kind: Some(crate::HostErrorKind::of(error)),
     }
 }
 
@@ -785,7 +790,7 @@ mod tests {
         PlannedHost {
             basis: Some(basis),
             resolved_profile: Some("sha256:r".into()),
-            ..failed_host("r1", "https://127.0.0.1:9001", String::new())
+            ..failed_host("r1", "https://127.0.0.1:9001", &crate::Error::bad_input(""))
         }
     }
 
@@ -927,7 +932,7 @@ mod tests {
         change.reboot = true;
         let mut sync = host(basis());
         sync.status = PlanStatus::InSync;
-        let error = failed_host("r3", "u", "unreachable".into());
+        let error = failed_host("r3", "u", &crate::Error::bad_input("unreachable"));
         let s = PlanSummary::of(&[change, sync, error]);
         assert_eq!(s.to_string(), "3 hosts: 1 change, 1 reboot, 1 in sync, 1 error");
     }

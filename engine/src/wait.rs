@@ -1,5 +1,5 @@
 //! Waiting for what a host does on its own: a job to end, the host to come back from a reboot
-//! (powered on, out of POST, its BIOS readable), a task to get somewhere ([`watch`], which an
+//! (powered on, out of POST, its BIOS readable), a task to get somewhere (`watch`, which an
 //! SCP import and export use too), and the polling all of them use — fast right after a reset,
 //! backing off, and around the end a job's pace predicts.
 

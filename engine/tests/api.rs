@@ -103,14 +103,14 @@ async fn a_connected_target_knows_it_is_an_idrac_and_what_system_it_manages() {
 }
 
 #[tokio::test]
-async fn a_wrong_password_is_a_connection_error_naming_the_host_and_the_idrac_message() {
+async fn a_wrong_password_is_a_credentials_error_naming_the_host_and_the_idrac_message() {
     let b = bench("r7625", &[]).await;
     let target = b.connect_as("not-the-password").await.unwrap();
     let err = target.login().await.unwrap_err();
     let text = format!("{err:#}");
     assert!(text.contains(&target.name), "{text}");
     let he = host_error(&err);
-    assert_eq!(he.kind, HostErrorKind::Connection, "{text}");
+    assert_eq!(he.kind, HostErrorKind::Credentials, "{text}");
     assert!(he.hint.is_some(), "a wrong password comes with a hint: {text}");
 }
 
@@ -284,9 +284,10 @@ async fn a_login_or_connection_that_fails_in_a_fleet_apply_leaves_an_audit_recor
     let results = access
         .fleet_collected(&hosts, &Limits::default(), Some(run.audit()), op, |_, _| {})
         .await;
-    for r in &results {
+    let kinds = [HostErrorKind::Credentials, HostErrorKind::Unreachable];
+    for (r, kind) in results.iter().zip(kinds) {
         let e = r.result.as_ref().unwrap_err();
-        assert_eq!(e.kind(), Some(HostErrorKind::Connection), "{e:#}");
+        assert_eq!(e.kind(), Some(kind), "{e:#}");
         assert!(
             !run.audit().wrote(&r.entry.name),
             "nothing was written to {}",

@@ -8,6 +8,7 @@
 //! make writing a device safe ([`crate::device`]: the kernel's exclusive open, mounts in every
 //! namespace, signatures) need rftune's own code on that machine.
 
+use crate::filesystem::mount;
 use crate::host::HostInfo;
 use crate::target::{self, Found, Parent, TargetKind};
 use crate::{Error, Result, Stop, device};
@@ -52,6 +53,29 @@ const SHORT: Duration = Duration::from_secs(60);
 
 /// How long laying out a file target on a remote host may take.
 const LAYOUT: Duration = Duration::from_secs(3600);
+
+/// Paths per command when creating or removing many over a shell (well under any `ARG_MAX`).
+const CHUNK: usize = 500;
+
+/// What a directory entry is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory (not a symbolic link to one).
+    Dir,
+    /// Anything else: a symbolic link, a device, a socket, a FIFO.
+    Other,
+}
+
+/// One entry of a directory listing ([`Exec::entries`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Its path relative to the directory listed.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: EntryKind,
+}
 
 /// A machine to run a storage benchmark on. Implementors give [`Exec::describe`] and
 /// [`Exec::run`]; the other methods have POSIX-shell implementations over `run` (`sh -c`,
@@ -248,17 +272,142 @@ pub trait Exec: Send + Sync {
         })
     }
 
-    /// What the OS shows about the host. Over a shell: the host name and kernel (`uname -nr`).
+    /// What the OS shows about the host. Over a shell: the host name and kernel (`uname -nr`),
+    /// the logical CPUs (`nproc`) and the memory (`MemTotal`).
     fn host_info(&self) -> BoxFuture<'_, Result<HostInfo>> {
         Box::pin(async move {
-            let argv = ["uname", "-nr"].map(String::from);
-            let uname = self.run_ok(&argv, Some(SHORT)).await?.stdout_text();
-            let mut parts = uname.split_whitespace();
+            let script =
+                "uname -nr; nproc 2>/dev/null || echo; sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/\\1/p' /proc/meminfo";
+            let text = self.run_ok(&sh(script), Some(SHORT)).await?.stdout_text();
+            let mut lines = text.lines();
+            let mut uname = lines.next().unwrap_or_default().split_whitespace();
+            let mut number = || lines.next().and_then(|l| l.trim().parse::<u64>().ok());
             Ok(HostInfo {
-                hostname: parts.next().map(str::to_owned),
-                kernel: parts.next().map(str::to_owned),
+                hostname: uname.next().map(str::to_owned),
+                kernel: uname.next().map(str::to_owned),
+                logical_cpus: number().map_or(0, |n| n as usize),
+                memory_bytes: number().map(|kib| kib * 1024),
                 ..HostInfo::default()
             })
+        })
+    }
+
+    /// Which mounted file system holds the directory `dir`, as [`mount::observe_local`] reads it.
+    fn mount<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<mount::Observed>> {
+        Box::pin(async move {
+            let out = self.run(&sh(&mount::script(&quote_path(dir)?)), Some(SHORT)).await?;
+            match out.code {
+                Some(3) => Err(Error::Refused(format!(
+                    "{} on {} is not a directory that can be entered",
+                    dir.display(),
+                    self.describe()
+                ))),
+                Some(0) => mount::parse_observed(&out.stdout_text()),
+                code => Err(program_failed(
+                    format!("reading the mount of {} ({})", dir.display(), self.describe()),
+                    code,
+                    &out.stderr,
+                )),
+            }
+        })
+    }
+
+    /// What is in the directory `dir` (paths relative to it; every level below it when
+    /// `recursive`), never following a symbolic link; `None` when there is no such directory.
+    fn entries<'a>(&'a self, dir: &'a Path, recursive: bool) -> BoxFuture<'a, Result<Option<Vec<Entry>>>> {
+        Box::pin(async move {
+            let q = quote_path(dir)?;
+            let depth = if recursive { "" } else { " -maxdepth 1" };
+            let script =
+                format!("[ -d {q} ] && [ ! -L {q} ] || exit 3; find {q} -mindepth 1{depth} -printf '%y %P\\0'");
+            let out = self.run(&sh(&script), Some(LAYOUT)).await?;
+            match out.code {
+                Some(3) => Ok(None),
+                Some(0) => Ok(Some(
+                    out.stdout
+                        .split(|b| *b == 0)
+                        .filter_map(|item| {
+                            let text = String::from_utf8_lossy(item);
+                            let (kind, path) = text.split_once(' ')?;
+                            Some(Entry {
+                                path: PathBuf::from(path),
+                                kind: match kind {
+                                    "f" => EntryKind::File,
+                                    "d" => EntryKind::Dir,
+                                    _ => EntryKind::Other,
+                                },
+                            })
+                        })
+                        .collect(),
+                )),
+                code => Err(program_failed(
+                    format!("listing {} ({})", dir.display(), self.describe()),
+                    code,
+                    &out.stderr,
+                )),
+            }
+        })
+    }
+
+    /// Creates the file `path` holding `text`, failing if anything is there already.
+    fn create_new<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let script = format!("set -C; printf '%s' {} > {}", shell_quote(text)?, quote_path(path)?);
+            self.run_ok(&sh(&script), Some(SHORT)).await.map(drop)
+        })
+    }
+
+    /// Creates the directory `path`, failing if anything is there already or its parent is
+    /// missing.
+    fn make_dir<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let argv = ["mkdir", "--"].map(String::from).into_iter().chain([path_arg(path)]);
+            self.run_ok(&argv.collect::<Vec<_>>(), Some(SHORT)).await.map(drop)
+        })
+    }
+
+    /// Creates the directories `paths` with their parents (a few hundred to a command).
+    fn create_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            for chunk in paths.chunks(CHUNK) {
+                let argv = ["mkdir", "-p", "--"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain(chunk.iter().map(|p| path_arg(p)));
+                self.run_ok(&argv.collect::<Vec<_>>(), Some(SHORT)).await?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Removes the files `paths` (nothing for one that is already gone).
+    fn remove_files<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            for chunk in paths.chunks(CHUNK) {
+                let argv = ["rm", "-f", "--"]
+                    .map(String::from)
+                    .into_iter()
+                    .chain(chunk.iter().map(|p| path_arg(p)));
+                self.run_ok(&argv.collect::<Vec<_>>(), Some(SHORT)).await?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Removes the directory `path` if it is empty; whether it is gone.
+    fn remove_dir<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<bool>> {
+        Box::pin(async move {
+            let q = quote_path(path)?;
+            let script = format!("rmdir -- {q} 2>/dev/null && exit 0; [ -e {q} ] && exit 4; exit 0");
+            match self.run(&sh(&script), Some(SHORT)).await?.code {
+                Some(0) => Ok(true),
+                Some(4) => Ok(false),
+                code => Err(program_failed(
+                    format!("rmdir {} ({})", path.display(), self.describe()),
+                    code,
+                    "",
+                )),
+            }
         })
     }
 
@@ -455,6 +604,63 @@ impl Exec for Local {
         ready(Ok(HostInfo::collect()))
     }
 
+    fn mount<'a>(&'a self, dir: &'a Path) -> BoxFuture<'a, Result<mount::Observed>> {
+        ready(mount::observe_local(dir))
+    }
+
+    fn entries<'a>(&'a self, dir: &'a Path, recursive: bool) -> BoxFuture<'a, Result<Option<Vec<Entry>>>> {
+        let dir = dir.to_owned();
+        Box::pin(blocking(move || local_entries(&dir, recursive)))
+    }
+
+    fn create_new<'a>(&'a self, path: &'a Path, text: &'a str) -> BoxFuture<'a, Result<()>> {
+        use std::io::Write;
+        ready(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .and_then(|mut f| f.write_all(text.as_bytes()))
+                .map_err(crate::io_err(format!("creating {}", path.display()))),
+        )
+    }
+
+    fn make_dir<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<()>> {
+        ready(std::fs::create_dir(path).map_err(crate::io_err(format!("creating {}", path.display()))))
+    }
+
+    fn create_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<()>> {
+        ready(
+            paths.iter().try_for_each(|p| {
+                std::fs::create_dir_all(p).map_err(crate::io_err(format!("creating {}", p.display())))
+            }),
+        )
+    }
+
+    fn remove_files<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<()>> {
+        let paths = paths.to_vec();
+        Box::pin(blocking(move || {
+            for p in &paths {
+                match std::fs::remove_file(p) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(crate::io_err(format!("removing {}", p.display()))(e));
+                    }
+                    _ => {}
+                }
+            }
+            Ok(())
+        }))
+    }
+
+    fn remove_dir<'a>(&'a self, path: &'a Path) -> BoxFuture<'a, Result<bool>> {
+        ready(match std::fs::remove_dir(path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => Ok(false),
+            Err(e) => Err(crate::io_err(format!("removing {}", path.display()))(e)),
+        })
+    }
+
     fn claim_device<'a>(
         &'a self,
         path: &'a Path,
@@ -463,6 +669,33 @@ impl Exec for Local {
     ) -> BoxFuture<'a, Result<Option<device::Claim>>> {
         ready(device::check_for_writing(path, writes, consent, device::open_exclusive))
     }
+}
+
+/// [`Exec::entries`] here: `symlink_metadata`, so no link is followed.
+fn local_entries(dir: &Path, recursive: bool) -> Result<Option<Vec<Entry>>> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        _ => return Ok(None),
+    }
+    let mut out = Vec::new();
+    let mut pending = vec![PathBuf::new()];
+    while let Some(rel) = pending.pop() {
+        let here = dir.join(&rel);
+        for item in std::fs::read_dir(&here).map_err(crate::io_err(format!("listing {}", here.display())))? {
+            let item = item.map_err(crate::io_err(format!("listing {}", here.display())))?;
+            let kind = match item.file_type() {
+                Ok(t) if t.is_file() => EntryKind::File,
+                Ok(t) if t.is_dir() => EntryKind::Dir,
+                _ => EntryKind::Other,
+            };
+            let path = rel.join(item.file_name());
+            if recursive && kind == EntryKind::Dir {
+                pending.push(path.clone());
+            }
+            out.push(Entry { path, kind });
+        }
+    }
+    Ok(Some(out))
 }
 
 /// Runs `argv` as a child process with both pipes drained while it runs (a chatty program never
@@ -725,6 +958,71 @@ mod tests {
                 .is_err()
         );
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_shell_file_operations_do_what_the_local_ones_do() {
+        let shell = Shell(Local::default());
+        let local = Local::default();
+        for (name, exec) in [("shell", &shell as &dyn Exec), ("local", &local)] {
+            let dir = temp_dir(name);
+            let tree = [dir.join("a/b"), dir.join("it's/c")];
+            exec.create_dirs(&tree).await.unwrap();
+            exec.create_new(&dir.join("a/b/f"), "one 'line'\n").await.unwrap();
+            assert!(
+                exec.create_new(&dir.join("a/b/f"), "again").await.is_err(),
+                "{name}: exclusive"
+            );
+            assert_eq!(std::fs::read_to_string(dir.join("a/b/f")).unwrap(), "one 'line'\n");
+            exec.make_dir(&dir.join("m")).await.unwrap();
+            assert!(exec.make_dir(&dir.join("m")).await.is_err(), "{name}: exclusive");
+            assert!(
+                exec.make_dir(&dir.join("no/parent")).await.is_err(),
+                "{name}: no parents"
+            );
+            std::os::unix::fs::symlink(dir.join("a"), dir.join("m/link")).unwrap();
+            let mut all: Vec<(String, EntryKind)> = exec
+                .entries(&dir, true)
+                .await
+                .unwrap()
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.path.display().to_string(), e.kind))
+                .collect();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(
+                all,
+                [
+                    ("a".into(), EntryKind::Dir),
+                    ("a/b".into(), EntryKind::Dir),
+                    ("a/b/f".into(), EntryKind::File),
+                    ("it's".into(), EntryKind::Dir),
+                    ("it's/c".into(), EntryKind::Dir),
+                    ("m".into(), EntryKind::Dir),
+                    ("m/link".into(), EntryKind::Other),
+                ],
+                "{name}: the link is listed, not followed"
+            );
+            assert_eq!(exec.entries(&dir.join("m"), false).await.unwrap().unwrap().len(), 1);
+            assert_eq!(exec.entries(&dir.join("missing"), true).await.unwrap(), None);
+            assert_eq!(
+                exec.entries(&dir.join("m/link"), true).await.unwrap(),
+                None,
+                "{name}: a link is no directory"
+            );
+            assert!(!exec.remove_dir(&dir.join("a/b")).await.unwrap(), "{name}: not empty");
+            exec.remove_files(&[dir.join("a/b/f"), dir.join("a/b/gone")])
+                .await
+                .unwrap();
+            assert!(exec.remove_dir(&dir.join("a/b")).await.unwrap());
+            assert!(exec.remove_dir(&dir.join("a/b")).await.unwrap(), "{name}: gone already");
+            let observed = exec.mount(&dir).await.unwrap();
+            assert!(mount::identify(&observed).is_some(), "{name}");
+            assert!(exec.mount(&dir.join("missing")).await.is_err());
+            std::fs::remove_dir_all(dir).unwrap();
+        }
+        let info = shell.host_info().await.unwrap();
+        assert!(info.logical_cpus >= 1 && info.memory_bytes.unwrap_or(0) > 0, "{info:?}");
     }
 
     #[tokio::test]

@@ -251,6 +251,9 @@ pub struct Direction {
     pub bw_bytes: f64,
     /// Completed I/Os.
     pub total_ios: u64,
+    /// Bytes transferred.
+    #[serde(default)]
+    pub io_bytes: u64,
     /// Milliseconds.
     pub runtime_ms: u64,
     /// Completion latency.
@@ -322,6 +325,8 @@ mod raw {
         #[serde(default)]
         pub(super) total_ios: f64,
         #[serde(default)]
+        pub(super) io_bytes: f64,
+        #[serde(default)]
         pub(super) runtime: f64,
         pub(super) clat_ns: Option<Clat>,
     }
@@ -355,6 +360,7 @@ fn direction(d: Option<raw::Dir>) -> Direction {
         iops: d.iops,
         bw_bytes: d.bw_bytes,
         total_ios: d.total_ios as u64,
+        io_bytes: d.io_bytes as u64,
         runtime_ms: d.runtime as u64,
         clat,
     }

@@ -30,6 +30,8 @@ pub struct HostInfo {
     pub cpuidle_states: Vec<String>,
     /// Sum of the distinct level-3 caches, bytes.
     pub llc_bytes: Option<u64>,
+    /// Installed memory the kernel manages (`MemTotal` in /proc/meminfo), bytes.
+    pub memory_bytes: Option<u64>,
 }
 
 fn read_trim(path: impl AsRef<Path>) -> Option<String> {
@@ -76,6 +78,7 @@ impl HostInfo {
                 .filter_map(|(_, p)| read_trim(p.join("name")))
                 .collect(),
             llc_bytes: llc_bytes(&cpus),
+            memory_bytes: meminfo("MemTotal:"),
         }
     }
 }
@@ -215,10 +218,15 @@ pub fn llc_bytes(cpus: &[usize]) -> Option<u64> {
 /// Memory the kernel says is available for new allocations without swapping (`MemAvailable`
 /// in /proc/meminfo), bytes.
 pub fn mem_available() -> Option<u64> {
+    meminfo("MemAvailable:")
+}
+
+/// A kB figure of /proc/meminfo (`field` with its colon), bytes.
+fn meminfo(field: &str) -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kb: u64 = text
         .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .find_map(|l| l.strip_prefix(field))?
         .trim()
         .trim_end_matches("kB")
         .trim()

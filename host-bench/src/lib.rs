@@ -2,12 +2,13 @@
 //! reached only through commands): the storage and memory runs end to end ([`run`]: checks,
 //! preconditioning, repeats, power around each run, the document), the seven-test fio storage
 //! suite of Dell's R7525 NVMe namespace note ([`fio`]) on this host or a remote one ([`exec`];
-//! commands run here or over the system `ssh`: [`ssh`]), STREAM memory kernels ([`stream`]),
-//! power statistics from BMC readings ([`power`]), every statistic rftune computes ([`stats`]),
-//! NVMe namespace sizing ([`nvme`]), raw-device safety checks ([`device`]), what a storage target
-//! is and whether it may be written ([`target`]), sizes ([`units`]), what the OS shows about the
-//! host ([`host`]) and the `rftune.bench/v1` report with its reader, CSV rows and HTML page
-//! ([`report`]), and the SVG charts of every HTML report ([`chart`]).
+//! commands run here or over the system `ssh`: [`ssh`]), the file-system sweeps of Dell's HPC
+//! storage designs ([`filesystem`]), STREAM memory kernels ([`stream`]), power statistics from
+//! BMC readings ([`power`]), every statistic rftune computes ([`stats`]), NVMe namespace sizing
+//! ([`nvme`]), raw-device safety checks ([`device`]), what a storage target is and whether it
+//! may be written ([`target`]), sizes ([`units`]), what the OS shows about the host ([`host`])
+//! and the `rftune.bench/v1` report with its reader, CSV rows and HTML page ([`report`]), and
+//! the SVG charts of every HTML report ([`chart`]).
 //!
 //! ```no_run
 //! let samples = [
@@ -21,6 +22,7 @@ pub mod chart;
 pub mod device;
 pub mod exec;
 pub mod exposition;
+pub mod filesystem;
 pub mod fio;
 pub mod host;
 pub mod nvme;

@@ -117,7 +117,7 @@ fn foreign_bmc(bmc: Option<&BmcFacts>, problems: &mut Vec<String>) -> bool {
 }
 
 /// A note for `problems` when power from `stats` covers too few sensor periods to trust.
-fn unreliable_power(what: &str, stats: Option<&power::PowerStats>, hint: &str, problems: &mut Vec<String>) {
+pub(crate) fn unreliable_power(what: &str, stats: Option<&power::PowerStats>, hint: &str, problems: &mut Vec<String>) {
     if let Some(s) = stats.filter(|s| s.unreliable) {
         let note = format!(
             "power is unreliable{what}: {} reading(s) over {:.1} s, shorter than {} sensor periods (the BMC refreshes about every {} s); {hint}",
@@ -188,6 +188,73 @@ async fn measured<T: Send>(
         }
         Err(e) => Err(Error::Power(e)),
     }
+}
+
+/// A power source with the name the document gives its readings (the BMC's host).
+pub type NamedPower<'a> = (String, &'a dyn PowerSource);
+
+/// One source's readings, or why there are none.
+type Slot = std::sync::Mutex<Option<Result<Vec<Sample>, PowerError>>>;
+
+/// `work` wrapped in every source's sampling, the first source outermost: each samples while
+/// everything inside it (the work, last) runs, and leaves its readings in its slot.
+fn nest<'a>(
+    sources: &'a [NamedPower<'a>],
+    slots: &'a [Slot],
+    interval: Duration,
+    origin: Instant,
+    work: BoxFuture<'a, ()>,
+) -> BoxFuture<'a, ()> {
+    match (sources.split_first(), slots.split_first()) {
+        (Some(((_, source), rest)), Some((slot, others))) => Box::pin(async move {
+            let inner = nest(rest, others, interval, origin, work);
+            let readings = source.sample_while(interval, origin, inner).await;
+            if let Ok(mut s) = slot.lock() {
+                *s = Some(readings);
+            }
+        }),
+        _ => work,
+    }
+}
+
+/// Runs `work` while every source in `sources` samples (all at once, each on its own ticks);
+/// one trace per source, named, in order. As [`measured`]: the work's failure wins, and with
+/// `power_optional` a failed source becomes a note in `problems` and an empty trace.
+pub(crate) async fn measured_each<T: Send>(
+    sources: &[NamedPower<'_>],
+    common: &Common,
+    problems: &mut Vec<String>,
+    work: impl Future<Output = Result<T>> + Send,
+) -> Result<(T, Vec<(String, Vec<Sample>)>)> {
+    let mut out = None;
+    let slots: Vec<Slot> = sources.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    nest(
+        sources,
+        &slots,
+        common.power_interval,
+        Instant::now(),
+        Box::pin(async {
+            out = Some(work.await);
+        }),
+    )
+    .await;
+    let out = out.ok_or_else(|| Error::Interrupted("the power sources did not run the benchmark".into()))??;
+    let mut traces = Vec::new();
+    for ((name, _), slot) in sources.iter().zip(slots) {
+        match slot.into_inner().ok().flatten() {
+            Some(Ok(samples)) => traces.push((name.clone(), samples)),
+            Some(Err(e)) if common.power_optional => {
+                let note = format!("no power readings from {name}: {e}");
+                if !problems.contains(&note) {
+                    problems.push(note);
+                }
+                traces.push((name.clone(), Vec::new()));
+            }
+            Some(Err(e)) => return Err(Error::Power(e)),
+            None => return Err(Error::Interrupted(format!("{name}'s power readings did not finish"))),
+        }
+    }
+    Ok((out, traces))
 }
 
 /// What to run, storage.
@@ -555,9 +622,9 @@ impl MemoryRun {
     }
 }
 
-/// Runs STREAM `repeat` times with power sampled around each run (one trace across them), and
-/// returns the document: medians per kernel, Triad against the theoretical peak (the user's,
-/// else from the BMC's DIMMs), validity.
+/// Runs STREAM `repeat` times with power sampled around each run (kept per run, and as one
+/// trace across them), and returns the document: medians per kernel, Triad against the
+/// theoretical peak (the user's, else from the BMC's DIMMs), validity.
 pub async fn memory(
     run: &MemoryRun,
     bmc: Option<&BmcFacts>,
@@ -568,6 +635,7 @@ pub async fn memory(
     let started_at = crate::utc_now();
     let mut problems = Vec::new();
     let mut runs = Vec::new();
+    let mut run_power = Vec::new();
     let mut trace = Vec::new();
     let mut offset = 0.0;
     for rep in 0..common.repeat {
@@ -581,6 +649,7 @@ pub async fn memory(
                 source: Box::new(e),
             })?;
         let end = samples.last().map_or(0.0, |s| s.t_s);
+        run_power.push(power::stats(&samples));
         trace.extend(samples.into_iter().map(|s| Sample {
             t_s: s.t_s + offset,
             watts: s.watts,
@@ -614,7 +683,8 @@ pub async fn memory(
         "more --iterations, a larger --array-mib or --repeat make the run longer",
         &mut problems,
     );
-    let mem = Memory::new(runs, run.llc, peak, power, &mut r.problems);
+    let mut mem = Memory::new(runs, run.llc, peak, power, &mut r.problems);
+    mem.run_power = run_power;
     r.problems.extend(problems);
     r.valid = mem.runs.iter().all(|x| x.validation.passed)
         && mem

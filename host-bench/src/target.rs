@@ -303,26 +303,10 @@ pub fn check_space(path: &Path, size: u64, needed: u64, available: u64, total: u
          target on a filesystem with more room",
         path.display(),
         crate::units::format_size(size),
-        approx(needed),
-        approx(keep),
-        approx(available)
+        crate::units::approx_size(needed),
+        crate::units::approx_size(keep),
+        crate::units::approx_size(available)
     )))
-}
-
-/// A byte count for people: `76.0 GiB`.
-fn approx(bytes: u64) -> String {
-    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-    let mut v = bytes as f64;
-    let mut i = 0;
-    while v >= 1024.0 && i + 1 < units.len() {
-        v /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", units[i])
-    }
 }
 
 /// Where to measure the free space for a file target: its directory when rftune will create it,

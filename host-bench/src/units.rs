@@ -5,12 +5,23 @@ use crate::{Error, Result};
 /// The suite's largest block (128k): a smaller target cannot hold one I/O.
 pub const MIN_SIZE: u64 = 128 * 1024;
 
-/// Parses a target size into bytes: a whole number of bytes, or a whole number with K, M, G, T
-/// or P (powers of 1024, as fio reads them by default) or KiB, MiB, GiB, TiB, PiB; units in any
+/// Parses a target size into bytes as [`parse_bytes`] does, refusing sizes below [`MIN_SIZE`].
+pub fn parse_size(text: &str) -> Result<u64> {
+    let bytes = parse_bytes(text)?;
+    if bytes < MIN_SIZE {
+        return Err(Error::BadInput(format!(
+            "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Parses a size into bytes: a whole number of bytes, or a whole number with K, M, G, T or P
+/// (powers of 1024, as fio reads them by default) or KiB, MiB, GiB, TiB, PiB; units in any
 /// case. fio is then given the bytes, never the text: with its default `kb_base` fio reads
 /// `4GiB` as 4×10⁹ and `4GB` as 4×2³⁰, so decimal units (KB, GB, TB) are refused as ambiguous.
-/// Sizes below [`MIN_SIZE`] and beyond 2⁶⁴ bytes are refused too.
-pub fn parse_size(text: &str) -> Result<u64> {
+/// Sizes beyond 2⁶⁴ bytes are refused too.
+pub fn parse_bytes(text: &str) -> Result<u64> {
     let t = text.trim();
     let units =
         "use K, M, G, T or P (powers of 1024, as fio reads them), KiB, MiB, GiB, TiB, PiB, or a number of bytes";
@@ -41,13 +52,7 @@ pub fn parse_size(text: &str) -> Result<u64> {
     };
     let too_large = || Error::BadInput(format!("size {text:?} is too large: more than 2^64 bytes"));
     let value: u64 = digits.parse().map_err(|_| too_large())?;
-    let bytes = value.checked_mul(1u64 << shift).ok_or_else(too_large)?;
-    if bytes < MIN_SIZE {
-        return Err(Error::BadInput(format!(
-            "size {text:?} is smaller than the suite's 128K blocks; give at least 128K"
-        )));
-    }
-    Ok(bytes)
+    value.checked_mul(1u64 << shift).ok_or_else(too_large)
 }
 
 /// `bytes` in the largest binary unit that divides it exactly: `4 GiB`, `1536 KiB`, `1000 B`.
@@ -60,6 +65,22 @@ pub fn format_size(bytes: u64) -> String {
             || format!("{bytes} B"),
             |(unit, shift)| format!("{} {unit}", bytes >> shift),
         )
+}
+
+/// A byte count for people, to one decimal: `76.0 GiB`, `512 B`.
+pub fn approx_size(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", units[i])
+    }
 }
 
 #[cfg(test)]
@@ -87,8 +108,14 @@ mod tests {
         assert!(err("G").contains("whole number"));
         assert!(err("").contains("whole number"));
         assert!(err("4K").contains("128K"));
+        assert_eq!((parse_bytes("3K").unwrap(), parse_bytes("0").unwrap()), (3072, 0));
+        assert!(parse_bytes("3KB").is_err());
         assert_eq!(format_size(4 << 30), "4 GiB");
         assert_eq!(format_size(1536 << 10), "1536 KiB");
         assert_eq!(format_size(1000), "1000 B");
+        assert_eq!(
+            (approx_size(24_683_772 << 10), approx_size(512)),
+            ("23.5 GiB".into(), "512 B".into())
+        );
     }
 }

@@ -163,7 +163,8 @@ pub enum Error {
 #[cfg(feature = "client")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
-    /// No connection could be made (refused, unreachable, DNS, TLS handshake).
+    /// No connection could be made (refused, unreachable, a resolver failing for now, TLS
+    /// handshake).
     Connect,
     /// The per-request timeout elapsed.
     Timeout,
@@ -173,6 +174,11 @@ pub enum TransportKind {
     Certificate,
     /// An `https://` request reached a server that answered in plain HTTP.
     PlainHttp,
+    /// An `http://` request reached a server that answered in TLS: the port serves `https://`.
+    TlsAnswer,
+    /// The host name does not resolve: no such name, or none with an address. A resolver that
+    /// failed for now (`EAI_AGAIN`) is [`TransportKind::Connect`] and retried.
+    NoSuchName,
 }
 
 #[cfg(feature = "client")]
@@ -184,6 +190,8 @@ impl fmt::Display for TransportKind {
             Self::Interrupted => "connection interrupted",
             Self::Certificate => "the server's TLS certificate is not trusted",
             Self::PlainHttp => "the server speaks plain HTTP, not HTTPS, on this port",
+            Self::TlsAnswer => "the server speaks HTTPS (TLS), not plain HTTP, on this port",
+            Self::NoSuchName => "the host name does not resolve",
         })
     }
 }

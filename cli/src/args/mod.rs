@@ -15,7 +15,14 @@ use std::path::PathBuf;
 /// Keep Dell PowerEdge servers with AMD EPYC on the BIOS and iDRAC settings Dell and AMD
 /// recommend, prove it, and measure what they buy.
 ///
-/// Exit codes: 0 success (or in sync), 2 drift found (or not converged), 1 error.
+/// Exit codes: 0 success (or in sync), 2 drift found (or not converged), 1 error, 130/143
+/// stopped by SIGINT/SIGTERM, 141 stdout closed before all output was written (`| head`).
+///
+/// With -o json or jsonl, each failed host carries `error` (the text) and `error_kind`:
+/// unreachable, credentials, tls, redfish (refused by the BMC; `message_ids` lists why),
+/// pending_work, lockdown, profile_not_applicable, job_failed, timeout, outcome_unknown,
+/// unsupported, not_started (left untouched), stale, locked, hook_failed, not_converged,
+/// interrupted or other.
 ///
 /// Credentials never go on the command line: set RFTUNE_USERNAME and RFTUNE_PASSWORD, pipe the
 /// password with --password-stdin, point --credentials at a file only you can read, or type it
@@ -140,8 +147,9 @@ pub enum Command {
     /// switches hosts instead (--bmc or --inventory; every switch goes to the audit log).
     #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
     Power(power::PowerArgs),
-    /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, and comparing
-    /// two result files; with --bmc, power is sampled from the iDRAC during each test.
+    /// On-host benchmarks: Dell's seven-test fio suite for NVMe, STREAM memory bandwidth, the
+    /// file-system sweeps of Dell's HPC storage papers, and comparing two result files; with --bmc,
+    /// power is sampled from the iDRACs during each test.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// A/B-test BIOS profiles: for each profile and host, apply it (one reboot, verified), run
@@ -876,6 +884,12 @@ pub struct TargetArgs {
     /// about 6 s of waiting on the network.
     #[arg(long, default_value_t = 512, value_name = "N")]
     pub concurrency: usize,
+    /// Hosts that may reject one credential (the run's, or an inventory entry's file) before
+    /// rftune sends it to no further host: those are left untouched (not started). Until a host
+    /// accepts a credential it goes to one host at a time, so a wrong password costs at most
+    /// this many failed logins, not one per host (a directory account locks after a few).
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub max_login_rejections: u16,
     /// How to connect.
     #[command(flatten)]
     pub connect: ConnectArgs,

@@ -149,9 +149,9 @@ async fn converge_run(
     let access = Access::new(connect, dirs.clone(), progress.clone());
     // Canaries first, in inventory order; the engine leaves the rest untouched if one fails.
     let limits = fleet::Limits {
-        concurrency: hosts.concurrency,
         max_failures: flags.max_failures,
         canaries: flags.canary,
+        ..hosts.limits()
     };
     let audit = run.audit();
     let entries = &hosts.entries;
@@ -226,7 +226,7 @@ async fn converge_run(
     {
         // One host: its error is the message, on stderr.
         let failed = results.into_iter().next().map(|r| r.result);
-        eprintln!("rftune: every step is in the audit log {}", audit.path().display());
+        note!("rftune: every step is in the audit log {}", audit.path().display());
         return Err(match failed {
             Some(Err(e)) => e.into(),
             _ => anyhow::anyhow!("apply failed"),
@@ -244,9 +244,13 @@ async fn converge_run(
             .iter()
             .map(|r| match &r.result {
                 Ok(h) => h.planned.as_deref().cloned().unwrap_or_else(|| {
-                    rftune_engine::plan::failed_host(&r.entry.name, &r.entry.url, "no plan was made".into())
+                    rftune_engine::plan::failed_host(
+                        &r.entry.name,
+                        &r.entry.url,
+                        &rftune_engine::Error::bad_input("no plan was made"),
+                    )
                 }),
-                Err(e) => rftune_engine::plan::failed_host(&r.entry.name, &r.entry.url, format!("{e:#}")),
+                Err(e) => rftune_engine::plan::failed_host(&r.entry.name, &r.entry.url, e),
             })
             .collect();
         text.push_str("\nplan:\n");

@@ -1,26 +1,35 @@
-//! `rftune bench storage|memory|compare`: Dell's seven-test fio suite and STREAM on this host, with
-//! power sampled from the server's BMC (`--bmc`) for performance per watt, written as an
-//! `rftune.bench/v1` document, CSV rows and a self-contained HTML report. The runs are
-//! host-bench's (`host_bench::run`); this module reads the arguments, connects the BMC (whose
-//! meter is the runs' power source), catches the signals that stop a run, writes the files and
-//! renders.
+//! `rftune bench storage|memory|fs|compare`: Dell's seven-test fio suite, STREAM, and the
+//! file-system sweeps of Dell's HPC storage designs on this host, with power sampled from the
+//! servers' BMCs (`--bmc`) for performance per watt, written as an `rftune.bench/v1` document,
+//! CSV rows and a self-contained HTML report; and two such documents compared. The runs are
+//! host-bench's (`host_bench::run`, `host_bench::filesystem`); this module reads the arguments,
+//! connects the BMCs (whose meters are the runs' power sources), catches the signals that stop
+//! a run, writes the files and renders.
 
 use crate::Exit;
 use crate::args::OutputFormat;
-use crate::args::bench::{BenchCommand, CommonArgs, CompareArgs, EngineArg, MemoryArgs, StorageArgs};
+use crate::args::bench::{
+    BenchCommand, CommonArgs, CompareArgs, EngineArg, FailOn, FsArgs, MemoryArgs, RunArgs, StorageArgs,
+};
 use crate::render::{self, Progress, Table};
 use anyhow::{Context, Result, bail};
+use host_bench::chart::format_value;
 use host_bench::exec::Local;
+use host_bench::filesystem::{self, Client, FsRun, FsSettings, Method, Test};
 use host_bench::fio::{self, IoEngine};
 use host_bench::power;
-use host_bench::report::BenchReport;
+use host_bench::report::{BenchReport, BmcInfo, CurvePeak, FileSystemBench, Plateau};
 use host_bench::run::{
-    self as bench_run, MemoryRun, MemorySettings, NoPower, PowerSource, StorageRun, StorageSettings,
+    self as bench_run, MemoryRun, MemorySettings, NamedPower, NoPower, PowerSource, StorageRun, StorageSettings,
 };
 use host_bench::{Stop, device, stream};
 use rftune_engine::connect::Bmc;
+use rftune_engine::fleet::{self, BmcEntry};
+use rftune_engine::lifecycle::Access;
 use rftune_engine::power::Meter;
 use rftune_engine::state::StateDirs;
+use rftune_experiment::compare::{self, BenchChange, BenchComparison, Direction, Observation, Verdict};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,6 +38,7 @@ pub async fn run(cmd: &BenchCommand, dirs: &StateDirs, output: OutputFormat) -> 
     match cmd {
         BenchCommand::Storage(a) => storage(a, dirs, output).await,
         BenchCommand::Memory(a) => memory(a, dirs, output).await,
+        BenchCommand::Fs(a) => fs(a, dirs, output).await,
         BenchCommand::Compare(a) => compare(a, output),
     }
 }
@@ -39,20 +49,66 @@ struct Server {
     said: bench_run::BmcFacts,
 }
 
-/// Connects the BMC of `--bmc` and reads what the document records of its server; the session
-/// stays open for the run's power readings.
-async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Server>> {
-    let Some(url) = &common.bmc else { return Ok(None) };
-    let entry = rftune_engine::fleet::BmcEntry::from_url(url)?;
-    let access = crate::config::access_one(&common.connect, &entry, dirs)?;
-    let mut bmc = access.open(&entry, None, false).await?;
+/// Connects the BMC of `entry` and reads what the document records of its server; the
+/// session stays open for the run's power readings.
+async fn open_server(access: &Access, entry: &BmcEntry) -> Result<Server> {
+    let mut bmc = access.open(entry, None, false).await?;
     match rftune_engine::bench::bmc_facts(&mut bmc).await {
-        Ok(said) => Ok(Some(Server { bmc, said })),
+        Ok(said) => Ok(Server { bmc, said }),
         Err(e) => {
             bmc.close().await;
             Err(e.into())
         }
     }
+}
+
+/// The server of `--bmc`, connected.
+async fn connect_bmc(common: &CommonArgs, dirs: &StateDirs) -> Result<Option<Server>> {
+    let Some(url) = &common.bmc else { return Ok(None) };
+    let entry = BmcEntry::from_url(url)?;
+    let access = crate::config::access_one(&common.connect, &entry, dirs)?;
+    Ok(Some(open_server(&access, &entry).await?))
+}
+
+/// The servers of every `--bmc`, or of `--inventory` (narrowed by `--tag`), connected one after
+/// the other; none is left open if one fails.
+async fn connect_bmcs(args: &FsArgs, dirs: &StateDirs) -> Result<Vec<Server>> {
+    let entries = match &args.inventory {
+        Some(path) => {
+            let chosen = fleet::filter_tags(fleet::read_inventory(path)?, &args.tags);
+            if chosen.is_empty() {
+                bail!(
+                    "no host in {} carries the tags {}",
+                    path.display(),
+                    args.tags.join(", ")
+                );
+            }
+            chosen
+        }
+        None => args
+            .bmcs
+            .iter()
+            .map(|u| BmcEntry::from_url(u))
+            .collect::<Result<_, _>>()?,
+    };
+    if entries.is_empty() {
+        return Ok(Vec::new());
+    }
+    let connect = crate::credentials::connect_config(&args.connect, &entries)?;
+    let access = Access::new(connect, dirs.clone(), std::sync::Arc::new(render::Notices));
+    let mut servers = Vec::new();
+    for entry in &entries {
+        match open_server(&access, entry).await {
+            Ok(s) => servers.push(s),
+            Err(e) => {
+                for s in &servers {
+                    s.bmc.close().await;
+                }
+                return Err(e);
+            }
+        }
+    }
+    Ok(servers)
 }
 
 /// Connects the BMC (with `--bmc`) and builds its meter once: the sensor and idle baseline for
@@ -74,7 +130,7 @@ async fn run_and_finish(
     let mut server = connect_bmc(common, dirs).await?;
     let report = match server.as_mut() {
         Some(Server { bmc, said }) => {
-            metered(bmc, said, common.idle, async |meter, said| {
+            metered(bmc, said, common.run.idle, async |meter, said| {
                 spinning(output, async |progress| run(Some(said), meter, progress).await).await
             })
             .await
@@ -100,20 +156,42 @@ async fn metered(
     work(&meter, said).await
 }
 
-/// Runs `work` with a spinner for its progress.
+/// A benchmark's progress: the spinner's message on a terminal; off one (CI, cron, a pipe) a
+/// line per step on stderr, so that minutes of work do not pass in silence; nothing with `-q`.
+struct Steps {
+    spinner: Progress,
+    lines: bool,
+}
+
+impl bench_run::Progress for Steps {
+    fn message(&self, text: &str) {
+        if !self.lines {
+            self.spinner.message(text);
+        } else if crate::logging::json() {
+            tracing::info!(target: crate::logging::PROGRESS, "{text}");
+        } else {
+            note!("rftune: {text}");
+        }
+    }
+}
+
+/// Runs `work` with its progress shown ([`Steps`]).
 async fn spinning(
     output: OutputFormat,
     work: impl AsyncFnOnce(&dyn bench_run::Progress) -> host_bench::Result<BenchReport>,
 ) -> Result<BenchReport> {
-    let progress = Progress::spinner(output);
+    let progress = Steps {
+        spinner: Progress::spinner(output),
+        lines: !std::io::IsTerminal::is_terminal(&std::io::stderr()) && !crate::logging::quiet(),
+    };
     let report = work(&progress).await;
-    progress.finish();
+    progress.spinner.finish();
     Ok(report?)
 }
 
 /// The output directory: `--out`, or one named after the kind and the time.
-fn out_dir(common: &CommonArgs, kind: &str) -> PathBuf {
-    common.out.clone().unwrap_or_else(|| {
+fn out_dir(out: Option<&PathBuf>, kind: &str) -> PathBuf {
+    out.cloned().unwrap_or_else(|| {
         let stamp = host_bench::utc_now_seconds().replace(':', "");
         PathBuf::from(format!("rftune-bench-{kind}-{stamp}"))
     })
@@ -123,7 +201,7 @@ fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))
 }
 
-fn common(args: &CommonArgs) -> bench_run::Common {
+fn common(args: &RunArgs) -> bench_run::Common {
     bench_run::Common {
         label: args.label.clone(),
         repeat: args.repeat,
@@ -163,7 +241,7 @@ fn finish(r: BenchReport, dir: &Path, output: OutputFormat, table: impl Fn(&Benc
 }
 
 async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
-    let dir = out_dir(&args.common, "storage");
+    let dir = out_dir(args.common.run.out.as_ref(), "storage");
     let stop = Stop::default();
     let local = Local::new(stop.clone());
     let settings = StorageSettings {
@@ -184,26 +262,36 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
             confirm_serial: args.confirm_serial.clone(),
         },
         workdir: dir.join("fio"),
-        common: common(&args.common),
+        common: common(&args.common.run),
     };
     let run = StorageRun::new(settings, &local).await?;
+    interruptible(
+        &stop,
+        run_and_finish(
+            &args.common,
+            dirs,
+            output,
+            &dir,
+            storage_table,
+            async |bmc, power, progress| bench_run::storage(&run, bmc, power, progress).await,
+        ),
+    )
+    .await
+}
+
+/// Runs `work` until it ends or a signal arrives. On a signal, `stop` is requested (fio gets
+/// SIGINT, a layout stops at its next chunk), the work gets 30 s to end and remove what it
+/// created, and the process exits 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM),
+/// saying what became of the files.
+async fn interruptible(stop: &Stop, work: impl std::future::Future<Output = Result<Exit>>) -> Result<Exit> {
     let mut interrupts = Interrupts::install()?;
-    let work = run_and_finish(
-        &args.common,
-        dirs,
-        output,
-        &dir,
-        storage_table,
-        async |bmc, power, progress| bench_run::storage(&run, bmc, power, progress).await,
-    );
     tokio::pin!(work);
     tokio::select! {
         r = &mut work => r,
-        signal = interrupts.next() => {
-            // fio gets SIGINT and the layout stops at its next chunk; let both end, and the run
-            // remove a file it created.
+        (name, number) = interrupts.next() => {
             stop.request();
-            let interrupted = anyhow::anyhow!("interrupted by {signal}");
+            rftune_engine::interrupt::request(number);
+            let interrupted = anyhow::anyhow!("interrupted by {name}");
             Err(match tokio::time::timeout(Duration::from_secs(30), work).await {
                 Ok(Err(e)) => match e.downcast_ref::<host_bench::Error>() {
                     Some(host_bench::Error::Failed { what, .. }) => interrupted.context(what.clone()),
@@ -215,8 +303,8 @@ async fn storage(args: &StorageArgs, dirs: &StateDirs, output: OutputFormat) -> 
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP, caught while a storage run lasts so that fio is stopped and a
-/// file the run created is removed instead of being left behind.
+/// SIGINT, SIGTERM and SIGHUP, caught while a benchmark lasts so that fio is stopped and what
+/// the run created is removed instead of being left behind.
 struct Interrupts {
     int: tokio::signal::unix::Signal,
     term: tokio::signal::unix::Signal,
@@ -236,12 +324,12 @@ impl Interrupts {
         })
     }
 
-    /// The name of the next signal received.
-    async fn next(&mut self) -> &'static str {
+    /// The name and number of the next signal received.
+    async fn next(&mut self) -> (&'static str, i32) {
         tokio::select! {
-            _ = self.int.recv() => "SIGINT",
-            _ = self.term.recv() => "SIGTERM",
-            _ = self.hup.recv() => "SIGHUP",
+            _ = self.int.recv() => ("SIGINT", 2),
+            _ = self.term.recv() => ("SIGTERM", 15),
+            _ = self.hup.recv() => ("SIGHUP", 1),
         }
     }
 }
@@ -313,9 +401,9 @@ async fn memory(args: &MemoryArgs, dirs: &StateDirs, output: OutputFormat) -> Re
             source: "--peak-gbs".into(),
             sockets: Vec::new(),
         }),
-        common: common(&args.common),
+        common: common(&args.common.run),
     })?;
-    let dir = out_dir(&args.common, "memory");
+    let dir = out_dir(args.common.run.out.as_ref(), "memory");
     run_and_finish(
         &args.common,
         dirs,
@@ -378,13 +466,389 @@ fn memory_table(r: &BenchReport) -> String {
     out
 }
 
-fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
-    use rftune_experiment::{compare, report};
-    let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
-    let comparison = compare::documents(&a, &b, &compare::Method::default())?;
+async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
+    let stop = Stop::default();
+    let local = Local::new(stop.clone());
+    if args.cleanup {
+        return cleanup(&local, &args.target, output).await;
+    }
+    let dir = out_dir(args.run.out.as_ref(), "filesystem");
+    let settings = FsSettings {
+        target: args.target.clone(),
+        fs_type: args.fs_type.clone(),
+        tests: args.tests.clone(),
+        threads: args.threads.clone(),
+        oversubscribe: args.oversubscribe,
+        method: if args.quick { Method::Quick } else { Method::Published },
+        data_size: args.data_size,
+        server_memory: args.server_memory,
+        record_size: args.record_size,
+        random_record_size: args.random_record_size,
+        random_io: args.random_io,
+        random_runtime: args.random_runtime,
+        md_files: args.md_files,
+        md_file_sizes: args.md_file_sizes.clone(),
+        workdir: dir.join("fio"),
+        common: common(&args.run),
+    };
+    let run = FsRun::new(settings, vec![Client { exec: &local }]).await?;
+    interruptible(&stop, async {
+        create_dir(&dir)?;
+        let mut servers = connect_bmcs(args, dirs).await?;
+        let report = sweep(&run, &mut servers, args.run.idle, output).await;
+        for s in &servers {
+            s.bmc.close().await;
+        }
+        finish(report?, &dir, output, fs_table)
+    })
+    .await
+}
+
+/// Builds every server's meter, records its sensor and idle baseline, then runs the sweep with
+/// all of them as its power sources.
+async fn sweep(run: &FsRun<'_>, servers: &mut [Server], idle: Duration, output: OutputFormat) -> Result<BenchReport> {
+    let mut meters = Vec::new();
+    let mut infos: Vec<BmcInfo> = Vec::new();
+    for Server { bmc, said } in servers.iter_mut() {
+        let meter = Meter::new(bmc).await?;
+        rftune_engine::bench::record_idle_power(&meter, idle, &mut said.info).await?;
+        infos.push(said.info.clone());
+        meters.push(meter);
+    }
+    let power: Vec<NamedPower<'_>> = meters
+        .iter()
+        .zip(&infos)
+        .map(|(m, i)| (i.host.clone(), m as &dyn PowerSource))
+        .collect();
+    spinning(output, async |progress| {
+        filesystem::run(run, &infos, &power, progress).await
+    })
+    .await
+}
+
+/// `--cleanup`: removes what a killed run left, says what was kept, and fails unless the target
+/// is as the run found it.
+async fn cleanup(local: &Local, target: &Path, output: OutputFormat) -> Result<Exit> {
+    let done = filesystem::cleanup(local, target).await?;
     match output {
-        OutputFormat::Json => render::json(&comparison)?,
-        _ => render::text(&report::bench_comparison_text(&comparison))?,
+        OutputFormat::Json => render::json(&done)?,
+        _ => render::text(&format!(
+            "{}: removed {} files and {} directories rftune created{}\n",
+            target.display(),
+            done.removed_files,
+            done.removed_dirs,
+            if done.complete {
+                "; nothing of a run is left"
+            } else {
+                ""
+            }
+        ))?,
+    }
+    if !done.complete {
+        bail!(
+            "kept what rftune did not create, and the directories holding it: {}",
+            done.left.join(", ")
+        );
+    }
+    Ok(Exit::Success)
+}
+
+/// A point's value with its marks: `*` cache-affected, `!` more threads than cores.
+fn marked(value: f64, p: &host_bench::report::Point) -> String {
+    format!(
+        "{}{}{}",
+        format_value(value),
+        if p.cache_affected { "*" } else { "" },
+        if p.oversubscribed { "!" } else { "" }
+    )
+}
+
+fn peak_text(peak: Option<CurvePeak>) -> String {
+    peak.map_or("-".into(), |p| format!("{} at {}", format_value(p.value), p.threads))
+}
+
+fn plateau_text(plateau: Option<Plateau>) -> String {
+    plateau.map_or("none in the sweep".into(), |p| {
+        format!("from {} ({} sustained)", p.from_threads, format_value(p.level))
+    })
+}
+
+fn fs_table(r: &BenchReport) -> String {
+    let Some(f) = &r.filesystem else { return String::new() };
+    let fs = &f.file_system;
+    let s = &f.sizes;
+    let mut out = format!(
+        "file system: {} ({} mounted at {}; {})\n{}: {} a step in {} records; random {} transfers, {} or {} s; metadata {} files, {} a directory, of {}\n",
+        fs.fs_type,
+        fs.source,
+        fs.mount_point,
+        fs.options,
+        if f.method == Some(Method::Quick) {
+            "quick mode"
+        } else {
+            "published sizes"
+        },
+        host_bench::units::format_size(s.data_bytes),
+        host_bench::units::format_size(s.record_bytes),
+        host_bench::units::format_size(s.random_record_bytes),
+        host_bench::units::format_size(s.random_io_bytes),
+        s.random_runtime_s,
+        s.md_files,
+        s.md_files_per_dir,
+        s.md_file_sizes
+            .iter()
+            .map(|b| host_bench::units::format_size(*b))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for c in &f.clients {
+        let h = &c.host;
+        out.push_str(&format!(
+            "client {}: {} cores, {} RAM, kernel {}, {}\n",
+            c.name,
+            h.cores,
+            h.memory_bytes.map_or("unknown".into(), host_bench::units::approx_size),
+            h.kernel.clone().unwrap_or_default(),
+            h.cpu_model.clone().unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!(
+        "BIOS profile: {}\n",
+        host_bench::report::bios_profile(f, r.label.as_deref())
+    ));
+    for test in &f.tests {
+        out.push('\n');
+        out.push_str(&test_table(f, *test));
+    }
+    out.push_str("* cache-affected (data set under twice the largest RAM)   ! more threads than cores\n");
+    if let Some(c) = &r.power_caveat {
+        out.push_str(&format!("Power: {c}.\n"));
+    }
+    out
+}
+
+/// One test's curves: a row per operation, a column per thread count, then the peak and the
+/// plateau; with power, a row of watts and one of work per watt under each.
+fn test_table(f: &FileSystemBench, test: Test) -> String {
+    let curves: Vec<_> = f.curves.iter().filter(|c| c.test == test).collect();
+    let Some(first) = curves.first() else {
+        return String::new();
+    };
+    let mut header = vec![format!("{} ({})", test.title(), first.unit)];
+    header.extend(f.threads.iter().map(u32::to_string));
+    header.extend(["PEAK (threads)".to_owned(), "PLATEAU".to_owned()]);
+    let mut t = Table::new(header);
+    let (_, per_watt_unit) = first.measure().per_watt();
+    for c in curves {
+        let cells = |value: &dyn Fn(&host_bench::report::Point) -> Option<f64>| -> Vec<String> {
+            f.threads
+                .iter()
+                .map(|n| {
+                    c.points
+                        .iter()
+                        .find(|p| p.threads == *n)
+                        .and_then(|p| Some(marked(value(p)?, p)))
+                        .unwrap_or_else(|| "-".into())
+                })
+                .collect()
+        };
+        let mut row = vec![c.label()];
+        row.extend(cells(&|p| Some(p.value)));
+        row.extend([peak_text(c.peak), plateau_text(c.plateau)]);
+        t.row(row);
+        if c.points.iter().any(|p| p.power_w.is_some()) {
+            let mut watts = vec![format!("  W")];
+            watts.extend(cells(&|p| p.power_w));
+            t.row(watts);
+            let mut per = vec![format!("  {per_watt_unit}")];
+            per.extend(cells(&|p| p.per_watt));
+            t.row(per);
+        }
+    }
+    t.render()
+}
+
+/// `bench compare`'s JSON: the rows, and for file-system runs each curve's peak and plateau side
+/// by side.
+#[derive(Serialize)]
+struct Compared {
+    #[serde(flatten)]
+    comparison: BenchComparison,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    curves: Vec<CurvePair>,
+}
+
+/// One curve of two file-system runs.
+#[derive(Serialize)]
+struct CurvePair {
+    curve: String,
+    unit: String,
+    a: Option<CurveMarks>,
+    b: Option<CurveMarks>,
+}
+
+/// A curve's peak and plateau.
+#[derive(Serialize)]
+struct CurveMarks {
+    peak: Option<CurvePeak>,
+    plateau: Option<Plateau>,
+}
+
+/// The two documents' sides as `compare::compare` names them.
+const SIDES: [&str; 2] = ["A", "B"];
+
+/// B against A: every repeat of every figure a sample (`run_figures`), judged by the
+/// experiment's rule (`compare::compare`: both 95% intervals on one side), rows in the
+/// documents' own order; `metrics`, when given, keeps only those.
+fn compared(a: &BenchReport, b: &BenchReport, metrics: &[String], method: &compare::Method) -> Result<BenchComparison> {
+    if a.kind != b.kind {
+        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
+    }
+    let mut order: std::collections::HashMap<(String, String), usize> = std::collections::HashMap::new();
+    let mut observations = Vec::new();
+    for (side, doc) in SIDES.iter().zip([a, b]) {
+        for f in doc.run_figures() {
+            if !metrics.is_empty() && !metrics.contains(&f.metric) {
+                continue;
+            }
+            let next = order.len();
+            order.entry((f.test.clone(), f.metric.clone())).or_insert(next);
+            observations.push(Observation {
+                host: String::new(),
+                profile: (*side).to_owned(),
+                kind: doc.kind.clone(),
+                test: f.test,
+                metric: f.metric,
+                unit: f.unit,
+                direction: Direction::from_higher_is_better(f.higher_is_better),
+                value: f.value,
+            });
+        }
+    }
+    let profiles = SIDES.map(str::to_owned);
+    let mut rows: Vec<BenchChange> = compare::compare(&observations, &profiles, method)
+        .into_iter()
+        .filter_map(|c| {
+            let change = c.changes.first()?;
+            let side = |name: &str| c.profiles.iter().find(|p| p.profile == name);
+            let (sa, sb) = (side(SIDES[0]), side(SIDES[1]));
+            Some(BenchChange {
+                a: sa.map(|p| p.median),
+                n_a: sa.map_or(0, |p| p.n),
+                b: sb.map(|p| p.median),
+                n_b: sb.map_or(0, |p| p.n),
+                difference: change.difference,
+                percent: change.percent,
+                bootstrap_percent: change.bootstrap_percent,
+                welch_percent: change.welch_percent,
+                verdict: change.verdict,
+                verdict_text: change.verdict.as_str().to_owned(),
+                test: c.test,
+                metric: c.metric,
+                unit: c.unit,
+                direction: c.direction,
+            })
+        })
+        .collect();
+    rows.sort_by_key(|r| order.get(&(r.test.clone(), r.metric.clone())).copied());
+    let name = |r: &BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
+    Ok(BenchComparison {
+        schema: compare::BENCH_COMPARE_SCHEMA.to_owned(),
+        a: name(a),
+        b: name(b),
+        method: *method,
+        method_note: compare::METHOD_NOTE.to_owned(),
+        changes: rows,
+    })
+}
+
+/// Each curve of either file-system run, its peak and plateau in both.
+fn curve_pairs(a: &BenchReport, b: &BenchReport) -> Vec<CurvePair> {
+    let (Some(fa), Some(fb)) = (&a.filesystem, &b.filesystem) else {
+        return Vec::new();
+    };
+    let marks = |f: &FileSystemBench, name: &str| {
+        f.curves.iter().find(|c| c.name() == name).map(|c| CurveMarks {
+            peak: c.peak,
+            plateau: c.plateau,
+        })
+    };
+    let mut names: Vec<(String, String)> = Vec::new();
+    for c in fa.curves.iter().chain(&fb.curves) {
+        if !names.iter().any(|(n, _)| *n == c.name()) {
+            names.push((c.name(), c.unit.clone()));
+        }
+    }
+    names
+        .into_iter()
+        .map(|(curve, unit)| CurvePair {
+            a: marks(fa, &curve),
+            b: marks(fb, &curve),
+            curve,
+            unit,
+        })
+        .collect()
+}
+
+/// The curves' peaks and plateaus, A beside B.
+fn curves_text(pairs: &[CurvePair]) -> String {
+    if pairs.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new([
+        "CURVE",
+        "PEAK A (threads)",
+        "PEAK B (threads)",
+        "CHANGE",
+        "PLATEAU A",
+        "PLATEAU B",
+    ]);
+    for p in pairs {
+        let peak = |m: &Option<CurveMarks>| m.as_ref().and_then(|m| m.peak);
+        let plateau = |m: &Option<CurveMarks>| m.as_ref().and_then(|m| m.plateau);
+        let change = match (peak(&p.a), peak(&p.b)) {
+            (Some(x), Some(y)) if x.value > 0.0 => format!("{:+.1}%", (y.value - x.value) / x.value * 100.0),
+            _ => "-".into(),
+        };
+        t.row([
+            format!("{} ({})", p.curve, p.unit),
+            peak_text(peak(&p.a)),
+            peak_text(peak(&p.b)),
+            change,
+            plateau_text(plateau(&p.a)),
+            plateau_text(plateau(&p.b)),
+        ]);
+    }
+    format!("\n{}", t.render())
+}
+
+fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
+    use rftune_experiment::report;
+    let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
+    let comparison = compared(&a, &b, &args.metrics, &compare::Method::default())?;
+    let curves = curve_pairs(&a, &b);
+    let worse: Vec<String> = comparison
+        .changes
+        .iter()
+        .filter(|c| c.verdict == Verdict::Worse)
+        .map(|c| format!("{} {}", c.test, c.metric))
+        .collect();
+    match output {
+        OutputFormat::Json => render::json(&Compared { comparison, curves })?,
+        _ => render::text(&format!(
+            "{}{}",
+            report::bench_comparison_text(&comparison),
+            curves_text(&curves)
+        ))?,
+    }
+    if args.fail_on == Some(FailOn::Worse) && !worse.is_empty() {
+        note!(
+            "rftune: {} row{} got worse (--fail-on worse): {}",
+            worse.len(),
+            if worse.len() == 1 { "" } else { "s" },
+            worse.join("; ")
+        );
+        return Ok(Exit::Drift);
     }
     Ok(Exit::Success)
 }

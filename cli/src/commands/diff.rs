@@ -45,7 +45,7 @@ async fn scp_profile(
             .into_iter()
             .map(|(reason, n)| format!("{n} {}", reason.describe()))
             .collect();
-        eprintln!(
+        note!(
             "rftune: comparing with {} BIOS and {} iDRAC setting(s) of {}; left out: {}",
             derived.bios.len(),
             derived.idrac.values().map(|a| a.len()).sum::<usize>(),

@@ -71,7 +71,7 @@ async fn execute(
 fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Exit> {
     show(&done.report, &done.files, output)?;
     for e in &done.stopped_early {
-        eprintln!("rftune: {e}");
+        note!("rftune: {e}");
     }
     let resume = (!done.stopped_early.is_empty()).then(|| {
         format!(
@@ -82,7 +82,7 @@ fn finish(done: run::Finished, dir: &Path, output: OutputFormat) -> Result<Exit>
     });
     if let Err(e) = unreadable(&done.report, dir) {
         if let Some(resume) = &resume {
-            eprintln!("rftune: {resume}");
+            note!("rftune: {resume}");
         }
         return Err(e);
     }

@@ -93,7 +93,7 @@ pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Exit> {
         .await
         .context("serving metrics")?;
     watching.await.context("the check loop ended abnormally")?;
-    eprintln!("rftune: exporter stopped");
+    note!("rftune: exporter stopped");
     Ok(Exit::Success)
 }
 

@@ -41,7 +41,7 @@ pub async fn run(args: &InventoryArgs, dirs: &StateDirs, output: OutputFormat) -
                 .iter()
                 .map(|r| match &r.result {
                     Ok(inv) => serde_json::to_value(inv).unwrap_or_default(),
-                    Err(e) => serde_json::json!({"host": r.entry.name, "error": format!("{e:#}")}),
+                    Err(e) => crate::documents::Failure::of(e, false).entry(&r.entry.name),
                 })
                 .collect();
             render::json(&serde_json::json!({"schema": SCHEMA, "hosts": hosts}))?;

@@ -247,9 +247,20 @@ fn dry_run(kind: DocumentKind, v: &Value, at: &str) -> Result<Option<bool>> {
     }
 }
 
-/// Checks that a host entry has a name and a status this kind knows.
+/// Checks that a host entry has a name, a status this kind knows and, when it failed, an error
+/// kind rftune writes (kept as it is in the merged output).
 fn check_host(kind: DocumentKind, host: &Value, at: &str) -> Result<()> {
     let name = string(host, "host", at)?;
+    if let Some(error_kind) = host.get("error_kind")
+        && serde_json::from_value::<rftune_engine::HostErrorKind>(error_kind.clone()).is_err()
+    {
+        bail!(
+            "{at}: host {name} has error_kind {error_kind}, which rftune does not write ({})",
+            rftune_engine::HostErrorKind::ALL
+                .map(rftune_engine::HostErrorKind::as_str)
+                .join(", ")
+        );
+    }
     let field = kind.status_field();
     match host[field].as_str() {
         Some(s) if kind.statuses().contains(&s) => Ok(()),
@@ -557,6 +568,9 @@ fn table(merged: &Merged, kind: DocumentKind) -> String {
             h["host"].as_str().unwrap_or_default(),
             status.replace('_', " ")
         );
+        if let Some(kind) = h["error_kind"].as_str() {
+            let _ = write!(out, " ({})", kind.replace('_', " "));
+        }
         if let Some(e) = h["error"].as_str() {
             let _ = write!(out, ": {e}");
         }
@@ -603,6 +617,22 @@ mod tests {
         assert!(err.contains("not an output of rftune diff or apply"), "{err}");
         let err = input("not json").unwrap_err().to_string();
         assert!(err.contains("run.jsonl:1: neither a JSON document"), "{err}");
+    }
+
+    #[test]
+    fn a_failed_host_keeps_its_error_kind_and_an_unknown_kind_is_refused() {
+        let failed = r#"{"schema":"rftune.diff.host/v1","profile":"hpc","host":"b","status":"error","changes":[],"error":"b: logging in as root: …","error_kind":"credentials"}"#;
+        let summary = r#"{"schema":"rftune.diff.summary/v1","profile":"hpc","summary":{"hosts":2,"in_sync":0,"drift":1,"error":1}}"#;
+        let merged = merge(vec![input(&format!("{HOST}\n{failed}\n{summary}")).unwrap()]).unwrap();
+        let b = merged.hosts.iter().find(|h| h["host"] == "b").unwrap();
+        assert_eq!(b["error_kind"], "credentials", "{b}");
+        assert!(table(&merged, DocumentKind::Diff).contains("b: error (credentials): b: logging in"));
+        let odd = failed.replace("credentials", "gremlins");
+        let err = input(&format!("{odd}\n{summary}")).unwrap_err().to_string();
+        assert!(
+            err.contains("error_kind \"gremlins\", which rftune does not write"),
+            "{err}"
+        );
     }
 
     #[test]

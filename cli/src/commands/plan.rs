@@ -9,7 +9,6 @@ use crate::render::{self, Progress};
 use anyhow::{Context, Result};
 use rftune_engine::assess::LoadedProfile;
 use rftune_engine::converge::{ApplyOptions, ApplyRun};
-use rftune_engine::fleet;
 use rftune_engine::lifecycle::Access;
 use rftune_engine::plan::{self, PlanDocument};
 use rftune_engine::state::StateDirs;
@@ -41,10 +40,7 @@ pub async fn run(args: &PlanArgs, dirs: &StateDirs, output: OutputFormat) -> Res
         Progress::hosts("plan", hosts.entries.len(), output)
     });
     let access = Access::new(connect, dirs.clone(), progress.clone());
-    let limits = fleet::Limits {
-        concurrency: hosts.concurrency,
-        ..fleet::Limits::default()
-    };
+    let limits = hosts.limits();
     let op = run.clone();
     let results = access
         .fleet_collected(&hosts.entries, &limits, Some(run.audit()), op, |_, ok| {
@@ -55,11 +51,14 @@ pub async fn run(args: &PlanArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     let planned = results
         .into_iter()
         .map(|r| match r.result {
-            Ok(h) => h
-                .planned
-                .map(|p| *p)
-                .unwrap_or_else(|| plan::failed_host(&r.entry.name, &r.entry.url, "no plan was made".into())),
-            Err(e) => plan::failed_host(&r.entry.name, &r.entry.url, format!("{e:#}")),
+            Ok(h) => h.planned.map(|p| *p).unwrap_or_else(|| {
+                plan::failed_host(
+                    &r.entry.name,
+                    &r.entry.url,
+                    &rftune_engine::Error::bad_input("no plan was made"),
+                )
+            }),
+            Err(e) => plan::failed_host(&r.entry.name, &r.entry.url, &e),
         })
         .collect();
     let doc = PlanDocument::new(

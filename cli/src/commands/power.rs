@@ -83,7 +83,11 @@ pub async fn control(arg: &PowerArg, dirs: &StateDirs, output: OutputFormat) -> 
             .iter()
             .map(|r| match &r.result {
                 Ok(s) => serde_json::to_value(s).unwrap_or_default(),
-                Err(e) => serde_json::json!({"host": r.entry.name, "action": kind, "error": format!("{e:#}")}),
+                Err(e) => {
+                    let mut v = serde_json::json!({"host": r.entry.name, "action": kind});
+                    crate::documents::Failure::of(e, audit.wrote(&r.entry.name)).add_to(&mut v);
+                    v
+                }
             })
             .collect();
         render::json(&serde_json::json!({"schema": "rftune.power-action/v1", "hosts": hosts}))?;

@@ -153,7 +153,7 @@ fn derive_from_scp(
     }
     render::text(&derived.toml)?;
     for (reason, n) in derived.dropped_counts() {
-        eprintln!(
+        note!(
             "rftune: left out {n} attribute(s) of {}: {}",
             scp.name,
             reason.describe()
@@ -413,7 +413,7 @@ fn new(name: &str, extends: &str, description: Option<&str>, out: Option<&std::p
                 })?;
             file.write_all(text.as_bytes())
                 .map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
-            eprintln!(
+            note!(
                 "rftune: wrote {}; edit it, then `rftune profiles validate {}`",
                 path.display(),
                 path.display()

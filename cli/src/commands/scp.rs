@@ -80,7 +80,7 @@ where
 fn entry<T: serde::Serialize>(r: &HostResult<T>) -> Value {
     let mut v = match &r.result {
         Ok(out) => serde_json::to_value(out).unwrap_or(Value::Null),
-        Err(e) => json!({"error": format!("{e:#}")}),
+        Err(e) => crate::documents::Failure::of(e, false).entry(&r.entry.name),
     };
     if let Some(map) = v.as_object_mut() {
         map.insert("host".into(), json!(r.entry.name));
@@ -225,9 +225,9 @@ async fn import(args: &ImportArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         rftune_engine::write::Writes::new("scp import", options, audit, &dirs.state, args.flags.max_unavailable);
     let run = Arc::new(ImportRun::new(file, targets, dirs.registry_cache(), writes));
     let limits = Limits {
-        concurrency: hosts.concurrency,
         max_failures: args.flags.max_failures,
         canaries: args.flags.canary,
+        ..hosts.limits()
     };
     let audit = run.writes.audit.clone();
     let audit_log = audit.path().display().to_string();
@@ -240,7 +240,7 @@ async fn import(args: &ImportArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     };
     let results = on_hosts("scp import", &reach, dirs, output, op).await?;
     if output == OutputFormat::Table && hosts.single && results.first().is_some_and(|r| r.result.is_err()) {
-        eprintln!("rftune: every step is in the audit log {audit_log}");
+        note!("rftune: every step is in the audit log {audit_log}");
     }
     let results = if output == OutputFormat::Table {
         failed(results, hosts.single, "import")?
@@ -297,7 +297,7 @@ async fn render_fragment(args: &RenderArgs, dirs: &StateDirs, output: OutputForm
         Some(path) => {
             std::fs::write(path, &text).map_err(|e| anyhow::anyhow!("writing {}: {e}", path.display()))?;
             let n: usize = rendered.document.components.iter().map(|c| c.attributes.len()).sum();
-            eprintln!(
+            note!(
                 "rftune: wrote {n} attribute(s) of profile {} for {} to {}",
                 profile.name(),
                 entry.name,
@@ -307,7 +307,7 @@ async fn render_fragment(args: &RenderArgs, dirs: &StateDirs, output: OutputForm
         None => render::text(&text)?,
     }
     for s in &rendered.skipped {
-        eprintln!("rftune: left out {}: {}", s.attribute, s.reason);
+        note!("rftune: left out {}: {}", s.attribute, s.reason);
     }
     Ok(Exit::Success)
 }

@@ -54,7 +54,7 @@ pub async fn snapshot(args: &SnapshotArgs, dirs: &StateDirs, output: OutputForma
             }
             Err(e) => {
                 let _ = writeln!(out, "{}: error: {e:#}", r.entry.name);
-                files.push(json!({"host": r.entry.name, "error": format!("{e:#}")}));
+                files.push(crate::documents::Failure::of(e, false).entry(&r.entry.name));
             }
         }
     }

@@ -7,10 +7,10 @@ use rftune_engine::fleet::HostResult;
 use std::fmt::Write;
 
 /// Per host its outcome and summary, with a dry run's writes, unlocks, choices, replaced work
-/// and snapshot; then the fleet's counts.
+/// and snapshot; then the fleet's counts. `report.hosts` are the entries of `results`, in order.
 pub fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String {
     let mut out = String::new();
-    for r in results {
+    for (i, r) in results.iter().enumerate() {
         match &r.result {
             Ok(h) => {
                 let outcome = ApplyStatus::Done(h.outcome).as_str();
@@ -49,6 +49,18 @@ pub fn table(report: &ApplyReport, results: &[HostResult<HostApply>]) -> String 
             Err(e) if e.kind() == Some(rftune_engine::HostErrorKind::Stale) => {
                 let text = crate::documents::error_text(ApplyStatus::Stale, &r.entry.name, e);
                 let _ = writeln!(out, "{}: stale: {text}", r.entry.name);
+            }
+            // Left untouched (also by a stop that came before anything was written to it).
+            Err(e)
+                if report
+                    .hosts
+                    .get(i)
+                    .is_some_and(|h| h["outcome"] == ApplyStatus::NotStarted.as_str()) =>
+            {
+                let text = format!("{e:#}");
+                let text = text.strip_prefix(&format!("{}: ", r.entry.name)).unwrap_or(&text);
+                let why = text.strip_prefix("not started: ").unwrap_or(text);
+                let _ = writeln!(out, "{}: not started: {why}", r.entry.name);
             }
             Err(e) => {
                 let _ = writeln!(out, "{}: error: {e:#}", r.entry.name);

@@ -312,7 +312,7 @@ impl Progress {
                 if crate::logging::json() {
                     tracing::info!(target: crate::logging::PROGRESS, host = %host, phase = name, "{text}");
                 } else {
-                    eprintln!("rftune: {host}: {text}");
+                    note!("rftune: {host}: {text}");
                 }
                 last.insert(host.to_owned(), text);
             }
@@ -330,8 +330,8 @@ impl rftune_engine::observe::Observer for Progress {
             Event::Notice { .. } => {
                 let line = format!("rftune: {event}");
                 match &self.bar {
-                    Some(bar) => bar.suspend(|| eprintln!("{line}")),
-                    None => eprintln!("{line}"),
+                    Some(bar) => bar.suspend(|| note!("{line}")),
+                    None => note!("{line}"),
                 }
             }
         }
@@ -360,7 +360,7 @@ pub struct Notices;
 impl rftune_engine::observe::Observer for Notices {
     fn event(&self, event: &rftune_engine::observe::Event) {
         if let rftune_engine::observe::Event::Notice { .. } = event {
-            eprintln!("rftune: {event}");
+            note!("rftune: {event}");
         }
     }
 }

@@ -160,18 +160,21 @@ pub async fn connect(
         if let Some((_, source)) = pinned {
             return Err(HostError::new(
                 &name,
-                HostErrorKind::Connection,
+                HostErrorKind::Tls,
                 format!(
                     "{source} pins a certificate, but {url} is plain HTTP, which has none: use https:// (an iDRAC serves it by default), or drop the fingerprint"
                 ),
             )
             .into());
         }
-        warn_once("http", || {
-            format!(
+        // A plain warning, not a security one: `http://` is a choice the URL states (an
+        // emulator, a lab), so `-q` ("only errors") hides it; `--insecure` stays loud.
+        static WARNED_HTTP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if !WARNED_HTTP.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
                 "{key}: plain HTTP: the password and session token cross the network unencrypted, and anyone on the path can change what rftune sees and sends; use https:// (said once for every http:// BMC of this run)"
-            )
-        });
+            );
+        }
     }
     let creds = match (&entry.credentials, &config.credentials) {
         (Some(path), _) => credentials::from_file(path, config.username.as_deref(), &entry.url)?,
@@ -179,7 +182,7 @@ pub async fn connect(
         (None, None) => {
             return Err(HostError::new(
                 &name,
-                HostErrorKind::Connection,
+                HostErrorKind::Credentials,
                 format!(
                     "no password for {}: its inventory entry names no credentials file and none were given",
                     entry.url
@@ -302,7 +305,7 @@ impl Bmc {
 
     /// The backend as far as known: the one recognised, else the iDRAC's (where an operation
     /// that reads no service root starts; its first answer confirms it, see
-    /// [`Bmc::confirm_backend`], or [`Bmc::recognise`] decides).
+    /// `Bmc::confirm_backend`, or [`Bmc::recognise`] decides).
     pub fn backend(&self) -> Backend {
         self.recognition
             .lock()
@@ -488,10 +491,8 @@ impl Bmc {
             .map_err(|e| self.explain(e, &format!("logging in as {who}")))
     }
 
-    /// Wraps a client error with the host, what was attempted, and a hint where one helps. A
-    /// failure to reach or trust the BMC, or credentials it rejects, is
-    /// [`HostErrorKind::Connection`]; anything else the BMC answered is
-    /// [`HostErrorKind::Redfish`].
+    /// Wraps a client error with the host, what was attempted, and a hint where one helps; its
+    /// kind is [`HostErrorKind::of_redfish`]'s.
     pub fn explain(&self, err: RedfishError, attempted: &str) -> crate::Error {
         let (kind, hint) = self.diagnose(&err);
         HostError {
@@ -504,29 +505,22 @@ impl Bmc {
         .into()
     }
 
-    /// What kind of failure `err` is, and what may help, decided in one place: a failure to
-    /// reach or trust the BMC, or credentials it rejects (a 401, whatever else the error
-    /// says), is [`HostErrorKind::Connection`]; anything else the BMC answered is
-    /// [`HostErrorKind::Redfish`].
+    /// What kind of failure `err` is ([`HostErrorKind::of_redfish`] decides, for every caller
+    /// alike), and what may help: the hints know how this BMC's certificate is trusted.
     fn diagnose(&self, err: &RedfishError) -> (HostErrorKind, Option<String>) {
-        use HostErrorKind::{Connection, Redfish};
+        let kind = HostErrorKind::of_redfish(err);
         let err = err.last_attempt();
-        let rejected = err.status() == Some(401);
-        let answered = if rejected { Connection } else { Redfish };
-        match err {
-            RedfishError::PinMismatch { found, .. } => (
-                Connection,
-                Some(match &self.trust {
-                    Trust::KnownHosts(path) => format!(
-                        "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
-                        path.display()
-                    ),
-                    Trust::FirstUse => format!(
-                        "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
-                    ),
-                    _ => format!("the BMC presented {found}; check --fingerprint"),
-                }),
-            ),
+        let hint = match err {
+            RedfishError::PinMismatch { found, .. } => Some(match &self.trust {
+                Trust::KnownHosts(path) => format!(
+                    "its certificate changed since it was recorded in {}; if the iDRAC's certificate was replaced on purpose, delete its line there and reconnect with --trust-on-first-use (now {found})",
+                    path.display()
+                ),
+                Trust::FirstUse => format!(
+                    "a later connection presented {found}, not the certificate rftune trusted on first contact moments before (now in known_hosts); something on the network path may be intercepting the connection, and no credential was sent over it"
+                ),
+                _ => format!("the BMC presented {found}; check --fingerprint"),
+            }),
             RedfishError::Transport {
                 kind: TransportKind::Certificate,
                 ..
@@ -536,65 +530,59 @@ impl Bmc {
                     .observed_fingerprint()
                     .map(|fp| format!(" It presented {fp}; if that is your iDRAC, pass --fingerprint {fp}."))
                     .unwrap_or_default();
-                (
-                    Connection,
-                    Some(format!(
-                        "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
-                    )),
-                )
+                Some(format!(
+                    "iDRAC factory certificates are self-signed and no CA vouches for them: pin the certificate with --fingerprint, record it with --trust-on-first-use, or give its CA with --ca-cert.{seen}"
+                ))
             }
             RedfishError::Redirect {
                 location: Some(location),
                 ..
-            } => (
-                answered,
-                Some(format!(
-                    "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
-                )),
-            ),
+            } => Some(format!(
+                "rftune follows no redirects; if {location} is where this BMC really answers (an iDRAC sends http:// to https://), give that address with --bmc or in the inventory"
+            )),
             RedfishError::Transport {
                 kind: TransportKind::Connect,
                 ..
-            } => (
-                Connection,
-                Some("is the BMC up and reachable at this address and port?".to_owned()),
-            ),
+            } => Some("is the BMC up and reachable at this address and port?".to_owned()),
+            RedfishError::Transport {
+                kind: TransportKind::NoSuchName,
+                ..
+            } => Some(format!(
+                "no such host name: check the spelling of {} (or use the BMC's IP address); rftune did not retry, since a name that does not exist will not come to",
+                self.client.base_url().host_str().unwrap_or("the name")
+            )),
             RedfishError::Transport {
                 kind: TransportKind::PlainHttp,
                 ..
-            } => (
-                Connection,
-                Some(format!(
-                    "this port answers in plain HTTP: if that is really the BMC (an emulator, a lab setup), use {} — rftune then warns that the password crosses the network unencrypted",
-                    self.client.base_url().as_str().replacen("https://", "http://", 1)
-                )),
-            ),
+            } => Some(format!(
+                "this port answers in plain HTTP: if that is really the BMC (an emulator, a lab setup), use {} — rftune then warns that the password crosses the network unencrypted",
+                self.client.base_url().as_str().replacen("https://", "http://", 1)
+            )),
+            RedfishError::Transport {
+                kind: TransportKind::TlsAnswer,
+                ..
+            } => Some(format!(
+                "this port serves HTTPS: use {} (an iDRAC serves HTTPS on 443 by default)",
+                self.client.base_url().as_str().replacen("http://", "https://", 1)
+            )),
             RedfishError::SessionExpired {
                 relogin_refused: true,
                 ..
-            } => (
-                Connection,
-                Some(
-                    "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
-                        .to_owned(),
-                ),
+            } => Some(
+                "the session expired or was ended on the BMC, and logging in again was refused: were the credentials changed, or the account locked after failed logins, during the run? Check them and rerun"
+                    .to_owned(),
             ),
-            RedfishError::SessionExpired { .. } => (
-                answered,
-                Some(
-                    "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
-                        .to_owned(),
-                ),
+            RedfishError::SessionExpired { .. } => Some(
+                "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
+                    .to_owned(),
             ),
-            _ if rejected => (
-                Connection,
-                Some(
-                    "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
-                        .to_owned(),
-                ),
+            _ if kind == HostErrorKind::Credentials => Some(
+                "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
+                    .to_owned(),
             ),
-            _ => (Redfish, None),
-        }
+            _ => None,
+        };
+        (kind, hint)
     }
 
     /// Logs out, reporting (not failing on) problems: the work is done by then.

@@ -28,7 +28,7 @@ use crate::observe::Observer;
 use steps::{Host, Next, Rebooted};
 
 /// Applies the profile to one connected host. Whether it wrote to the host before a failure is
-/// [`AuditLog::wrote`] of the run's audit log.
+/// [`crate::audit::AuditLog::wrote`] of the run's audit log.
 pub async fn apply_host(run: &ApplyRun, bmc: &Bmc, observer: &dyn Observer) -> Result<HostApply> {
     // One run per host: the lock is held from before the first read that leads to a write to
     // the last read-back (a dry run writes nothing and takes none).

@@ -128,7 +128,7 @@ impl Reason {
             Error::Host(e) => match e.kind {
                 _ if e.source.as_ref().is_some_and(redfish_client::Error::is_timeout) => Self::Timeout,
                 HostErrorKind::Timeout => Self::Timeout,
-                HostErrorKind::Connection => Self::Connection,
+                HostErrorKind::Unreachable | HostErrorKind::Credentials | HostErrorKind::Tls => Self::Connection,
                 HostErrorKind::Redfish => Self::Redfish,
                 HostErrorKind::Unsupported => Self::Unsupported,
                 HostErrorKind::ProfileNotApplicable => Self::Profile,

@@ -103,7 +103,13 @@ fn jobs_count_as_waiting_running_or_stuck() {
 #[test]
 fn failure_reasons_come_from_the_error_kind() {
     let host = |kind| Error::from(HostError::new("r1", kind, "x"));
-    assert_eq!(Reason::of(&host(HostErrorKind::Connection)), Reason::Connection);
+    for kind in [
+        HostErrorKind::Unreachable,
+        HostErrorKind::Credentials,
+        HostErrorKind::Tls,
+    ] {
+        assert_eq!(Reason::of(&host(kind)), Reason::Connection);
+    }
     assert_eq!(Reason::of(&host(HostErrorKind::Redfish)), Reason::Redfish);
     assert_eq!(Reason::of(&host(HostErrorKind::Timeout)), Reason::Timeout);
     assert_eq!(Reason::of(&host(HostErrorKind::ProfileNotApplicable)), Reason::Profile);

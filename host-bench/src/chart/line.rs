@@ -1,6 +1,6 @@
 //! Line charts of traces over time, zero-based on both axes.
 
-use super::{Axis, FONT, LegendEntry, Mark, PALETTE, WIDTH, esc, legend, open_svg, text_w};
+use super::{Axis, FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, legend, text_w};
 use std::fmt::Write;
 
 /// One trace: (x, y) points in x order.
@@ -104,50 +104,18 @@ impl LineChart {
         let legend_h = legend(&mut legend_svg, &entries, 0.0, 26.0, WIDTH);
         let plot_y = 30.0 + legend_h + 6.0;
         let plot_h = self.height;
-        let h = plot_y + plot_h + 44.0;
         let xp = |v: f64| plot_x + x_axis.fraction(v) * plot_w;
         let yp = |v: f64| plot_y + plot_h - y_axis.fraction(v) * plot_h;
 
-        let mut s = String::new();
-        open_svg(&mut s, &self.title, h);
-        s.push_str(&legend_svg);
-        for t in &y_axis.ticks {
-            let y = yp(*t);
-            let _ = write!(
-                s,
-                "<line class=\"grid\" x1=\"{plot_x:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
-                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#444\">{}</text>",
-                plot_x + plot_w,
-                plot_x - 5.0,
-                y + 4.0,
-                esc(&y_axis.label(*t))
-            );
-        }
-        for t in &x_axis.ticks {
-            let x = xp(*t);
-            let _ = write!(
-                s,
-                "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{plot_y:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#eeeeee\"/>\
-                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>",
-                plot_y + plot_h + 4.0,
-                plot_y + plot_h + 18.0,
-                esc(&x_axis.label(*t))
-            );
-        }
-        let _ = write!(
-            s,
-            "<line x1=\"{plot_x:.1}\" y1=\"{plot_y:.1}\" x2=\"{plot_x:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
-             <line x1=\"{plot_x:.1}\" y1=\"{b:.1}\" x2=\"{r:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
-             <text class=\"axis-title\" x=\"{c:.1}\" y=\"{ty:.1}\" text-anchor=\"middle\" fill=\"#222\">{xt}</text>\
-             <text class=\"axis-title\" transform=\"translate(12 {cy:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">{yt}</text>",
-            b = plot_y + plot_h,
-            r = plot_x + plot_w,
-            c = plot_x + plot_w / 2.0,
-            ty = plot_y + plot_h + 36.0,
-            cy = plot_y + plot_h / 2.0,
-            xt = esc(&self.x_title),
-            yt = esc(&self.y_title)
-        );
+        let plot = Plot {
+            x: plot_x,
+            y: plot_y,
+            w: plot_w,
+            h: plot_h,
+        };
+        let mut s = plot.start(&self.title, &legend_svg, &y_axis, yp);
+        plot.x_grid(&mut s, x_axis.ticks.iter().map(|t| (xp(*t), x_axis.label(*t))));
+        plot.frame(&mut s, &self.x_title, &self.y_title);
         for ser in &self.series {
             let points: Vec<String> = ser
                 .points

@@ -9,17 +9,19 @@
 //! `grid` on gridlines, `legend` on the legend group, `axis-title` on axis titles.
 //!
 //! By job: the axis and the number formats (`axis`), [`BarChart`] (`bar`), [`LineChart`]
-//! (`line`); here the legend, the shared drawing helpers and the page ([`page`] and its
-//! stylesheet).
+//! (`line`), [`SweepChart`] (`sweep`: curves over a thread-count sweep); here the legend, the
+//! shared drawing helpers and the page ([`page`] and its stylesheet).
 
 mod axis;
 mod bar;
 mod line;
+mod sweep;
 
 pub use axis::format_value;
 pub(crate) use axis::{Axis, format_significant};
 pub use bar::{BarChart, BarSeries};
 pub use line::{LineChart, LineSeries};
+pub use sweep::{SweepChart, SweepPoint, SweepSeries};
 
 use std::fmt::Write;
 
@@ -69,6 +71,14 @@ pub enum Mark {
     Whisker,
     /// A dot (a value on a logarithmic axis).
     Dot,
+    /// A short line with this `stroke-dasharray` (a curve of its own dash).
+    Pattern(&'static str),
+    /// A hollow circle (a flagged point).
+    Ring,
+    /// A triangle pointing down (a curve's peak).
+    Triangle,
+    /// A short translucent band (a curve's plateau).
+    Band,
 }
 
 /// One legend entry.
@@ -126,6 +136,28 @@ pub(crate) fn legend(s: &mut String, entries: &[LegendEntry], x0: f64, y0: f64, 
                 x + 16.0
             ),
             Mark::Dot => write!(s, "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"5\" fill=\"{c}\"/>", x + 7.0),
+            Mark::Pattern(dash) => write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{cy:.1}\" x2=\"{:.1}\" y2=\"{cy:.1}\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"{}\"/>",
+                x + 16.0,
+                esc(dash)
+            ),
+            Mark::Ring => write!(
+                s,
+                "<circle cx=\"{:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"#ffffff\" stroke=\"{c}\" stroke-width=\"1.5\"/>",
+                x + 7.0
+            ),
+            Mark::Triangle => write!(
+                s,
+                "<path d=\"M{:.1} {:.1}l-5 -8h10z\" fill=\"{c}\"/>",
+                x + 7.0,
+                cy + 4.0
+            ),
+            Mark::Band => write!(
+                s,
+                "<line x1=\"{x:.1}\" y1=\"{cy:.1}\" x2=\"{:.1}\" y2=\"{cy:.1}\" stroke=\"{c}\" stroke-width=\"9\" stroke-opacity=\"0.22\"/>",
+                x + 16.0
+            ),
             Mark::Whisker => write!(
                 s,
                 "<path d=\"M{x:.1} {a:.1}v8M{x:.1} {cy:.1}h14M{x2:.1} {a:.1}v8\" stroke=\"{c}\" fill=\"none\"/>",
@@ -144,6 +176,85 @@ pub(crate) fn legend(s: &mut String, entries: &[LegendEntry], x0: f64, y0: f64, 
     }
     s.push_str("</g>");
     y - y0 + row
+}
+
+/// Where a chart's plot area lies in its coordinates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plot {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+}
+
+impl Plot {
+    /// A chart's SVG up to its curves: the title, `legend_svg`, and the value axis's gridlines
+    /// and tick labels (`yp` placing a value), 44 units left below the plot for the time or
+    /// thread axis.
+    pub(crate) fn start(&self, title: &str, legend_svg: &str, axis: &Axis, yp: impl Fn(f64) -> f64) -> String {
+        let mut s = String::new();
+        open_svg(&mut s, title, self.y + self.h + 44.0);
+        s.push_str(legend_svg);
+        self.y_grid(&mut s, axis, yp);
+        s
+    }
+
+    /// The horizontal gridlines and tick labels of a value axis, `yp` placing a value.
+    fn y_grid(&self, s: &mut String, axis: &Axis, yp: impl Fn(f64) -> f64) {
+        for t in &axis.ticks {
+            let y = yp(*t);
+            let _ = write!(
+                s,
+                "<line class=\"grid\" x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>\
+                 <text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill=\"#444\">{}</text>",
+                self.x,
+                self.x + self.w,
+                self.x - 5.0,
+                y + 4.0,
+                esc(&axis.label(*t))
+            );
+        }
+    }
+
+    /// The vertical gridlines and tick labels along the bottom: (position, label) pairs.
+    pub(crate) fn x_grid(&self, s: &mut String, ticks: impl IntoIterator<Item = (f64, String)>) {
+        let bottom = self.y + self.h;
+        for (x, label) in ticks {
+            let _ = write!(
+                s,
+                "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#eeeeee\"/>\
+                 <text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#444\">{}</text>",
+                self.y,
+                bottom + 4.0,
+                bottom + 18.0,
+                esc(&label)
+            );
+        }
+    }
+
+    /// The left and bottom axis lines and the two axis titles.
+    pub(crate) fn frame(&self, s: &mut String, x_title: &str, y_title: &str) {
+        let _ = write!(
+            s,
+            "<line x1=\"{l:.1}\" y1=\"{t:.1}\" x2=\"{l:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
+             <line x1=\"{l:.1}\" y1=\"{b:.1}\" x2=\"{r:.1}\" y2=\"{b:.1}\" stroke=\"#555\"/>\
+             <text class=\"axis-title\" x=\"{c:.1}\" y=\"{ty:.1}\" text-anchor=\"middle\" fill=\"#222\">{xt}</text>\
+             <text class=\"axis-title\" transform=\"translate(12 {cy:.1}) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">{yt}</text>",
+            l = self.x,
+            t = self.y,
+            b = self.y + self.h,
+            r = self.x + self.w,
+            c = self.x + self.w / 2.0,
+            ty = self.y + self.h + 36.0,
+            cy = self.y + self.h / 2.0,
+            xt = esc(x_title),
+            yt = esc(y_title)
+        );
+    }
 }
 
 pub(crate) fn open_svg(s: &mut String, title: &str, h: f64) {

@@ -1,10 +1,10 @@
 //! The bench document as a self-contained HTML page (inline SVG from [`crate::chart`], no
 //! external assets): the run's context, then storage charts (IOPS, bandwidth, completion
-//! latency percentiles, power, performance per watt, power and IOPS over time) or memory
-//! charts (STREAM kernels against the theoretical peak, power over time), and tables of every
-//! figure.
+//! latency percentiles, power, performance per watt, power and IOPS over time), memory
+//! charts (STREAM kernels against the theoretical peak, power over time) or the file-system
+//! curves (`filesystem_html`), and tables of every figure.
 
-use super::{BenchReport, Memory, Storage, TestReport};
+use super::{BenchReport, Memory, Storage, TestReport, filesystem_html};
 use crate::chart::{self, BarChart, BarSeries, LegendEntry, LineChart, LineSeries, Mark, esc, format_value};
 use crate::fio::{self, DataDirection, Percentile};
 use std::fmt::Write;
@@ -34,6 +34,9 @@ impl BenchReport {
         }
         if let Some(m) = &self.memory {
             memory_section(&mut body, m);
+        }
+        if let Some(f) = &self.filesystem {
+            filesystem_html::section(&mut body, f);
         }
         if let Some(c) = &self.power_caveat {
             let _ = write!(body, "<p class=\"note\">Power: {}.</p>", esc(c));
@@ -104,6 +107,9 @@ impl BenchReport {
                     s.ioengine
                 ),
             ));
+        }
+        if let Some(f) = &self.filesystem {
+            facts.extend(filesystem_html::facts(f, self.label.as_deref()));
         }
         let mut out = String::from("<div class=\"scroll\"><table class=\"facts\">");
         for (k, v) in facts {

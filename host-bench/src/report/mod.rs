@@ -1,4 +1,4 @@
-//! The `rftune.bench/v1` document: host and BMC context, storage or memory results with
+//! The `rftune.bench/v1` document: host and BMC context, storage, memory or file-system results with
 //! repeats (median, coefficient of variation), power and performance per watt, validity flags;
 //! its one reader ([`parse`]) and power sampled from outside attached to it. Beside it, by job:
 //! its comparable figures and CSV rows (`figures`), the self-contained HTML report (`html`,
@@ -6,9 +6,16 @@
 //! crate (`rftune_experiment::compare`), which reads their observations from here.
 
 mod figures;
+mod filesystem;
+mod filesystem_html;
 mod html;
 
-pub use figures::Figure;
+pub use figures::{Figure, point_test};
+pub use filesystem::{
+    BmcPower, ClientInfo, Curve, CurvePeak, FileSystemBench, PLATEAU_TOLERANCE, PhaseRun, Plateau, Point, curve_name,
+    peak_and_plateau,
+};
+pub use filesystem_html::bios_profile;
 
 use crate::fio::{self, Metrics, Precondition, TestSpec};
 use crate::host::HostInfo;
@@ -34,7 +41,7 @@ pub const NOISY_CV: f64 = 0.10;
 pub struct BenchReport {
     /// Always [`SCHEMA`].
     pub schema: String,
-    /// `storage` or `memory`.
+    /// `storage`, `memory` or `filesystem`.
     pub kind: String,
     /// A name for the run (e.g. the BIOS profile applied), from `--label`.
     pub label: Option<String>,
@@ -52,6 +59,8 @@ pub struct BenchReport {
     pub storage: Option<Storage>,
     /// Memory results.
     pub memory: Option<Memory>,
+    /// File-system results.
+    pub filesystem: Option<FileSystemBench>,
     /// The power caveat, when power was sampled.
     pub power_caveat: Option<String>,
     /// No test failed and every validity check passed.
@@ -313,6 +322,9 @@ pub struct Memory {
     pub triad_gbs_per_watt: Option<f64>,
     /// Readings, seconds since the first run started.
     pub power_trace: Vec<Sample>,
+    /// Power over each repeat, in the order of `runs` (so each repeat's performance per watt
+    /// is a sample of its own when runs are compared).
+    pub run_power: Vec<Option<PowerStats>>,
     /// Each repeat.
     pub runs: Vec<StreamResult>,
 }
@@ -373,6 +385,7 @@ impl Memory {
             triad_fraction_of_peak: fraction,
             power_w,
             power_trace: power.map(|(_, s)| s).unwrap_or_default(),
+            run_power: Vec::new(),
             runs,
         }
     }

@@ -2,6 +2,7 @@
 //! reports built from real runs.
 #![allow(clippy::unwrap_used)]
 
+mod filesystem;
 mod fio;
 mod nvme;
 mod report;

@@ -52,6 +52,7 @@ async fn storage_report(label: &str, scale: f64) -> BenchReport {
             tests: vec![TestReport::new(&TESTS[2], 1, run.engine, run.fallback, runs)],
         }),
         memory: None,
+        filesystem: None,
         power_caveat: Some(host_bench::power::CAVEAT.into()),
         valid: true,
         problems: vec![],

@@ -159,6 +159,7 @@ impl ClientBuilder {
                 first_use: self.tls == TlsVerification::TrustOnFirstUse,
                 requests: AtomicU64::new(0),
                 sends_context: std::sync::atomic::AtomicBool::new(true),
+                retry_announced: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }

@@ -58,6 +58,8 @@ struct Inner {
     requests: AtomicU64,
     /// Logins carry a `Context` (until a service refuses one).
     sends_context: std::sync::atomic::AtomicBool,
+    /// A retry after a failure to reach the BMC was said (once per client).
+    retry_announced: std::sync::atomic::AtomicBool,
 }
 
 impl Client {

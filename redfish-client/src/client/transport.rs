@@ -35,6 +35,15 @@ pub(super) struct RawResponse {
     pub(super) body: Vec<u8>,
 }
 
+/// A failed attempt, as the retry loop judges it.
+struct Failed {
+    err: Error,
+    /// The server's `Retry-After`.
+    retry_after: Option<Duration>,
+    /// Whether asking again may help and cannot harm.
+    retryable: bool,
+}
+
 impl Client {
     pub(super) async fn send_with_retry(
         &self,
@@ -45,23 +54,71 @@ impl Client {
         if_match: Option<&str>,
     ) -> Result<(Url, RawResponse)> {
         let url = self.url(path)?;
+        let raw = self
+            .retrying(&method, &url, || async {
+                match self.send_once(&method, &url, body, auth, if_match).await {
+                    Ok(raw) if is_success(raw.status) => Ok(raw),
+                    Ok(raw) => {
+                        let err = status_error(&method, &url, &raw);
+                        let busy = matches!(raw.status, 429 | 503) || err.has_code("SWC0700");
+                        Err(Failed {
+                            err,
+                            retry_after: raw.retry_after,
+                            retryable: busy,
+                        })
+                    }
+                    Err(err) => Err(Failed {
+                        retryable: transport_retryable(&err, &method),
+                        err,
+                        retry_after: None,
+                    }),
+                }
+            })
+            .await?;
+        Ok((url, raw))
+    }
+
+    /// Opens a connection to the BMC now (TCP, and TLS for `https://`) without sending a
+    /// request, and keeps it for the next one; retried within the retry policy as a request
+    /// that could not connect would be. Whether the BMC can be reached is then known before a
+    /// request (a login) goes out. Its errors name the method `CONNECT` and the base URL.
+    pub async fn connect(&self) -> Result<()> {
+        let method = Method::CONNECT;
+        let url = self.inner.base.clone();
+        self.retrying(&method, &url, || async {
+            self.inner.wire.warm().await.map_err(|failure| {
+                let err = self.transport_error(&method, &url, failure);
+                Failed {
+                    retryable: transport_retryable(&err, &method),
+                    err,
+                    retry_after: None,
+                }
+            })
+        })
+        .await
+    }
+
+    /// Makes `attempt` until it succeeds, fails in a way not worth retrying, or the retry
+    /// policy is spent (then [`Error::RetriesExhausted`] names `method` and `url`). The first
+    /// retry after a failure to reach the BMC is said once per client.
+    async fn retrying<T, F, Fut>(&self, method: &Method, url: &Url, mut attempt: F) -> Result<T>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failed>>,
+    {
         let policy = &self.inner.retry;
         let start = Instant::now();
         let mut attempts = 0u32;
         let mut overtime_used = false;
         loop {
             attempts += 1;
-            let (err, retry_after, retryable) = match self.send_once(&method, &url, body, auth, if_match).await {
-                Ok(raw) if is_success(raw.status) => return Ok((url, raw)),
-                Ok(raw) => {
-                    let err = status_error(&method, &url, &raw);
-                    let busy = matches!(raw.status, 429 | 503) || err.has_code("SWC0700");
-                    (err, raw.retry_after, busy)
-                }
-                Err(e) => {
-                    let retryable = transport_retryable(&e, &method);
-                    (e, None, retryable)
-                }
+            let Failed {
+                err,
+                retry_after,
+                retryable,
+            } = match attempt().await {
+                Ok(done) => return Ok(done),
+                Err(failed) => failed,
             };
             if !retryable {
                 return Err(err);
@@ -93,6 +150,20 @@ impl Client {
                     elapsed: start.elapsed(),
                     last: Box::new(err),
                 });
+            }
+            if attempts == 1
+                && let Some(reason) = unreachable_reason(&err)
+                && !self.inner.retry_announced.swap(true, Ordering::Relaxed)
+            {
+                // Retries are otherwise silent: said once per BMC, a host that is down shows
+                // at once why the run waits, not only after the budget.
+                let left = policy.max_elapsed.saturating_sub(start.elapsed()).as_secs_f64().ceil();
+                let retrying = if left > 0.0 {
+                    format!("retrying for up to {left} s")
+                } else {
+                    "trying once more".to_owned()
+                };
+                tracing::warn!("{}: {reason}, {retrying} (a BMC may be restarting)", url.authority());
             }
             tracing::debug!(%method, %url, attempt = attempts, wait_ms = wait.as_millis() as u64, error = %err, "retrying");
             tokio::time::sleep(wait).await;
@@ -225,6 +296,14 @@ impl Client {
                 };
                 (kind, e)
             }
+            Failure::NoSuchName(e) => (TransportKind::NoSuchName, e),
+            Failure::TlsAnswer => (
+                TransportKind::TlsAnswer,
+                Box::new(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "it answered with a TLS record, not HTTP",
+                )),
+            ),
             Failure::ConnectTimeout(limit) => (
                 TransportKind::Timeout,
                 Box::new(std::io::Error::new(
@@ -295,17 +374,36 @@ fn status_error(method: &Method, url: &Url, raw: &RawResponse) -> Error {
 
 /// A request that failed in transit is retried when repeating it cannot do harm: always when no
 /// connection was made, and for reads and deletes otherwise. An untrusted certificate will not
-/// become trusted by asking again.
+/// become trusted by asking again, a port will not change its protocol, and a name that does
+/// not exist will not come to.
 fn transport_retryable(e: &Error, method: &Method) -> bool {
     match e {
         Error::Transport {
-            kind: TransportKind::Certificate | TransportKind::PlainHttp,
+            kind:
+                TransportKind::Certificate | TransportKind::PlainHttp | TransportKind::TlsAnswer | TransportKind::NoSuchName,
             ..
         } => false,
         Error::Transport { kind, .. } => {
             *kind == TransportKind::Connect || matches!(*method, Method::GET | Method::HEAD | Method::DELETE)
         }
         _ => false,
+    }
+}
+
+/// Why a BMC could not be reached, in a few words, when `err` is such a failure: the start
+/// of the line that says the first retry.
+fn unreachable_reason(err: &Error) -> Option<String> {
+    let Error::Transport { kind, source, .. } = err else {
+        return None;
+    };
+    let refused = source
+        .downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused);
+    match kind {
+        TransportKind::Connect if refused => Some("connection refused".to_owned()),
+        TransportKind::Connect => Some(format!("could not connect ({source})")),
+        TransportKind::Timeout | TransportKind::Interrupted => Some(kind.to_string()),
+        _ => None,
     }
 }
 

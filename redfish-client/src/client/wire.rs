@@ -18,9 +18,13 @@ use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use std::fmt;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 use tokio_rustls::TlsConnector;
@@ -37,9 +41,16 @@ pub(super) type Cause = Box<dyn std::error::Error + Send + Sync>;
 /// Why an exchange did not produce a whole answer.
 #[derive(Debug)]
 pub(super) enum Failure {
-    /// No connection could be made (refused, unreachable, name not found, TLS handshake
-    /// failed): the request was not sent.
+    /// No connection could be made (refused, unreachable, a resolver that failed for now, TLS
+    /// handshake failed): the request was not sent.
     Connect(Cause),
+    /// The host name does not resolve: the resolver says no such name exists, or none with an
+    /// address (`EAI_NONAME`, `EAI_NODATA`, `EAI_FAIL`). Asking again will not help, unlike a
+    /// resolver that failed for now (`EAI_AGAIN`), which is [`Failure::Connect`].
+    NoSuchName(Cause),
+    /// An `http://` request was answered in TLS: the port serves `https://`. Nothing was
+    /// processed (the server took the request for a broken handshake).
+    TlsAnswer,
     /// The connection was not made within the connect timeout: the request was not sent.
     ConnectTimeout(Duration),
     /// The request or its answer broke off: the request may have been processed.
@@ -131,6 +142,22 @@ impl Wire {
             .unwrap_or(Err(Failure::Timeout(self.timeout)))
     }
 
+    /// A connection ready for the next request: an idle one, else one dialled now. For a caller
+    /// that wants to know the BMC can be reached before sending it anything.
+    pub(super) async fn warm(&self) -> Result<(), Failure> {
+        // Never closed, so acquiring cannot fail.
+        let _permit = self.permits.acquire().await.ok();
+        let sender = match self.take_idle().await {
+            Some(sender) => sender,
+            None => self.dial().await?,
+        };
+        self.idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(sender);
+        Ok(())
+    }
+
     async fn exchange_holding_permit(&self, mut request: Request) -> Result<(Parts, Vec<u8>), Failure> {
         loop {
             let (mut sender, reused) = match self.take_idle().await {
@@ -146,6 +173,7 @@ impl Wire {
                         continue;
                     }
                     Some(_) => return Err(Failure::Connect(Box::new(e.into_error()))),
+                    None if answered_with_tls(e.error()) => return Err(Failure::TlsAnswer),
                     None => return Err(Failure::Interrupted(Box::new(e.into_error()))),
                 },
             };
@@ -199,7 +227,7 @@ impl Wire {
     async fn dial(&self) -> Result<Sender, Failure> {
         tokio::time::timeout(self.connect_timeout, async {
             let tcp = match &self.host {
-                Host::Domain(name) => TcpStream::connect((name.as_str(), self.port)).await,
+                Host::Domain(name) => TcpStream::connect(&resolve(name, self.port).await?[..]).await,
                 Host::Ipv4(ip) => TcpStream::connect((*ip, self.port)).await,
                 Host::Ipv6(ip) => TcpStream::connect((*ip, self.port)).await,
             }
@@ -207,7 +235,7 @@ impl Wire {
             // Requests are small and whole: send each at once.
             let _ = tcp.set_nodelay(true);
             match &self.tls {
-                None => start(tcp).await,
+                None => start(PlainHttp { tcp, first_read: true }).await,
                 Some((connector, name)) => {
                     let tls = connector
                         .connect(name.clone(), tcp)
@@ -220,6 +248,98 @@ impl Wire {
         .await
         .unwrap_or(Err(Failure::ConnectTimeout(self.connect_timeout)))
     }
+}
+
+/// The addresses of `name` from the system's resolver (`/etc/hosts`, DNS, … as configured),
+/// on a blocking thread as `TcpStream::connect` would ask, but keeping the resolver's answer:
+/// a name that does not exist fails at once as [`Failure::NoSuchName`], while a resolver that
+/// failed for now is a [`Failure::Connect`], retried like a refused connection.
+async fn resolve(name: &str, port: u16) -> Result<Vec<SocketAddr>, Failure> {
+    use dns_lookup::LookupErrorKind::{Fail, NoData, NoName};
+    let owned = name.to_owned();
+    let looked_up =
+        tokio::task::spawn_blocking(move || dns_lookup::lookup_host(&owned).map(Iterator::collect::<Vec<_>>))
+            .await
+            .map_err(|e| Failure::Connect(Box::new(e)))?;
+    match looked_up {
+        Ok(ips) if ips.is_empty() => Err(Failure::NoSuchName(
+            format!("the resolver knows no address for {name}").into(),
+        )),
+        Ok(ips) => Ok(ips.into_iter().map(|ip| SocketAddr::new(ip, port)).collect()),
+        Err(e) if matches!(e.kind(), NoName | NoData | Fail) => Err(Failure::NoSuchName(Box::new(e))),
+        Err(e) => Err(Failure::Connect(Box::new(e))),
+    }
+}
+
+/// Why the first read of a plain-HTTP connection failed: the server answered in TLS.
+#[derive(Debug)]
+struct TlsAnswered;
+
+impl fmt::Display for TlsAnswered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the server answered with a TLS record, not HTTP")
+    }
+}
+
+impl std::error::Error for TlsAnswered {}
+
+/// Whether `e`, or an error under it, is the [`TlsAnswered`] of a [`PlainHttp`] connection.
+fn answered_with_tls(e: &hyper::Error) -> bool {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = next {
+        let inner = err.downcast_ref::<io::Error>().and_then(io::Error::get_ref);
+        if inner.is_some_and(|i| i.is::<TlsAnswered>()) {
+            return true;
+        }
+        next = err.source();
+    }
+    false
+}
+
+/// A plain-HTTP connection that recognises a TLS server. Such a server answers an HTTP request
+/// with a TLS record (an alert: content type 20–23, then version 3.x), which an HTTP answer
+/// (`HTTP/1.1 …`) never starts with; the first read then fails with [`TlsAnswered`] instead of
+/// leaving hyper to report an unreadable answer, which would be retried as a broken
+/// connection.
+struct PlainHttp {
+    tcp: TcpStream,
+    first_read: bool,
+}
+
+impl AsyncRead for PlainHttp {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        ready!(Pin::new(&mut this.tcp).poll_read(cx, buf))?;
+        let read = &buf.filled()[before..];
+        if this.first_read && !read.is_empty() {
+            this.first_read = false;
+            if is_tls_record(read) {
+                return Poll::Ready(Err(io::Error::new(io::ErrorKind::InvalidData, TlsAnswered)));
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for PlainHttp {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().tcp).poll_write(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_shutdown(cx)
+    }
+}
+
+/// Whether `bytes` open a TLS record: a content type (change_cipher_spec 20, alert 21,
+/// handshake 22, application_data 23) and, when there, the major version 3 (RFC 8446, 5.1).
+fn is_tls_record(bytes: &[u8]) -> bool {
+    matches!(bytes.first(), Some(20..=23)) && bytes.get(1).is_none_or(|major| *major == 3)
 }
 
 /// HTTP/1.1 on `stream`, its connection task spawned.
@@ -237,4 +357,34 @@ where
     });
     sender.ready().await.map_err(|e| Failure::Connect(Box::new(e)))?;
     Ok(sender)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tls_alert_is_told_from_an_http_answer() {
+        // What a TLS 1.2/1.3 server sends for bytes that are no ClientHello: a fatal alert.
+        assert!(is_tls_record(&[21, 3, 3, 0, 2, 2, 50]));
+        assert!(is_tls_record(&[22, 3, 1]));
+        assert!(is_tls_record(&[21]), "a first read of one byte");
+        assert!(!is_tls_record(b"HTTP/1.1 200 OK\r\n"));
+        assert!(!is_tls_record(&[21, 4]));
+        assert!(!is_tls_record(&[]));
+    }
+
+    #[tokio::test]
+    async fn a_name_that_does_not_exist_is_not_a_connection_to_retry() {
+        // A 64-character label is no DNS name (at most 63): the resolver answers EAI_NONAME
+        // without asking any server, so this stays on the machine.
+        let name = format!("{}.example", "a".repeat(64));
+        let failure = resolve(&name, 80).await.unwrap_err();
+        assert!(matches!(failure, Failure::NoSuchName(_)), "{failure:?}");
+        let found = resolve("localhost", 80).await.unwrap();
+        assert!(
+            found.iter().all(|a| a.ip().is_loopback() && a.port() == 80),
+            "{found:?}"
+        );
+    }
 }

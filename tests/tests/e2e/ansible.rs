@@ -437,3 +437,106 @@ async fn facts_with_an_empty_or_wrong_password_fail_naming_the_host_and_reason()
     assert!(msg.contains("Resolution: Enter valid user name and password"), "{msg}");
     assert!(!out.output.contains("not-the-password"), "{}", out.output);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dells_option_names_work_and_a_bmc_that_cannot_be_reached_is_unreachable_not_failed() {
+    let Some(ansible) = require_ansible() else { return };
+    let setup = setup(1, &[]).await;
+    let ca = setup.dir.0.join("ca.pem");
+    std::fs::write(&ca, setup.fleet.certificate_pem().unwrap()).unwrap();
+    let gone = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let playbook = setup.dir.0.join("dell.yml");
+    std::fs::write(
+        &playbook,
+        format!(
+            r#"
+- hosts: poweredge
+  gather_facts: false
+  tasks:
+    - name: Diff with the options as Dell's collection names them
+      rftune.bios.rftune_diff:
+        idrac_ip: "{{{{ rftune_bmc_url | regex_replace('^https://', '') }}}}"
+        idrac_user: root
+        idrac_password: "{{{{ rftune_bmc_password }}}}"
+        validate_certs: false
+        state_dir: "{{{{ rftune_state_dir }}}}"
+        rftune_path: "{{{{ rftune_path }}}}"
+        profile: hpc
+      delegate_to: localhost
+      register: dell
+    - name: Dell
+      ansible.builtin.debug:
+        msg: "DELL {{{{ dell.status }}}}"
+    - name: A CA file under Dell's name
+      rftune.bios.rftune_diff:
+        bmc: "{{{{ rftune_bmc_url }}}}"
+        ca_path: "{ca}"
+        password: "{{{{ rftune_bmc_password }}}}"
+        state_dir: "{{{{ rftune_state_dir }}}}"
+        rftune_path: "{{{{ rftune_path }}}}"
+        profile: hpc
+      delegate_to: localhost
+      ignore_errors: true
+    - name: A BMC nothing listens on
+      rftune.bios.rftune_diff:
+        bmc: "{gone}"
+        password: "{{{{ rftune_bmc_password }}}}"
+        retry_for: 0s
+        state_dir: "{{{{ rftune_state_dir }}}}"
+        rftune_path: "{{{{ rftune_path }}}}"
+        profile: hpc
+      delegate_to: localhost
+      ignore_unreachable: true
+    - name: A wrong password
+      rftune.bios.rftune_diff:
+        bmc: "{{{{ rftune_bmc_url }}}}"
+        fingerprint: "{{{{ rftune_bmc_fingerprint }}}}"
+        password: not-the-password
+        state_dir: "{{{{ rftune_state_dir }}}}"
+        rftune_path: "{{{{ rftune_path }}}}"
+        profile: hpc
+      delegate_to: localhost
+      ignore_errors: true
+"#,
+            ca = ca.display()
+        ),
+    )
+    .unwrap();
+    let out = play(&ansible, &setup, &[playbook.to_str().unwrap()]).await;
+    assert_eq!(out.code, Some(0), "every failure was expected: {}", out.output);
+    assert!(out.output.contains("DELL drift"), "{}", out.output);
+    let argv = std::fs::read_to_string(&setup.argv_log).unwrap();
+    let runs: Vec<&str> = argv.lines().collect();
+    let url = &setup.fleet.hosts()[0].url;
+    assert!(
+        runs[0].contains(&format!("--bmc {url} ")) && runs[0].contains("--insecure"),
+        "idrac_ip means https://, validate_certs: false means --insecure: {}",
+        runs[0]
+    );
+    assert!(runs[1].contains(&format!("--ca-cert {}", ca.display())), "{}", runs[1]);
+    // Nothing listens: unreachable, with rftune's kind, not a failed task.
+    let unreachable = out
+        .output
+        .lines()
+        .find(|l| l.contains("UNREACHABLE!"))
+        .unwrap_or_else(|| panic!("{}", out.output));
+    assert!(unreachable.contains("\"error_kind\": \"unreachable\""), "{unreachable}");
+    assert!(
+        unreachable.contains(gone.trim_start_matches("http://")),
+        "{unreachable}"
+    );
+    // A refused password fails the task, with its kind.
+    let failed: Vec<&str> = out
+        .output
+        .lines()
+        .filter(|l| l.starts_with("fatal: [r7625-0") && l.contains("FAILED!"))
+        .collect();
+    assert!(
+        failed.iter().any(|l| l.contains("\"error_kind\": \"credentials\"")),
+        "{}",
+        out.output
+    );
+}

@@ -48,6 +48,23 @@ async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
     .output()
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
+    // Off a terminal (stderr is a pipe here), one line per test, not minutes of silence.
+    let err = stderr(&out);
+    let steps: Vec<&str> = err.lines().filter(|l| l.ends_with(", run 1/1")).collect();
+    assert_eq!(
+        steps,
+        [
+            "rftune: seqread (1/7), run 1/1",
+            "rftune: seqwrite (2/7), run 1/1",
+            "rftune: randread (3/7), run 1/1",
+            "rftune: randwrite (4/7), run 1/1",
+            "rftune: randrw70 (5/7), run 1/1",
+            "rftune: randrw50 (6/7), run 1/1",
+            "rftune: randrw30 (7/7), run 1/1"
+        ],
+        "{}",
+        stderr(&out)
+    );
     let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(doc["schema"], "rftune.bench/v1");
     assert_eq!(doc["kind"], "storage");
@@ -118,18 +135,7 @@ async fn storage_suite_on_a_file_writes_json_csv_and_html_and_compares() {
     assert!(stdout(&out).contains("randread"), "{}", stdout(&out));
     let a = out_a.join("bench.json");
     let b = out_b.join("bench.json");
-    let cmp = Run::new(&[
-        "bench",
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "-o",
-        "json",
-    ])
-    .output()
-    .await;
-    assert!(cmp.status.success(), "{}", stderr(&cmp));
-    let c: serde_json::Value = serde_json::from_str(&stdout(&cmp)).unwrap();
+    let c = compare_json(&a, &b, &[]).await;
     let iops = c["changes"]
         .as_array()
         .unwrap()
@@ -603,7 +609,7 @@ async fn a_failed_run_removes_the_target_file_it_created_and_keeps_older_ones() 
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
+async fn ctrl_c_stops_fio_removes_the_target_file_it_created_and_exits_130() {
     if !rftune_tests::fio_available() {
         return;
     }
@@ -642,22 +648,28 @@ async fn an_interrupted_run_stops_fio_and_removes_the_target_file_it_created() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    // Ctrl-C: the README promises exit 130.
     let killed = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
+        .args(["-INT", &pid.to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
     let started = std::time::Instant::now();
     let out = tokio::time::timeout(std::time::Duration::from_secs(30), child.wait_with_output())
         .await
-        .expect("rftune did not stop within 30 s of SIGTERM")
+        .expect("rftune did not stop within 30 s of SIGINT")
         .unwrap();
     assert!(
         started.elapsed() < std::time::Duration::from_secs(15),
         "fio was stopped, not run to the end of its 60 s"
     );
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("interrupted by SIGTERM"), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("interrupted by SIGINT")
+            && stderr(&out).contains("the file this run created was removed"),
+        "{}",
+        stderr(&out)
+    );
     assert!(!target.exists(), "the file this run created was left behind");
 }
 
@@ -779,10 +791,11 @@ async fn nvme_execute_runs_no_destructive_command_on_a_namespace_that_fails_the_
     );
 }
 
-/// `rftune bench memory` on tiny arrays, `repeat` times, into `dir/name`.
-async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str) -> std::path::PathBuf {
+/// `rftune bench memory` on tiny arrays, `repeat` times, into `dir/name`, with `extra`
+/// arguments: its document's path and its stderr.
+async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str, extra: &[&str]) -> (std::path::PathBuf, String) {
     let out_dir = dir.join(name);
-    let out = Run::new(&[
+    let mut args = vec![
         "bench",
         "memory",
         "--array-mib",
@@ -797,32 +810,37 @@ async fn tiny_stream(dir: &std::path::Path, name: &str, repeat: &str) -> std::pa
         name,
         "--out",
         out_dir.to_str().unwrap(),
-    ])
-    .output()
-    .await;
+    ];
+    args.extend_from_slice(extra);
+    let out = Run::new(&args).output().await;
     assert!(out.status.success(), "{}", stderr(&out));
-    out_dir.join("bench.json")
+    (out_dir.join("bench.json"), stderr(&out))
+}
+
+/// `rftune bench compare A B -o json` with `extra` arguments, which must succeed: its document.
+pub(super) async fn compare_json(a: &std::path::Path, b: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "bench",
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let out = Run::new(&args).output().await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn compare_gives_verdicts_only_with_intervals_and_says_within_noise_or_too_few_runs() {
     let dir = work_dir();
-    let one_a = tiny_stream(&dir.0, "one-a", "1").await;
-    let one_b = tiny_stream(&dir.0, "one-b", "1").await;
-    let three = tiny_stream(&dir.0, "three", "3").await;
+    let (one_a, _) = tiny_stream(&dir.0, "one-a", "1", &[]).await;
+    let (one_b, _) = tiny_stream(&dir.0, "one-b", "1", &[]).await;
+    let (three, _) = tiny_stream(&dir.0, "three", "3", &[]).await;
     let compare = async |a: &std::path::Path, b: &std::path::Path| {
-        let out = Run::new(&[
-            "bench",
-            "compare",
-            a.to_str().unwrap(),
-            b.to_str().unwrap(),
-            "-o",
-            "json",
-        ])
-        .output()
-        .await;
-        assert!(out.status.success(), "{}", stderr(&out));
-        let doc: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let doc = compare_json(a, b, &[]).await;
         assert_eq!(doc["schema"], "rftune.bench-compare/v1");
         doc["changes"].as_array().unwrap().clone()
     };
@@ -895,4 +913,45 @@ async fn nvme_plan_dry_run_needs_neither_nvme_cli_nor_a_device() {
         .await;
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("--device"), "{}", stderr(&out));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn memory_repeats_keep_their_own_power_so_compare_judges_performance_per_watt() {
+    let dir = work_dir();
+    let fleet = sim("r7625", 1, |_| {}).await;
+    let url = fleet.hosts()[0].url.clone();
+    let mut docs = Vec::new();
+    for name in ["a", "b"] {
+        let power = ["--bmc", &url, "--idle", "0s", "--power-interval", "100ms"];
+        let (doc, err) = tiny_stream(&dir.0, name, "3", &power).await;
+        let steps: Vec<&str> = err.lines().filter(|l| l.starts_with("rftune: STREAM run")).collect();
+        assert_eq!(
+            steps,
+            [
+                "rftune: STREAM run 1/3",
+                "rftune: STREAM run 2/3",
+                "rftune: STREAM run 3/3"
+            ]
+        );
+        let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&doc).unwrap()).unwrap();
+        let per_run = json["memory"]["run_power"].as_array().unwrap();
+        assert_eq!(per_run.len(), 3);
+        assert!(
+            per_run.iter().all(|p| p["average_w"].as_f64().unwrap() > 0.0),
+            "{per_run:?}"
+        );
+        docs.push(doc);
+    }
+    let c = compare_json(&docs[0], &docs[1], &[]).await;
+    for (test, metric) in [("Triad", "gbs_per_watt"), ("all", "power")] {
+        let row = c["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["test"] == test && r["metric"] == metric)
+            .unwrap();
+        assert_eq!((row["n_a"].as_u64(), row["n_b"].as_u64()), (Some(3), Some(3)), "{row}");
+        assert_ne!(row["verdict"], "too_few_runs", "{row}");
+        assert!(row["bootstrap_percent"]["low"].is_number(), "{row}");
+    }
 }

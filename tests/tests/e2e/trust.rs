@@ -97,7 +97,7 @@ async fn insecure_is_loud_even_with_quiet() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn plain_http_is_warned_about_once_per_run_even_with_quiet() {
+async fn plain_http_is_warned_about_once_per_run() {
     let one = rftune_tests::MockBmc::start("r7625").await;
     let two = rftune_tests::MockBmc::start("c6615").await;
     let dir = TempDir::new();
@@ -112,16 +112,9 @@ async fn plain_http_is_warned_about_once_per_run_even_with_quiet() {
         ),
     )
     .unwrap();
-    let out = Run::new(&[
-        "inventory",
-        "--inventory",
-        inventory.to_str().unwrap(),
-        "-q",
-        "-o",
-        "json",
-    ])
-    .output()
-    .await;
+    let out = Run::new(&["inventory", "--inventory", inventory.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     let warnings: Vec<&str> = err.lines().filter(|l| l.contains("plain HTTP")).collect();

@@ -14,14 +14,19 @@ options:
   bmc:
     description:
       - URL of the BMC (iDRAC), for example C(https://idrac-r7625.example).
+      - A name or address without a scheme, as Dell's collection takes I(idrac_ip), means
+        C(https://) it (an IPv6 address in brackets).
       - Passed to rftune as C(--bmc). rftune names the host by the URL's C(host:port).
     type: str
     required: true
+    aliases: [idrac_ip]
   username:
     description:
       - Account to log in with. rftune defaults to C(root), the iDRAC factory account.
     type: str
+    aliases: [idrac_user]
   password:
+    aliases: [idrac_password, idrac_pwd]
     description:
       - Password of I(username).
       - Given to rftune on standard input (C(--password-stdin)), never as an argument.
@@ -44,12 +49,19 @@ options:
     description:
       - Trust only certificates issued by the CA in this PEM file.
     type: path
+    aliases: [ca_path]
   insecure:
     description:
       - Do not verify the BMC's certificate at all. Anyone on the path can read and change the
         traffic, credentials included.
     type: bool
     default: false
+  validate_certs:
+    description:
+      - Dell's collection's way to say I(insecure) - C(false) is I(insecure=true); C(true),
+        or leaving it unset, verifies as rftune always does.
+      - C(true) together with I(insecure=true) fails the task.
+    type: bool
   trust_on_first_use:
     description:
       - Record an unknown BMC's certificate fingerprint in rftune's C(known_hosts) on first

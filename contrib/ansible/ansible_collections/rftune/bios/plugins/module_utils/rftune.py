@@ -12,14 +12,17 @@ import json
 
 from ansible.module_utils.basic import AnsibleModule
 
+# The aliases are the names Dell's own collection (dellemc.openmanage) gives the same options, so
+# its users' variables and habits carry over.
 CONNECTION_SPEC = dict(
-    bmc=dict(type='str', required=True),
-    username=dict(type='str'),
-    password=dict(type='str', no_log=True),
+    bmc=dict(type='str', required=True, aliases=['idrac_ip']),
+    username=dict(type='str', aliases=['idrac_user']),
+    password=dict(type='str', no_log=True, aliases=['idrac_password', 'idrac_pwd']),
     credentials_file=dict(type='path'),
     fingerprint=dict(type='str'),
-    ca_cert=dict(type='path'),
+    ca_cert=dict(type='path', aliases=['ca_path']),
     insecure=dict(type='bool', default=False),
+    validate_certs=dict(type='bool'),
     trust_on_first_use=dict(type='bool', default=False),
     timeout=dict(type='str'),
     retry_for=dict(type='str'),
@@ -56,15 +59,29 @@ def rftune_module(**options):
     )
 
 
+def bmc_url(address):
+    """The BMC's URL: C(address) as given when it has a scheme, else C(https://address), so that
+    an C(idrac_ip) as Dell's collection takes it (a name or an address, IPv6 too) works."""
+    if '://' in address:
+        return address
+    if address.count(':') > 1 and not address.startswith('['):
+        address = '[%s]' % address
+    return 'https://%s' % address
+
+
 class Rftune(object):
     """One module's use of the rftune binary against one BMC."""
 
     def __init__(self, module):
         self.module = module
         params = module.params
-        if params['insecure'] and (params['fingerprint'] or params['ca_cert']):
-            module.fail_json(msg='insecure cannot be combined with fingerprint or ca_cert')
-        self.bmc = params['bmc']
+        if params['validate_certs'] is True and params['insecure']:
+            module.fail_json(msg='validate_certs: true contradicts insecure: true')
+        # Dell's collection spells "do not verify" validate_certs: false.
+        self.insecure = params['insecure'] or params['validate_certs'] is False
+        if self.insecure and (params['fingerprint'] or params['ca_cert']):
+            module.fail_json(msg='insecure (or validate_certs: false) cannot be combined with fingerprint or ca_cert')
+        self.bmc = bmc_url(params['bmc'])
         if params['password'] == '':
             # rftune reads the password from standard input, and an empty one reaches it as no
             # input at all: say what is wrong instead of rftune's "standard input is empty".
@@ -90,7 +107,7 @@ class Rftune(object):
             argv += ['--fingerprint', params['fingerprint']]
         if params['ca_cert']:
             argv += ['--ca-cert', params['ca_cert']]
-        if params['insecure']:
+        if self.insecure:
             argv.append('--insecure')
         if params['trust_on_first_use']:
             argv.append('--trust-on-first-use')
@@ -137,8 +154,18 @@ class Rftune(object):
             result.update(schema=doc['schema'], profile=doc.get('profile'), changed=False)
             reasons = [entry.get('error') or 'error'] + list(entry.get('violations') or [])
             result['msg'] = host_message(entry, '; '.join(reasons))
-            self.module.fail_json(**result)
+            self.fail_host(result)
         return doc, entry
+
+    def fail_host(self, result):
+        """Ends the task of a host rftune could not work on, by its C(error_kind): a BMC that
+        could not be reached (C(unreachable)) makes the host unreachable, as Ansible counts a
+        host it cannot connect to (the play goes on without it, C(ignore_unreachable) applies);
+        every other kind fails the task."""
+        if result.get('error_kind') == 'unreachable':
+            result['changed'] = False
+            self.module.exit_json(unreachable=True, **result)
+        self.module.fail_json(**result)
 
     def fail_without_document(self, what, rc, err, **extra):
         """Fails the task when rftune printed no document (bad options, no password, a single

@@ -119,7 +119,7 @@ host:
   returned: always
   type: str
 outcome:
-  description: C(in_sync), C(converged), C(not_converged), C(planned) (check mode), C(error) or C(not_started).
+  description: C(in_sync), C(converged), C(not_converged), C(planned) (check mode), C(error), C(stale) or C(not_started).
   returned: when rftune printed a document
   type: str
   sample: converged
@@ -178,6 +178,22 @@ error:
   description: Why the host failed, with the URL and the iDRAC MessageId and resolution where there is one.
   returned: failure
   type: str
+error_kind:
+  description: >-
+    What kind of failure C(error) is, for C(when:) conditions: C(unreachable) (the task then
+    reports the host unreachable instead of failed), C(credentials), C(tls), C(redfish),
+    C(pending_work), C(lockdown), C(profile_not_applicable), C(job_failed), C(timeout),
+    C(outcome_unknown), C(unsupported), C(not_started), C(stale), C(locked), C(hook_failed),
+    C(not_converged), C(interrupted) or C(other); rftune's README describes each.
+  returned: failure, when rftune printed a document
+  type: str
+  sample: credentials
+message_ids:
+  description: The MessageIds the BMC answered the failed request with.
+  returned: failure, when the BMC gave some
+  type: list
+  elements: str
+  sample: [IDRAC.2.9.SYS415]
 written:
   description: >-
     Whether rftune wrote to the BMC before the host failed (staged BIOS values, set iDRAC
@@ -208,7 +224,7 @@ def wrote(entry, reboot):
     outcome = entry.get('outcome')
     if outcome == 'converged':
         return True
-    if outcome in ('error', 'not_started'):
+    if outcome in ('error', 'not_started', 'stale'):
         # rftune says whether it wrote before the failure (a staged PATCH, a reboot, ...).
         return bool(entry.get('written'))
     if outcome not in ('in_sync', 'not_converged', 'planned'):
@@ -263,9 +279,9 @@ def main():
         result['diff'] = diff
     outcome = entry.get('outcome')
     result['changed'] = wrote(entry, params['reboot'])
-    if outcome in ('error', 'not_started'):
+    if outcome in ('error', 'not_started', 'stale'):
         result['msg'] = '%s (every step is in %s)' % (host_message(entry, entry.get('error')), doc.get('audit_log'))
-        module.fail_json(**result)
+        rftune.fail_host(result)
     if outcome == 'not_converged' and params['reboot'] != 'none':
         result['msg'] = host_message(entry, 'not converged: %s' % entry.get('summary'))
         module.fail_json(**result)

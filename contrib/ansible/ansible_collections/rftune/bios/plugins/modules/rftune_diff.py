@@ -165,6 +165,22 @@ error:
   description: rftune's reason the host could not be compared, with the URL and the iDRAC MessageId and resolution where there is one.
   returned: failure
   type: str
+error_kind:
+  description: >-
+    What kind of failure C(error) is, for C(when:) conditions: C(unreachable) (the task then
+    reports the host unreachable instead of failed), C(credentials), C(tls), C(redfish),
+    C(pending_work), C(lockdown), C(profile_not_applicable), C(job_failed), C(timeout),
+    C(outcome_unknown), C(unsupported), C(not_started), C(stale), C(locked), C(hook_failed),
+    C(not_converged), C(interrupted) or C(other); rftune's README describes each.
+  returned: failure, when rftune printed a document
+  type: str
+  sample: credentials
+message_ids:
+  description: The MessageIds the BMC answered the failed request with.
+  returned: failure, when the BMC gave some
+  type: list
+  elements: str
+  sample: [IDRAC.2.9.SYS415]
 stderr:
   description: rftune's standard error, when it printed no document.
   returned: failure
