@@ -119,6 +119,9 @@ pub struct StatusCounts {
     pub not_applicable: usize,
     /// `forced`.
     pub forced: usize,
+    /// Of the `not_applicable`, those with no evidence for the host's generation: settings
+    /// rftune could not check, which keep a host from being called in sync.
+    pub unverified: usize,
 }
 
 impl StatusCounts {
@@ -131,6 +134,25 @@ impl StatusCounts {
             Status::PendingConflict => self.pending_conflict,
             Status::NotApplicable => self.not_applicable,
             Status::Forced => self.forced,
+        }
+    }
+
+    /// The settings not in sync with the profile: drift, pending, pending conflict or forced
+    /// (what `diff` lists for a host).
+    pub fn not_in_sync(&self) -> usize {
+        self.drift + self.pending + self.pending_conflict + self.forced
+    }
+
+    /// The host's verdict from its counts: drift when anything needs writing or is pending
+    /// (drift, pending, a pending conflict, a forced change), else unverified when a setting
+    /// could not be checked for lack of evidence, else in sync.
+    pub fn verdict(&self) -> HostVerdict {
+        if self.not_in_sync() > 0 {
+            HostVerdict::Drift
+        } else if self.unverified > 0 {
+            HostVerdict::Unverified
+        } else {
+            HostVerdict::InSync
         }
     }
 
@@ -167,6 +189,9 @@ impl Diff {
         let mut counts = StatusCounts::default();
         for c in &self.changes {
             counts.bump(c.status);
+            if c.not_applicable == Some(Unchecked::NoEvidence) {
+                counts.unverified += 1;
+            }
         }
         counts
     }
@@ -178,22 +203,13 @@ impl Diff {
 
     /// How many settings could not be checked for lack of evidence for the host's generation.
     pub fn unverified(&self) -> usize {
-        self.changes
-            .iter()
-            .filter(|c| c.not_applicable == Some(Unchecked::NoEvidence))
-            .count()
+        self.counts().unverified
     }
 
     /// The host's verdict: drift when anything needs writing or is pending, else unverified when
     /// a setting could not be checked for lack of evidence (not proven in sync), else in sync.
     pub fn verdict(&self) -> HostVerdict {
-        if !self.is_clean() {
-            HostVerdict::Drift
-        } else if self.unverified() > 0 {
-            HostVerdict::Unverified
-        } else {
-            HostVerdict::InSync
-        }
+        self.counts().verdict()
     }
 }
 

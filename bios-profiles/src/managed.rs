@@ -11,6 +11,7 @@
 use crate::error::{Error, Result};
 use crate::host::Generation;
 use crate::library::ResolvedProfile;
+use crate::setting::Unchecked;
 use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
 use serde::{Deserialize, Serialize};
@@ -152,7 +153,8 @@ impl ManagedSet {
     /// neither sets them nor leaves them alone on purpose, they apply to its host, and no knob
     /// they depend on is set to a value that hides them. A setting the host's facts leave
     /// unresolved (the SEV ASID split without the CPU's maximum) counts as set: the profile
-    /// says why it is left. Empty for a shipped workload profile: the tests check it.
+    /// says why it is left; so does one without evidence for the host's generation, which
+    /// stays as the host has it (and makes the host unverified). Empty for a shipped workload profile: the tests check it.
     pub fn unmanaged_by<'a>(&'a self, profile: &ResolvedProfile) -> Vec<&'a Knob> {
         let Some(generation) = profile.host.generation else {
             return Vec::new();
@@ -169,7 +171,8 @@ impl ManagedSet {
                 || profile.skipped.iter().any(|s| {
                     s.target == k.target
                         && s.setting.attribute == k.attribute
-                        && matches!(s.setting.wanted, crate::setting::Wanted::SevAsids { .. })
+                        && (matches!(s.setting.wanted, crate::setting::Wanted::SevAsids { .. })
+                            || s.kind == Unchecked::NoEvidence)
                 })
         };
         let gated_off = |k: &Knob| {

@@ -317,7 +317,7 @@ fn shipped_profiles_describe_their_targets() {
     let library = Library::shipped().unwrap();
     assert_eq!(
         library.get("base").unwrap().targets(),
-        "all EPYC generations; any model; overrides for PowerEdge C6615; at least 256 threads; turin; bergamo, siena"
+        "all EPYC generations; any model; overrides for PowerEdge C6615; at least 256 threads; bergamo, siena"
     );
     // Only a profile that may write a value the memory population can rule out needs the DIMMs
     // read: hpc prefers NPS 4, then 2, and NPS 2 needs four equal channels per half.
