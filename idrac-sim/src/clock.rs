@@ -225,4 +225,13 @@ mod tests {
             assert_eq!(parse_compact(bad), None, "{bad}");
         }
     }
+
+    #[test]
+    fn an_instant_maps_to_the_wall_clock_either_side_of_now() {
+        let now = Instant::now();
+        let earlier = wall(now - Duration::from_secs(60));
+        let later = wall(now + Duration::from_secs(60));
+        let span = later.duration_since(earlier).unwrap();
+        assert!((span.as_secs_f64() - 120.0).abs() < 1.0, "{span:?}");
+    }
 }

@@ -4,6 +4,7 @@
 use crate::config::{ModelSource, SimConfig};
 use crate::fixture::{Fixture, FixtureError};
 use crate::host::{Host, HostFaults};
+use crate::personality::Personality;
 use crate::server;
 use crate::tls::{Identity, TlsError, TlsListener};
 use redfish_client::Fingerprint;
@@ -91,6 +92,8 @@ impl Fleet {
         let listeners = bind_consecutive(config.listen, config.hosts).await?;
         let faults = resolve_faults(&config);
         let config = Arc::new(config);
+        // Every host of a fleet serves the same tree, so all answer as one model.
+        let personality = Arc::new(Personality::idrac9());
         let scheme = if identity.is_some() { "https" } else { "http" };
         let mut hosts = Vec::with_capacity(listeners.len());
         let mut tasks = Vec::with_capacity(listeners.len());
@@ -101,7 +104,7 @@ impl Fleet {
             })?;
             let host =
                 Arc::new(Host::new(index, fixture.clone(), config.clone(), host_faults).serving(certificate.clone()));
-            let app = server::router(host.clone());
+            let app = server::router(host.clone(), personality.clone());
             let gate = host.clone();
             let reachable = move || gate.reachable();
             let task = match &identity {

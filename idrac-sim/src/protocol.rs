@@ -9,10 +9,9 @@
 //! and Dell's iDRAC Redfish API guide ("HTTP headers": Cache-Control on all responses, metadata
 //! cacheable and instrumentation not; "HTTP methods": every URL supports HEAD).
 
-use crate::host::{Host, Reply, SESSIONS};
+use crate::host::Reply;
 use crate::messages;
 use axum::http::{HeaderMap, HeaderValue};
-use redfish_client::oem::dell;
 
 /// The challenge sent with every 401 (Basic is what every client here uses; the realm is the
 /// emulator's choice).
@@ -74,82 +73,7 @@ pub fn described_by(odata_type: &str) -> Option<HeaderValue> {
 /// other collection comes whole.
 pub fn page_size(path: &str) -> Option<usize> {
     let log = path.starts_with("/redfish/v1/Managers/") && path.ends_with("/Entries") && path.contains("/LogServices/");
-    (log || path == crate::host::LEGACY_LCLOG).then_some(LOG_PAGE)
-}
-
-/// The methods `path` answers, as `Allow` lists them; `None` for a path that names nothing.
-pub fn allowed(host: &Host, path: &str) -> Option<&'static str> {
-    const READ: &str = "GET, HEAD";
-    const READ_WRITE: &str = "GET, HEAD, PATCH";
-    const READ_CREATE: &str = "GET, HEAD, POST";
-    const READ_DELETE: &str = "GET, HEAD, DELETE";
-    if path.contains("/Actions/") {
-        return Some("POST");
-    }
-    let member_of = |collection: &str| {
-        path.strip_prefix(collection)
-            .and_then(|r| r.strip_prefix('/'))
-            .is_some_and(|id| !id.is_empty() && !id.contains('/'))
-    };
-    let write = [
-        dell::SYSTEM,
-        dell::CHASSIS,
-        dell::BIOS_SETTINGS,
-        crate::synth::NETWORK_PROTOCOL,
-        crate::host::MANAGER_NIC,
-    ];
-    if write.contains(&path) || path.contains("/DellAttributes/") || is_legacy_attributes(path) {
-        return Some(READ_WRITE);
-    }
-    if path == SESSIONS || path == dell::JOBS || path == dell::OEM_JOBS || path == crate::synth::SUBSCRIPTIONS {
-        return Some(READ_CREATE);
-    }
-    // Accounts are written by PATCH, never deleted (iDRAC 9): DMTF's tools then clear a slot.
-    if member_of(crate::host::ACCOUNTS) || member_of(crate::host::LEGACY_ACCOUNTS) {
-        return host.account(path).map(|_| READ_WRITE);
-    }
-    if member_of(crate::synth::SUBSCRIPTIONS) {
-        return host.subscription(path).map(|_| READ_DELETE);
-    }
-    if member_of(crate::host::TASKS) {
-        return host.scp_task_exists(path).then_some(READ);
-    }
-    if member_of(crate::host::LCLOG_ENTRIES) {
-        return host.log_entry(path).map(|_| READ);
-    }
-    if member_of(SESSIONS) || member_of(dell::JOBS) || member_of(dell::OEM_JOBS) || member_of(crate::host::DMTF_JOBS) {
-        return Some(READ_DELETE);
-    }
-    (host.fixture.doc(path).is_some() || DYNAMIC.contains(&path)).then_some(READ)
-}
-
-/// Read-only paths served from the host's state or generated, not from a tree's documents.
-const DYNAMIC: [&str; 15] = [
-    "/redfish",
-    crate::host::ACCOUNTS,
-    crate::host::LEGACY_ACCOUNTS,
-    crate::host::LCLOG_ENTRIES,
-    crate::host::LEGACY_LCLOG,
-    crate::host::SEL_ENTRIES,
-    crate::host::FAULT_ENTRIES,
-    crate::host::MANAGER_NIC,
-    crate::synth::MANAGER_NICS,
-    crate::synth::NETWORK_PROTOCOL,
-    "/redfish/v1/odata",
-    "/redfish/v1/$metadata",
-    crate::host::DMTF_JOBS,
-    "/redfish/v1/Dell/Managers/iDRAC.Embedded.1/DellJobService",
-    "/redfish/v1/Dell/Managers/iDRAC.Embedded.1/DellLCService",
-];
-
-fn is_legacy_attributes(path: &str) -> bool {
-    path.strip_prefix("/redfish/v1/Managers/")
-        .and_then(|r| r.strip_suffix("/Attributes"))
-        .is_some_and(|id| {
-            redfish_client::oem::dell::AttributeGroup::ALL
-                .into_iter()
-                .any(|g| g.resource_id() == id)
-        })
+    (log || path == crate::host::logs::LEGACY_LCLOG).then_some(LOG_PAGE)
 }
 
 #[cfg(test)]

@@ -44,8 +44,9 @@ impl Completion {
 
 /// The Manager.
 const MANAGER: &str = dell::MANAGER;
-/// Where the emulator's synthesised service documents and collections live.
-const DELL: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell";
+/// Dell's services and collections under the Manager (where the emulator's synthesised ones live
+/// too).
+pub(crate) const DELL_SERVICES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell";
 /// The roles collection.
 pub const ROLES: &str = "/redfish/v1/AccountService/Roles";
 /// The event service.
@@ -312,20 +313,20 @@ fn dell_links() -> Vec<(&'static str, String)> {
     vec![
         (
             "DellLicensableDeviceCollection",
-            format!("{DELL}/DellLicensableDevices"),
+            format!("{DELL_SERVICES}/DellLicensableDevices"),
         ),
-        ("DellLicenseCollection", format!("{DELL}/DellLicenses")),
+        ("DellLicenseCollection", format!("{DELL_SERVICES}/DellLicenses")),
         (
             "DellLicenseManagementService",
-            format!("{DELL}/DellLicenseManagementService"),
+            format!("{DELL_SERVICES}/DellLicenseManagementService"),
         ),
         (
             "DellOpaqueManagementDataCollection",
-            format!("{DELL}/DellOpaqueManagementData"),
+            format!("{DELL_SERVICES}/DellOpaqueManagementData"),
         ),
         (
             "DellPersistentStorageService",
-            format!("{DELL}/DellPersistentStorageService"),
+            format!("{DELL_SERVICES}/DellPersistentStorageService"),
         ),
         (
             "DellSwitchConnectionCollection",
@@ -339,11 +340,14 @@ fn dell_links() -> Vec<(&'static str, String)> {
             "DellSystemManagementService",
             format!("{system_dell}/DellSystemManagementService"),
         ),
-        ("DellSystemQuickSyncCollection", format!("{DELL}/DellSystemQuickSync")),
+        (
+            "DellSystemQuickSyncCollection",
+            format!("{DELL_SERVICES}/DellSystemQuickSync"),
+        ),
         ("DellTimeService", TIME_SERVICE.to_owned()),
-        ("DellUSBDeviceCollection", format!("{DELL}/DellUSBDevices")),
+        ("DellUSBDeviceCollection", format!("{DELL_SERVICES}/DellUSBDevices")),
         ("DelliDRACCardService", IDRAC_CARD_SERVICE.to_owned()),
-        ("DellvFlashCollection", format!("{DELL}/DellvFlash")),
+        ("DellvFlashCollection", format!("{DELL_SERVICES}/DellvFlash")),
     ]
 }
 

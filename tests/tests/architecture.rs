@@ -1,21 +1,29 @@
 //! The architecture's import rules, checked on the source: no two files of a crate import each
-//! other in a loop (through any number of files), and no CLI command imports another command.
-//! Imports are read as text: `use` declarations (braces expanded) and inline `crate::`/`super::`
-//! paths, each resolved to the deepest module file it names; test modules and comments are
-//! left out.
+//! other in a loop (through any number of files), a child never imports a sibling through its
+//! parent's re-export, and no CLI command imports another command.
+//!
+//! The rule for parents and children: a parent's `mod` declarations and its re-exports of its
+//! own children (`pub use child::X`) are not imports; any other use of a child's item by the
+//! parent is. A child may use its parent's own items (defined in the parent's file); a name the
+//! parent only re-exports from a sibling is the sibling's, and the child imports the sibling
+//! directly. The crate root is the exception: it is the crate's front door, so `crate::Error`
+//! counts as an import of the module that defines `Error`.
+//!
+//! Imports are read as text: `use` declarations (braces expanded), inline `crate::`/`super::`
+//! paths and paths through a child's bare name, each resolved to the module file that defines
+//! what it names; test modules and comments are left out.
 #![allow(clippy::unwrap_used)]
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The crates whose `src/` is checked.
-const CRATES: [&str; 7] = [
+const CRATES: [&str; 6] = [
     "redfish-client",
     "bios-profiles",
     "idrac-sim",
     "host-bench",
     "engine",
-    "experiment",
     "cli",
 ];
 
@@ -47,14 +55,26 @@ fn modules(src: &Path) -> BTreeMap<Module, PathBuf> {
     out
 }
 
-/// The text of `file` without line comments and without a trailing `#[cfg(test)] mod tests`.
+/// The text of `file` without line comments and without a trailing `#[cfg(test)] mod tests`
+/// (other attributes may stand between the two).
 fn code(file: &Path) -> String {
     let text = std::fs::read_to_string(file).unwrap();
-    let text = match text.find("#[cfg(test)]\nmod tests") {
-        Some(i) => &text[..i],
-        None => &text[..],
-    };
-    text.lines()
+    let mut end = text.len();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("#[cfg(test)]") {
+        let at = from + i;
+        let after = text[at + "#[cfg(test)]".len()..]
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("#["));
+        if after.is_some_and(|l| l.starts_with("mod tests")) {
+            end = at;
+            break;
+        }
+        from = at + 1;
+    }
+    text[..end]
+        .lines()
         .map(|l| l.split("//").next().unwrap_or_default())
         .collect::<Vec<_>>()
         .join("\n")
@@ -89,51 +109,111 @@ fn expand(tree: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every `crate::`, `super::` or `self::` path `code` names.
-fn paths(code: &str) -> Vec<Vec<String>> {
+/// How a path is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// A `use` declaration (or a path in code).
+    Use,
+    /// A `pub use` (of any visibility): a re-export.
+    ReExport,
+}
+
+/// The `mod` declarations of `code`: its children's names.
+fn children(code: &str) -> BTreeSet<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("mod ") {
+        let before = rest[..i].chars().next_back();
+        rest = &rest[i + 4..];
+        if before.is_some_and(ident) {
+            continue;
+        }
+        let name: String = rest.chars().take_while(|&c| ident(c)).collect();
+        if rest[name.len()..].trim_start().starts_with(';') {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// Every path `code` names that starts at `crate`, `super`, `self` or one of `kids` (the
+/// module's children), with how it is written.
+fn paths(code: &str, kids: &BTreeSet<String>) -> Vec<(Vec<String>, Written)> {
     let mut out = Vec::new();
     let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let ours = |p: &[String]| {
+        p.first()
+            .is_some_and(|f| ["crate", "super", "self"].contains(&f.as_str()) || kids.contains(f))
+    };
     // `use` declarations, up to their `;`.
     let mut rest = code;
+    let mut consumed = 0;
     while let Some(i) = rest.find("use ") {
         let before = rest[..i].chars().next_back();
+        let line_start = code[..consumed + i].rfind('\n').map_or(0, |n| n + 1);
+        let written = if code[line_start..consumed + i].trim_start().starts_with("pub") {
+            Written::ReExport
+        } else {
+            Written::Use
+        };
+        consumed += i + 4;
         rest = &rest[i + 4..];
         if before.is_some_and(ident) {
             continue;
         }
         let Some(end) = rest.find(';') else { break };
         for p in expand(&rest[..end]) {
-            out.push(
-                p.split("::")
-                    .map(|s| s.trim().to_owned())
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-            );
+            let p: Vec<String> = p
+                .split("::")
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if ours(&p) {
+                out.push((p, written));
+            }
         }
+        consumed += end;
         rest = &rest[end..];
     }
-    // Paths written inline (`crate::marker::read(...)`).
-    for start in ["crate::", "super::"] {
+    // Paths written inline (`crate::marker::read(...)`, `steps::Judged`).
+    let starts: Vec<String> = ["crate", "super"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain(kids.iter().cloned())
+        .map(|s| format!("{s}::"))
+        .collect();
+    for start in &starts {
         let mut at = 0;
-        while let Some(i) = code[at..].find(start) {
+        while let Some(i) = code[at..].find(start.as_str()) {
             let i = at + i;
             at = i + start.len();
-            if code[..i].chars().next_back().is_some_and(ident) {
+            if code[..i].chars().next_back().is_some_and(|c| ident(c) || c == ':') {
+                continue;
+            }
+            // A `use` declaration's own path was read above.
+            let line_start = code[..i].rfind('\n').map_or(0, |n| n + 1);
+            let line = code[line_start..i].trim_start();
+            if line.starts_with("use ") || line.starts_with("pub use ") || line.starts_with("pub(") {
                 continue;
             }
             let tail: String = code[i..].chars().take_while(|&c| ident(c) || c == ':').collect();
-            out.push(tail.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect());
+            out.push((
+                tail.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+                Written::Use,
+            ));
         }
     }
     out
 }
 
-/// The module a path from `from` names: the deepest module it reaches.
-fn resolve(from: &Module, path: &[String], known: &BTreeMap<Module, PathBuf>) -> Option<Module> {
+/// The module `path`, written in `from`, names before any re-export is followed: the deepest
+/// module it reaches, and the item named after it (if any).
+fn module_of(from: &Module, path: &[String], known: &BTreeMap<Module, PathBuf>) -> Option<(Module, Option<String>)> {
     let (mut base, mut rest) = match path.first().map(String::as_str) {
         Some("crate") => (Vec::new(), &path[1..]),
-        Some("super" | "self") => (from.clone(), path),
-        _ => return None,
+        Some(_) => (from.clone(), path),
+        None => return None,
     };
     while let Some(first) = rest.first() {
         match first.as_str() {
@@ -146,29 +226,103 @@ fn resolve(from: &Module, path: &[String], known: &BTreeMap<Module, PathBuf>) ->
         rest = &rest[1..];
     }
     let full: Module = base.into_iter().chain(rest.iter().cloned()).collect();
-    (0..=full.len())
-        .rev()
-        .map(|n| full[..n].to_vec())
-        .find(|m| known.contains_key(m))
+    (0..=full.len()).rev().find_map(|n| {
+        let m = full[..n].to_vec();
+        known.contains_key(&m).then(|| (m, full.get(n).cloned()))
+    })
 }
 
-/// Each module's imports of other modules of its crate (the crate root left out: it only
-/// declares and re-exports).
-fn graph(src: &Path) -> (BTreeMap<Module, PathBuf>, BTreeMap<Module, BTreeSet<Module>>) {
-    let known = modules(src);
-    let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
-    for (module, file) in &known {
-        let targets = edges.entry(module.clone()).or_default();
-        for path in paths(&code(file)) {
-            if let Some(to) = resolve(module, &path, &known)
-                && !to.is_empty()
-                && &to != module
+/// What each module re-exports from its own descendants: name → the module that defines it.
+fn reexports(known: &BTreeMap<Module, PathBuf>) -> BTreeMap<Module, BTreeMap<String, Module>> {
+    let mut out: BTreeMap<Module, BTreeMap<String, Module>> = BTreeMap::new();
+    for (module, file) in known {
+        let text = code(file);
+        for (path, written) in paths(&text, &children(&text)) {
+            if written != Written::ReExport {
+                continue;
+            }
+            if let Some((to, Some(item))) = module_of(module, &path, known)
+                && to.len() > module.len()
+                && to.starts_with(module)
             {
-                targets.insert(to);
+                out.entry(module.clone()).or_default().insert(item, to);
             }
         }
     }
-    (known, edges)
+    out
+}
+
+/// An import that names a sibling's item through the parent that re-exports it.
+#[derive(Debug)]
+struct Through {
+    from: Module,
+    parent: Module,
+    item: String,
+    defined_in: Module,
+}
+
+/// The module file that defines what `path` names from `from`, following the crate root's and
+/// any parent's re-exports; and, where the path went through a parent's re-export of a
+/// sibling, that fact.
+fn resolve(
+    from: &Module,
+    path: &[String],
+    known: &BTreeMap<Module, PathBuf>,
+    re: &BTreeMap<Module, BTreeMap<String, Module>>,
+) -> Option<(Module, Option<Through>)> {
+    let (module, item) = module_of(from, path, known)?;
+    let Some(item) = item else {
+        return Some((module, None));
+    };
+    match re.get(&module).and_then(|names| names.get(&item)) {
+        Some(defined_in) => {
+            let through = (!module.is_empty() && from.starts_with(&module) && from != &module).then(|| Through {
+                from: from.clone(),
+                parent: module.clone(),
+                item: item.clone(),
+                defined_in: defined_in.clone(),
+            });
+            Some((defined_in.clone(), through))
+        }
+        None => Some((module, None)),
+    }
+}
+
+/// A crate's modules (and their files), each module's imports of others, and the imports that
+/// go through a parent's re-export of a sibling.
+type Graph = (
+    BTreeMap<Module, PathBuf>,
+    BTreeMap<Module, BTreeSet<Module>>,
+    Vec<Through>,
+);
+
+/// Each module's imports of other modules of its crate, by the rule in the module docs, and
+/// the imports that go through a parent's re-export of a sibling.
+fn graph(src: &Path) -> Graph {
+    let known = modules(src);
+    let re = reexports(&known);
+    let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    let mut through = Vec::new();
+    for (module, file) in &known {
+        let text = code(file);
+        let kids = children(&text);
+        let targets = edges.entry(module.clone()).or_default();
+        for (path, written) in paths(&text, &kids) {
+            let Some((to, via)) = resolve(module, &path, &known, &re) else {
+                continue;
+            };
+            // A parent's declaration and re-export of its own descendants is no import.
+            if written == Written::ReExport && to.len() > module.len() && to.starts_with(module) {
+                continue;
+            }
+            if to.is_empty() || &to == module {
+                continue;
+            }
+            targets.insert(to);
+            through.extend(via);
+        }
+    }
+    (known, edges, through)
 }
 
 /// The groups of modules that import each other in a loop (Tarjan's strongly connected
@@ -238,7 +392,7 @@ fn root() -> PathBuf {
 fn no_two_files_of_a_crate_import_each_other_in_a_loop() {
     let mut report = Vec::new();
     for krate in CRATES {
-        let (known, edges) = graph(&root().join(krate).join("src"));
+        let (known, edges, _) = graph(&root().join(krate).join("src"));
         for group in circles(&edges) {
             let members: BTreeSet<&Module> = group.iter().collect();
             let file = |m: &Module| known[m].strip_prefix(root()).unwrap().display().to_string();
@@ -255,8 +409,30 @@ fn no_two_files_of_a_crate_import_each_other_in_a_loop() {
 }
 
 #[test]
+fn no_child_imports_a_sibling_through_its_parent() {
+    let mut report = Vec::new();
+    for krate in CRATES {
+        let src = root().join(krate).join("src");
+        let (known, _, through) = graph(&src);
+        for t in through {
+            let file = |m: &Module| known[m].strip_prefix(root()).unwrap().display().to_string();
+            report.push(format!(
+                "{} imports {} through {}: import it from {}",
+                file(&t.from),
+                t.item,
+                file(&t.parent),
+                file(&t.defined_in)
+            ));
+        }
+    }
+    report.sort();
+    report.dedup();
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+#[test]
 fn no_cli_command_imports_another_command() {
-    let (known, edges) = graph(&root().join("cli/src"));
+    let (known, edges, _) = graph(&root().join("cli/src"));
     let command = |m: &Module| m.len() == 2 && m[0] == "commands";
     let crossing: Vec<String> = edges
         .iter()
@@ -282,7 +458,7 @@ fn the_reader_finds_a_loop_written_as_rust_writes_imports() {
         "pub struct Job;\nfn f() { super::super::a::g(); }\n#[cfg(test)]\nmod tests { use crate::host; }\n",
     )
     .unwrap();
-    let (_, edges) = graph(src);
+    let (_, edges, _) = graph(src);
     let a: Module = vec!["a".into()];
     let jobs: Module = vec!["host".into(), "jobs".into()];
     assert!(edges[&a].contains(&jobs), "{edges:?}");
@@ -291,4 +467,52 @@ fn the_reader_finds_a_loop_written_as_rust_writes_imports() {
     let found = circles(&edges);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].len(), 2);
+}
+
+#[test]
+fn a_parent_that_uses_its_childs_items_and_a_child_that_uses_the_parents_are_a_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("apply")).unwrap();
+    std::fs::create_dir_all(src.join("sim")).unwrap();
+    std::fs::write(src.join("lib.rs"), "mod apply;\nmod sim;\npub use apply::Run;\n").unwrap();
+    // A parent calling into its child by the child's bare name; the child using the parent's
+    // own item: a loop, whatever the parent also re-exports.
+    std::fs::write(
+        src.join("apply/mod.rs"),
+        "mod steps;\npub use steps::Next;\npub struct Run;\nfn go() { steps::first(); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("apply/steps.rs"),
+        "use super::Run;\npub struct Next;\npub fn first() {}\n",
+    )
+    .unwrap();
+    // A parent that only declares and re-exports; children that use its own items, and one
+    // that reaches a sibling's item through the parent's re-export.
+    std::fs::write(
+        src.join("sim/mod.rs"),
+        "mod host;\nmod jobs;\npub use host::Host;\npub struct State;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("sim/host.rs"), "use super::State;\npub struct Host;\n").unwrap();
+    std::fs::write(src.join("sim/jobs.rs"), "use super::{Host, State};\n").unwrap();
+    let (_, edges, through) = graph(src);
+    let m = |s: &str| -> Module { s.split('/').map(str::to_owned).collect() };
+    let found = circles(&edges);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let mut looped = found[0].clone();
+    looped.sort();
+    assert_eq!(looped, [m("apply"), m("apply/steps")]);
+    assert!(!edges[&m("sim")].contains(&m("sim/host")), "a re-export is no import");
+    assert!(
+        edges[&m("sim/jobs")].contains(&m("sim/host")),
+        "resolved to the sibling"
+    );
+    assert_eq!(through.len(), 1, "{through:?}");
+    assert_eq!(
+        (through[0].from.clone(), through[0].item.as_str()),
+        (m("sim/jobs"), "Host")
+    );
+    assert!(edges[&Vec::new()].is_empty(), "the root's re-exports are no imports");
 }

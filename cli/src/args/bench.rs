@@ -1,6 +1,6 @@
 //! `rftune bench ...` arguments.
 
-use super::{ConnectArgs, parse_duration};
+use super::common::{ConnectArgs, parse_duration};
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 // Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
 #![allow(rustdoc::bare_urls)]
 
-use super::{RebootArg, TargetArgs, parse_duration};
+use super::common::{HookFlags, LockFlags, RebootArg, TargetArgs, parse_duration};
 use clap::{Args as ClapArgs, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -31,7 +31,7 @@ pub enum BootCommand {
         target: TargetArgs,
         /// The host's lock.
         #[command(flatten)]
-        lock: super::LockFlags,
+        lock: LockFlags,
     },
 }
 
@@ -73,10 +73,10 @@ pub struct RestartFlags {
     pub replace_pending: bool,
     /// The hooks around each host's reboot.
     #[command(flatten)]
-    pub hooks: super::HookFlags,
+    pub hooks: HookFlags,
     /// The host's lock.
     #[command(flatten)]
-    pub lock: super::LockFlags,
+    pub lock: LockFlags,
 }
 
 /// `rftune bios reset-defaults`.

@@ -1,6 +1,6 @@
 //! `rftune power ...` arguments.
 
-use super::{TargetArgs, parse_duration};
+use super::common::{ConnectArgs, LockFlags, TargetArgs, parse_duration};
 use std::time::Duration;
 
 /// `rftune power`.
@@ -18,7 +18,7 @@ pub struct PowerArgs {
     pub bmc: Option<String>,
     /// How to connect.
     #[command(flatten)]
-    pub connect: crate::args::ConnectArgs,
+    pub connect: ConnectArgs,
     /// Time between readings when sampling, at least 100ms (the iDRAC sensor itself refreshes
     /// about every 5 s; polling faster only loads the BMC).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]
@@ -78,7 +78,7 @@ pub struct PowerControlArgs {
     pub graceful_timeout: Duration,
     /// The host's lock.
     #[command(flatten)]
-    pub lock: super::LockFlags,
+    pub lock: LockFlags,
 }
 
 /// `rftune power --format`.

@@ -3,7 +3,7 @@
 // Help text shows URLs as typed; rustdoc's link markup would leak into `--help`.
 #![allow(rustdoc::bare_urls)]
 
-use super::{ApplyFlags, ConnectArgs, TargetArgs, parse_duration};
+use super::common::{ApplyFlags, ConnectArgs, TargetArgs, parse_duration};
 use std::path::PathBuf;
 
 /// `rftune scp`.

@@ -14,17 +14,6 @@ use serde_json::json;
 use std::future::Future;
 use std::sync::PoisonError;
 
-/// What the hooks of one host have done.
-#[derive(Debug, Default)]
-pub(super) struct HookState {
-    /// The before-reboot point was reached: the after-verify or on-failure hook runs.
-    pub(super) reached: bool,
-    /// `before-reboot: ok`, one per hook that ran.
-    pub(super) records: Vec<String>,
-    /// The host's service tag, once read (`RFTUNE_SERVICE_TAG`).
-    pub(super) service_tag: Option<String>,
-}
-
 impl Writer<'_> {
     /// Notes the host's service tag for its hooks' environment.
     pub fn set_service_tag(&self, tag: Option<&str>) {

@@ -197,7 +197,7 @@ pub struct Writer<'a> {
     /// Who hears of progress.
     pub observer: &'a dyn Observer,
     lock: Option<HostLock>,
-    hooks: Mutex<around::HookState>,
+    hooks: Mutex<HookState>,
 }
 
 impl std::fmt::Debug for Writer<'_> {
@@ -303,4 +303,15 @@ impl Writer<'_> {
             .records
             .clone()
     }
+}
+
+/// What the hooks of one host have done (`around.rs` runs them).
+#[derive(Debug, Default)]
+struct HookState {
+    /// The before-reboot point was reached: the after-verify or on-failure hook runs.
+    reached: bool,
+    /// `before-reboot: ok`, one per hook that ran.
+    records: Vec<String>,
+    /// The host's service tag, once read (`RFTUNE_SERVICE_TAG`).
+    service_tag: Option<String>,
 }

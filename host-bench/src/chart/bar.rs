@@ -1,9 +1,8 @@
 //! Horizontal bar charts (dots on a logarithmic axis), with whiskers, reference lines, notes
 //! and legends.
 
-use super::{
-    Axis, FONT, LegendEntry, Mark, PALETTE, WIDTH, esc, fit, format_significant, format_value, legend, open_svg, text_w,
-};
+use super::axis::{Axis, format_significant, format_value};
+use super::{FONT, LegendEntry, Mark, PALETTE, WIDTH, esc, fit, legend, open_svg, text_w};
 use std::fmt::Write;
 
 /// One series of a bar chart: a value per category (absent values draw nothing).

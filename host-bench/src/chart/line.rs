@@ -1,6 +1,7 @@
 //! Line charts of traces over time, zero-based on both axes.
 
-use super::{Axis, FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, legend, text_w};
+use super::axis::Axis;
+use super::{FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, legend, text_w};
 use std::fmt::Write;
 
 /// One trace: (x, y) points in x order.

@@ -17,8 +17,8 @@ mod bar;
 mod line;
 mod sweep;
 
+use axis::Axis;
 pub use axis::format_value;
-pub(crate) use axis::{Axis, format_significant};
 pub use bar::{BarChart, BarSeries};
 pub use line::{LineChart, LineSeries};
 pub use sweep::{SweepChart, SweepPoint, SweepSeries};

@@ -3,7 +3,8 @@
 //! where the point is flagged, e.g. cache-affected), its interval as a whisker, each curve's
 //! peak as a triangle and its plateau as a translucent band at the sustained level.
 
-use super::{Axis, FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, format_value, legend, text_w};
+use super::axis::{Axis, format_value};
+use super::{FONT, LegendEntry, Mark, PALETTE, Plot, WIDTH, esc, legend, text_w};
 use std::fmt::Write;
 
 /// One point of a curve.

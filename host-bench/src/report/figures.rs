@@ -64,7 +64,7 @@ impl Figures {
     }
 
     /// A file-system point's figures: its value, power and work per watt.
-    fn point(&mut self, curve: &super::Curve, threads: u32, value: f64, power_w: Option<f64>) {
+    fn point(&mut self, curve: &super::filesystem::Curve, threads: u32, value: f64, power_w: Option<f64>) {
         let test = point_test(curve, threads);
         let measure = curve.measure();
         let (per_watt, unit) = measure.per_watt();
@@ -91,7 +91,7 @@ struct StorageValues<'a> {
 }
 
 /// The test a file-system point's figures carry: `n-to-n write at 8 threads`.
-pub fn point_test(curve: &super::Curve, threads: u32) -> String {
+pub fn point_test(curve: &super::filesystem::Curve, threads: u32) -> String {
     format!(
         "{} at {threads} thread{}",
         curve.name(),

@@ -6,6 +6,12 @@ use axum::body::Bytes;
 use serde_json::Value;
 use std::sync::Arc;
 
+/// The media type of `$metadata` and the schema files, as Dell's API guide gives it.
+pub const XML: &str = "application/xml;charset=utf-8";
+
+/// The media type of every JSON answer, as a real iDRAC sends it.
+pub const JSON: &str = "application/json;odata.metadata=minimal;charset=utf-8";
+
 /// An HTTP-agnostic answer: status, extra headers, JSON body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {
