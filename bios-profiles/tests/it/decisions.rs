@@ -461,18 +461,22 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
         ["SysProfile", "ServerPwr.1.PowerCapSetting"],
         "the preset and the power cap: {d:#?}"
     );
-    let unchecked: Vec<&bios_profiles::Change> = d
-        .changes
-        .iter()
-        .filter(|c| c.status == Status::NotApplicable)
-        .collect();
+    let unchecked: Vec<&bios_profiles::Change> =
+        d.changes.iter().filter(|c| c.status == Status::NotApplicable).collect();
     assert!(!unchecked.is_empty());
     for c in &unchecked {
         assert_eq!(c.not_applicable, Some(Unchecked::NoEvidence), "{c:#?}");
-        assert!(c.note.as_deref().is_some_and(|n| n.starts_with("no Turin evidence")), "{c:#?}");
+        assert!(
+            c.note.as_deref().is_some_and(|n| n.starts_with("no Turin evidence")),
+            "{c:#?}"
+        );
     }
     assert_eq!(d.unverified(), unchecked.len());
-    assert_eq!(d.verdict(), HostVerdict::Unverified, "nothing differs, but not proven in sync");
+    assert_eq!(
+        d.verdict(),
+        HostVerdict::Unverified,
+        "nothing differs, but not proven in sync"
+    );
     // The one source that covers Turin, AMD's 2026 accelerator-host table, backs ai-gpu's rows.
     let sources: &Sources = library.sources();
     let turin_sources: Vec<&str> = sources
@@ -484,8 +488,15 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
     let ai = library.resolve("ai-gpu", &facts).unwrap();
     let rows: Vec<&str> = ai.bios.keys().map(String::as_str).collect();
     assert_eq!(rows, ["DfCState", "IommuSupport", "SysProfile"]);
-    assert!(ai.bios["DfCState"].source == "amd-instinct-acceptance" && ai.bios["IommuSupport"].source == "amd-instinct-acceptance");
-    assert_eq!(ai.bios["SysProfile"].wanted, Wanted::Value("PerfOptimized".into()), "Dell's preset");
+    assert!(
+        ai.bios["DfCState"].source == "amd-instinct-acceptance"
+            && ai.bios["IommuSupport"].source == "amd-instinct-acceptance"
+    );
+    assert_eq!(
+        ai.bios["SysProfile"].wanted,
+        Wanted::Value("PerfOptimized".into()),
+        "Dell's preset"
+    );
     // A host of a generation with evidence: every setting is checked, none is unverified.
     let genoa = library.resolve("performance", &turin.host()).unwrap();
     let g = diff(&genoa, &turin.state());

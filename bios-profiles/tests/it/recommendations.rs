@@ -762,14 +762,18 @@ fn a_turin_host_is_recognised_and_every_setting_is_left_alone_for_lack_of_eviden
             .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
         for (name, s) in &resolved.bios {
             let preset = name == "SysProfile" && s.wanted != Wanted::Value("Custom".into());
-            let evidence = preset
-                || s.source == "amd-instinct-acceptance"
-                || profile.name == "turin-site";
+            let evidence = preset || s.source == "amd-instinct-acceptance" || profile.name == "turin-site";
             assert!(evidence, "{}: {name} applies on Turin without evidence", profile.name);
         }
         for s in &resolved.skipped {
             if s.reason.starts_with("no Turin evidence") {
-                assert_eq!(s.kind, bios_profiles::Unchecked::NoEvidence, "{}: {}", profile.name, s.reason);
+                assert_eq!(
+                    s.kind,
+                    bios_profiles::Unchecked::NoEvidence,
+                    "{}: {}",
+                    profile.name,
+                    s.reason
+                );
             }
             assert!(
                 matches!(s.target, bios_profiles::Target::Bios),

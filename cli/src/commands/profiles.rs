@@ -6,8 +6,7 @@ use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
 use bios_profiles::{
-    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, Unchecked,
-    ValidateOptions,
+    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, Unchecked, ValidateOptions,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;

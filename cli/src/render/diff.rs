@@ -18,9 +18,8 @@ pub fn table(report: &DiffReport, all: bool) -> String {
     let mut hidden = 0;
     for h in &report.hosts {
         // A fleet shows the hosts that need attention; the rest are counted in the summary.
-        let clean = h.status == DiffStatus::InSync
-            && !h.lockdown
-            && h.violations.iter().all(|v| v.starts_with("warning:"));
+        let clean =
+            h.status == DiffStatus::InSync && !h.lockdown && h.violations.iter().all(|v| v.starts_with("warning:"));
         if fleet && clean && !all {
             hidden += 1;
             continue;

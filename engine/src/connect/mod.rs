@@ -576,6 +576,13 @@ impl Bmc {
                 "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
                     .to_owned(),
             ),
+            // A service with Basic authentication unadvertised answers a Basic request as a
+            // wrong password (Base.1.18.AccessDenied, 401). Dell's release notes for iDRAC10
+            // 1.30.10.50 (and KB 000437501 for iDRAC9 7.30.10.50) made that the default.
+            _ if kind == HostErrorKind::Credentials && self.client.auth_method() == AuthMethod::Basic => Some(
+                "the BMC refused HTTP Basic authentication: iDRAC10 from firmware 1.30.10.50 and iDRAC9 from 7.30.10.50 ship with Basic authentication unadvertised (iDRAC attribute Redfish.1.BasicAuthState), which answers like a wrong password. Drop --auth basic (rftune then opens a Redfish session); if you need Basic, set Redfish.1.BasicAuthState to Enabled on the iDRAC"
+                    .to_owned(),
+            ),
             _ if kind == HostErrorKind::Credentials => Some(
                 "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
                     .to_owned(),

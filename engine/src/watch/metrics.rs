@@ -174,7 +174,10 @@ pub fn render(board: &Board) -> String {
             "Settings of the profile rftune could not check for lack of evidence for the host's CPU generation (EPYC 9005 today); a host with none drifting and some here is unverified, not in sync.",
         );
         for (h, c) in found() {
-            f.sample(&[("host", &h.name), ("profile", profile)], count(c.finding.counts.unverified));
+            f.sample(
+                &[("host", &h.name), ("profile", profile)],
+                count(c.finding.counts.unverified),
+            );
         }
     }
     {

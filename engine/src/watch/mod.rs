@@ -21,9 +21,9 @@ pub mod check;
 pub mod metrics;
 
 use crate::backend::JobOutcome;
-use bios_profiles::HostVerdict;
 use crate::error::{Error, HostErrorKind, Result};
 use crate::fleet::BmcEntry;
+use bios_profiles::HostVerdict;
 use check::{Finding, JobSeen};
 use host_bench::power::Sensor;
 use std::future::Future;
