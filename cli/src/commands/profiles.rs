@@ -103,7 +103,7 @@ fn derive_from_scp(
     description: Option<&str>,
     output: OutputFormat,
 ) -> Result<Exit> {
-    use rftune_engine::scp::profile::{Selection, Typing, derive};
+    use rftune_engine::scp::profile::{ScpSelection, Typing, derive};
     let scp = rftune_engine::scp::ScpFile::load(file)?;
     let registry: Option<AttributeRegistry> = match registry {
         Some(path) => {
@@ -117,9 +117,9 @@ fn derive_from_scp(
         None => None,
     };
     let selection = if attributes.is_empty() {
-        Selection::Catalog
+        ScpSelection::Catalog
     } else {
-        Selection::CatalogAnd(attributes.to_vec())
+        ScpSelection::CatalogAnd(attributes.to_vec())
     };
     let typing = Typing {
         registry: registry.as_ref(),

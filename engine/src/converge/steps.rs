@@ -211,7 +211,7 @@ impl<'a> Host<'a> {
     pub(super) async fn pending(&self, judged: &Judged, result: &mut HostApply) -> Result<Next> {
         let opts = &self.run.options;
         let state = &judged.assessment.state;
-        let staged = decide::Staged {
+        let staged = decide::PendingWork {
             values: &state.pending,
             open_job: judged.open_jobs.first().map(|j| j.id.as_str()),
             stuck: judged.open_jobs.iter().any(|j| j.outcome == JobOutcome::Stuck),
