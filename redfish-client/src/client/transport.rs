@@ -203,6 +203,7 @@ impl Client {
         let mut headers = parts.headers;
         headers.remove("X-Auth-Token");
         headers.remove(header::SET_COOKIE);
+        let body = self.decoded(method, url, &mut headers, body)?;
         Ok(RawResponse {
             status,
             location,
@@ -211,6 +212,56 @@ impl Client {
             headers,
             body,
         })
+    }
+
+    /// `body` as the service meant it: a gzip-encoded one inflated (HPE's iLO 5 sends its BIOS
+    /// registry so even to a client that did not ask, as DMTF's Redfish-Mockup-Creator issue
+    /// #58 records), within the same size cap as any body. Any other encoding is refused: a
+    /// JSON decoder would only report garbage.
+    fn decoded(&self, method: &Method, url: &Url, headers: &mut http::HeaderMap, body: Vec<u8>) -> Result<Vec<u8>> {
+        let Some(encoding) = headers.get(header::CONTENT_ENCODING) else {
+            return Ok(body);
+        };
+        let encoding = encoding.to_str().unwrap_or_default().trim().to_ascii_lowercase();
+        match encoding.as_str() {
+            "" | "identity" => {}
+            "gzip" | "x-gzip" => {
+                use std::io::Read as _;
+                let limit = self.inner.max_body;
+                let mut inflated = Vec::with_capacity(body.len().saturating_mul(4).min(limit));
+                let read = flate2::read::GzDecoder::new(body.as_slice())
+                    .take(limit as u64 + 1)
+                    .read_to_end(&mut inflated);
+                match read {
+                    Ok(n) if n > limit => {
+                        return Err(Error::BodyTooLarge {
+                            method: method.to_string(),
+                            url: url.to_string(),
+                            limit,
+                        });
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        return Err(Error::Protocol {
+                            method: method.to_string(),
+                            url: url.to_string(),
+                            what: format!("the body is marked gzip-encoded but does not inflate: {e}"),
+                        });
+                    }
+                }
+                headers.remove(header::CONTENT_ENCODING);
+                headers.remove(header::CONTENT_LENGTH);
+                return Ok(inflated);
+            }
+            other => {
+                return Err(Error::Protocol {
+                    method: method.to_string(),
+                    url: url.to_string(),
+                    what: format!("the body is encoded as {other:?}, which rftune does not decode"),
+                });
+            }
+        }
+        Ok(body)
     }
 
     /// The HTTP/1.1 request for `method url`: origin-form target, `Host`, Redfish's headers,

@@ -277,6 +277,51 @@ async fn unreachable_and_silent_hosts() {
     );
 }
 
+/// `body` gzip-compressed, in a response that says so (`Content-Encoding: gzip`).
+fn gzip_response(body: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body).unwrap();
+    let packed = gz.finish().unwrap();
+    let mut r = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        packed.len()
+    )
+    .into_bytes();
+    r.extend_from_slice(&packed);
+    r
+}
+
+/// HPE's iLO sends its BIOS registry gzip-encoded whether or not the client asked: the body is
+/// inflated before it is decoded, within the same size cap (a small body inflating past the
+/// cap is refused, not expanded), and a body that claims gzip but is not fails with a reason.
+#[tokio::test]
+async fn a_gzip_encoded_body_is_inflated_within_the_size_cap() {
+    let registry = br#"{"@odata.id":"/redfish/v1/registrystore/bios/en/","Vendor":"HPE"}"#;
+    let url = raw_server(vec![gzip_response(registry)]).await;
+    let c = Client::builder(url).retry(RetryPolicy::none()).build().unwrap();
+    let root: ServiceRoot = c.get("/redfish/v1/registrystore/bios/en/").await.unwrap();
+    assert_eq!(root.vendor.as_deref(), Some("HPE"));
+
+    let mut padded = br#"{"Vendor":"HPE","Pad":""#.to_vec();
+    padded.extend(std::iter::repeat_n(b' ', 50_000));
+    padded.extend_from_slice(br#""}"#);
+    let url = raw_server(vec![gzip_response(&padded)]).await;
+    let c = Client::builder(url)
+        .max_body_bytes(10_000)
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let err = c.get::<serde_json::Value>("/redfish/v1").await.unwrap_err();
+    assert!(matches!(err, Error::BodyTooLarge { limit: 10_000, .. }), "{err}");
+
+    let bogus = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}".to_vec();
+    let url = raw_server(vec![bogus]).await;
+    let c = Client::builder(url).retry(RetryPolicy::none()).build().unwrap();
+    let err = c.get::<serde_json::Value>("/redfish/v1").await.unwrap_err();
+    assert!(err.to_string().contains("does not inflate"), "{err}");
+}
+
 fn http_response(body: &[u8]) -> Vec<u8> {
     let mut r = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
