@@ -742,6 +742,7 @@ impl Binding {
             }
             let mut bound = s.clone();
             bound.attribute.clone_from(attribute);
+            bound.bound_from = Some(s.attribute.clone());
             bound.wanted = wanted.clone();
             bound.excluded = s
                 .excluded
@@ -863,6 +864,7 @@ fn enabling_setting(e: &Enabling, attribute: &str, value: &AttributeValue, for_k
         excluded: Vec::new(),
         decisions: Vec::new(),
         asid_split: None,
+        bound_from: None,
     }
 }
 
