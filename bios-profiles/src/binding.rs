@@ -516,7 +516,12 @@ impl Binding {
                     (_, false) => {}
                 }
                 for token in b.values.values().chain(&b.seen) {
-                    if let Err(p) = a.check(&AttributeValue::from(token.as_str())) {
+                    // A token seen on an integer attribute is its number.
+                    let value = match (a.kind, token.parse::<i64>()) {
+                        (AttributeType::Integer, Ok(n)) => AttributeValue::Integer(n),
+                        _ => AttributeValue::from(token.as_str()),
+                    };
+                    if let Err(p) = a.check(&value) {
                         problem(format!("{token}: {p}"));
                     }
                 }
