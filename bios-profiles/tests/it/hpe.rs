@@ -108,20 +108,24 @@ fn every_hpe_attribute_and_token_the_binding_writes_is_in_the_a42_registry() {
     assert_eq!(problems[0].severity, Severity::Warning);
 }
 
+/// The problems a binding file (the shipped one, edited) has against the derived registry.
+fn problems_of(text: &str) -> Vec<String> {
+    let (registry, _) = a42();
+    let binding = Binding::from_toml(text, "binding.toml", ManagedSet::shipped().unwrap()).unwrap();
+    binding
+        .check_registry(&registry)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 #[test]
 fn a_wrong_token_or_a_missing_preset_escape_is_caught_against_the_registry() {
-    let managed = ManagedSet::shipped().unwrap();
-    let (registry, _) = a42();
     let typo = SHIPPED_HPE.replace(
         "{ \"1\" = \"OneMemoryDomainPerSocket\"",
         "{ \"1\" = \"OneMemoryDomain\"",
     );
-    let binding = Binding::from_toml(&typo, "binding.toml", managed).unwrap();
-    let problems: Vec<String> = binding
-        .check_registry(&registry)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let problems = problems_of(&typo);
     assert!(
         problems
             .iter()
@@ -129,22 +133,11 @@ fn a_wrong_token_or_a_missing_preset_escape_is_caught_against_the_registry() {
         "{problems:?}"
     );
     // ApplicationPowerBoost is locked by HPE's presets: a binding that forgets the escape is wrong.
+    let escape = "enable = [\"custom-workload-profile\"]\n";
     let start = SHIPPED_HPE.find("[bios.ApbDis]").unwrap();
-    let line = start
-        + SHIPPED_HPE[start..]
-            .find("enable = [\"custom-workload-profile\"]\n")
-            .unwrap();
-    let forgetful = format!(
-        "{}{}",
-        &SHIPPED_HPE[..line],
-        &SHIPPED_HPE[line + "enable = [\"custom-workload-profile\"]\n".len()..]
-    );
-    let binding = Binding::from_toml(&forgetful, "binding.toml", managed).unwrap();
-    let problems: Vec<String> = binding
-        .check_registry(&registry)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let line = start + SHIPPED_HPE[start..].find(escape).unwrap();
+    let forgetful = format!("{}{}", &SHIPPED_HPE[..line], &SHIPPED_HPE[line + escape.len()..]);
+    let problems = problems_of(&forgetful);
     assert!(
         problems.iter().any(|p| p.starts_with("bios.ApbDis (ApplicationPowerBoost): the registry's rules on AMDPerformanceWorkloadProfile and WorkloadProfile lock or force it: add `custom-workload-profile`")),
         "{problems:?}"
