@@ -557,6 +557,7 @@ pub fn resolve(
             excluded: Vec::new(),
             decisions: Vec::new(),
             asid_split: None,
+            bound_from: None,
         }
     };
     if let Some(mode) = &section.mode {

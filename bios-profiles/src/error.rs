@@ -134,6 +134,17 @@ pub enum Error {
         /// Every problem found (errors and warnings).
         violations: Vec<Violation>,
     },
+    /// The profile cannot be bound to a vendor as written: two of its settings would write one
+    /// vendor attribute with different values.
+    #[error("profile `{profile}` on {vendor}: {message}")]
+    Binding {
+        /// The profile.
+        profile: String,
+        /// The vendor (`hpe`).
+        vendor: String,
+        /// What collides, and what to do.
+        message: String,
+    },
     /// The profile's `[boot]` section cannot be resolved for this host (a device reference
     /// matches nothing, the BIOS cannot stage an order): says what the host has.
     #[error("profile `{profile}`: {message}")]

@@ -40,6 +40,10 @@
 //! - [`managed`]: the managed set — every knob the shipped workload profiles set, per
 //!   generation — that makes a host's state independent of the shipped profile it had before,
 //!   and that a vendor binding maps to its own attributes.
+//! - [`binding`]: a vendor's binding of the managed set (`profiles/hpe/binding.toml`): each
+//!   knob's attribute(s), value map, polarity and enabling writes on HPE, or why HPE has no
+//!   equivalent, with the evidence; [`bind`] turns a resolved profile into the vendor's names,
+//!   checked against the vendor's registry by [`Binding::check_registry`].
 //! - [`tables`]: the shipped data tables resolution reads — which generations inherit settings
 //!   or have no evidence, NPS options by CPU layout and by memory population, CPU layouts by
 //!   model, the SEV ASID split — and the [`Decision`]s and [`AsidSplit`] they leave on a
@@ -91,6 +95,7 @@
 //! ```
 
 mod analysis;
+pub mod binding;
 pub mod boot;
 pub mod catalog;
 pub mod choose;
@@ -112,6 +117,7 @@ pub mod tables;
 pub mod validate;
 pub mod verdict;
 
+pub use binding::{Binding, BoundKnob, BoundProfile, KnobBinding, KnobOutcome, Vendor, bind};
 pub use boot::{BootDevice, BootDevices, BootEntry, BootSection, DeviceClass, DeviceRef, Pick};
 pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;

@@ -256,7 +256,11 @@ impl ResolvedProfile {
             c.cited_by.push(label);
         };
         for s in self.bios.values() {
-            cite(&s.source, s.attribute.clone(), s.quote.as_ref());
+            let label = match &s.bound_from {
+                Some(knob) => format!("{} (bound from {knob})", s.attribute),
+                None => s.attribute.clone(),
+            };
+            cite(&s.source, label, s.quote.as_ref());
         }
         for ((group, name), s) in &self.idrac {
             cite(

@@ -1197,6 +1197,7 @@ fn setting(
         decisions: Vec::new(),
         asid_split: None,
         confidence_note: None,
+        bound_from: None,
     }
 }
 

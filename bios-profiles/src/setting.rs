@@ -406,6 +406,10 @@ pub struct Setting {
     /// The SEV ASID split a `sev_asids` setting resolved to (set by resolution).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub asid_split: Option<AsidSplit>,
+    /// The knob, as Dell names it, a vendor binding wrote this setting from (`ApbDis` for
+    /// HPE's `ApplicationPowerBoost`): its why, source and quote speak of that knob.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound_from: Option<String>,
 }
 
 impl Setting {

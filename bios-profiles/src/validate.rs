@@ -5,6 +5,7 @@
 //! reported at once.
 
 use crate::analysis::{self, Analysis};
+use crate::binding::Binding;
 use crate::catalog;
 use crate::choose::{self, Choice};
 use crate::host::{Generation, HostView};
@@ -330,7 +331,7 @@ fn absent(
 ) -> Violation {
     let name = &setting.attribute;
     let expected_on = generation.filter(|g| setting.generations.contains(g));
-    if expected_on.is_none() && catalog::knows_attribute(name) {
+    if expected_on.is_none() && (catalog::knows_attribute(name) || Binding::shipped_writes(name)) {
         return not_applicable(target, name, options);
     }
     let names = registry

@@ -4,6 +4,7 @@
 mod boot;
 mod decisions;
 mod evidence;
+mod hpe;
 mod library;
 mod real_shapes;
 mod recommendations;

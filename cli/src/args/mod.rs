@@ -575,6 +575,11 @@ pub enum ProfilesCommand {
         /// string's "64-Core" when --cpu gives one.
         #[arg(long)]
         cores: Option<u32>,
+        /// Show the profile bound to this vendor's BIOS: dell (the profiles' own names) or hpe
+        /// (HPE ProLiant: each setting as HPE's attribute and token, the writes that enable
+        /// them, and what HPE has no equivalent for, with the evidence).
+        #[arg(long, value_name = "VENDOR", default_value = "dell")]
+        vendor: String,
     },
     /// Check a profile: its format (every missing field at once), and its values — with
     /// --registry or --bmc against that BIOS attribute registry and its dependencies; without

@@ -6,7 +6,8 @@ use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
 use bios_profiles::{
-    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, Unchecked, ValidateOptions,
+    Binding, BoundProfile, Citation, Generation, HostFacts, HostView, KnobOutcome, Library, ResolvedProfile, Setting,
+    Severity, Unchecked, ValidateOptions, Vendor,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
@@ -29,6 +30,7 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             cpu,
             sockets,
             cores,
+            vendor,
         } => {
             let mut host = facts(model.as_deref(), generation.as_deref())?;
             if let Some(cpu) = cpu {
@@ -43,7 +45,8 @@ pub async fn run(cmd: &ProfilesCommand, dirs: &StateDirs, output: OutputFormat) 
             }
             host.sockets = *sockets;
             host.cores = cores.or(host.cores);
-            show(profile, &host, output)
+            let vendor = vendor.parse::<Vendor>().map_err(|e| anyhow::anyhow!("--vendor: {e}"))?;
+            show(profile, &host, vendor, output)
         }
         ProfilesCommand::Search { query } => search(&query.join(" "), output),
         ProfilesCommand::Validate(args) => validate(args, dirs, output).await,
@@ -216,21 +219,98 @@ fn facts(model: Option<&str>, generation: Option<&str>) -> Result<HostFacts> {
     })
 }
 
-fn show(name: &str, host: &HostFacts, output: OutputFormat) -> Result<Exit> {
+fn show(name: &str, host: &HostFacts, vendor: Vendor, output: OutputFormat) -> Result<Exit> {
     let chosen = LoadedProfile::load(name)?;
     let resolved = chosen.resolve(host)?;
-    let citations = resolved.citations(chosen.library().sources());
+    let bound = bios_profiles::bind(&resolved, vendor)?;
+    // The binding's own evidence joins the profile's sources.
+    let sources = match Binding::shipped(vendor)? {
+        Some(binding) => chosen.library().sources().with(binding.sources().iter().cloned()),
+        None => chosen.library().sources().clone(),
+    };
+    let citations = bound.profile.citations(&sources);
     if output == OutputFormat::Json {
-        let mut doc = serde_json::to_value(&resolved)?;
+        let mut doc = serde_json::to_value(&bound.profile)?;
         if let Some(map) = doc.as_object_mut() {
             map.insert("schema".into(), json!("rftune.profile/v1"));
             map.insert("sources".into(), serde_json::to_value(&citations)?);
+            if vendor != Vendor::Dell {
+                map.insert("vendor".into(), json!(vendor));
+                map.insert("bindings".into(), serde_json::to_value(&bound.knobs)?);
+                map.insert("enabling".into(), serde_json::to_value(&bound.enabled)?);
+            }
         }
         render::json(&doc)?;
         return Ok(Exit::Success);
     }
-    render::text(&show_text(&resolved, &citations))?;
+    let mut text = show_text(&bound.profile, &citations);
+    if vendor != Vendor::Dell {
+        text = bound_text(&bound, &text);
+    }
+    render::text(&text)?;
     Ok(Exit::Success)
+}
+
+/// `profiles show --vendor hpe`: the vendor named in the heading, and after the settings what
+/// each managed knob became (bound with its evidence, carried, left to the profile's own
+/// naming) and the enabling writes, before the sources.
+fn bound_text(bound: &BoundProfile, shown: &str) -> String {
+    let vendor = bound.vendor.name();
+    let mut lines = String::new();
+    for k in &bound.knobs {
+        let _ = match &k.outcome {
+            KnobOutcome::Bound {
+                attributes,
+                wanted,
+                inverted,
+                evidence,
+                seen,
+                ..
+            } => writeln!(
+                lines,
+                "  bound {} → {} = {wanted}{}: {evidence}{}",
+                k.knob,
+                attributes.join(", "),
+                if *inverted { " (inverted)" } else { "" },
+                if seen.is_empty() {
+                    " (not seen on a real host)".to_owned()
+                } else {
+                    format!(" (seen on a real host: {})", seen.join(", "))
+                }
+            ),
+            KnobOutcome::Carried { by, attributes } => {
+                writeln!(lines, "  carried {} → {} by {by}", k.knob, attributes.join(", "))
+            }
+            KnobOutcome::Overridden { attributes } => writeln!(
+                lines,
+                "  overridden {} → {}: the profile names it itself",
+                k.knob,
+                attributes.join(", ")
+            ),
+            // Skipped with the reason, which the settings part already prints.
+            KnobOutcome::NotApplicable { .. } => Ok(()),
+        };
+    }
+    for e in &bound.enabled {
+        let _ = writeln!(
+            lines,
+            "  enabling {} = {} ({}) for {}{}",
+            e.attribute,
+            e.value,
+            e.id,
+            e.for_knobs.join(", "),
+            if e.added {
+                ""
+            } else {
+                ": already written by the profile"
+            }
+        );
+    }
+    let (head, rest) = shown.split_once('\n').unwrap_or((shown, ""));
+    let (settings, sources) = rest
+        .split_once("\nSources")
+        .map_or((rest, String::new()), |(a, b)| (a, format!("\nSources{b}")));
+    format!("{head} (bound to {vendor}: {vendor}'s attribute names and tokens)\n{settings}{lines}{sources}")
 }
 
 /// `4 | 2 | 1 (4 ruled out here) when sockets = 2`: what a setting asks for on this host.
@@ -602,4 +682,42 @@ fn validation_report(
         render::text(&out)?;
     }
     Ok(if errors > 0 { Exit::Drift } else { Exit::Success })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `profiles show hpc --vendor hpe` for a two-socket Milan host: HPE's names in the
+    /// heading and table, each knob's binding with its evidence, and the enabling writes,
+    /// before the sources.
+    #[test]
+    fn a_profile_shown_for_hpe_names_hpes_attributes_and_says_how_each_knob_was_bound() {
+        let host = HostFacts {
+            generation: Some(Generation::Milan),
+            sockets: Some(2),
+            ..HostFacts::default()
+        };
+        let resolved = Library::shipped().unwrap().resolve("hpc", &host).unwrap();
+        let bound = bios_profiles::bind(&resolved, Vendor::Hpe).unwrap();
+        let text = bound_text(&bound, &show_text(&bound.profile, &[]));
+        let line = |start: &str| {
+            text.lines()
+                .position(|l| l.starts_with(start))
+                .unwrap_or_else(|| panic!("no line starting {start:?} in:\n{text}"))
+        };
+        assert!(
+            text.lines()
+                .next()
+                .unwrap()
+                .ends_with("(bound to HPE: HPE's attribute names and tokens)")
+        );
+        line("ApplicationPowerBoost ");
+        line("  bound ApbDis → ApplicationPowerBoost = Disabled (inverted): A42 v2.60 registry:");
+        line("  carried DynamicLinkWidthManagement → XGMIForceLinkWidth by DlwmForcedWidth");
+        line("  skipped PcieAspmL1: no HPE equivalent:");
+        let enabling =
+            line("  enabling DeterminismControl = DeterminismCtrlManual (determinism-manual) for DeterminismSlider");
+        assert!(enabling < line("Sources"), "the bindings come before the sources");
+    }
 }
