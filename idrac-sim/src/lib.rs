@@ -22,6 +22,7 @@ pub mod clock;
 pub mod config;
 pub mod fixture;
 pub mod fleet;
+pub mod generation;
 pub mod host;
 pub mod messages;
 pub mod odata;
