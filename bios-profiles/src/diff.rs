@@ -3,7 +3,7 @@
 use crate::choose::Choice;
 use crate::host::HostView;
 use crate::library::ResolvedProfile;
-use crate::setting::{Confidence, Setting};
+use crate::setting::{Confidence, Setting, Unchecked};
 use crate::validate::{Checked, ValidateOptions, check_bios};
 use crate::verdict::{Target, Verdict, render_conditions};
 use redfish_client::dependencies::Flag;
@@ -95,6 +95,9 @@ pub struct Change {
     pub confidence_note: Option<String>,
     /// Extra detail: what forces it, why it does not apply, why it cannot be written.
     pub note: Option<String>,
+    /// For a `not_applicable` setting, which kind of reason `note` gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<Unchecked>,
     /// For a setting whose value the host decides (ordered choices, accepted tokens, a
     /// derived bound): what was asked, what was picked, and why.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +119,9 @@ pub struct StatusCounts {
     pub not_applicable: usize,
     /// `forced`.
     pub forced: usize,
+    /// Of the `not_applicable`, those with no evidence for the host's generation: settings
+    /// rftune could not check, which keep a host from being called in sync.
+    pub unverified: usize,
 }
 
 impl StatusCounts {
@@ -128,6 +134,25 @@ impl StatusCounts {
             Status::PendingConflict => self.pending_conflict,
             Status::NotApplicable => self.not_applicable,
             Status::Forced => self.forced,
+        }
+    }
+
+    /// The settings not in sync with the profile: drift, pending, pending conflict or forced
+    /// (what `diff` lists for a host).
+    pub fn not_in_sync(&self) -> usize {
+        self.drift + self.pending + self.pending_conflict + self.forced
+    }
+
+    /// The host's verdict from its counts: drift when anything needs writing or is pending
+    /// (drift, pending, a pending conflict, a forced change), else unverified when a setting
+    /// could not be checked for lack of evidence, else in sync.
+    pub fn verdict(&self) -> HostVerdict {
+        if self.not_in_sync() > 0 {
+            HostVerdict::Drift
+        } else if self.unverified > 0 {
+            HostVerdict::Unverified
+        } else {
+            HostVerdict::InSync
         }
     }
 
@@ -164,6 +189,9 @@ impl Diff {
         let mut counts = StatusCounts::default();
         for c in &self.changes {
             counts.bump(c.status);
+            if c.not_applicable == Some(Unchecked::NoEvidence) {
+                counts.unverified += 1;
+            }
         }
         counts
     }
@@ -172,6 +200,30 @@ impl Diff {
     pub fn with_status(&self, status: Status) -> impl Iterator<Item = &Change> {
         self.changes.iter().filter(move |c| c.status == status)
     }
+
+    /// How many settings could not be checked for lack of evidence for the host's generation.
+    pub fn unverified(&self) -> usize {
+        self.counts().unverified
+    }
+
+    /// The host's verdict: drift when anything needs writing or is pending, else unverified when
+    /// a setting could not be checked for lack of evidence (not proven in sync), else in sync.
+    pub fn verdict(&self) -> HostVerdict {
+        self.counts().verdict()
+    }
+}
+
+/// What a diff says of a host as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostVerdict {
+    /// Every setting checked has the profile's value, and every setting was checked.
+    InSync,
+    /// Nothing checked differs, but some settings could not be checked on this host's
+    /// generation for lack of evidence: not proven in sync.
+    Unverified,
+    /// Something needs writing, or something pending does.
+    Drift,
 }
 
 /// Compares the `host` with `profile`: its BIOS's current and pending (`Bios/Settings`)
@@ -258,7 +310,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
     for skipped in &profile.skipped {
         if skipped.target == Target::Bios && !bios.contains_key(skipped.setting.attribute.as_str()) {
             let name = skipped.setting.attribute.as_str();
-            let c = change(
+            let mut c = change(
                 Target::Bios,
                 &skipped.setting,
                 current.get(name),
@@ -266,6 +318,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
                 Status::NotApplicable,
                 Some(skipped.reason.clone()),
             );
+            c.not_applicable = Some(skipped.kind);
             bios.insert(name, c);
         }
     }
@@ -285,7 +338,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
         if let Target::Idrac(group) = skipped.target {
             let name = skipped.setting.attribute.as_str();
             let now = idrac_current.get(&group).and_then(|a| a.get(name));
-            let c = change(
+            let mut c = change(
                 skipped.target,
                 &skipped.setting,
                 now,
@@ -293,6 +346,7 @@ pub(crate) fn diff_checked(profile: &ResolvedProfile, host: &HostView<'_>, check
                 Status::NotApplicable,
                 Some(skipped.reason.clone()),
             );
+            c.not_applicable = Some(skipped.kind);
             idrac.entry((group, name)).or_insert(c);
         }
     }
@@ -346,6 +400,7 @@ fn change(
         confidence: s.confidence,
         confidence_note: s.confidence_note.clone(),
         note,
+        not_applicable: (status == Status::NotApplicable).then_some(Unchecked::NotOnHost),
         choice: None,
     }
 }

@@ -232,13 +232,16 @@ impl fmt::Display for MemoryPopulation {
     }
 }
 
-/// The highest `ProcNBrand` index looked at (Dell's AMD servers have one or two sockets).
+/// The highest `ProcNBrand` index looked at (Dell's AMD servers have one or two sockets; 17G
+/// registries number them from 0, earlier ones from 1).
 const MAX_SOCKETS: u32 = 8;
 
 impl HostFacts {
-    /// Reads the model from `SystemModelName`, the CPU and its generation from `Proc1Brand`,
-    /// the sockets from the `ProcNBrand` attributes that name a CPU, the cores per processor
-    /// from `Proc1NumCores` and SMT from `LogicalProc`.
+    /// Reads the model from `SystemModelName`, the CPU and its generation from the first
+    /// socket's `ProcNBrand` (`Proc0Brand` on 17G registries, which number processors from 0,
+    /// `Proc1Brand` before), the sockets from the `ProcNBrand` attributes that name a CPU (an
+    /// empty socket says "Not Installed"), the cores per processor from the first socket's
+    /// `ProcNNumCores` and SMT from `LogicalProc`.
     pub fn from_bios(attributes: &Attributes) -> Self {
         let text = |name: &str| {
             attributes
@@ -247,22 +250,26 @@ impl HostFacts {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
         };
-        let cpu = text("Proc1Brand");
-        let sockets = cpu.map(|_| {
-            (1..=MAX_SOCKETS)
-                .filter(|n| text(&format!("Proc{n}Brand")).is_some_and(names_a_cpu))
-                .count()
-        });
+        // The first socket: `Proc0` where the registry numbers from 0 (17G), else `Proc1`.
+        let first = if attributes.contains_key("Proc0Brand") { 0 } else { 1 };
+        let installed_at = |n: u32| text(&format!("Proc{n}Brand")).is_some_and(names_a_cpu);
+        let cpu = (first..=MAX_SOCKETS)
+            .find(|n| installed_at(*n))
+            .and_then(|n| text(&format!("Proc{n}Brand")));
+        let sockets = cpu.map(|_| (first..=MAX_SOCKETS).filter(|n| installed_at(*n)).count());
+        let cores_of = |n: u32| {
+            attributes
+                .get(&format!("Proc{n}NumCores"))
+                .and_then(AttributeValue::as_i64)
+                .and_then(|c| u32::try_from(c).ok())
+                .filter(|c| *c > 0)
+        };
         Self {
             model: text("SystemModelName").map(str::to_owned),
             generation: cpu.and_then(Generation::from_cpu_model),
             cpu: cpu.map(str::to_owned),
             sockets: sockets.and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
-            cores: attributes
-                .get("Proc1NumCores")
-                .and_then(AttributeValue::as_i64)
-                .and_then(|n| u32::try_from(n).ok())
-                .filter(|n| *n > 0),
+            cores: (first..=MAX_SOCKETS).filter(|n| installed_at(*n)).find_map(cores_of),
             smt: match text("LogicalProc") {
                 Some("Enabled") => Some(true),
                 Some("Disabled") => Some(false),
@@ -465,6 +472,32 @@ mod tests {
             intel.to_string(),
             "PowerEdge R750 (Intel(R) Xeon(R) Gold 6354 CPU @ 3.00GHz)"
         );
+    }
+
+    /// 17G registries number processors from 0 (`Proc0Brand`, as Dell's R770 registry does): a
+    /// one-socket R6715 is one socket of its CPU, a two-socket R7725 two, and the cores are the
+    /// first socket's, never a generation-neutral guess.
+    #[test]
+    fn processors_numbered_from_zero_are_read_as_17g_registries_number_them() {
+        let attrs = |rows: &[(&str, &str)], cores: i64| -> Attributes {
+            let mut a: Attributes = rows.iter().map(|(k, v)| ((*k).to_owned(), (*v).into())).collect();
+            a.insert("Proc0NumCores".into(), cores.into());
+            a.insert("LogicalProc".into(), "Enabled".into());
+            a
+        };
+        let turin = "AMD EPYC 9965 192-Core Processor";
+        let two = HostFacts::from_bios(&attrs(&[("Proc0Brand", turin), ("Proc1Brand", turin)], 192));
+        assert_eq!((two.sockets, two.cores, two.threads()), (Some(2), Some(192), Some(768)));
+        assert_eq!(two.generation, Some(Generation::Turin));
+        let one = HostFacts::from_bios(&attrs(
+            &[
+                ("Proc0Brand", "AMD EPYC 9555 64-Core Processor"),
+                ("Proc1Brand", "Not Installed"),
+            ],
+            64,
+        ));
+        assert_eq!((one.sockets, one.cores), (Some(1), Some(64)));
+        assert_eq!(one.cpu_model_number(), Some("9555"));
     }
 
     #[test]

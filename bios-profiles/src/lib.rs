@@ -115,7 +115,7 @@ pub mod verdict;
 pub use boot::{BootDevice, BootDevices, BootEntry, BootSection, DeviceClass, DeviceRef, Pick};
 pub use catalog::{Catalog, CatalogEntry, SeenToken};
 pub use choose::Choice;
-pub use diff::{Change, Diff, Status, StatusCounts, diff};
+pub use diff::{Change, Diff, HostVerdict, Status, StatusCounts, diff};
 pub use error::{Error, Position, Result};
 pub use host::{Generation, HostFacts, HostView, MemoryPopulation};
 pub use library::{Citation, Library, Quote, ResolvedProfile, Skipped};
@@ -126,7 +126,7 @@ pub use profile::{Cpu, IdracSetting, Left, Platform, Profile, Unsupported};
 pub use reference::ProfileRef;
 pub use setting::{
     AsidSplit, Bound, Confidence, ConfidenceCounts, DataTable, Decision, Excluded, MemoryCondition, Outcome,
-    Parameters, Setting, Wanted, When,
+    Parameters, Setting, Unchecked, Wanted, When,
 };
 pub use sources::{Source, Sources};
 pub use tables::Tables;

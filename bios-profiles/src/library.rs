@@ -4,6 +4,7 @@ use crate::boot::{BootDevices, BootSection};
 use crate::error::{Error, Result};
 use crate::host::HostFacts;
 use crate::profile::{Cpu, IdracSetting, Left, Profile, Unsupported};
+use crate::setting::Unchecked;
 use crate::setting::{ConfidenceCounts, Excluded, Parameters, Setting, Wanted};
 use crate::sources::Sources;
 use crate::suggest;
@@ -98,6 +99,8 @@ pub struct Skipped {
     pub setting: Setting,
     /// Why it does not apply (`applies to rome, milan only; this host is genoa`).
     pub reason: String,
+    /// Which kind of reason: no evidence for the host's generation, or left out on purpose.
+    pub kind: Unchecked,
 }
 
 /// The largest profile file accepted (1 MiB): shipped profiles are about 10 KB.
@@ -510,6 +513,7 @@ impl Library {
                         target: Target::Bios,
                         setting,
                         reason,
+                        kind: Unchecked::Excluded,
                     },
                 );
             }
@@ -528,6 +532,7 @@ impl Library {
                         target: Target::Bios,
                         setting,
                         reason,
+                        kind: Unchecked::Excluded,
                     },
                 );
             }
@@ -655,21 +660,23 @@ struct Merge<'h> {
 impl Merge<'_> {
     fn add(&mut self, bios: &BTreeMap<String, Setting>, idrac: &BTreeMap<String, IdracSetting>) {
         for (name, s) in bios {
-            match self.exclusion(s) {
+            match self.exclusion(s, true) {
                 None => {
                     self.left.remove(&(Target::Bios, name.clone()));
                     self.bios.insert(name.clone(), s.clone());
                 }
-                Some(reason) => self.skip(Target::Bios, s, reason),
+                Some((reason, kind)) => self.skip(Target::Bios, s, reason, kind),
             }
         }
         for (name, s) in idrac {
-            match self.exclusion(&s.setting) {
+            // The BMC's own settings (power cap, cooling) do not depend on the CPU: a generation
+            // without BIOS evidence still takes them, unless the setting names generations.
+            match self.exclusion(&s.setting, !s.setting.generations.is_empty()) {
                 None => {
                     self.left.remove(&(Target::Idrac(s.group), name.clone()));
                     self.idrac.insert((s.group, name.clone()), s.clone());
                 }
-                Some(reason) => self.skip(Target::Idrac(s.group), &s.setting, reason),
+                Some((reason, kind)) => self.skip(Target::Idrac(s.group), &s.setting, reason, kind),
             }
         }
     }
@@ -690,21 +697,27 @@ impl Merge<'_> {
         }
     }
 
-    /// Why `setting` does not apply to the host: another generation, or host facts its
-    /// `when` rules out.
-    fn exclusion(&self, setting: &Setting) -> Option<String> {
-        self.tables
-            .generation_exclusion(setting, self.host.generation)
-            .or_else(|| setting.when.excludes(self.host))
+    /// Why `setting` does not apply to the host, and which kind of reason that is: no
+    /// evidence for the host's generation, or another generation or host facts its `when`
+    /// rules out. `by_cpu`: whether the CPU generation decides for it at all.
+    fn exclusion(&self, setting: &Setting, by_cpu: bool) -> Option<(String, Unchecked)> {
+        let generation = by_cpu.then_some(self.host.generation).flatten();
+        let unproven = generation.and_then(|g| self.tables.unproven(g));
+        match self.tables.generation_exclusion(setting, generation) {
+            Some(reason) if unproven.as_ref() == Some(&reason) => Some((reason, Unchecked::NoEvidence)),
+            Some(reason) => Some((reason, Unchecked::Excluded)),
+            None => setting.when.excludes(self.host).map(|r| (r, Unchecked::Excluded)),
+        }
     }
 
-    fn skip(&mut self, target: Target, setting: &Setting, reason: String) {
+    fn skip(&mut self, target: Target, setting: &Setting, reason: String, kind: Unchecked) {
         self.skipped.insert(
             (target, setting.attribute.clone()),
             Skipped {
                 target,
                 setting: setting.clone(),
                 reason,
+                kind,
             },
         );
     }

@@ -11,6 +11,7 @@
 use crate::error::{Error, Result};
 use crate::host::Generation;
 use crate::library::ResolvedProfile;
+use crate::setting::Unchecked;
 use crate::verdict::Target;
 use redfish_client::oem::dell::AttributeGroup;
 use serde::{Deserialize, Serialize};
@@ -140,7 +141,8 @@ impl ManagedSet {
         })
     }
 
-    /// The knob for `target` and `attribute`, if it is managed.
+    /// The first group's knob for `target` and `attribute`, if it is managed on any generation
+    /// (a knob can sit in one group per set of generations: DfCState on Genoa and on Turin).
     pub fn knob(&self, target: Target, attribute: &str) -> Option<&Knob> {
         self.knobs
             .iter()
@@ -151,7 +153,8 @@ impl ManagedSet {
     /// neither sets them nor leaves them alone on purpose, they apply to its host, and no knob
     /// they depend on is set to a value that hides them. A setting the host's facts leave
     /// unresolved (the SEV ASID split without the CPU's maximum) counts as set: the profile
-    /// says why it is left. Empty for a shipped workload profile: the tests check it.
+    /// says why it is left; so does one without evidence for the host's generation, which
+    /// stays as the host has it (and makes the host unverified). Empty for a shipped workload profile: the tests check it.
     pub fn unmanaged_by<'a>(&'a self, profile: &ResolvedProfile) -> Vec<&'a Knob> {
         let Some(generation) = profile.host.generation else {
             return Vec::new();
@@ -168,7 +171,8 @@ impl ManagedSet {
                 || profile.skipped.iter().any(|s| {
                     s.target == k.target
                         && s.setting.attribute == k.attribute
-                        && matches!(s.setting.wanted, crate::setting::Wanted::SevAsids { .. })
+                        && (matches!(s.setting.wanted, crate::setting::Wanted::SevAsids { .. })
+                            || s.kind == Unchecked::NoEvidence)
                 })
         };
         let gated_off = |k: &Knob| {
@@ -198,6 +202,7 @@ impl std::fmt::Display for Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn groups_become_knobs_with_their_conditions() {
@@ -210,7 +215,15 @@ mod tests {
         );
         let cap = set.knob(Target::Idrac(AttributeGroup::System), "ServerPwr.1.PowerCapSetting");
         assert!(cap.is_some());
-        assert!(set.on(Generation::Turin, Some(2)).next().is_none(), "no Turin evidence");
+        let turin: BTreeSet<&str> = set
+            .on(Generation::Turin, Some(2))
+            .map(|k| k.attribute.as_str())
+            .collect();
+        assert_eq!(
+            turin,
+            BTreeSet::from(["SysProfile", "DfCState", "IommuSupport", "ServerPwr.1.PowerCapSetting"]),
+            "Turin: the preset, AMD's two Instinct knobs and the power cap"
+        );
         let one_socket: Vec<&str> = set
             .on(Generation::Genoa, Some(1))
             .map(|k| k.attribute.as_str())

@@ -621,3 +621,18 @@ pub struct AsidSplit {
     /// The split in words, with its consequence for plain SEV guests.
     pub reason: String,
 }
+
+/// Why a setting is not applicable on a host: the three reasons are kept apart because they mean
+/// different things for the host's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unchecked {
+    /// No source or payload covers this host's CPU generation: the setting could not be
+    /// checked, and the host is not proven in sync (`unverified`).
+    NoEvidence,
+    /// The host's BIOS or BMC has no such attribute (an error under `--strict`).
+    NotOnHost,
+    /// Left out on purpose: a rule for other generations, host facts the setting is not for, a
+    /// platform that cannot take any of its values, a value the host cannot derive.
+    Excluded,
+}

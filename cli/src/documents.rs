@@ -5,7 +5,7 @@
 
 use crate::Exit;
 use anyhow::Result;
-use bios_profiles::{Change, StatusCounts};
+use bios_profiles::{Change, HostVerdict, StatusCounts};
 use rftune_engine::HostErrorKind;
 use rftune_engine::assess::Assessment;
 use rftune_engine::audit::AuditLog;
@@ -170,6 +170,9 @@ pub struct HostDiff {
 pub enum DiffStatus {
     /// Every attribute as the profile wants it.
     InSync,
+    /// Nothing checked differs, but some settings could not be checked for lack of evidence
+    /// for the host's CPU generation (EPYC 9005 today): not proven in sync.
+    Unverified,
     /// Drift, or pending changes.
     Drift,
     /// Not compared, or the profile is invalid for it.
@@ -178,12 +181,13 @@ pub enum DiffStatus {
 
 impl DiffStatus {
     /// Every status, in the order the summary counts them.
-    pub const ALL: [Self; 3] = [Self::InSync, Self::Drift, Self::Error];
+    pub const ALL: [Self; 4] = [Self::InSync, Self::Unverified, Self::Drift, Self::Error];
 
     /// As the JSON output spells it.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::InSync => "in_sync",
+            Self::Unverified => "unverified",
             Self::Drift => "drift",
             Self::Error => "error",
         }
@@ -208,20 +212,24 @@ pub struct DiffSummary {
     pub hosts: usize,
     /// In sync.
     pub in_sync: usize,
+    /// Not proven in sync: nothing checked differs, but some settings have no evidence for
+    /// the host's CPU generation.
+    pub unverified: usize,
     /// With drift (or pending changes).
     pub drift: usize,
     /// Not compared, or the profile is invalid for them.
     pub error: usize,
 }
 
-/// The counts line of the text output, e.g. `3 hosts: 1 in sync, 2 drift, 0 error`.
+/// The counts line of the text output, e.g. `3 hosts: 1 in sync, 2 drift, 0 error`, with
+/// `N unverified` after the in-sync count when there are such hosts.
 impl std::fmt::Display for DiffSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} hosts: {} in sync, {} drift, {} error",
-            self.hosts, self.in_sync, self.drift, self.error
-        )
+        write!(f, "{} hosts: {} in sync, ", self.hosts, self.in_sync)?;
+        if self.unverified > 0 {
+            write!(f, "{} unverified, ", self.unverified)?;
+        }
+        write!(f, "{} drift, {} error", self.drift, self.error)
     }
 }
 
@@ -230,12 +238,14 @@ impl DiffSummary {
     pub fn count(&mut self, status: DiffStatus) {
         match status {
             DiffStatus::InSync => self.in_sync += 1,
+            DiffStatus::Unverified => self.unverified += 1,
             DiffStatus::Drift => self.drift += 1,
             DiffStatus::Error => self.error += 1,
         }
     }
 
-    /// The fleet exit rule: error beats drift beats in sync.
+    /// The fleet exit rule: error beats drift and unverified (exit 2: not proven in sync, with
+    /// or without `--strict`) beat in sync.
     pub fn exit(&self) -> Result<Exit> {
         if self.error > 0 {
             anyhow::bail!(
@@ -244,7 +254,11 @@ impl DiffSummary {
                 self.hosts
             );
         }
-        Ok(if self.drift > 0 { Exit::Drift } else { Exit::Success })
+        Ok(if self.drift + self.unverified > 0 {
+            Exit::Drift
+        } else {
+            Exit::Success
+        })
     }
 }
 
@@ -255,10 +269,12 @@ pub fn host_diff(profile: &str, r: &HostResult<Assessment>) -> HostDiff {
             let invalid = a.errors().next().is_some();
             let status = if invalid {
                 DiffStatus::Error
-            } else if a.diff.is_clean() {
-                DiffStatus::InSync
             } else {
-                DiffStatus::Drift
+                match a.diff.verdict() {
+                    HostVerdict::InSync => DiffStatus::InSync,
+                    HostVerdict::Unverified => DiffStatus::Unverified,
+                    HostVerdict::Drift => DiffStatus::Drift,
+                }
             };
             HostDiff {
                 host: r.entry.name.clone(),

@@ -391,40 +391,72 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
 }
 
 /// Sends an override `body`, recorded as `step`, where the host's backend writes boot
-/// settings. An answer that was lost is never resent: the system is read back and `took` says
-/// whether the override is in force.
+/// settings: the first place that takes it (a place that refuses the write with a 400 hands it
+/// to the next, and the record says where it went). An answer that was lost is never resent:
+/// the system is read back and `took` says whether the override is in force.
 async fn write_override(w: &Writer<'_>, step: Step, body: &Value, took: impl Fn(&Boot) -> bool) -> Result<()> {
     let bmc = w.bmc;
     let backend = bmc.backend();
-    let target = match (backend.boot(), backend.places()) {
-        (Some(boot), Some(places)) => boot.override_target(places).clone(),
+    let targets = match (backend.boot(), backend.places()) {
+        (Some(boot), Some(places)) => boot.override_targets(places),
         _ => {
             let why = backend.lacks("boot settings");
             return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, why).into());
         }
     };
-    match bmc.client.patch(target.path(), body).await {
-        Ok(_) => w.audit(step, body.clone(), "ok", Value::Null),
-        Err(e) if e.write_outcome_unknown() => {
-            let after = read_system(bmc).await?.boot.unwrap_or_default();
-            if took(&after) {
+    let several = targets.len() > 1;
+    let mut refused: Vec<String> = Vec::new();
+    for (i, target) in targets.iter().enumerate() {
+        let written_to = |what: &str| {
+            if several {
+                let mut d = json!({"written_to": target.path()});
+                if !refused.is_empty() {
+                    d["refused_by"] = json!(refused);
+                }
+                if !what.is_empty() {
+                    d["note"] = json!(what);
+                }
+                d
+            } else if what.is_empty() {
+                Value::Null
+            } else {
+                json!(what)
+            }
+        };
+        match bmc.client.patch(target.path(), body).await {
+            Ok(_) => return w.audit(step, body.clone(), "ok", written_to("")),
+            // This place does not take the write: the next one may.
+            Err(e) if e.status() == Some(400) && i + 1 < targets.len() => {
+                refused.push(format!("{}: {}", target.path(), e.last_attempt()));
+            }
+            Err(e) if e.write_outcome_unknown() => {
+                let after = read_system(bmc).await?.boot.unwrap_or_default();
+                if took(&after) {
+                    return w.audit(
+                        step,
+                        body.clone(),
+                        "ok",
+                        written_to("the answer was lost; read back in force"),
+                    );
+                }
                 w.audit(
                     step,
                     body.clone(),
-                    "ok",
-                    json!("the answer was lost; read back in force"),
-                )
-            } else {
-                w.audit(step, body.clone(), "error", json!("the answer was lost; not in force"))?;
-                Err(bmc.explain(e, "setting the boot override (read back: not in force)"))
+                    "error",
+                    written_to("the answer was lost; not in force"),
+                )?;
+                return Err(bmc.explain(e, "setting the boot override (read back: not in force)"));
+            }
+            Err(e) => {
+                let e = bmc.explain(e, "setting the boot override");
+                w.audit(step, body.clone(), "error", json!(crate::error::report(&e)))?;
+                return Err(e);
             }
         }
-        Err(e) => {
-            let e = bmc.explain(e, "setting the boot override");
-            w.audit(step, body.clone(), "error", json!(crate::error::report(&e)))?;
-            Err(e)
-        }
     }
+    // Every place returns above; a backend with no place to write boot settings to:
+    let why = backend.lacks("place to write boot settings");
+    Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, why).into())
 }
 
 /// `boot once` as a fleet [`Operation`]: the override under the host's lock, and the hooks

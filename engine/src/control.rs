@@ -152,6 +152,7 @@ pub(crate) async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
         match bmc.client.system(&places.system).await {
             Ok(system) => {
                 bmc.confirm_backend();
+                bmc.note_model(system.model.as_deref());
                 return Ok(system);
             }
             Err(e) if e.status() != Some(404) || bmc.recognised() => {

@@ -34,6 +34,13 @@ pub struct Inventory {
     pub bios_version: Option<String>,
     /// BMC firmware version.
     pub bmc_firmware: Option<String>,
+    /// The BMC as rftune recognised it (`Dell iDRAC10 (firmware 1.30.10.50)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bmc: Option<String>,
+    /// The server's generation as the iDRAC's Manager names it (`17G Monolithic`), or as its
+    /// model name tells (`17G`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<String>,
     /// `On`, `Off`, ...
     pub power_state: Option<String>,
     /// CPU summary.
@@ -202,6 +209,10 @@ pub async fn collect(bmc: &Bmc, lifecycle: usize) -> Result<Inventory> {
                 log,
             );
             let system = system.map_err(|e| t.explain(e, "reading the system"))?;
+            t.note_model(system.model.as_deref());
+            if let Ok(m) = &manager {
+                t.note_manager(m);
+            }
             let secure_boot = partial.keep("Secure Boot", secure_boot).flatten();
             let lifecycle = log.and_then(|l| partial.keep("Lifecycle log", l));
             let mut inventory = assemble(
@@ -302,6 +313,17 @@ fn assemble(
             device_type: m.memory_device_type,
         })
         .collect();
+    let generation = manager
+        .as_ref()
+        .and_then(|m| m.model.clone())
+        .filter(|m| crate::backend::generation_of(m).is_some() && m.contains('G'))
+        .or_else(|| {
+            system
+                .model
+                .as_deref()
+                .and_then(crate::backend::generation_of)
+                .map(|g| format!("{g}G"))
+        });
     Inventory {
         schema: SCHEMA,
         host: bmc.name.clone(),
@@ -309,6 +331,8 @@ fn assemble(
         model: system.model,
         service_tag,
         bios_version: system.bios_version,
+        generation,
+        bmc: Some(bmc.backend().kind().to_string()),
         bmc_firmware: manager.and_then(|m| m.firmware_version),
         power_state: system.power_state.map(|p| format!("{p:?}")),
         processors: Processors {

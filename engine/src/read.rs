@@ -11,7 +11,7 @@ use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
-use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
+use redfish_client::resources::bios::{ApplyTime, Attributes, Bios, BiosSettings};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -45,6 +45,8 @@ pub struct HostState {
     pub settings_etag: Option<String>,
     /// The backend the host was read through.
     pub backend: Backend,
+    /// When staged BIOS values may apply, as the BIOS resource lists it (empty: none listed).
+    pub apply_times: Vec<ApplyTime>,
 }
 
 /// Everything [`HostState`] holds but the registry: what a host says about itself, read in one
@@ -70,6 +72,8 @@ pub struct HostValues {
     pub(crate) linked: Option<Bios>,
     /// The backend the host was read through.
     pub backend: Backend,
+    /// When staged BIOS values may apply, as the BIOS resource lists it (empty: none listed).
+    pub apply_times: Vec<ApplyTime>,
 }
 
 impl HostValues {
@@ -143,8 +147,10 @@ pub(crate) async fn read_values_with(
         return read_by_links(bmc, &backend, groups, jobs).await;
     };
     match read_at(bmc, &backend, places, groups, jobs, bios).await? {
-        Some(values) => {
+        Some(mut values) => {
             bmc.confirm_backend();
+            bmc.note_model(values.text("SystemModelName").as_deref());
+            values.backend = bmc.backend();
             Ok(values)
         }
         None => {
@@ -237,6 +243,7 @@ async fn read_at(
     };
     let settings_etag = pending.etag();
     Ok(Some(HostValues {
+        apply_times: bios.apply_times(),
         registry_id: bios.attribute_registry.clone(),
         pending: backend.pending().pending(&bios.attributes, pending.value.attributes),
         bios: bios.attributes,
@@ -271,6 +278,7 @@ async fn read_by_links(
         .await
         .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?;
     Ok(HostValues {
+        apply_times: bios.apply_times(),
         registry_id: bios.attribute_registry.clone(),
         pending: backend.pending().pending(&bios.attributes, settings.attributes),
         bios: bios.attributes.clone(),
@@ -332,6 +340,7 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         registry_id: values.registry_id,
         settings_etag: values.settings_etag,
         backend: values.backend,
+        apply_times: values.apply_times,
     })
 }
 

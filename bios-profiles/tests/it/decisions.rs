@@ -5,7 +5,8 @@
 use crate::{Fixture, attrs, library_with};
 use bios_profiles::tables::{self, CpuLayout, SevRow, Tables};
 use bios_profiles::{
-    Confidence, DataTable, Generation, HostFacts, Library, Outcome, Profile, Sources, Status, Wanted, diff, plan,
+    Confidence, DataTable, Generation, HostFacts, HostVerdict, Library, Outcome, Profile, Sources, Status, Unchecked,
+    Wanted, diff, plan,
 };
 use redfish_client::resources::attribute_registry::AllowedValue;
 use redfish_client::resources::bios::AttributeValue;
@@ -436,6 +437,10 @@ fn threads_count_smt_as_the_profile_leaves_it() {
     assert_eq!(HostFacts::default().threads(), None);
 }
 
+/// Issue 31: on Turin, where no source covers the BIOS settings, a diff compares what has
+/// evidence (Dell's own preset, and the iDRAC settings, which do not depend on the CPU), says of
+/// every other setting that it could not be checked for lack of evidence, and the host is
+/// unverified, never in sync.
 #[test]
 fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule() {
     let library = Library::shipped().unwrap();
@@ -445,22 +450,64 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
     facts.generation = Some(Generation::Turin);
     let resolved = library.resolve("performance", &facts).unwrap();
     let d = diff(&resolved, &turin.state());
-    assert!(d.changes.iter().all(|c| c.status == Status::NotApplicable));
-    assert!(
-        d.changes
-            .iter()
-            .all(|c| c.note.as_deref().is_some_and(|n| n.starts_with("no Turin evidence"))),
-        "{d:#?}"
+    let checked: Vec<&str> = d
+        .changes
+        .iter()
+        .filter(|c| c.status != Status::NotApplicable)
+        .map(|c| c.attribute.as_str())
+        .collect();
+    assert_eq!(
+        checked,
+        ["SysProfile", "ServerPwr.1.PowerCapSetting"],
+        "the preset and the power cap: {d:#?}"
     );
-    // The one source that covers Turin, AMD's 2026 accelerator-host table, backs no setting on
-    // Turin yet: every setting still says it has no Turin evidence.
+    let unchecked: Vec<&bios_profiles::Change> =
+        d.changes.iter().filter(|c| c.status == Status::NotApplicable).collect();
+    assert!(!unchecked.is_empty());
+    for c in &unchecked {
+        assert_eq!(c.not_applicable, Some(Unchecked::NoEvidence), "{c:#?}");
+        assert!(
+            c.note.as_deref().is_some_and(|n| n.starts_with("no Turin evidence")),
+            "{c:#?}"
+        );
+    }
+    assert_eq!(d.unverified(), unchecked.len());
+    assert_eq!(
+        d.verdict(),
+        HostVerdict::Unverified,
+        "nothing differs, but not proven in sync"
+    );
+    // The one source that covers Turin, AMD's 2026 accelerator-host table, backs ai-gpu's rows.
     let sources: &Sources = library.sources();
-    let turin: Vec<&str> = sources
+    let turin_sources: Vec<&str> = sources
         .iter()
         .filter(|s| s.generations.contains(&Generation::Turin))
         .map(|s| s.id.as_str())
         .collect();
-    assert_eq!(turin, ["amd-instinct-acceptance"]);
+    assert_eq!(turin_sources, ["amd-instinct-acceptance"]);
+    let ai = library.resolve("ai-gpu", &facts).unwrap();
+    let rows: Vec<&str> = ai.bios.keys().map(String::as_str).collect();
+    assert_eq!(rows, ["DfCState", "IommuSupport", "SysProfile"]);
+    assert!(
+        ai.bios["DfCState"].source == "amd-instinct-acceptance"
+            && ai.bios["IommuSupport"].source == "amd-instinct-acceptance"
+    );
+    assert_eq!(
+        ai.bios["SysProfile"].wanted,
+        Wanted::Value("PerfOptimized".into()),
+        "Dell's preset"
+    );
+    // A host of a generation with evidence: every setting is checked, none is unverified.
+    let genoa = library.resolve("performance", &turin.host()).unwrap();
+    let g = diff(&genoa, &turin.state());
+    assert_eq!(g.unverified(), 0);
+    assert!(
+        g.changes
+            .iter()
+            .filter(|c| c.status == Status::NotApplicable)
+            .all(|c| c.not_applicable != Some(Unchecked::NoEvidence)),
+        "{g:#?}"
+    );
 }
 
 #[test]

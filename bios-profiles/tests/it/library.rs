@@ -329,7 +329,7 @@ fn shipped_profiles_describe_their_targets() {
     );
     assert_eq!(
         library.get("ai-gpu").unwrap().targets(),
-        "rome, milan, genoa, bergamo, turin; any model; overrides for genoa; milan; milan with at most 255 threads; rome; rome with at most 255 threads"
+        "rome, milan, genoa, bergamo, turin; any model; overrides for genoa; milan; milan with at most 255 threads; rome; rome with at most 255 threads; turin"
     );
     assert!(library.sources().get("amd-58011").unwrap().title.contains("58011"));
     // The documents the settings and tables cite, two real captures and an export, `snapshot`

@@ -747,6 +747,10 @@ fn bergamo_takes_genoa_s_settings_with_ccx_as_numa_kept_off() {
     );
 }
 
+/// On Turin a setting applies only where evidence covers Turin: a Dell preset (every workload
+/// profile selects the one closest to it), AMD's 2026 accelerator-host rows (ai-gpu), and the
+/// iDRAC settings, which do not depend on the CPU; every other BIOS setting is left as the host
+/// has it, for lack of evidence, and counts toward the host's `unverified`.
 #[test]
 fn a_turin_host_is_recognised_and_every_setting_is_left_alone_for_lack_of_evidence() {
     let library = Library::shipped().unwrap();
@@ -756,21 +760,50 @@ fn a_turin_host_is_recognised_and_every_setting_is_left_alone_for_lack_of_eviden
         let resolved = library
             .resolve(&profile.name, &turin)
             .unwrap_or_else(|e| panic!("{}: {e}", profile.name));
-        assert!(
-            resolved.bios.is_empty() && resolved.idrac.is_empty(),
-            "{}",
-            profile.name
-        );
-        assert!(!resolved.skipped.is_empty(), "{}", profile.name);
+        for (name, s) in &resolved.bios {
+            let preset = name == "SysProfile" && s.wanted != Wanted::Value("Custom".into());
+            let evidence = preset || s.source == "amd-instinct-acceptance" || profile.name == "turin-site";
+            assert!(evidence, "{}: {name} applies on Turin without evidence", profile.name);
+        }
         for s in &resolved.skipped {
+            if s.reason.starts_with("no Turin evidence") {
+                assert_eq!(
+                    s.kind,
+                    bios_profiles::Unchecked::NoEvidence,
+                    "{}: {}",
+                    profile.name,
+                    s.reason
+                );
+            }
             assert!(
-                s.reason.starts_with("no Turin evidence"),
-                "{}: {}",
+                matches!(s.target, bios_profiles::Target::Bios),
+                "{}: the iDRAC setting {} is skipped on Turin ({})",
                 profile.name,
+                s.setting.attribute,
                 s.reason
             );
         }
     }
+    for (name, preset) in [
+        ("performance", "PerfOptimized"),
+        ("hpc", "PerfOptimized"),
+        ("ai-gpu", "PerfOptimized"),
+        ("virtualization", "PerfPerWattOptimizedOs"),
+        ("confidential-computing", "PerfPerWattOptimizedOs"),
+        ("power-efficiency-gpu", "PerfPerWattOptimizedOs"),
+    ] {
+        let r = library.resolve(name, &turin).unwrap();
+        assert_eq!(r.bios["SysProfile"].wanted, Wanted::Value(preset.into()), "{name}");
+    }
+    let performance = library.resolve("performance", &turin).unwrap();
+    assert_eq!(performance.bios.keys().collect::<Vec<_>>(), ["SysProfile"]);
+    assert!(
+        performance
+            .idrac
+            .keys()
+            .any(|(_, a)| a == "ServerPwr.1.PowerCapSetting"),
+        "the power cap does not depend on the CPU"
+    );
     // A setting that names Turin itself applies there.
     let mine = library_with(&[r#"
 name = "turin-site"
@@ -784,8 +817,11 @@ confidence = "used"
 generations = ["turin"]
 "#]);
     let resolved = mine.resolve("turin-site", &turin).unwrap();
-    assert_eq!(resolved.bios.len(), 1);
-    assert!(resolved.bios.contains_key("NumaNodesPerSocket"));
+    assert_eq!(
+        resolved.bios.keys().collect::<Vec<_>>(),
+        ["NumaNodesPerSocket", "SysProfile"],
+        "its own Turin row and performance's preset"
+    );
 }
 
 #[test]

@@ -6,8 +6,8 @@
 
 use crate::{Fixture, MODELS, library_with};
 use bios_profiles::{
-    Generation, HostFacts, HostView, Library, ManagedSet, Plan, ResolvedProfile, Status, Target, diff, plan, simulate,
-    simulate_idrac,
+    Generation, HostFacts, HostView, Library, ManagedSet, Plan, ResolvedProfile, Status, Target, Unchecked, diff, plan,
+    simulate, simulate_idrac,
 };
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
@@ -112,9 +112,16 @@ fn apply(library: &Library, name: &str, host: &Host, state: &State) -> State {
     }
 }
 
-/// The attributes whose values differ between `a` and `b`, except knobs `profile` leaves alone.
+/// The attributes whose values differ between `a` and `b`, except knobs `profile` leaves alone:
+/// on purpose, or for lack of evidence for the host's generation (Turin).
 fn differences(a: &State, b: &State, profile: &ResolvedProfile) -> Vec<String> {
-    let left = |target: Target, name: &str| profile.left.iter().any(|l| l.target == target && l.attribute == name);
+    let left = |target: Target, name: &str| {
+        profile.left.iter().any(|l| l.target == target && l.attribute == name)
+            || profile
+                .skipped
+                .iter()
+                .any(|s| s.target == target && s.setting.attribute == name && s.kind == Unchecked::NoEvidence)
+    };
     let show = |v: Option<&AttributeValue>| v.map_or_else(|| "(hidden)".to_owned(), ToString::to_string);
     let mut out = Vec::new();
     let names: BTreeSet<&String> = a.bios.keys().chain(b.bios.keys()).collect();

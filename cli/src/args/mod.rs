@@ -87,7 +87,8 @@ pub enum OutputFormat {
     Table,
     /// A JSON document with a "schema" field.
     Json,
-    /// JUnit XML, for CI systems (diff only): drift shows as failed test cases.
+    /// JUnit XML, for CI systems (diff only): drift shows as failed test cases, an unverified
+    /// host as a failed "verdict" case, settings not checked as skipped ones.
     Junit,
     /// JSON lines (diff, apply, restore, merge): one object per host as each finishes, then a
     /// summary object; each carries "schema" (rftune.<kind>.host/v1, rftune.<kind>.summary/v1).
@@ -108,8 +109,11 @@ pub enum Command {
     Inventory(InventoryArgs),
     /// Compare hosts with a BIOS profile: desired vs current vs pending, per attribute.
     ///
-    /// Read-only. Exit 0 when every host is in sync, 2 when any drifts (or has the profile's
-    /// values only pending), 1 when any host could not be compared.
+    /// Read-only. Each host is in_sync, unverified, drift or error. `unverified`: nothing
+    /// checked differs, but some settings have no evidence for the host's CPU generation (EPYC
+    /// 9005 today) and were not checked, so the host is not proven in sync. Exit 0 when every
+    /// host is in sync, 2 when any drifts (or has the profile's values only pending) or is
+    /// unverified, with or without --strict, 1 when any host could not be compared.
     Diff(DiffArgs),
     /// Converge hosts on a BIOS profile: plan, snapshot, stage every BIOS change in one PATCH,
     /// reboot once, wait for the job, verify.
@@ -135,7 +139,7 @@ pub enum Command {
     /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
     /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
     /// by name. Exit codes as the command's own over the whole fleet: 1 if any host failed, else
-    /// 2 if any drifted (diff) or is not converged or planned (apply), else 0.
+    /// 2 if any drifted or is unverified (diff) or is not converged or planned (apply), else 0.
     Merge(MergeArgs),
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).
@@ -202,7 +206,7 @@ pub enum Command {
     /// Read-only, like diff. Runs until SIGTERM or Ctrl-C, then serves no more scrapes, lets
     /// the checks in flight finish (so their sessions are logged out) and exits 143 (SIGTERM) or
     /// 130 (SIGINT). With --once: check every host once, print the metrics, exit 0 in sync, 2
-    /// drift, 1 a check failed.
+    /// drift or unverified, 1 a check failed.
     #[command(after_long_help = EXPORTER_HELP)]
     Exporter(ExporterArgs),
     /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
@@ -314,6 +318,8 @@ How it checks:
 
 Metrics (labels: host = the inventory name, profile = the profile's name):
   rftune_bios_drift_attributes{host,profile}  attributes not as the profile wants (0 = in sync)
+  rftune_bios_unverified_attributes{host,profile}
+                                              settings not checked: no evidence for its CPU
   rftune_bios_attributes{host,profile,status} the same by diff status (drift, pending, ...)
   rftune_bios_pending_attributes{host}        BIOS values staged for the next reboot
   rftune_idrac_jobs{host,state}               queue jobs: waiting, running, stuck (PR30, or
@@ -324,7 +330,7 @@ Metrics (labels: host = the inventory name, profile = the profile's name):
   rftune_check_duration_seconds{host}, rftune_checks_total{host,result}
   rftune_bios_info{host,model,bios_version,service_tag}, rftune_idrac_system_lockdown{host}
   rftune_power_watts{host,sensor}             the BMC's power reading at the latest check
-  rftune_hosts{profile,state}                 hosts in_sync, drift, error, unknown (not checked)
+  rftune_hosts{profile,state}                 hosts in_sync, unverified, drift, error, unknown
   rftune_exporter_build_info{version}, rftune_exporter_check_interval_seconds,
   rftune_exporter_checks_in_flight
   A failed check leaves out the host's value series (drift, jobs, power, ...) until a check
@@ -352,7 +358,8 @@ pub struct DiffArgs {
     /// registry.
     #[arg(long, value_name = "FILE", conflicts_with = "profile")]
     pub scp: Option<PathBuf>,
-    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
+    /// Treat attributes the host's BIOS lacks as errors instead of "not applicable". (Settings
+    /// without evidence for the host's CPU generation make it unverified, exit 2, either way.)
     #[arg(long)]
     pub strict: bool,
     /// Show in-sync attributes too, not only differences, and (for a fleet) the hosts in sync.
@@ -385,8 +392,9 @@ pub struct ExporterArgs {
     /// A running job whose progress has not moved for this long counts as stuck.
     #[arg(long, default_value = "1h", value_name = "DURATION", value_parser = parse_duration)]
     pub job_stuck_after: std::time::Duration,
-    /// Check every host once, print the metrics on stdout and exit (0 in sync, 2 drift, 1 a
-    /// check failed): for cron and node_exporter's textfile collector. Serves nothing.
+    /// Check every host once, print the metrics on stdout and exit (0 in sync, 2 drift or
+    /// unverified, 1 a check failed): for cron and node_exporter's textfile collector.
+    /// Serves nothing.
     #[arg(long)]
     pub once: bool,
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".

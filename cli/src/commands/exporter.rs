@@ -98,7 +98,7 @@ pub async fn run(args: &ExporterArgs, dirs: &StateDirs) -> Result<Exit> {
 }
 
 /// `--once`'s exit code, by the fleet rule: 1 if any check failed (or the profile cannot be
-/// applied to a host as written), else 2 if any host drifts, else 0.
+/// applied to a host as written), else 2 if any host drifts or is unverified, else 0.
 fn outcome(board: &Board) -> Result<Exit> {
     let by_status = board.by_status();
     let count = |s: HostStatus| by_status.iter().find(|(t, _)| *t == s).map_or(0, |(_, n)| *n);
@@ -109,7 +109,7 @@ fn outcome(board: &Board) -> Result<Exit> {
             board.hosts.len()
         );
     }
-    Ok(if count(HostStatus::Drift) > 0 {
+    Ok(if count(HostStatus::Drift) + count(HostStatus::Unverified) > 0 {
         Exit::Drift
     } else {
         Exit::Success

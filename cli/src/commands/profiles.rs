@@ -6,7 +6,7 @@ use crate::args::{OutputFormat, ProfilesCommand};
 use crate::render::{self, Table};
 use anyhow::Result;
 use bios_profiles::{
-    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, ValidateOptions,
+    Citation, Generation, HostFacts, HostView, Library, ResolvedProfile, Setting, Severity, Unchecked, ValidateOptions,
 };
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::Attributes;
@@ -15,6 +15,7 @@ use rftune_engine::derive::{self, Selection};
 use rftune_engine::snapshot::Snapshot;
 use rftune_engine::state::StateDirs;
 use serde_json::json;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Runs a `profiles` subcommand.
@@ -102,7 +103,7 @@ fn derive_from_scp(
     description: Option<&str>,
     output: OutputFormat,
 ) -> Result<Exit> {
-    use rftune_engine::scp::profile::{Selection, Typing, derive};
+    use rftune_engine::scp::profile::{ScpSelection, Typing, derive};
     let scp = rftune_engine::scp::ScpFile::load(file)?;
     let registry: Option<AttributeRegistry> = match registry {
         Some(path) => {
@@ -116,9 +117,9 @@ fn derive_from_scp(
         None => None,
     };
     let selection = if attributes.is_empty() {
-        Selection::Catalog
+        ScpSelection::Catalog
     } else {
-        Selection::CatalogAnd(attributes.to_vec())
+        ScpSelection::CatalogAnd(attributes.to_vec())
     };
     let typing = Typing {
         registry: registry.as_ref(),
@@ -295,8 +296,23 @@ fn show_text(resolved: &ResolvedProfile, citations: &[Citation]) -> String {
             let _ = writeln!(out, "  split {}", crate::render::decisions::split(split));
         }
     }
+    // Settings without evidence for the generation are many and share one reason: one line
+    // names them all, and says what that makes of a host.
+    let mut unproven: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for s in &resolved.skipped {
-        let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
+        if s.kind == Unchecked::NoEvidence {
+            unproven.entry(&s.reason).or_default().push(&s.setting.attribute);
+        } else {
+            let _ = writeln!(out, "  skipped {}: {}", s.setting.attribute, s.reason);
+        }
+    }
+    for (reason, names) in unproven {
+        let _ = writeln!(
+            out,
+            "  not checked ({}; a host with these is reported unverified, not in sync): {}\n    why: {reason}",
+            names.len(),
+            names.join(", ")
+        );
     }
     for l in &resolved.left {
         let _ = writeln!(out, "  left alone {} ({}): {}", l.attribute, l.origin, l.why);

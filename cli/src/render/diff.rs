@@ -2,7 +2,7 @@
 //! attention, then the fleet's counts) and JUnit XML for CI systems.
 
 use super::Table;
-use crate::documents::DiffReport;
+use crate::documents::{DiffReport, DiffStatus};
 use bios_profiles::Status;
 use std::fmt::Write;
 
@@ -18,10 +18,8 @@ pub fn table(report: &DiffReport, all: bool) -> String {
     let mut hidden = 0;
     for h in &report.hosts {
         // A fleet shows the hosts that need attention; the rest are counted in the summary.
-        let clean = h.error.is_none()
-            && !h.lockdown
-            && h.violations.iter().all(|v| v.starts_with("warning:"))
-            && h.changes.iter().all(|c| c.status.is_clean());
+        let clean =
+            h.status == DiffStatus::InSync && !h.lockdown && h.violations.iter().all(|v| v.starts_with("warning:"));
         if fleet && clean && !all {
             hidden += 1;
             continue;
@@ -47,6 +45,13 @@ pub fn table(report: &DiffReport, all: bool) -> String {
                     .map(|s| format!("{} {}", c.get(*s), s.as_str()))
                     .collect();
                 let _ = writeln!(out, " vs {}: {}", report.profile, parts.join(", "));
+                if h.status == DiffStatus::Unverified {
+                    let _ = writeln!(
+                        out,
+                        "  unverified: nothing checked differs, but {} setting(s) have no evidence for this host's CPU generation and were not checked: not proven in sync",
+                        c.unverified
+                    );
+                }
             }
             (None, Some(e)) => {
                 let _ = writeln!(out, ": error: {e}");
@@ -102,14 +107,18 @@ pub fn table(report: &DiffReport, all: bool) -> String {
 }
 
 /// JUnit XML: one test suite per host, one test case per attribute; drift is a failure and a
-/// host that could not be compared an error, so CI systems show both.
+/// host that could not be compared an error, so CI systems show both. A setting not checked is
+/// skipped, and an unverified host (settings without evidence for its CPU generation) has one
+/// more test case, `verdict`, failed as `unverified`: not proven in sync fails the gate.
 pub fn junit(report: &DiffReport) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let tests: usize = report.hosts.iter().map(|h| h.changes.len().max(1)).sum();
+    let unverified = |h: &crate::documents::HostDiff| usize::from(h.status == DiffStatus::Unverified);
+    let tests: usize = tests + report.hosts.iter().map(unverified).sum::<usize>();
     let failures: usize = report
         .hosts
         .iter()
-        .map(|h| h.changes.iter().filter(|c| !c.status.is_clean()).count())
+        .map(|h| h.changes.iter().filter(|c| !c.status.is_clean()).count() + unverified(h))
         .sum();
     let errors = report.summary.error;
     let _ = writeln!(
@@ -118,14 +127,25 @@ pub fn junit(report: &DiffReport) -> String {
         xml(&report.profile)
     );
     for h in &report.hosts {
-        let host_failures = h.changes.iter().filter(|c| !c.status.is_clean()).count();
+        let host_failures = h.changes.iter().filter(|c| !c.status.is_clean()).count() + unverified(h);
         let host_errors = usize::from(h.error.is_some());
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{host_failures}\" errors=\"{host_errors}\">",
             xml(&h.host),
-            h.changes.len().max(1)
+            h.changes.len().max(1) + unverified(h)
         );
+        if h.status == DiffStatus::Unverified {
+            let n = h.counts.map_or(0, |c| c.unverified);
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"{}\" name=\"verdict\"><failure type=\"unverified\" message=\"{}\"/></testcase>",
+                xml(&h.host),
+                xml(&format!(
+                    "unverified: {n} setting(s) have no evidence for this host's CPU generation and were not checked; not proven in sync"
+                ))
+            );
+        }
         if let Some(e) = &h.error {
             let _ = writeln!(
                 out,

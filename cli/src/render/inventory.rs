@@ -97,8 +97,10 @@ pub fn table(inv: &Inventory) -> String {
     let mut t = Table::new(["", ""]);
     t.row(["Host".to_owned(), inv.host.clone()]);
     t.row(["Model".to_owned(), show(&inv.model)]);
+    t.row(["Generation".to_owned(), show(&inv.generation)]);
     t.row(["Service tag".to_owned(), show(&inv.service_tag)]);
     t.row(["BIOS".to_owned(), show(&inv.bios_version)]);
+    t.row(["BMC".to_owned(), show(&inv.bmc)]);
     t.row(["BMC firmware".to_owned(), show(&inv.bmc_firmware)]);
     t.row(["Power".to_owned(), show(&inv.power_state)]);
     t.row([

@@ -25,6 +25,8 @@ use serde_json::Value;
 pub struct Places {
     /// The computer system.
     pub system: ODataId,
+    /// The system's settings object (`@Redfish.Settings`), where staged system settings go.
+    pub system_settings: ODataId,
     /// Its BIOS resource (current values).
     pub bios: ODataId,
     /// The BIOS settings object (pending values).
@@ -159,8 +161,9 @@ pub struct SequenceEntry {
 
 /// Boot settings.
 pub trait BootControl: Send + Sync {
-    /// Where the one-time boot override is written.
-    fn override_target<'a>(&'a self, places: &'a Places) -> &'a ODataId;
+    /// Where the boot override and order are written, in the order to try them: the next is
+    /// tried only when one refuses the write (an HTTP 400).
+    fn override_targets(&self, places: &Places) -> Vec<ODataId>;
 
     /// The firmware's boot sequence by device name, in boot order, where the BMC serves one.
     fn sequence<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>>;

@@ -19,6 +19,7 @@ use serde_json::Value;
 pub(super) fn places() -> Places {
     Places {
         system: ODataId::new(dell::SYSTEM),
+        system_settings: ODataId::new(format!("{}/Settings", dell::SYSTEM)),
         bios: ODataId::new(dell::BIOS),
         bios_settings: ODataId::new(dell::BIOS_SETTINGS),
         bios_registry: ODataId::new(dell::BIOS_REGISTRY),
@@ -208,8 +209,8 @@ impl BiosActions for BiosAtFixedPaths {
 pub(super) struct SystemBoot;
 
 impl BootControl for SystemBoot {
-    fn override_target<'a>(&'a self, places: &'a Places) -> &'a ODataId {
-        &places.system
+    fn override_targets(&self, places: &Places) -> Vec<ODataId> {
+        vec![places.system.clone()]
     }
 
     /// Dell's boot sources where the iDRAC serves them: at their path on real iDRAC9 captures

@@ -22,6 +22,7 @@
 mod concern;
 mod dell;
 mod generic;
+mod idrac10;
 mod job;
 
 pub use concern::{
@@ -43,6 +44,17 @@ use std::sync::Arc;
 pub enum Kind {
     /// A Dell iDRAC9 (PowerEdge 14G to 16G).
     Idrac9,
+    /// A Dell iDRAC10 (PowerEdge 17G), with its firmware version when read.
+    Idrac10 {
+        /// `FirmwareVersion` of the Manager (1.x).
+        firmware: Option<String>,
+    },
+    /// A Dell iDRAC of a later PowerEdge generation than rftune knows: read at iDRAC10's
+    /// places, never written to with paths that might be guessed.
+    LaterIdrac {
+        /// The PowerEdge generation (18 for 18G).
+        generation: u32,
+    },
     /// A service no backend recognises, read as plain Redfish; `vendor` as it names itself.
     Generic {
         /// The service root's `Vendor`.
@@ -50,14 +62,52 @@ pub enum Kind {
     },
 }
 
+impl Kind {
+    /// The PowerEdge generation this kind of iDRAC manages, where it is Dell's.
+    pub fn generation(&self) -> Option<&'static str> {
+        match self {
+            Self::Idrac9 => Some("14G-16G"),
+            Self::Idrac10 { .. } => Some("17G"),
+            Self::LaterIdrac { .. } | Self::Generic { .. } => None,
+        }
+    }
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Idrac9 => f.write_str("Dell iDRAC9"),
+            Self::Idrac10 { firmware: Some(v) } => write!(f, "Dell iDRAC10 (firmware {v})"),
+            Self::Idrac10 { firmware: None } => f.write_str("Dell iDRAC10"),
+            Self::LaterIdrac { generation } => write!(f, "a Dell iDRAC of PowerEdge {generation}G"),
             Self::Generic { vendor: Some(v) } => write!(f, "a Redfish service of {v} that rftune does not know"),
             Self::Generic { vendor: None } => f.write_str("a Redfish service that names no vendor"),
         }
     }
+}
+
+/// The PowerEdge generation a Dell model name or Manager model says: `17G Monolithic` (the
+/// iDRAC's Manager `Model`, as Dell's Ansible collection reads it) or `PowerEdge R7725` (the
+/// BIOS's `SystemModelName`, whose second digit is the generation: R7**6**25 is 16G, R6**7**15
+/// 17G, R7**4**0 14G).
+pub fn generation_of(model: &str) -> Option<u32> {
+    let model = model.trim();
+    if let Some(at) = model.find('G') {
+        let digits = &model[..at];
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            return digits.parse().ok();
+        }
+    }
+    let name = model
+        .split_whitespace()
+        .find(|w| w.bytes().any(|b| b.is_ascii_digit()) && w.bytes().next().is_some_and(|b| b.is_ascii_alphabetic()))?;
+    let digits: Vec<u32> = name
+        .bytes()
+        .skip_while(|b| b.is_ascii_alphabetic())
+        .take_while(u8::is_ascii_digit)
+        .map(|b| u32::from(b - b'0'))
+        .collect();
+    (digits.len() >= 3).then(|| 10 + digits[1])
 }
 
 /// One BMC's way of doing things: its concerns, places and names.
@@ -119,14 +169,44 @@ impl Backend {
         }
     }
 
+    /// A Dell iDRAC10: iDRAC9's backend with the concerns iDRAC10 does differently replaced
+    /// (`idrac10.rs`: jobs from DMTF's job service, boot through the System's settings object,
+    /// SCP targets as a list).
+    pub fn idrac10(firmware: Option<String>) -> Self {
+        Self {
+            kind: Kind::Idrac10 { firmware },
+            jobs: Some(Arc::new(idrac10::JobServiceJobs)),
+            boot: Some(Arc::new(idrac10::SettingsObjectBoot)),
+            scp: Some(Arc::new(idrac10::ListedTargets)),
+            ..Self::idrac9()
+        }
+    }
+
+    /// The iDRAC of PowerEdge `generation`, its firmware `firmware` where known: iDRAC9 up to
+    /// 16G, iDRAC10 at 17G; a later one is read as iDRAC10 and not written to.
+    pub fn idrac(generation: Option<u32>, firmware: Option<String>) -> Self {
+        match generation {
+            None => Self::idrac9(),
+            Some(g) if g <= 16 => Self::idrac9(),
+            Some(17) => Self::idrac10(firmware),
+            Some(g) => Self {
+                kind: Kind::LaterIdrac { generation: g },
+                ..Self::idrac10(firmware)
+            },
+        }
+    }
+
     /// The backend of the service whose root this is: its OEM block first, then its vendor.
     pub fn recognise(root: &ServiceRoot) -> Self {
-        let oem_dell = root.oem.as_ref().is_some_and(|o| o.contains_key("Dell"));
-        let vendor = root.vendor.as_deref().unwrap_or_default();
-        if oem_dell || vendor.eq_ignore_ascii_case("dell") {
+        if is_dell(root) {
             return Self::idrac9();
         }
         Self::generic(root.vendor.clone())
+    }
+
+    /// Whether this is a Dell iDRAC of any generation.
+    pub fn is_idrac(&self) -> bool {
+        !matches!(self.kind, Kind::Generic { .. })
     }
 
     /// Which kind of BMC this is.
@@ -187,9 +267,12 @@ impl Backend {
     /// Why rftune does not write to this BMC, if it does not.
     pub fn refuses_writes(&self) -> Option<String> {
         match &self.kind {
-            Kind::Idrac9 => None,
+            Kind::Idrac9 | Kind::Idrac10 { .. } => None,
+            kind @ Kind::LaterIdrac { .. } => Some(format!(
+                "this BMC is {kind}: rftune reads it as an iDRAC10, but writes only to the generations whose paths and rules it knows (iDRAC9 on 14G-16G, iDRAC10 on 17G)"
+            )),
             kind @ Kind::Generic { .. } => Some(format!(
-                "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9)"
+                "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9 and iDRAC10)"
             )),
         }
     }
@@ -201,11 +284,15 @@ impl Backend {
 
     /// The service tag its service root names, where the vendor puts one there.
     pub fn service_tag(&self, root: &ServiceRoot) -> Option<String> {
-        match self.kind {
-            Kind::Idrac9 => dell::service_tag(root),
-            Kind::Generic { .. } => None,
-        }
+        if self.is_idrac() { dell::service_tag(root) } else { None }
     }
+}
+
+/// Whether a service root is a Dell iDRAC's: its OEM block (a Dell OEM-program system may name
+/// another vendor), else its `Vendor`.
+fn is_dell(root: &ServiceRoot) -> bool {
+    let oem_dell = root.oem.as_ref().is_some_and(|o| o.contains_key("Dell"));
+    oem_dell || root.vendor.as_deref().is_some_and(|v| v.eq_ignore_ascii_case("dell"))
 }
 
 /// Whether a manager's OEM resource (`Managers/<id>/Oem/<vendor>/<rest>`) is one a backend
@@ -247,6 +334,35 @@ mod tests {
                 vendor: Some("Contoso".into())
             }
         );
+    }
+
+    #[test]
+    fn the_generation_comes_from_the_managers_model_or_the_poweredge_model_name() {
+        assert_eq!(generation_of("17G Monolithic"), Some(17));
+        assert_eq!(generation_of("15G Monolithic"), Some(15));
+        assert_eq!(generation_of("PowerEdge R7725"), Some(17));
+        assert_eq!(generation_of("PowerEdge R6715"), Some(17));
+        assert_eq!(generation_of("PowerEdge R7625"), Some(16));
+        assert_eq!(generation_of("PowerEdge C6615"), Some(16));
+        assert_eq!(generation_of("PowerEdge R6515"), Some(15));
+        assert_eq!(generation_of("PowerEdge XE8545"), Some(15));
+        assert_eq!(generation_of("PowerEdge R740"), Some(14));
+        assert_eq!(generation_of("PowerEdge R7725xd"), Some(17));
+        assert_eq!(generation_of("PowerEdge R8825"), Some(18));
+        assert_eq!(generation_of(""), None);
+        assert_eq!(generation_of("Acme Server"), None);
+    }
+
+    #[test]
+    fn each_generation_gets_its_idrac_and_a_later_one_is_read_but_not_written() {
+        assert_eq!(Backend::idrac(Some(16), None).kind(), &Kind::Idrac9);
+        let ten = Backend::idrac(Some(17), Some("1.30.10.50".into()));
+        assert_eq!(ten.kind().to_string(), "Dell iDRAC10 (firmware 1.30.10.50)");
+        assert!(ten.refuses_writes().is_none());
+        let later = Backend::idrac(Some(18), None);
+        let why = later.refuses_writes().unwrap();
+        assert!(why.contains("18G") && why.contains("iDRAC10 on 17G"), "{why}");
+        assert!(later.places().is_some(), "read at iDRAC10's places");
     }
 
     #[test]

@@ -93,11 +93,16 @@ impl Drop for Bmc {
     }
 }
 
-/// The backend of a BMC, and what its choice rests on.
+/// The backend of a BMC, what its choice rests on, and the PowerEdge generation its answers
+/// named (from a model name, and from the Manager once read).
 #[derive(Debug, Clone)]
 struct Recognition {
     backend: Backend,
     by: RecognisedBy,
+    /// The generation a system or BIOS model name said (`PowerEdge R7725`: 17).
+    model_generation: Option<u32>,
+    /// Whether the Manager (its `Model`, `17G Monolithic`, and firmware) told the generation.
+    manager_read: bool,
 }
 
 /// What a backend's choice rests on.
@@ -117,6 +122,8 @@ impl Default for Recognition {
         Self {
             backend: Backend::idrac9(),
             by: RecognisedBy::Presumed,
+            model_generation: None,
+            manager_read: false,
         }
     }
 }
@@ -286,10 +293,12 @@ impl Bmc {
             .await?;
         let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
         if r.by != RecognisedBy::ServiceRoot {
-            *r = Recognition {
-                backend: Backend::recognise(root),
-                by: RecognisedBy::ServiceRoot,
-            };
+            let recognised = Backend::recognise(root);
+            // An iDRAC keeps the generation its answers named so far.
+            if !(recognised.is_idrac() && r.backend.is_idrac()) {
+                r.backend = recognised;
+            }
+            r.by = RecognisedBy::ServiceRoot;
         }
         Ok(root.clone())
     }
@@ -319,6 +328,36 @@ impl Bmc {
         }
     }
 
+    /// Records the model name an answer gave (a System's `Model`, a BIOS's `SystemModelName`):
+    /// an iDRAC whose Manager has not been read yet takes the generation it names (a 17G model
+    /// is presumed an iDRAC10 until the Manager confirms it, see [`Bmc::writable`]).
+    pub(crate) fn note_model(&self, model: Option<&str>) {
+        let Some(generation) = model.and_then(crate::backend::generation_of) else {
+            return;
+        };
+        let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+        r.model_generation = Some(generation);
+        if r.backend.is_idrac() && !r.manager_read && r.backend.kind() != Backend::idrac(Some(generation), None).kind()
+        {
+            r.backend = Backend::idrac(Some(generation), None);
+        }
+    }
+
+    /// Records what the Manager says of the iDRAC: its `Model` (`17G Monolithic`) and firmware.
+    pub(crate) fn note_manager(&self, manager: &redfish_client::resources::manager::Manager) {
+        let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+        if !r.backend.is_idrac() {
+            return;
+        }
+        let generation = manager
+            .model
+            .as_deref()
+            .and_then(crate::backend::generation_of)
+            .or(r.model_generation);
+        r.backend = Backend::idrac(generation, manager.firmware_version.clone());
+        r.manager_read = true;
+    }
+
     /// The backend, recognised: from what answered so far, else from the service root (read
     /// now).
     pub async fn recognise(&self) -> Result<Backend> {
@@ -333,9 +372,25 @@ impl Bmc {
     }
 
     /// The backend, recognised and one rftune writes to; otherwise the host's error saying why
-    /// nothing is written.
+    /// nothing is written. An iDRAC whose answers named no generation up to 16G has its Manager
+    /// read first (one request): its `Model` tells iDRAC10 and later generations, which differ
+    /// in where they take writes.
     pub async fn writable(&self) -> Result<Backend> {
-        let backend = self.recognise().await?;
+        let mut backend = self.recognise().await?;
+        let settled = {
+            let r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+            r.manager_read || r.model_generation.is_some_and(|g| g <= 16)
+        };
+        if backend.is_idrac() && !settled {
+            let manager = self.backend_place(&backend, |p| &p.manager)?;
+            let read = self
+                .client
+                .get::<redfish_client::resources::manager::Manager>(manager.path())
+                .await
+                .map_err(|e| self.explain(e, "reading the iDRAC's model and firmware"))?;
+            self.note_manager(&read);
+            backend = self.backend();
+        }
         match backend.refuses_writes() {
             None => Ok(backend),
             Some(why) => Err(HostError::new(&self.name, HostErrorKind::Unsupported, why).into()),
@@ -519,6 +574,13 @@ impl Bmc {
             ),
             RedfishError::SessionExpired { .. } => Some(
                 "the session expired or was ended on the BMC, and each new one was ended too: another tool may be deleting sessions, or the iDRAC's session timeout is very short. Rerun; if it persists, check the iDRAC's Redfish session timeout and the sessions other clients hold"
+                    .to_owned(),
+            ),
+            // A service with Basic authentication unadvertised answers a Basic request as a
+            // wrong password (Base.1.18.AccessDenied, 401). Dell's release notes for iDRAC10
+            // 1.30.10.50 (and KB 000437501 for iDRAC9 7.30.10.50) made that the default.
+            _ if kind == HostErrorKind::Credentials && self.client.auth_method() == AuthMethod::Basic => Some(
+                "the BMC refused HTTP Basic authentication: iDRAC10 from firmware 1.30.10.50 and iDRAC9 from 7.30.10.50 ship with Basic authentication unadvertised (iDRAC attribute Redfish.1.BasicAuthState), which answers like a wrong password. Drop --auth basic (rftune then opens a Redfish session); if you need Basic, set Redfish.1.BasicAuthState to Enabled on the iDRAC"
                     .to_owned(),
             ),
             _ if kind == HostErrorKind::Credentials => Some(

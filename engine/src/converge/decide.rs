@@ -8,7 +8,7 @@ use redfish_client::resources::bios::{ApplyTime, Attributes};
 
 /// What the host has staged already, as read before the apply.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Staged<'a> {
+pub(crate) struct PendingWork<'a> {
     /// Pending BIOS values (`Bios/Settings`).
     pub values: &'a Attributes,
     /// The open BIOS job, if any.
@@ -17,7 +17,7 @@ pub(crate) struct Staged<'a> {
     pub stuck: bool,
 }
 
-impl Staged<'_> {
+impl PendingWork<'_> {
     /// Whether any pending work exists: values, or an open BIOS job.
     pub(crate) fn any(&self) -> bool {
         !self.values.is_empty() || self.open_job.is_some()
@@ -63,9 +63,9 @@ impl Refusal {
     }
 }
 
-/// The decision about one host before anything is written.
+/// The course an apply takes on one host, decided before anything is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Decision {
+pub(crate) struct Course {
     /// What to do about pending work.
     pub pending: PendingAction,
     /// Nothing is left to write once the pending work is dealt with: no snapshot, no reboot.
@@ -78,13 +78,13 @@ pub(crate) struct Decision {
 /// `plan_empty` whether the whole plan (BIOS and iDRAC) is empty; `marker` is rftune's record
 /// of what an earlier run of `profile` staged on this host.
 pub(crate) fn decide(
-    staged: &Staged<'_>,
+    staged: &PendingWork<'_>,
     planned: &Attributes,
     plan_empty: bool,
     marker: Option<&Marker>,
     profile: &str,
     replace_pending: bool,
-) -> Decision {
+) -> Course {
     let pending = if staged.any() {
         let ours = marker.is_some_and(|m| m.bios == *staged.values && m.profile == profile);
         if ours && !staged.stuck && planned == staged.values && !replace_pending {
@@ -104,7 +104,7 @@ pub(crate) fn decide(
         PendingAction::None
     };
     let in_sync = plan_empty && !matches!(pending, PendingAction::Adopt { .. });
-    Decision { pending, in_sync }
+    Course { pending, in_sync }
 }
 
 /// How the BIOS job gets to run once values are staged.
@@ -166,12 +166,12 @@ mod tests {
         let other = attrs(&[("SysProfile", "Custom")]);
         let none = Attributes::new();
         let mine = marker("performance", &ours);
-        let staged = |values, job, stuck| Staged {
+        let staged = |values, job, stuck| PendingWork {
             values,
             open_job: job,
             stuck,
         };
-        let nothing = Staged {
+        let nothing = PendingWork {
             values: &none,
             open_job: None,
             stuck: false,
@@ -180,7 +180,7 @@ mod tests {
         let adopt = |job: Option<&str>| PendingAction::Adopt {
             job: job.map(str::to_owned),
         };
-        let check = |case: &str, staged: Staged<'_>, planned: &Attributes, empty: bool, marker: Option<&Marker>, replace: bool, want: PendingAction, in_sync: bool| {
+        let check = |case: &str, staged: PendingWork<'_>, planned: &Attributes, empty: bool, marker: Option<&Marker>, replace: bool, want: PendingAction, in_sync: bool| {
             let d = decide(&staged, planned, empty, marker, "performance", replace);
             assert_eq!((d.pending, d.in_sync), (want, in_sync), "{case}");
         };

@@ -178,6 +178,21 @@ impl<'a> Host<'a> {
             }
             None => {}
         }
+        let wanted = run.options.apply_time.apply_time;
+        if !redfish_client::resources::bios::supports(&a.state.apply_times, wanted) {
+            let listed: Vec<String> = a.state.apply_times.iter().map(ToString::to_string).collect();
+            let offers = if listed.is_empty() {
+                "lists no apply time (so only OnReset is taken for granted)".to_owned()
+            } else {
+                format!("offers {}", listed.join(", "))
+            };
+            let message = format!(
+                "this host's BIOS ({}) {offers} for staged values, not {wanted}: the maintenance window cannot be kept, so nothing was sent; apply with --apply-time on-reset",
+                a.state.backend.kind()
+            );
+            self.audit(Step::Validate, Value::Null, "refused", json!(message))?;
+            return Err(HostError::new(self.name(), HostErrorKind::Unsupported, message).into());
+        }
         let plan = bios_profiles::plan(&a.profile, &a.state.view())
             .map_err(|e| crate::Error::from(e).context(format!("{}: planning", self.name())))?;
         let request = json!({"profile": run.profile.name(), "bios": plan.bios, "idrac": plan.idrac});
@@ -196,7 +211,7 @@ impl<'a> Host<'a> {
     pub(super) async fn pending(&self, judged: &Judged, result: &mut HostApply) -> Result<Next> {
         let opts = &self.run.options;
         let state = &judged.assessment.state;
-        let staged = decide::Staged {
+        let staged = decide::PendingWork {
             values: &state.pending,
             open_job: judged.open_jobs.first().map(|j| j.id.as_str()),
             stuck: judged.open_jobs.iter().any(|j| j.outcome == JobOutcome::Stuck),

@@ -23,9 +23,9 @@ use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-/// Which of the SCP's attributes become settings.
+/// Which of the SCP's attributes become settings (a snapshot's: [`crate::derive::Selection`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selection {
+pub enum ScpSelection {
     /// The tunable settings rftune knows (the settings catalog), as `derive --snapshot` takes.
     Catalog,
     /// The catalog's, and these (BIOS or iDRAC names, in either spelling).
@@ -180,12 +180,12 @@ pub fn derive(
     file: &str,
     name: &str,
     description: Option<&str>,
-    selection: &Selection,
+    selection: &ScpSelection,
     typing: Typing<'_>,
 ) -> Result<Derived> {
     let (known, tokens) = catalog()?;
     let named: BTreeSet<String> = match selection {
-        Selection::CatalogAnd(n) => n
+        ScpSelection::CatalogAnd(n) => n
             .iter()
             .map(|x| attribute_name(x).unwrap_or_else(|| x.clone()))
             .collect(),
@@ -228,9 +228,9 @@ pub fn derive(
             continue;
         }
         let in_selection = match selection {
-            Selection::All => true,
-            Selection::Catalog => known.contains(&attr),
-            Selection::CatalogAnd(_) => known.contains(&attr) || named.contains(&attr),
+            ScpSelection::All => true,
+            ScpSelection::Catalog => known.contains(&attr),
+            ScpSelection::CatalogAnd(_) => known.contains(&attr) || named.contains(&attr),
         };
         if !in_selection {
             out.dropped.push(drop(DropReason::NotInCatalog));
@@ -280,12 +280,12 @@ pub fn derive(
             }
         }
     }
-    if let Selection::CatalogAnd(_) = selection
+    if let ScpSelection::CatalogAnd(_) = selection
         && let Some(missing) = named.iter().find(|n| !wanted_found.contains(*n))
     {
         bad_input!("{file} has no BIOS or iDRAC attribute {missing:?}");
     }
-    if let Selection::CatalogAnd(_) = selection
+    if let ScpSelection::CatalogAnd(_) = selection
         && let Some(refused) = out.dropped.iter().find(|d| {
             matches!(d.reason, DropReason::Secret | DropReason::Identity)
                 && named.contains(&attribute_name(&d.name).unwrap_or_else(|| d.name.clone()))
@@ -384,7 +384,7 @@ fn profile_text(doc: &ScpDocument, file: &str, name: &str, description: Option<&
 /// The profile `diff --scp` compares hosts with: every BIOS and iDRAC attribute `doc` would
 /// apply, typed by the registry and iDRAC values of the host read first.
 pub fn comparison_profile(doc: &ScpDocument, file: &str, typing: Typing<'_>) -> Result<(LoadedProfile, Derived)> {
-    let derived = derive(doc, file, &profile_name(file), None, &Selection::All, typing)?;
+    let derived = derive(doc, file, &profile_name(file), None, &ScpSelection::All, typing)?;
     let loaded = LoadedProfile::from_toml(&derived.toml, file)?;
     Ok((loaded, derived))
 }
@@ -589,7 +589,7 @@ mod tests {
             "golden.json",
             "golden",
             None,
-            &Selection::Catalog,
+            &ScpSelection::Catalog,
             Typing::default(),
         )
         .unwrap();
@@ -624,7 +624,7 @@ mod tests {
 
     #[test]
     fn named_attributes_widen_the_selection_in_either_spelling_but_never_to_secrets() {
-        let sel = Selection::CatalogAnd(vec!["SerialComm".into(), "ServerPwr.1#PowerCapValue".into()]);
+        let sel = ScpSelection::CatalogAnd(vec!["SerialComm".into(), "ServerPwr.1#PowerCapValue".into()]);
         let d = derive(&doc(), "golden.json", "golden", None, &sel, Typing::default()).unwrap();
         assert_eq!(d.bios.get("SerialComm"), Some(&AttributeValue::from("OnConRedirCom1")));
         assert_eq!(
@@ -633,10 +633,10 @@ mod tests {
         );
         assert_eq!(d.assumed_integers, ["CpuMinSevAsid", "ServerPwr.1.PowerCapValue"]);
         LoadedProfile::from_toml(&d.toml, "derived").unwrap();
-        let secret = Selection::CatalogAnd(vec!["IPMILan.1.CommunityName".into()]);
+        let secret = ScpSelection::CatalogAnd(vec!["IPMILan.1.CommunityName".into()]);
         let e = derive(&doc(), "golden.json", "g", None, &secret, Typing::default()).unwrap_err();
         assert!(e.to_string().contains("never writes it"), "{e}");
-        let missing = Selection::CatalogAnd(vec!["NoSuchThing".into()]);
+        let missing = ScpSelection::CatalogAnd(vec!["NoSuchThing".into()]);
         assert!(derive(&doc(), "golden.json", "g", None, &missing, Typing::default()).is_err());
     }
 

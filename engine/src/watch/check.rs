@@ -39,12 +39,6 @@ pub struct Finding {
     pub power: Option<PowerReading>,
 }
 
-/// Not in sync with the profile: drift, pending, pending conflict or forced (what `diff`
-/// lists for a host).
-pub fn not_in_sync(counts: &StatusCounts) -> usize {
-    counts.drift + counts.pending + counts.pending_conflict + counts.forced
-}
-
 /// A job in the queue, as much as deciding whether it is stuck needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobSeen {

@@ -28,6 +28,7 @@ pub const FAMILIES: &[&str] = &[
     "rftune_check_duration_seconds",
     "rftune_checks_total",
     "rftune_bios_drift_attributes",
+    "rftune_bios_unverified_attributes",
     "rftune_bios_attributes",
     "rftune_bios_pending_attributes",
     "rftune_profile_violations",
@@ -82,7 +83,7 @@ pub fn render(board: &Board) -> String {
         let mut f = e.family(
             "rftune_hosts",
             MetricType::Gauge,
-            "Hosts by status after their latest check against the profile: in_sync, drift (or the profile's values only pending), error (check failed, or the profile cannot be applied as written), unknown (not checked yet).",
+            "Hosts by status after their latest check against the profile: in_sync, unverified (nothing checked differs, but some settings have no evidence for the host's CPU generation), drift (or the profile's values only pending), error (check failed, or the profile cannot be applied as written), unknown (not checked yet).",
         );
         for (status, n) in board.by_status() {
             f.sample(&[("profile", profile), ("state", status.as_str())], count(n));
@@ -162,8 +163,21 @@ pub fn render(board: &Board) -> String {
             "Attributes of the profile (BIOS and iDRAC) not as it wants them: drift, pending, pending_conflict or forced; 0 when the host is in sync.",
         );
         for (h, c) in found() {
-            let n = super::check::not_in_sync(&c.finding.counts);
+            let n = c.finding.counts.not_in_sync();
             f.sample(&[("host", &h.name), ("profile", profile)], count(n));
+        }
+    }
+    {
+        let mut f = e.family(
+            "rftune_bios_unverified_attributes",
+            MetricType::Gauge,
+            "Settings of the profile rftune could not check for lack of evidence for the host's CPU generation (EPYC 9005 today); a host with none drifting and some here is unverified, not in sync.",
+        );
+        for (h, c) in found() {
+            f.sample(
+                &[("host", &h.name), ("profile", profile)],
+                count(c.finding.counts.unverified),
+            );
         }
     }
     {

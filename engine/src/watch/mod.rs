@@ -23,6 +23,7 @@ pub mod metrics;
 use crate::backend::JobOutcome;
 use crate::error::{Error, HostErrorKind, Result};
 use crate::fleet::BmcEntry;
+use bios_profiles::HostVerdict;
 use check::{Finding, JobSeen};
 use host_bench::power::Sensor;
 use std::future::Future;
@@ -235,6 +236,9 @@ pub struct Checked {
 pub enum HostStatus {
     /// Every attribute of the profile as it wants.
     InSync,
+    /// Nothing checked differs, but some settings could not be checked for lack of evidence
+    /// for the host's CPU generation: not proven in sync.
+    Unverified,
     /// Drift, or the profile's values only pending.
     Drift,
     /// The last check failed, or the profile cannot be applied to the host as written.
@@ -245,12 +249,13 @@ pub enum HostStatus {
 
 impl HostStatus {
     /// Every status, in label order.
-    pub const ALL: [Self; 4] = [Self::InSync, Self::Drift, Self::Error, Self::Unknown];
+    pub const ALL: [Self; 5] = [Self::InSync, Self::Unverified, Self::Drift, Self::Error, Self::Unknown];
 
     /// The label value (`diff`'s spelling, plus `unknown`).
     pub fn as_str(self) -> &'static str {
         match self {
             Self::InSync => "in_sync",
+            Self::Unverified => "unverified",
             Self::Drift => "drift",
             Self::Error => "error",
             Self::Unknown => "unknown",
@@ -304,8 +309,11 @@ impl HostRecord {
             None => HostStatus::Unknown,
             Some(Err(_)) => HostStatus::Error,
             Some(Ok(c)) if c.finding.profile_errors > 0 => HostStatus::Error,
-            Some(Ok(c)) if check::not_in_sync(&c.finding.counts) > 0 => HostStatus::Drift,
-            Some(Ok(_)) => HostStatus::InSync,
+            Some(Ok(c)) => match c.finding.counts.verdict() {
+                HostVerdict::InSync => HostStatus::InSync,
+                HostVerdict::Unverified => HostStatus::Unverified,
+                HostVerdict::Drift => HostStatus::Drift,
+            },
         }
     }
 }
@@ -342,7 +350,7 @@ impl Board {
     }
 
     /// Hosts per status, in [`HostStatus::ALL`] order.
-    pub fn by_status(&self) -> [(HostStatus, usize); 4] {
+    pub fn by_status(&self) -> [(HostStatus, usize); HostStatus::ALL.len()] {
         HostStatus::ALL.map(|s| (s, self.hosts.iter().filter(|h| h.status() == s).count()))
     }
 

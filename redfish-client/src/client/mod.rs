@@ -96,4 +96,9 @@ impl Client {
     pub fn username(&self) -> Option<&str> {
         self.inner.credentials.as_ref().map(|c| c.username.as_str())
     }
+
+    /// How the client was configured to authenticate.
+    pub fn auth_method(&self) -> AuthMethod {
+        self.inner.method
+    }
 }

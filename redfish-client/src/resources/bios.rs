@@ -187,13 +187,29 @@ impl Bios {
             .unwrap_or_else(|| self.odata_id.join("Settings"))
     }
 
-    /// Whether the service accepts `apply_time` for staged values. Services that do not list
-    /// apply times are assumed to accept any.
+    /// The apply times the service lists for staged values (empty when it lists none).
+    pub fn apply_times(&self) -> Vec<ApplyTime> {
+        self.settings
+            .as_ref()
+            .map(|s| s.supported_apply_times.clone())
+            .unwrap_or_default()
+    }
+
+    /// Whether the service accepts `apply_time` for staged values: one it lists, or, where it
+    /// lists none, `OnReset` alone (staged settings apply at a reset on every BMC; a
+    /// maintenance window is a promise only a service that advertises it keeps).
     pub fn supports_apply_time(&self, apply_time: ApplyTime) -> bool {
-        match self.settings.as_ref().map(|s| &s.supported_apply_times) {
-            Some(times) if !times.is_empty() => times.contains(&apply_time),
-            _ => true,
-        }
+        supports(&self.apply_times(), apply_time)
+    }
+}
+
+/// Whether `listed` apply times (empty: none listed) allow `apply_time`, as
+/// [`Bios::supports_apply_time`] judges it.
+pub fn supports(listed: &[ApplyTime], apply_time: ApplyTime) -> bool {
+    if listed.is_empty() {
+        apply_time == ApplyTime::OnReset
+    } else {
+        listed.contains(&apply_time)
     }
 }
 
@@ -308,7 +324,14 @@ mod tests {
     fn settings_object_falls_back_to_convention() {
         let b: Bios = serde_json::from_str(r#"{"@odata.id":"/redfish/v1/Systems/1/Bios","Attributes":{}}"#).unwrap();
         assert_eq!(b.settings_object().as_str(), "/redfish/v1/Systems/1/Bios/Settings");
-        assert!(b.supports_apply_time(ApplyTime::Immediate));
+        assert!(
+            b.supports_apply_time(ApplyTime::OnReset),
+            "a reset applies staged values everywhere"
+        );
+        assert!(
+            !b.supports_apply_time(ApplyTime::AtMaintenanceWindowStart),
+            "a maintenance window only where it is advertised"
+        );
     }
 
     #[test]

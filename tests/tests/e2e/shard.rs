@@ -86,7 +86,7 @@ async fn jsonl_writes_each_host_as_it_finishes_then_a_summary() {
     assert_eq!(summary["schema"], "rftune.diff.summary/v1");
     assert_eq!(
         summary["summary"],
-        serde_json::json!({"hosts": 3, "in_sync": 0, "drift": 2, "error": 1})
+        serde_json::json!({"hosts": 3, "in_sync": 0, "unverified": 0, "drift": 2, "error": 1})
     );
 }
 
@@ -162,7 +162,7 @@ async fn three_shards_merge_into_the_result_of_one_process() {
     assert_eq!(merged, one, "3 shards merged = one process");
     assert_eq!(
         merged["summary"],
-        serde_json::json!({"hosts": 12, "in_sync": 1, "drift": 10, "error": 1})
+        serde_json::json!({"hosts": 12, "in_sync": 1, "unverified": 0, "drift": 10, "error": 1})
     );
     let names: Vec<&str> = merged["hosts"]
         .as_array()

@@ -34,7 +34,8 @@ options:
     default: false
   fail_on_drift:
     description:
-      - Fail the task when the host is not in sync, as C(rftune diff) exits 2 on drift.
+      - Fail the task when the host is not in sync, as C(rftune diff) exits 2 on drift or when
+        the host is C(unverified).
     type: bool
     default: false
 attributes:
@@ -83,12 +84,18 @@ host:
   type: str
   sample: 127.0.0.1:9001
 status:
-  description: C(in_sync) or C(drift).
+  description: >-
+    C(in_sync), C(unverified) (nothing checked differs, but some settings have no evidence for
+    the host's CPU generation and were not checked: not proven in sync) or C(drift).
   returned: success
   type: str
   sample: drift
 drift:
   description: Whether the host differs from the profile (C(status) is C(drift)).
+  returned: success
+  type: bool
+unverified:
+  description: Whether the host is not proven in sync (C(status) is C(unverified)).
   returned: success
   type: bool
 service_tag:
@@ -143,6 +150,13 @@ changes:
     note:
       description: What forces the value, why it does not apply or why it cannot be written.
       type: str
+    not_applicable:
+      description: >-
+        For a C(not_applicable) setting, why: C(no_evidence) (no evidence for the host's CPU
+        generation; makes the host C(unverified)), C(not_on_host) (the host's registry lacks
+        it) or C(excluded) (a generation or host rule leaves it out on purpose).
+      type: str
+      returned: for not_applicable settings
     choice:
       description: For a value the host decides, what was asked, what was picked and why.
       type: dict
@@ -151,7 +165,7 @@ counts:
   description: Attributes per status.
   returned: success
   type: dict
-  sample: {"in_sync": 20, "drift": 3, "pending": 0, "pending_conflict": 0, "not_applicable": 1, "forced": 0}
+  sample: {"in_sync": 20, "drift": 3, "pending": 0, "pending_conflict": 0, "not_applicable": 1, "forced": 0, "unverified": 0}
 lockdown:
   description: System Lockdown is on; the host cannot be changed until it is turned off.
   returned: when true
@@ -206,9 +220,10 @@ def main():
     result = dict(entry)
     result.update(schema=doc['schema'], profile=doc.get('profile'), changed=False)
     result['drift'] = entry.get('status') == 'drift'
+    result['unverified'] = entry.get('status') == 'unverified'
     if module._diff:
         result['diff'] = diff_of(entry.get('changes') or [])
-    if result['drift'] and module.params['fail_on_drift']:
+    if (result['drift'] or result['unverified']) and module.params['fail_on_drift']:
         counts = entry.get('counts') or {}
         result['msg'] = host_message(entry, 'not in sync with profile %s (%s)' % (
             doc.get('profile'),
