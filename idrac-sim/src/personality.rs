@@ -13,7 +13,7 @@
 use crate::fixture::Fixture;
 use crate::generation::Idrac;
 use crate::host::{self, Host, Reply};
-use crate::route::{Request, Routes};
+use crate::route::{Request, Route, Routes};
 use axum::http::Method;
 use redfish_client::oem::dell;
 
@@ -43,28 +43,11 @@ impl Personality {
     /// emulator follows show it.
     pub fn idrac9() -> Self {
         Self {
-            routes: Routes::of([
-                host::service::routes(),
-                host::sessions::routes(),
-                host::system::routes(),
-                host::power::routes(),
-                host::manager::routes(),
-                host::bios::routes(),
-                host::boot::routes(),
-                host::secure_boot::routes(),
+            routes: Routes::of(concerns([
                 host::jobs::routes(),
                 host::scp::routes(),
                 host::dell_attributes::routes(),
-                host::accounts::routes(),
-                host::logs::routes(),
-                host::events::routes(),
-                host::network::routes(),
-                host::certificates::routes(),
-                host::chassis::routes(),
-                host::readings::routes(),
-                // Last: whatever else the tree records.
-                host::service::recorded_routes(),
-            ]),
+            ])),
             gate: host::manager::configuration_gate,
             open: idrac9_open,
             allow: idrac9_allow,
@@ -83,33 +66,21 @@ impl Personality {
     /// on an action POST refused with 412 whatever the tag (gofish issue 510 on an R470,
     /// ironcore-dev/metal-operator 1020 on an R770 and an R6715) [the 412 body assumed].
     pub fn idrac10() -> Self {
+        // iDRAC10's own routes go first: the first route that takes a request answers it.
+        let own = [
+            host::sessions::idrac10_routes(),
+            host::system::idrac10_routes(),
+            host::bios::idrac10_routes(),
+            host::secure_boot::idrac10_routes(),
+            host::accounts::idrac10_routes(),
+        ];
+        let shared = concerns([
+            host::jobs::idrac10_routes(),
+            host::scp::idrac10_routes(),
+            host::dell_attributes::idrac10_routes(),
+        ]);
         Self {
-            routes: Routes::of([
-                host::service::routes(),
-                host::sessions::idrac10_routes(),
-                host::sessions::routes(),
-                host::system::idrac10_routes(),
-                host::system::routes(),
-                host::power::routes(),
-                host::manager::routes(),
-                host::bios::idrac10_routes(),
-                host::bios::routes(),
-                host::boot::routes(),
-                host::secure_boot::idrac10_routes(),
-                host::secure_boot::routes(),
-                host::jobs::idrac10_routes(),
-                host::scp::idrac10_routes(),
-                host::dell_attributes::idrac10_routes(),
-                host::accounts::idrac10_routes(),
-                host::accounts::routes(),
-                host::logs::routes(),
-                host::events::routes(),
-                host::network::routes(),
-                host::certificates::routes(),
-                host::chassis::routes(),
-                host::readings::routes(),
-                host::service::recorded_routes(),
-            ]),
+            routes: Routes::of(own.into_iter().chain(shared)),
             gate: host::manager::configuration_gate,
             open: idrac9_open,
             allow: idrac10_allow,
@@ -150,6 +121,35 @@ impl Personality {
     pub fn allow(&self, host: &Host, path: &str) -> Option<&'static str> {
         (self.allow)(host, path)
     }
+}
+
+/// Every concern's routes in the order an iDRAC tries them, with the job queue's, the SCP
+/// actions' and the iDRAC attributes' of `generation` (the concerns whose paths differ between
+/// iDRAC9 and iDRAC10).
+fn concerns(generation: [Vec<Route>; 3]) -> Vec<Vec<Route>> {
+    let [jobs, scp, attributes] = generation;
+    vec![
+        host::service::routes(),
+        host::sessions::routes(),
+        host::system::routes(),
+        host::power::routes(),
+        host::manager::routes(),
+        host::bios::routes(),
+        host::boot::routes(),
+        host::secure_boot::routes(),
+        jobs,
+        scp,
+        attributes,
+        host::accounts::routes(),
+        host::logs::routes(),
+        host::events::routes(),
+        host::network::routes(),
+        host::certificates::routes(),
+        host::chassis::routes(),
+        host::readings::routes(),
+        // Last: whatever else the tree records.
+        host::service::recorded_routes(),
+    ]
 }
 
 /// The service root and the login itself, as on iDRAC, and the OData documents (DSP0266).

@@ -118,12 +118,7 @@ async fn basic_credentials_get_the_real_access_denied_until_basic_authentication
 async fn a_session_ends_with_204() {
     let fleet = r7725().await;
     let url = &fleet.hosts()[0].url;
-    let login = raw()
-        .post(format!("{url}/redfish/v1/SessionService/Sessions"))
-        .json(&json!({"UserName": "root", "Password": "calvin"}))
-        .send()
-        .await
-        .unwrap();
+    let login = super::login(url).await;
     assert_eq!(login.status(), 201);
     let token = login.headers()["X-Auth-Token"].to_str().unwrap().to_owned();
     let session = login.headers()["Location"].to_str().unwrap().to_owned();

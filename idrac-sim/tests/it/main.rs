@@ -58,13 +58,7 @@ async fn authorized(request: reqwest::RequestBuilder, url: &str) -> reqwest::Req
         None => request.basic_auth("root", Some("calvin")),
         Some(token) if !token.is_empty() => request.header("X-Auth-Token", token),
         Some(_) => {
-            let login = raw()
-                .post(format!("{url}/redfish/v1/SessionService/Sessions"))
-                .json(&serde_json::json!({"UserName": "root", "Password": "calvin"}))
-                .send()
-                .await
-                .unwrap();
-            let token = login.headers()["X-Auth-Token"].to_str().unwrap().to_owned();
+            let token = login(url).await.headers()["X-Auth-Token"].to_str().unwrap().to_owned();
             sessions().lock().unwrap().insert(url.to_owned(), Some(token.clone()));
             request.header("X-Auth-Token", token)
         }
@@ -95,6 +89,16 @@ fn raw() -> reqwest::Client {
     // reqwest is built without a default crypto provider in this workspace.
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder().build().unwrap()
+}
+
+/// `POST SessionService/Sessions` as root.
+async fn login(url: &str) -> reqwest::Response {
+    raw()
+        .post(format!("{url}/redfish/v1/SessionService/Sessions"))
+        .json(&serde_json::json!({"UserName": "root", "Password": "calvin"}))
+        .send()
+        .await
+        .unwrap()
 }
 
 /// `method` on `path` over raw HTTP (Basic auth, or a session where the host refuses Basic;

@@ -12,7 +12,7 @@
 //! lines and the requests below (idrac-sim/README.md, "Real clients against it"). Written from
 //! reading the scripts; none of their code is used.
 
-use super::dell_scp::{Ending, bios_value, export, import_file, results, target_values};
+use super::dell_scp::{Ending, bios_value, edited, export, import_file, results, target_values};
 use super::dell_scripts::{BIOS, PACE, SYSTEM, reboot_gracefully, wait_completed, wait_scheduled};
 use super::script::{Auth, Script, passed};
 use idrac_sim::{Fleet, ModelSource, SimConfig};
@@ -164,19 +164,10 @@ async fn dell_scp_export_and_import_on_idrac10_post_to_the_oem_manager_targets_w
             return Err("the XML export names another model".into());
         }
         let (json_text, _) = export(&s, "IDRAC,BIOS", Some("JSON")).await?;
-        let mut v: Value = serde_json::from_str(&json_text).map_err(|e| e.to_string())?;
-        for c in v["SystemConfiguration"]["Components"]
-            .as_array_mut()
-            .into_iter()
-            .flatten()
-        {
-            for a in c["Attributes"].as_array_mut().into_iter().flatten() {
-                if matches!(a["Name"].as_str(), Some("MemTest" | "NTPConfigGroup.1#NTPEnable")) {
-                    a["Value"] = json!("Enabled");
-                }
-            }
-        }
-        let file = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        let file = edited(
+            &json_text,
+            &[("MemTest", "Enabled"), ("NTPConfigGroup.1#NTPEnable", "Enabled")],
+        )?;
         let (ending, r) = import_file(&s, "ALL", &file, None).await?;
         if ending != Ending::Pass || r.text("/Oem/Dell/MessageId")? != "SYS053" {
             return Err(format!("the import ended {ending:?}"));

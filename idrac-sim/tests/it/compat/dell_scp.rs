@@ -248,6 +248,24 @@ pub(super) fn results(r: &Answer) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
+/// A JSON export with `changes` (attribute name → value) made, as an editor would, pretty-printed
+/// as the export script saves it.
+pub(super) fn edited(json_text: &str, changes: &[(&str, &str)]) -> Result<String, String> {
+    let mut v: Value = serde_json::from_str(json_text).map_err(|e| e.to_string())?;
+    for c in v["SystemConfiguration"]["Components"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        for a in c["Attributes"].as_array_mut().into_iter().flatten() {
+            if let Some((_, value)) = changes.iter().find(|(name, _)| a["Name"] == *name) {
+                a["Value"] = json!(value);
+            }
+        }
+    }
+    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())
+}
+
 pub(super) async fn bios_value(s: &Script, name: &str) -> Result<Value, String> {
     let r = s.get(BIOS).await?;
     r.expect(&[200])?;
@@ -338,21 +356,10 @@ async fn dell_import_script_applies_an_edited_json_export_through_one_reboot() {
     let s = Script::new(&fleet.hosts()[0].url, PACE);
     let flow = async {
         let (json_text, _) = export(&s, "IDRAC,BIOS", Some("JSON")).await?;
-        let mut v: Value = serde_json::from_str(&json_text).map_err(|e| e.to_string())?;
-        for c in v["SystemConfiguration"]["Components"]
-            .as_array_mut()
-            .into_iter()
-            .flatten()
-        {
-            for a in c["Attributes"].as_array_mut().into_iter().flatten() {
-                match a["Name"].as_str() {
-                    Some("LogicalProc") => a["Value"] = json!("Disabled"),
-                    Some("IPMILan.1#Enable") => a["Value"] = json!("Enabled"),
-                    _ => {}
-                }
-            }
-        }
-        let file = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        let file = edited(
+            &json_text,
+            &[("LogicalProc", "Disabled"), ("IPMILan.1#Enable", "Enabled")],
+        )?;
         let (ending, r) = import_file(&s, "ALL", &file, Some("Graceful")).await?;
         if ending != Ending::Pass || r.text("/Oem/Dell/MessageId")? != "SYS053" {
             return Err(format!("the import ended {ending:?}"));
