@@ -30,7 +30,7 @@ pub fn of(manager: Option<&Value>) -> Idrac {
 }
 
 /// Whether the documents the emulator adds take the iDRAC 7.x shapes (schema versions, paths):
-/// firmware 7.x, iDRAC10 (which keeps them [assumed]) and a tree that does not say; 6.x and
+/// firmware 7.x, iDRAC10 (which keeps them, assumed) and a tree that does not say; 6.x and
 /// older take the 6.00 capture's.
 pub fn newer_shapes(manager: Option<&Value>) -> bool {
     of(manager) == Idrac::Ten || manager.and_then(firmware_major).is_none_or(|major| major >= 7)

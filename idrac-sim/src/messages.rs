@@ -302,7 +302,7 @@ pub mod idrac10 {
 
     /// HTTP 401 to Basic credentials while Basic authentication is not Enabled: the MessageId and
     /// Message dell/iDRAC-Redfish-Scripting issue 371 quotes from firmware 1.30.10.50; the
-    /// resolution and severity are the DMTF Base registry's [assumed].
+    /// resolution and severity are the DMTF Base registry's (assumed).
     pub fn access_denied() -> Value {
         envelope(json!({
             "Message": "The authentication credentials included with this request are missing or invalid.",

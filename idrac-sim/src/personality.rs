@@ -64,7 +64,7 @@ impl Personality {
     /// `Redfish.1.BasicAuthState` is not Enabled (401 `Base.1.18.AccessDenied`, dell/iDRAC-
     /// Redfish-Scripting issue 371; firmware 1.30.10.50 makes it Unadvertised), and `If-Match`
     /// on an action POST refused with 412 whatever the tag (gofish issue 510 on an R470,
-    /// ironcore-dev/metal-operator 1020 on an R770 and an R6715) [the 412 body assumed].
+    /// ironcore-dev/metal-operator 1020 on an R770 and an R6715; the 412 body assumed).
     pub fn idrac10() -> Self {
         // iDRAC10's own routes go first: the first route that takes a request answers it.
         let own = [

@@ -96,8 +96,8 @@ impl Host {
     }
 
     /// The system's settings object (iDRAC10): the override in force and the boot order a BIOS
-    /// job will apply, else the current one [assumed: no public payload shows the object while
-    /// a change is staged].
+    /// job will apply, else the current one (assumed: no public payload shows the object while
+    /// a change is staged).
     pub fn system_settings(&self, doc: &Value) -> Value {
         let s = self.now();
         let mut doc = doc.clone();
@@ -274,7 +274,7 @@ impl Host {
     /// bmclib PR 461 saw 200 on an R6715); `BootOrder` is staged for a BIOS job: a new one (202
     /// with its `Location`: Dell's Ansible `idrac_boot` took 200 or 202 from this PATCH once it
     /// wrote 17G's settings object, and Dell's `ChangeBiosBootOrderREDFISH.py` reads the job
-    /// from `Location` [the 202 assumed]), or the scheduled one it joins (200, no job, as
+    /// from `Location`; the 202 assumed), or the scheduled one it joins (200, no job, as
     /// iDRAC10 merges BIOS writes: bmclib PR 467). The targets are the ones the settings object
     /// lists (Dell's scripts read them there on iDRAC10).
     pub fn patch_system_settings(&self, body: &Value, doc: &Value) -> Reply {

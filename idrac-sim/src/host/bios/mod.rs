@@ -183,8 +183,8 @@ impl Host {
     }
 
     /// `apply`, when the BIOS's `@Redfish.Settings.SupportedApplyTimes` lists it (or lists
-    /// nothing); otherwise the refusal [assumed: Base PropertyValueNotInList, as for a value a
-    /// property does not take].
+    /// nothing); otherwise the refusal (assumed: Base PropertyValueNotInList, as for a value a
+    /// property does not take).
     fn offered(&self, apply: ApplyTime) -> Result<ApplyTime, Value> {
         let listed = self
             .fixture

@@ -206,8 +206,8 @@ impl Job {
     /// Completed/OK, CompletedWithErrors → Exception/Critical (both seen); the other states are
     /// mapped by their meaning (assumed). With `dell`, iDRAC10's: Dell's own view of the job
     /// under `Oem.Dell`, where Dell's `CreateVirtualDiskREDFISH.py` reads `JobType` on iDRAC10
-    /// and bmclib's R6715 test double carries `JobType` and `ActualRunningStartTime` [the other
-    /// members assumed: DellJob's].
+    /// and bmclib's R6715 test double carries `JobType` and `ActualRunningStartTime` (the other
+    /// members assumed: DellJob's).
     pub(crate) fn dmtf_json(&self, dell: bool) -> Value {
         let (state, status) = match self.state {
             JobState::Completed | JobState::RebootCompleted => ("Completed", "OK"),

@@ -47,7 +47,7 @@ pub(crate) fn routes() -> Vec<Route> {
 /// iDRAC10's: the actions at the `OemManager.<action>` targets its Manager lists (Dell's
 /// scripts and Ansible collection post there on 17G), taking `ShareParameters.Target` as a list
 /// only ("made mandatory since 17G", the comment of `process_scp_target` in Dell's Ansible
-/// collection; a comma-joined string is refused with a 400 [assumed: the refusal's words]).
+/// collection; a comma-joined string is refused with a 400; the refusal's words assumed).
 pub(crate) fn idrac10_routes() -> Vec<Route> {
     const LISTED: [(&str, crate::route::Handler); 3] = [
         ("ExportSystemConfiguration", |h, r| {
