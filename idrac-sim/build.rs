@@ -4,7 +4,12 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
+    // Read when the script runs, not baked in when it compiles: one compiled build script may
+    // serve checkouts at other paths that share a target directory.
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let root = manifest_dir.join("../fixtures");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files: Vec<(String, String, PathBuf)> = Vec::new();
     let mut models: Vec<_> = std::fs::read_dir(&root)

@@ -110,6 +110,8 @@ pub struct Fixture {
     /// Populated DIMMs per socket, from the `Memory` collection (socket 1 first; empty when the
     /// tree records none).
     pub dimms_per_socket: Vec<usize>,
+    /// The iDRAC the tree records (its Manager's `Model`, else its firmware).
+    pub idrac: crate::generation::Idrac,
     /// Registry attribute names in document order (the key of a rendering).
     registry_names: Vec<String>,
     /// Rendered registries by their flags, shared by every host of the fleet.
@@ -465,6 +467,7 @@ impl Fixture {
                 .unwrap_or(1),
             cpu_model: text(&system["ProcessorSummary"]["Model"]),
             dimms_per_socket: dimms_per_socket(&docs),
+            idrac: crate::generation::of(docs.get(dell::MANAGER)),
             docs,
             registry_names,
             rendered: Mutex::new(HashMap::new()),
@@ -619,7 +622,7 @@ mod tests {
 
     #[test]
     fn every_builtin_model_loads() {
-        assert_eq!(builtin_models(), vec!["c6615", "r7525", "r7625"]);
+        assert_eq!(builtin_models(), vec!["c6615", "r7525", "r7625", "r7725"]);
         for m in builtin_models() {
             let f = Fixture::builtin(m).unwrap();
             assert!(f.bios.len() > 100, "{m}");
@@ -628,8 +631,18 @@ mod tests {
         }
         let r = Fixture::builtin("r7625").unwrap();
         assert_eq!(
-            (r.sockets, r.service_tag.as_str(), r.model.as_str()),
-            (2, "R7625A1", "PowerEdge R7625")
+            (r.sockets, r.service_tag.as_str(), r.model.as_str(), r.idrac),
+            (2, "R7625A1", "PowerEdge R7625", crate::generation::Idrac::Nine)
+        );
+        let r = Fixture::builtin("r7725").unwrap();
+        assert_eq!(
+            (r.sockets, r.cpu_model.as_str(), r.model.as_str(), r.idrac),
+            (
+                2,
+                "AMD EPYC 9965 192-Core Processor",
+                "PowerEdge R7725",
+                crate::generation::Idrac::Ten
+            )
         );
         assert!(matches!(Fixture::builtin("r9999"), Err(FixtureError::UnknownModel(..))));
     }

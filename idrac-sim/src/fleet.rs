@@ -92,8 +92,6 @@ impl Fleet {
         let listeners = bind_consecutive(config.listen, config.hosts).await?;
         let faults = resolve_faults(&config);
         let config = Arc::new(config);
-        // Every host of a fleet serves the same tree, so all answer as one model.
-        let personality = Arc::new(Personality::idrac9());
         let scheme = if identity.is_some() { "https" } else { "http" };
         let mut hosts = Vec::with_capacity(listeners.len());
         let mut tasks = Vec::with_capacity(listeners.len());
@@ -104,7 +102,9 @@ impl Fleet {
             })?;
             let host =
                 Arc::new(Host::new(index, fixture.clone(), config.clone(), host_faults).serving(certificate.clone()));
-            let app = server::router(host.clone(), personality.clone());
+            // Each host answers as the iDRAC its tree records.
+            let personality = Arc::new(Personality::of(&host.fixture));
+            let app = server::router(host.clone(), personality);
             let gate = host.clone();
             let reachable = move || gate.reachable();
             let task = match &identity {

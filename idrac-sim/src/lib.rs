@@ -1,4 +1,5 @@
-//! A stateful iDRAC9 emulator served by axum over the recorded fixture trees.
+//! A stateful iDRAC9 and iDRAC10 emulator served by axum over the recorded fixture trees; each
+//! host answers as the iDRAC its tree records ([`personality`]).
 //!
 //! It models what rftune depends on and no public Redfish mockup does: BIOS values staged on
 //! `Bios/Settings` and validated like iDRAC (MessageIds and Base registry ids), a
@@ -22,6 +23,7 @@ pub mod clock;
 pub mod config;
 pub mod fixture;
 pub mod fleet;
+pub mod generation;
 pub mod host;
 pub mod messages;
 pub mod odata;

@@ -77,6 +77,7 @@ pub fn base_severity(code: &str) -> &'static str {
         | "ActionParameterMissing"
         | "ActionParameterValueError"
         | "ActionParameterNotSupported"
+        | "ActionParameterValueTypeError"
         | "PropertyValueFormatError" => "Warning",
         _ => "Critical",
     }
@@ -249,6 +250,70 @@ pub fn action_parameter(action: &str, name: &str, value: Option<&str>, allowed: 
             &format!("Use one of {}.", allowed.join(", ")),
             Some(&format!("#/{name}")),
         ),
+    }
+}
+
+/// iDRAC10's answers that public reports quote whole: registry versions and words exactly as
+/// the real BMC sent them (`Base.1.18`, `IDRAC.2.14`), without the `@odata.type` the emulator's
+/// other messages carry.
+pub mod idrac10 {
+    use serde_json::{Value, json};
+
+    /// The envelope a real iDRAC10 puts around its messages.
+    fn envelope(message: Value) -> Value {
+        json!({"error": {
+            "@Message.ExtendedInfo": [message],
+            "code": "Base.1.18.GeneralError",
+            "message": "A general error has occurred. See ExtendedInfo for more information",
+        }})
+    }
+
+    /// HTTP 400 to a `PATCH` of `Boot` on the ComputerSystem: the body a real iDRAC10 returned,
+    /// quoted verbatim in dsx-ai-factory/libredfish PR 33 (community.general issue 11297 reports
+    /// the same words from an R570).
+    pub fn boot_not_writable() -> Value {
+        envelope(json!({
+            "Message": "The property Boot is a read-only property and cannot be assigned a value.",
+            "MessageArgs": ["Boot"],
+            "MessageArgs@odata.count": 1,
+            "MessageId": "Base.1.18.PropertyNotWritable",
+            "RelatedProperties": ["#/Boot"],
+            "RelatedProperties@odata.count": 1,
+            "Resolution": "Remove the property from the request body and resubmit the request if the operation failed.",
+            "Severity": "Warning",
+        }))
+    }
+
+    /// HTTP 400 to a BIOS write while the job a SecureBoot PATCH created holds the pending values,
+    /// naming the attribute written: the body a real iDRAC10 (an R6715) returned, as bmclib PR 467
+    /// keeps it.
+    pub fn sys011(attribute: &str) -> Value {
+        envelope(json!({
+            "Message": "Pending configuration values are already committed, unable to perform another set operation.",
+            "MessageArgs": [attribute],
+            "MessageArgs@odata.count": 1,
+            "MessageId": "IDRAC.2.14.SYS011",
+            "RelatedProperties": [format!("#/Attributes/{attribute}")],
+            "RelatedProperties@odata.count": 1,
+            "Resolution": "Wait for the scheduled job to complete or delete the configuration jobs before attempting more set attribute operations.",
+            "Severity": "Warning",
+        }))
+    }
+
+    /// HTTP 401 to Basic credentials while Basic authentication is not Enabled: the MessageId and
+    /// Message dell/iDRAC-Redfish-Scripting issue 371 quotes from firmware 1.30.10.50; the
+    /// resolution and severity are the DMTF Base registry's (assumed).
+    pub fn access_denied() -> Value {
+        envelope(json!({
+            "Message": "The authentication credentials included with this request are missing or invalid.",
+            "MessageArgs": [],
+            "MessageArgs@odata.count": 0,
+            "MessageId": "Base.1.18.AccessDenied",
+            "RelatedProperties": [],
+            "RelatedProperties@odata.count": 0,
+            "Resolution": "Attempt to ensure that the URI is correct and that the service has the appropriate credentials.",
+            "Severity": "Critical",
+        }))
     }
 }
 

@@ -1,16 +1,19 @@
 //! A model's personality: how its BMC answers HTTP beyond what every host shares — the routes
 //! it serves (each concern's, in order), what it answers while its services restart, which
-//! paths it opens without credentials, and the methods each path allows.
+//! paths it opens without credentials, the methods each path allows, which credentials it
+//! takes and which conditions it honours.
 //!
-//! Every tree the emulator serves today is an iDRAC9 ([`Personality::idrac9`]). Another BMC is
-//! another personality built from the same concerns: iDRAC10 swaps the job and boot concerns'
-//! routes for its own paths (and `Boot` written through the system's settings object), HPE's
-//! iLO brings its own route set of lower-case paths with trailing slashes (matched without
-//! regard to case, which [`Routes`] would learn) and its BIOS concern's full-copy settings
-//! object without jobs. The server only asks the personality.
+//! A host's personality comes from its tree ([`Personality::of`]): an iDRAC9
+//! ([`Personality::idrac9`]) or an iDRAC10 ([`Personality::idrac10`]), which is built from the
+//! same concerns with some of their routes swapped for iDRAC10's own. Another BMC would be
+//! another personality: HPE's iLO brings its own route set of lower-case paths with trailing
+//! slashes (matched without regard to case, which [`Routes`] would learn) and its BIOS concern's
+//! full-copy settings object without jobs. The server only asks the personality.
 
+use crate::fixture::Fixture;
+use crate::generation::Idrac;
 use crate::host::{self, Host, Reply};
-use crate::route::{Request, Routes};
+use crate::route::{Request, Route, Routes};
 use axum::http::Method;
 use redfish_client::oem::dell;
 
@@ -21,38 +24,71 @@ pub struct Personality {
     gate: fn(&Host, &Request<'_>) -> Option<Reply>,
     open: fn(&Method, &str) -> bool,
     allow: fn(&Host, &str) -> Option<&'static str>,
+    basic: fn(&Host) -> Option<Reply>,
+    /// An action POST that carries `If-Match` is refused (412).
+    if_match_on_actions: bool,
 }
 
 impl Personality {
+    /// The personality of the iDRAC `fixture` records (its Manager's `Model`, else its
+    /// firmware: [`crate::generation`]).
+    pub fn of(fixture: &Fixture) -> Self {
+        match fixture.idrac {
+            Idrac::Nine => Self::idrac9(),
+            Idrac::Ten => Self::idrac10(),
+        }
+    }
+
     /// An iDRAC9 (firmware 6.x and 7.x), as the built-in trees and the real R750 captures the
     /// emulator follows show it.
     pub fn idrac9() -> Self {
         Self {
-            routes: Routes::of([
-                host::service::routes(),
-                host::sessions::routes(),
-                host::system::routes(),
-                host::power::routes(),
-                host::manager::routes(),
-                host::bios::routes(),
-                host::boot::routes(),
-                host::secure_boot::routes(),
+            routes: Routes::of(concerns([
                 host::jobs::routes(),
                 host::scp::routes(),
                 host::dell_attributes::routes(),
-                host::accounts::routes(),
-                host::logs::routes(),
-                host::events::routes(),
-                host::network::routes(),
-                host::certificates::routes(),
-                host::chassis::routes(),
-                host::readings::routes(),
-                // Last: whatever else the tree records.
-                host::service::recorded_routes(),
-            ]),
+            ])),
             gate: host::manager::configuration_gate,
             open: idrac9_open,
             allow: idrac9_allow,
+            basic: |_| None,
+            if_match_on_actions: false,
+        }
+    }
+
+    /// An iDRAC10 (17G, firmware 1.x), as the public reports about it show it (each route names
+    /// its source): `Boot` read-only on the system and written through its settings object,
+    /// BIOS writes merging into the scheduled job (except after a SecureBoot PATCH), jobs at
+    /// `Oem/Dell/Jobs` and `JobService/Jobs` only, SCP targets as lists, accounts created by
+    /// POST and deleted by DELETE, no `Managers/<id>/Attributes`, HTTP Basic refused while
+    /// `Redfish.1.BasicAuthState` is not Enabled (401 `Base.1.18.AccessDenied`, dell/iDRAC-
+    /// Redfish-Scripting issue 371; firmware 1.30.10.50 makes it Unadvertised), and `If-Match`
+    /// on an action POST refused with 412 whatever the tag (gofish issue 510 on an R470,
+    /// ironcore-dev/metal-operator 1020 on an R770 and an R6715; the 412 body assumed).
+    pub fn idrac10() -> Self {
+        // iDRAC10's own routes go first: the first route that takes a request answers it.
+        let own = [
+            host::sessions::idrac10_routes(),
+            host::system::idrac10_routes(),
+            host::bios::idrac10_routes(),
+            host::secure_boot::idrac10_routes(),
+            host::accounts::idrac10_routes(),
+        ];
+        let shared = concerns([
+            host::jobs::idrac10_routes(),
+            host::scp::idrac10_routes(),
+            host::dell_attributes::idrac10_routes(),
+        ]);
+        Self {
+            routes: Routes::of(own.into_iter().chain(shared)),
+            gate: host::manager::configuration_gate,
+            open: idrac9_open,
+            allow: idrac10_allow,
+            basic: |h| {
+                (!h.basic_auth_enabled())
+                    .then(|| Reply::with_body(401, Some(crate::messages::idrac10::access_denied())))
+            },
+            if_match_on_actions: true,
         }
     }
 
@@ -65,6 +101,17 @@ impl Personality {
         self.routes.answer(host, request)
     }
 
+    /// The answer to HTTP Basic credentials when this BMC does not take them now; `None` when it
+    /// does (and then advertises Basic in `WWW-Authenticate`).
+    pub fn refuses_basic(&self, host: &Host) -> Option<Reply> {
+        (self.basic)(host)
+    }
+
+    /// Whether an action POST carrying `If-Match` is refused with 412.
+    pub fn refuses_if_match_on_actions(&self) -> bool {
+        self.if_match_on_actions
+    }
+
     /// Whether `method` on `path` is answered without credentials.
     pub fn is_open(&self, method: &Method, path: &str) -> bool {
         (self.open)(method, path)
@@ -74,6 +121,35 @@ impl Personality {
     pub fn allow(&self, host: &Host, path: &str) -> Option<&'static str> {
         (self.allow)(host, path)
     }
+}
+
+/// Every concern's routes in the order an iDRAC tries them, with the job queue's, the SCP
+/// actions' and the iDRAC attributes' of `generation` (the concerns whose paths differ between
+/// iDRAC9 and iDRAC10).
+fn concerns(generation: [Vec<Route>; 3]) -> Vec<Vec<Route>> {
+    let [jobs, scp, attributes] = generation;
+    vec![
+        host::service::routes(),
+        host::sessions::routes(),
+        host::system::routes(),
+        host::power::routes(),
+        host::manager::routes(),
+        host::bios::routes(),
+        host::boot::routes(),
+        host::secure_boot::routes(),
+        jobs,
+        scp,
+        attributes,
+        host::accounts::routes(),
+        host::logs::routes(),
+        host::events::routes(),
+        host::network::routes(),
+        host::certificates::routes(),
+        host::chassis::routes(),
+        host::readings::routes(),
+        // Last: whatever else the tree records.
+        host::service::recorded_routes(),
+    ]
 }
 
 /// The service root and the login itself, as on iDRAC, and the OData documents (DSP0266).
@@ -137,6 +213,29 @@ fn idrac9_allow(host: &Host, path: &str) -> Option<&'static str> {
         return Some(READ_DELETE);
     }
     (host.fixture.doc(path).is_some() || DYNAMIC.contains(&path)).then_some(READ)
+}
+
+/// The methods an iDRAC10 path allows: iDRAC9's, without the paths it dropped (the non-OEM job
+/// queue, the Manager's `Attributes`, the `EID_674_Manager` SCP targets), with the
+/// system's settings object written by PATCH, its SecureBoot by PATCH, and accounts created by
+/// POST and deleted by DELETE.
+fn idrac10_allow(host: &Host, path: &str) -> Option<&'static str> {
+    let gone = path == dell::JOBS
+        || path.starts_with(&format!("{}/", dell::JOBS))
+        || path.contains("/Actions/Oem/EID_674_Manager.")
+        || (host::dell_attributes::group_at(path).is_some() && !path.contains("/DellAttributes/"));
+    if gone {
+        return None;
+    }
+    match path {
+        host::system::SYSTEM_SETTINGS if host.fixture.doc(path).is_some() => Some("GET, HEAD, PATCH"),
+        dell::SECURE_BOOT if host.fixture.doc(path).is_some() => Some("GET, HEAD, PATCH"),
+        host::accounts::ACCOUNTS => Some("GET, HEAD, POST"),
+        _ if path.starts_with(&format!("{}/", host::accounts::ACCOUNTS)) && host.account(path).is_some() => {
+            Some("GET, HEAD, PATCH, DELETE")
+        }
+        _ => idrac9_allow(host, path),
+    }
 }
 
 /// Read-only paths an iDRAC9 serves from its state or generates, not from a tree's documents.

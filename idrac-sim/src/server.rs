@@ -169,6 +169,7 @@ async fn handle(
     }
     exchange.allow = personality.allow(&host, &path);
     exchange.synthesised = host.synthesised(&path);
+    exchange.advertises_basic = reply.status == 401 && personality.refuses_basic(&host).is_none();
     match fault {
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
@@ -186,6 +187,9 @@ struct Exchange {
     etag: Option<HeaderValue>,
     /// What the emulator synthesised here ([`crate::synth::SYNTHESISED_HEADER`]).
     synthesised: Option<String>,
+    /// A 401 names Basic in `WWW-Authenticate` (DSP0266), unless the BMC does not take Basic
+    /// now (iDRAC10's `Unadvertised`).
+    advertises_basic: bool,
 }
 
 /// Authentication, then the headers and query options that shape the answer, then the route.
@@ -299,6 +303,11 @@ fn authenticate(
         };
     }
     let basic = basic_credentials(headers);
+    if basic.is_some()
+        && let Some(refused) = personality.refuses_basic(host)
+    {
+        return if open { Ok(caller(String::new())) } else { Err(refused) };
+    }
     match basic.as_ref() {
         Some((user, pass)) if host.check_basic(user, pass) => Ok(caller(user.clone())),
         _ if open => Ok(caller(String::new())),
@@ -324,7 +333,8 @@ fn basic_user(headers: &HeaderMap) -> Option<String> {
 }
 
 /// `If-Match` on a write: the resource's current `ETag` (as a `GET` would give it) must match,
-/// else 412, so a client's read-modify-write cannot overwrite a change it did not see.
+/// else 412, so a client's read-modify-write cannot overwrite a change it did not see. A BMC
+/// that refuses `If-Match` on actions answers 412 to any action POST that carries one.
 fn precondition(
     personality: &Personality,
     host: &Host,
@@ -332,10 +342,13 @@ fn precondition(
     path: &str,
     headers: &HeaderMap,
 ) -> Option<Reply> {
+    let wanted = headers.get("If-Match").and_then(|v| v.to_str().ok())?;
+    if *method == Method::POST && path.contains("/Actions/") && personality.refuses_if_match_on_actions() {
+        return Some(precondition_failed());
+    }
     if *method != Method::PATCH {
         return None;
     }
-    let wanted = headers.get("If-Match").and_then(|v| v.to_str().ok())?;
     if wanted.trim() == "*" {
         return None;
     }
@@ -356,18 +369,21 @@ fn precondition(
     let matches = wanted
         .split(',')
         .any(|w| w.trim().trim_start_matches("W/") == tag.trim_start_matches("W/"));
-    (!matches).then(|| {
-        Reply::error(
-            412,
-            vec![messages::base(
-                "PreconditionFailed",
-                "The ETag supplied did not match the ETag required to change this resource.",
-                &[],
-                "Try the operation again using the appropriate ETag.",
-                None,
-            )],
-        )
-    })
+    (!matches).then(precondition_failed)
+}
+
+/// 412 `PreconditionFailed`.
+fn precondition_failed() -> Reply {
+    Reply::error(
+        412,
+        vec![messages::base(
+            "PreconditionFailed",
+            "The ETag supplied did not match the ETag required to change this resource.",
+            &[],
+            "Try the operation again using the appropriate ETag.",
+            None,
+        )],
+    )
 }
 
 /// The answer of the personality's route for `method` on `path`: 405 for a path that names
@@ -491,7 +507,7 @@ fn json_response(reply: Reply, exchange: &Exchange) -> Response {
     {
         resp = resp.header(axum::http::header::ALLOW, HeaderValue::from_static(allow));
     }
-    if status == StatusCode::UNAUTHORIZED {
+    if status == StatusCode::UNAUTHORIZED && exchange.advertises_basic {
         resp = resp.header(
             axum::http::header::WWW_AUTHENTICATE,
             HeaderValue::from_static(protocol::WWW_AUTHENTICATE),

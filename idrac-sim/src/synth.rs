@@ -72,14 +72,10 @@ pub const HTTPS_CERTIFICATES: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Netw
 /// Dell's time service.
 pub const TIME_SERVICE: &str = "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellTimeService";
 
-/// Whether the tree's iDRAC runs 7.x firmware (its Manager's `FirmwareVersion`), which picks the
+/// Whether the tree's iDRAC takes the 7.x shapes (firmware 7.x, or iDRAC10), which picks the
 /// schema versions of the documents added (6.00 and 7.10 captures).
 fn is_7x(docs: &HashMap<String, Value>) -> bool {
-    docs.get(MANAGER)
-        .and_then(|m| m["FirmwareVersion"].as_str())
-        .and_then(|v| v.split('.').next())
-        .and_then(|major| major.parse::<u32>().ok())
-        .is_none_or(|major| major >= 7)
+    crate::generation::newer_shapes(docs.get(MANAGER))
 }
 
 /// Adds to `docs` what the tree lacks (see the module docs) and says what it added.

@@ -241,8 +241,8 @@ pub struct DemoArgs {
 /// `rftune sim`.
 #[derive(Debug, ClapArgs)]
 pub struct SimArgs {
-    /// Built-in fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena); for a directory use
-    /// --fixture.
+    /// Built-in fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena), r7725 (Turin, a 17G
+    /// host on iDRAC10); for a directory use --fixture.
     #[arg(long, default_value = "r7625", value_name = "MODEL")]
     pub model: String,
     /// Serve this tree instead of a built-in model: any directory laid out as

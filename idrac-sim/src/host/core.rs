@@ -246,14 +246,15 @@ impl Host {
         (s.bios.values.clone(), s.bios.pending.clone(), s.power.on)
     }
 
-    /// Whether the iDRAC runs firmware 7.x or later (the tree's Manager says; a tree that does
-    /// not say is taken as current): some documents' versions and paths follow it.
+    /// Whether the iDRAC takes the 7.x shapes (firmware 7.x, iDRAC10, or a tree that does not
+    /// say): some documents' versions and paths follow it.
     pub(crate) fn is_7x(&self) -> bool {
-        self.fixture
-            .doc(redfish_client::oem::dell::MANAGER)
-            .and_then(|m| m["FirmwareVersion"].as_str())
-            .and_then(|v| v.split('.').next()?.parse::<u32>().ok())
-            .is_none_or(|major| major >= 7)
+        crate::generation::newer_shapes(self.fixture.doc(redfish_client::oem::dell::MANAGER))
+    }
+
+    /// Whether the tree is an iDRAC10's (17G): how its jobs are reported follows it.
+    pub(crate) fn idrac10(&self) -> bool {
+        self.fixture.idrac == crate::generation::Idrac::Ten
     }
 }
 

@@ -3,16 +3,15 @@
 //! event service, the fault list, the Manager's network; every addition marked, and a tree
 //! that records its own served as recorded.
 
-use super::{call, config, get, post, raw, start};
+use super::{authorized, call, config, get, post, raw, start};
 use idrac_sim::synth::SYNTHESISED_HEADER;
 use idrac_sim::{ModelSource, SimConfig};
 use serde_json::{Value, json};
 use std::time::Duration;
 
 async fn mark(url: &str, path: &str) -> Option<String> {
-    let r = raw()
-        .get(format!("{url}{path}"))
-        .basic_auth("root", Some("calvin"))
+    let r = authorized(raw().get(format!("{url}{path}")), url)
+        .await
         .send()
         .await
         .unwrap();

@@ -85,14 +85,7 @@ async fn sessions_expire_are_limited_and_log_out() {
     })
     .await;
     let url = &fleet.hosts()[0].url;
-    let login = || async {
-        raw()
-            .post(format!("{url}/redfish/v1/SessionService/Sessions"))
-            .json(&serde_json::json!({"UserName": "root", "Password": "calvin"}))
-            .send()
-            .await
-            .unwrap()
-    };
+    let login = || super::login(url);
     let a = login().await;
     assert_eq!(a.status(), 201);
     let token = a.headers()["X-Auth-Token"].to_str().unwrap().to_owned();

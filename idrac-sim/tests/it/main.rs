@@ -10,14 +10,18 @@ mod completion;
 mod conformance;
 mod faults;
 mod fleet;
+mod idrac10;
 mod lifecycle;
 mod power;
 mod realism;
 mod surface;
 
+use idrac_sim::generation::Idrac;
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Plain-HTTP single host with a short POST.
@@ -30,7 +34,35 @@ fn config() -> SimConfig {
 }
 
 async fn start(config: SimConfig) -> Fleet {
-    Fleet::start(config).await.unwrap()
+    let fleet = Fleet::start(config).await.unwrap();
+    for h in fleet.hosts() {
+        let token = (h.host.fixture.idrac == Idrac::Ten).then(String::new);
+        sessions().lock().unwrap().insert(h.url.clone(), token);
+    }
+    fleet
+}
+
+/// For each host a test started: `None` where the raw helpers send Basic credentials, as
+/// Dell's scripts do by default; a session token (empty until the first request logs in) where
+/// the BMC refuses Basic (iDRAC10 1.30.10.50 leaves it Unadvertised).
+fn sessions() -> &'static Mutex<HashMap<String, Option<String>>> {
+    static SESSIONS: OnceLock<Mutex<HashMap<String, Option<String>>>> = OnceLock::new();
+    SESSIONS.get_or_init(Mutex::default)
+}
+
+/// `request` to the host at `url` with its credentials: Basic, or the session of a host that
+/// refuses Basic (logging in on its first request).
+async fn authorized(request: reqwest::RequestBuilder, url: &str) -> reqwest::RequestBuilder {
+    let known = sessions().lock().unwrap().get(url).cloned().flatten();
+    match known {
+        None => request.basic_auth("root", Some("calvin")),
+        Some(token) if !token.is_empty() => request.header("X-Auth-Token", token),
+        Some(_) => {
+            let token = login(url).await.headers()["X-Auth-Token"].to_str().unwrap().to_owned();
+            sessions().lock().unwrap().insert(url.to_owned(), Some(token.clone()));
+            request.header("X-Auth-Token", token)
+        }
+    }
 }
 
 fn client(fleet: &Fleet, host: usize) -> Client {
@@ -59,13 +91,21 @@ fn raw() -> reqwest::Client {
     reqwest::Client::builder().build().unwrap()
 }
 
-/// `method` on `path` over raw HTTP (Basic auth, `body` as JSON): the status and the JSON
-/// body (`null` when there is none).
+/// `POST SessionService/Sessions` as root.
+async fn login(url: &str) -> reqwest::Response {
+    raw()
+        .post(format!("{url}/redfish/v1/SessionService/Sessions"))
+        .json(&serde_json::json!({"UserName": "root", "Password": "calvin"}))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// `method` on `path` over raw HTTP (Basic auth, or a session where the host refuses Basic;
+/// `body` as JSON): the status and the JSON body (`null` when there is none).
 async fn call(url: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
     let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut req = raw()
-        .request(method, format!("{url}{path}"))
-        .basic_auth("root", Some("calvin"));
+    let mut req = authorized(raw().request(method, format!("{url}{path}")), url).await;
     if let Some(b) = body {
         req = req.json(&b);
     }

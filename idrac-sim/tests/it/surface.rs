@@ -97,12 +97,7 @@ fn collect_links(doc: &Value, out: &mut Vec<String>) {
 async fn sessions_are_read_by_id_and_expanded_inline() {
     let fleet = start(config()).await;
     let url = &fleet.hosts()[0].url;
-    let login = raw()
-        .post(format!("{url}/redfish/v1/SessionService/Sessions"))
-        .json(&json!({"UserName": "root", "Password": "calvin"}))
-        .send()
-        .await
-        .unwrap();
+    let login = super::login(url).await;
     assert_eq!(login.status(), 201);
     let location = login.headers()["Location"].to_str().unwrap().to_owned();
     let (status, session) = get(url, &location).await;

@@ -318,11 +318,11 @@ async fn validate_without_a_host_checks_names_and_tokens_offline_and_reports_eve
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(2), "{text}{}", stderr(&out));
     assert!(
-        text.contains("checked offline against the shipped catalog and the registries of c6615, r7525, r7625"),
+        text.contains("checked offline against the shipped catalog and the registries of c6615, r7525, r7625, r7725"),
         "{text}"
     );
     assert!(
-        text.contains("error: NumaNodesPerSockt: not an attribute of the shipped catalog or the registries of c6615, r7525, r7625; did you mean NumaNodesPerSocket?"),
+        text.contains("error: NumaNodesPerSockt: not an attribute of the shipped catalog or the registries of c6615, r7525, r7625, r7725; did you mean NumaNodesPerSocket?"),
         "{text}"
     );
     assert!(

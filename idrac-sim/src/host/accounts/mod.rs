@@ -23,6 +23,11 @@
 //! Assumed: the characters refused in a user name, the answer to a duplicate name
 //! (ResourceAlreadyExists) and to slot 1 (PropertyNotWritable), custom bit masks showing RoleId
 //! `None`, and that sessions of an account that is cleared, disabled or given a new password end.
+//!
+//! iDRAC10 creates an account by `POST AccountService/Accounts {"UserName", "Password",
+//! "RoleId", "Enabled"[, "Id"]}` (201) and deletes one by `DELETE AccountService/Accounts/<id>`
+//! (204), as Dell's `CreateDeleteIdracUsersREDFISH.py` does on iDRAC 10. Assumed: the first empty
+//! slot from 2 when no `Id` is given, and the refusals (a taken or unknown slot).
 
 pub(crate) mod state;
 
@@ -60,6 +65,15 @@ pub(crate) fn routes() -> Vec<Route> {
         );
     }
     routes
+}
+
+/// iDRAC10's account creation and deletion on the collection.
+pub(crate) fn idrac10_routes() -> Vec<Route> {
+    vec![
+        Route::post(exact(ACCOUNTS), |h, r| r.with_json(|b| h.create_account(r.caller, b))),
+        Route::delete(prefix(ACCOUNTS), |h, r| h.delete_account(r.caller, r.path))
+            .when(|h, r| h.account(r.path).is_some()),
+    ]
 }
 
 /// The privilege an operation needs, after DSP8011's base mapping: reads need Login; writes
@@ -389,6 +403,78 @@ impl Host {
         let mut doc = self.account(path).and_then(|r| r.json()).unwrap_or_default();
         doc["@Message.ExtendedInfo"] = Value::Array(info);
         Reply::ok(doc)
+    }
+
+    /// `POST AccountService/Accounts` (iDRAC10): the slot `Id` names, else the first empty one
+    /// from 2, set as a PATCH of it would set it; 201 with the account and its `Location`.
+    pub fn create_account(&self, caller: &Caller, body: &Value) -> Reply {
+        let Some(fields) = body.as_object() else {
+            return Reply::error(400, vec![messages::property_missing("UserName")]);
+        };
+        let slot = match fields.get("Id") {
+            None => {
+                let s = self.lock();
+                (2..=SLOTS).find(|n| s.accounts.slots[n - 1].user.is_empty())
+            }
+            Some(id) => id
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| id.as_u64().map(|n| n.to_string()))
+                .and_then(|t| t.parse::<usize>().ok())
+                .filter(|n| (2..=SLOTS).contains(n)),
+        };
+        let Some(n) = slot else {
+            return Reply::error(
+                400,
+                vec![messages::base(
+                    "CreateLimitReachedForResource",
+                    "The create operation failed because the resource has reached the limit of possible resources.",
+                    &[],
+                    "Either delete resources and resubmit the request if the operation failed or do not resubmit the request.",
+                    Some("#/Id"),
+                )],
+            );
+        };
+        let taken = !self.lock().accounts.slots[n - 1].user.is_empty();
+        if taken {
+            let shown = n.to_string();
+            return Reply::error(
+                400,
+                vec![messages::base(
+                    "ResourceAlreadyExists",
+                    &format!(
+                        "The requested resource of type ManagerAccount with the property Id with the value '{shown}' already exists."
+                    ),
+                    &["ManagerAccount", "Id", &shown],
+                    "Do not repeat the create operation as the resource has already been created.",
+                    Some("#/Id"),
+                )],
+            );
+        }
+        let mut properties = fields.clone();
+        properties.remove("Id");
+        let path = format!("{ACCOUNTS}/{n}");
+        let written = self.patch_account(caller, &path, &Value::Object(properties));
+        if written.status != 200 {
+            return written;
+        }
+        Reply::with_body(201, written.json()).header("Location", path)
+    }
+
+    /// `DELETE AccountService/Accounts/<n>` (iDRAC10): the slot cleared, 204.
+    pub fn delete_account(&self, caller: &Caller, path: &str) -> Reply {
+        let empty = slot_of(path)
+            .and_then(|n| self.lock().accounts.slots.get(n - 1).map(|a| a.user.is_empty()))
+            .unwrap_or(true);
+        if empty {
+            return Reply::error(404, vec![messages::not_found(path)]);
+        }
+        let cleared = self.patch_account(caller, path, &json!({"UserName": ""}));
+        if cleared.status == 200 {
+            Reply::with_body(204, None)
+        } else {
+            cleared
+        }
     }
 
     /// Stores a slot's new state, ends the sessions it no longer allows and logs the change.

@@ -3,6 +3,13 @@
 //! iDRAC, `DellManager.ClearPending`, `Bios.ResetBios` (defaults at the next POST) and
 //! `Bios.ChangePassword` (applied by the next BIOS job). What POST makes of an NPS the memory
 //! cannot take is `numa`.
+//!
+//! One pending BIOS job at a time: iDRAC9 refuses any BIOS write while one is open (SYS011; a
+//! Dell maintainer in dell/iDRAC-Redfish-Scripting issue 249), iDRAC10 merges successive
+//! `Bios/Settings` PATCHes into the job that is scheduled (bmclib PR 467: every pairwise order
+//! of writes merged on three R6715s; dsx-ai-factory/libredfish PR 97: 200 without a job) and
+//! refuses them only while that job was created by a SecureBoot PATCH (or runs), with the body
+//! a real R6715 returned.
 
 pub(crate) mod numa;
 mod registry;
@@ -20,6 +27,22 @@ use redfish_client::resources::attribute_registry::AttributeType;
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use serde_json::{Value, json};
 use std::time::SystemTime;
+
+/// What a BIOS write meets while a BIOS job is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OpenJob {
+    /// iDRAC9: refused with SYS011.
+    Refuses,
+    /// iDRAC10: the values join the scheduled job, unless no write may join it.
+    Merges,
+}
+
+/// iDRAC10's `PATCH Bios/Settings`, which merges into the scheduled job.
+pub(crate) fn idrac10_routes() -> Vec<Route> {
+    vec![Route::patch(exact(dell::BIOS_SETTINGS), |h, r| {
+        r.with_json(|b| h.patch_bios_meeting(b, OpenJob::Merges))
+    })]
+}
 
 /// The BIOS, its settings object and registry, and its actions.
 pub(crate) fn routes() -> Vec<Route> {
@@ -79,24 +102,36 @@ impl Host {
         doc
     }
 
-    /// `PATCH Bios/Settings`: validate like iDRAC, stage, and create a job when the body
-    /// carries `@Redfish.SettingsApplyTime` (a maintenance window must lie ahead of the
-    /// Manager's clock).
+    /// `PATCH Bios/Settings` as iDRAC9 takes it: validate like iDRAC, stage, and create a job
+    /// when the body carries `@Redfish.SettingsApplyTime` (a maintenance window must lie ahead
+    /// of the Manager's clock); SYS011 while a BIOS job is open.
     pub fn patch_bios(&self, body: &Value) -> Reply {
+        self.patch_bios_meeting(body, OpenJob::Refuses)
+    }
+
+    /// `PATCH Bios/Settings`, meeting an open BIOS job as `open` says. An apply time the BIOS's
+    /// `@Redfish.Settings` does not list is refused (iDRAC10's lists OnReset only).
+    pub(crate) fn patch_bios_meeting(&self, body: &Value, open: OpenJob) -> Reply {
         self.stats.count_bios_patch();
         let mut s = self.change();
         if s.dell_attributes.lockdown() {
             return Reply::error(400, vec![messages::sys406()]);
         }
-        if s.jobs.has_open_bios() {
-            return Reply::error(400, vec![messages::sys011()]);
-        }
         let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
             return Reply::error(400, vec![messages::property_missing("Attributes")]);
         };
+        let merging = match open {
+            _ if !s.jobs.has_open_bios() => false,
+            OpenJob::Refuses => return Reply::error(400, vec![messages::sys011()]),
+            OpenJob::Merges if s.jobs.closed_to_writes().is_some() => {
+                let first = requested.keys().next().map_or("Attributes", String::as_str);
+                return Reply::with_body(400, Some(messages::idrac10::sys011(first)));
+            }
+            OpenJob::Merges => true,
+        };
         let apply_time = match body.get("@Redfish.SettingsApplyTime") {
             None => None,
-            Some(v) => match ApplyTime::parse(v, SystemTime::now()) {
+            Some(v) => match ApplyTime::parse(v, SystemTime::now()).and_then(|t| self.offered(t)) {
                 Ok(t) => Some(t),
                 Err(problem) => return Reply::error(400, vec![problem]),
             },
@@ -135,6 +170,9 @@ impl Host {
         }
         s.bios.pending.extend(patch);
         match apply_time {
+            // Merged into the scheduled job: 200 and no job in the headers, as the newer iDRACs
+            // answer (dsx-ai-factory/libredfish PR 97).
+            _ if merging => Reply::ok(messages::success_body(vec![messages::sys413()])),
             None => Reply::ok(messages::success_body(vec![messages::sys413()])),
             Some(apply) => {
                 let location = self.create_bios_job(&mut s, &apply);
@@ -142,6 +180,30 @@ impl Host {
                     .header("Location", location)
             }
         }
+    }
+
+    /// `apply`, when the BIOS's `@Redfish.Settings.SupportedApplyTimes` lists it (or lists
+    /// nothing); otherwise the refusal (assumed: Base PropertyValueNotInList, as for a value a
+    /// property does not take).
+    fn offered(&self, apply: ApplyTime) -> Result<ApplyTime, Value> {
+        let listed = self
+            .fixture
+            .doc(dell::BIOS)
+            .and_then(|b| b.pointer("/@Redfish.Settings/SupportedApplyTimes"))
+            .and_then(Value::as_array);
+        let Some(listed) = listed else { return Ok(apply) };
+        let names: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+        let name = apply.name();
+        if names.contains(&name) {
+            return Ok(apply);
+        }
+        Err(messages::base(
+            "PropertyValueNotInList",
+            &format!("The value {name} for the property ApplyTime is not in the list of acceptable values."),
+            &[name, "ApplyTime"],
+            &format!("Use one of {} (the BIOS's SupportedApplyTimes).", names.join(", ")),
+            Some("#/@Redfish.SettingsApplyTime/ApplyTime"),
+        ))
     }
 
     /// `DellManager.ClearPending` (refused while a BIOS job exists).

@@ -278,9 +278,8 @@ impl Host {
 
     /// `Boot.BootOrder` in a system PATCH (Dell's `ChangeBiosBootOrderREDFISH.py`, Dell's
     /// Ansible `idrac_boot`): every entry a boot option of the sequence, none twice; the listed
-    /// ones go first. It stages a BIOS change with its own job, whose path the answer's
-    /// `Location` gives (202): the job runs at the next POST.
-    pub(crate) fn stage_boot_order(&self, s: &mut State, order: &[Value]) -> Result<String, Reply> {
+    /// ones go first. It stages a BIOS change, which the next BIOS job applies at POST.
+    pub(crate) fn stage_boot_order(&self, s: &mut State, order: &[Value]) -> Result<(), Reply> {
         let mut first = Vec::new();
         for v in order {
             let Some(id) = v.as_str() else {
@@ -294,9 +293,6 @@ impl Host {
             }
             first.push(dev.fqdd.clone());
         }
-        if s.jobs.has_open_bios() {
-            return Err(Reply::error(400, vec![messages::sys011()]));
-        }
         let base = s.boot.pending.clone().unwrap_or_else(|| s.boot.sequence.clone());
         let mut seq: Vec<BootDev> = first
             .iter()
@@ -304,7 +300,7 @@ impl Host {
             .collect();
         seq.extend(base.iter().filter(|d| !first.contains(&d.fqdd)).cloned());
         s.boot.pending = Some(seq);
-        Ok(self.create_bios_job(s, &ApplyTime::OnReset))
+        Ok(())
     }
 
     /// Whether `path` is the UEFI device path of one of the host's boot options.
@@ -352,17 +348,11 @@ impl Host {
         }
         doc
     }
+}
 
-    /// `Boot.BootOrder` of the live sequence.
-    pub(crate) fn boot_order(s: &State) -> Value {
-        json!(
-            s.boot
-                .sequence
-                .iter()
-                .filter_map(|d| d.option.clone())
-                .collect::<Vec<_>>()
-        )
-    }
+/// `Boot.BootOrder` of a sequence: its boot option references.
+pub(crate) fn boot_order(sequence: &[BootDev]) -> Value {
+    json!(sequence.iter().filter_map(|d| d.option.clone()).collect::<Vec<_>>())
 }
 
 /// The sequence as Dell's boot sources show it.

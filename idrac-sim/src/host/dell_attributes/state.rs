@@ -6,6 +6,10 @@ use redfish_client::oem::dell::{AttributeGroup, SYSTEM_LOCKDOWN};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use std::collections::BTreeMap;
 
+/// The iDRAC attribute that turns HTTP Basic authentication on (Enabled), unadvertised
+/// (Unadvertised, refused on iDRAC10 1.30.10.50, its default there) or off (Disabled).
+const BASIC_AUTH_STATE: &str = "Redfish.1.BasicAuthState";
+
 /// The iDRAC attributes, by group.
 #[derive(Debug)]
 pub(crate) struct DellAttributes {
@@ -23,6 +27,17 @@ impl DellAttributes {
                 .insert(SYSTEM_LOCKDOWN.to_owned(), "Enabled".into());
         }
         Self { groups }
+    }
+
+    /// Whether HTTP Basic authentication is on (`Redfish.1.BasicAuthState` Enabled, or a tree
+    /// without the attribute, as before iDRAC 7.30.10.50 and 1.30.10.50 added it: Dell's scripts
+    /// issue 383 cites Dell's knowledge base).
+    pub(crate) fn basic_auth(&self) -> bool {
+        self.groups
+            .get(&AttributeGroup::Idrac)
+            .and_then(|a| a.get(BASIC_AUTH_STATE))
+            .and_then(AttributeValue::as_str)
+            .is_none_or(|state| state == "Enabled")
     }
 
     /// Whether System Lockdown is on: no configuration change is accepted (SYS406).

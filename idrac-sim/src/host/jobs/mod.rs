@@ -3,6 +3,12 @@
 //! the kinds of job (a Server Configuration Profile's three among them, which `scp` runs), and
 //! the two views of one queue: Dell's `DellJob` (at `Managers/iDRAC.Embedded.1/Jobs` and
 //! `…/Oem/Dell/Jobs`) and the DMTF `Job` (at `JobService/Jobs`), shaped as on real R750s.
+//!
+//! iDRAC10 (17G) serves the queue at `…/Oem/Dell/Jobs` and `JobService/Jobs` only (Dell's
+//! Ansible collection and scripts moved every `Managers/iDRAC.Embedded.1/Jobs` use to the OEM
+//! path for 17G), reports new jobs at `JobService/Jobs` (firmware 1.30.10.50 marks the OEM link
+//! deprecated in favour of it; the `Location` path is assumed) and adds Dell's view of each job
+//! under the DMTF job's `Oem.Dell`.
 
 pub(crate) mod state;
 
@@ -21,11 +27,21 @@ use serde_json::{Value, json};
 use state::{ApplyTime, Job, JobKind, RebootKind, Window, instant_of};
 use std::time::{Instant, SystemTime};
 
-/// The job queue's three collections and their members, Dell's job service actions, and the
-/// `JobService` (which carries the iDRAC's clock).
+/// iDRAC9's job queue: its three collections and their members, Dell's job service actions, and
+/// the `JobService` (which carries the iDRAC's clock).
 pub(crate) fn routes() -> Vec<Route> {
+    queue_routes(&[dell::JOBS, dell::OEM_JOBS])
+}
+
+/// iDRAC10's: the same without `Managers/iDRAC.Embedded.1/Jobs`.
+pub(crate) fn idrac10_routes() -> Vec<Route> {
+    queue_routes(&[dell::OEM_JOBS])
+}
+
+/// The queue at Dell's `collections` and at DMTF's `JobService/Jobs`, and the services.
+fn queue_routes(collections: &[&'static str]) -> Vec<Route> {
     let mut routes = Vec::new();
-    for collection in [dell::JOBS, dell::OEM_JOBS] {
+    for &collection in collections {
         routes.push(Route::get(exact(collection), |h, r| {
             Reply::ok(h.jobs(r.path, r.expand))
         }));
@@ -34,7 +50,7 @@ pub(crate) fn routes() -> Vec<Route> {
         }));
     }
     routes.push(Route::get(exact(DMTF_JOBS), |h, r| Reply::ok(h.dmtf_jobs(r.expand))));
-    for collection in [dell::JOBS, dell::OEM_JOBS, DMTF_JOBS] {
+    for &collection in collections.iter().chain([&DMTF_JOBS]) {
         routes.push(Route::get(member(collection), |h, r| h.job(r.collection(), r.id())));
         routes.push(Route::delete(member(collection), |h, r| h.delete_job(r.id())));
     }
@@ -53,8 +69,29 @@ pub(crate) fn routes() -> Vec<Route> {
 }
 
 impl Host {
+    /// Where a new job is reported (`Location`): Dell's `Managers/iDRAC.Embedded.1/Jobs` on
+    /// iDRAC9, DMTF's `JobService/Jobs` on iDRAC10.
+    pub(crate) fn job_location(&self, id: &str) -> String {
+        let collection = if self.idrac10() { DMTF_JOBS } else { dell::JOBS };
+        format!("{collection}/{id}")
+    }
+
     /// Creates a BIOS job for the pending values; returns its `Location`.
     pub(crate) fn create_bios_job(&self, s: &mut State, apply: &ApplyTime) -> String {
+        let id = self.new_bios_job(s, apply);
+        self.job_location(&id)
+    }
+
+    /// Creates the BIOS job a SecureBoot PATCH makes on iDRAC10, which no other write joins;
+    /// returns its `Location`.
+    pub(crate) fn create_exclusive_bios_job(&self, s: &mut State) -> String {
+        let id = self.new_bios_job(s, &ApplyTime::OnReset);
+        s.jobs.exclusive = Some(id.clone());
+        self.job_location(&id)
+    }
+
+    /// A new BIOS job for the pending values; its id.
+    fn new_bios_job(&self, s: &mut State, apply: &ApplyTime) -> String {
         let id = s.jobs.next_id("JID", self.index);
         let now = Instant::now();
         let wall = SystemTime::now();
@@ -98,7 +135,7 @@ impl Host {
             },
         );
         self.stats.count_job();
-        format!("{}/{id}", dell::JOBS)
+        id
     }
 
     /// `POST Managers/iDRAC.Embedded.1/Jobs {"TargetSettingsURI": ...}` (either Dell path).
@@ -164,7 +201,8 @@ impl Host {
             name: "JobCollection",
             description: "A Collection of Job resource instances",
         };
-        self.job_collection(&shape, expand, Job::dmtf_json)
+        let dell = self.idrac10();
+        self.job_collection(&shape, expand, |j| j.dmtf_json(dell))
     }
 
     /// The job queue as one collection: members expanded with `render`, or as links.
@@ -193,7 +231,7 @@ impl Host {
     pub fn job(&self, collection: &str, id: &str) -> Reply {
         let s = self.now();
         match s.jobs.queue.get(id) {
-            Some(j) if collection == DMTF_JOBS => Reply::ok(j.dmtf_json()),
+            Some(j) if collection == DMTF_JOBS => Reply::ok(j.dmtf_json(self.idrac10())),
             Some(j) => Reply::ok(j.dell_json(collection)),
             None => Reply::error(404, vec![messages::not_found(&format!("{collection}/{id}"))]),
         }
@@ -319,7 +357,7 @@ impl Host {
             },
         );
         self.stats.count_job();
-        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", format!("{}/{id}", dell::JOBS))
+        Reply::ok(messages::success_body(vec![idrac_ok("JCP000")])).header("Location", self.job_location(&id))
     }
 
     /// `DellJobService.SetupJobQueue {"JobArray": [...], "StartTimeInterval": "TIME_NOW" |

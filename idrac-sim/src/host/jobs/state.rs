@@ -17,6 +17,9 @@ pub(crate) const DMTF_JOBS: &str = "/redfish/v1/JobService/Jobs";
 pub(crate) struct Jobs {
     pub(crate) queue: BTreeMap<String, Job>,
     pub(crate) seq: u64,
+    /// The BIOS job a `PATCH` of the SecureBoot resource created on iDRAC10: while it is open, no
+    /// other BIOS write joins it (bmclib PR 471, live on an R6715).
+    pub(crate) exclusive: Option<String>,
 }
 
 impl Jobs {
@@ -29,6 +32,16 @@ impl Jobs {
     /// Whether a BIOS job is scheduled or running (a second one is refused, SYS011).
     pub(crate) fn has_open_bios(&self) -> bool {
         self.queue.values().any(Job::is_open_bios)
+    }
+
+    /// The open BIOS job that no write may join: one running (its values are being applied), or
+    /// the one a SecureBoot PATCH created. `None` when no BIOS job is open, or when the open one
+    /// is scheduled and takes more pending values (iDRAC10).
+    pub(crate) fn closed_to_writes(&self) -> Option<&Job> {
+        self.queue
+            .values()
+            .filter(|j| j.is_open_bios())
+            .find(|j| j.state == JobState::Running || self.exclusive.as_deref() == Some(j.id.as_str()))
     }
 }
 
@@ -191,8 +204,11 @@ impl Job {
 
     /// The DMTF `Job` at `JobService/Jobs/<id>`, as a real R750 maps its DellJob: Completed →
     /// Completed/OK, CompletedWithErrors → Exception/Critical (both seen); the other states are
-    /// mapped by their meaning (assumed).
-    pub(crate) fn dmtf_json(&self) -> Value {
+    /// mapped by their meaning (assumed). With `dell`, iDRAC10's: Dell's own view of the job
+    /// under `Oem.Dell`, where Dell's `CreateVirtualDiskREDFISH.py` reads `JobType` on iDRAC10
+    /// and bmclib's R6715 test double carries `JobType` and `ActualRunningStartTime` (the other
+    /// members assumed: DellJob's).
+    pub(crate) fn dmtf_json(&self, dell: bool) -> Value {
         let (state, status) = match self.state {
             JobState::Completed | JobState::RebootCompleted => ("Completed", "OK"),
             JobState::CompletedWithErrors => ("Exception", "Critical"),
@@ -206,7 +222,7 @@ impl Job {
             JobKind::Reboot(_) => "Reboot Job",
             JobKind::Scp(k) => k.name(),
         };
-        json!({
+        let mut doc = json!({
             "@odata.context": "/redfish/v1/$metadata#Job.Job",
             "@odata.id": format!("{DMTF_JOBS}/{}", self.id),
             "@odata.type": "#Job.v1_2_1.Job",
@@ -225,7 +241,18 @@ impl Job {
                 "MessageArgs@odata.count": 0,
             }],
             "Messages@odata.count": 1,
-        })
+        });
+        if dell {
+            let mut oem = self.dell_json(DMTF_JOBS);
+            if let Some(o) = oem.as_object_mut() {
+                for own in ["@odata.context", "@odata.id", "Id"] {
+                    o.remove(own);
+                }
+            }
+            oem["@odata.type"] = json!("#DellJob.v1_6_0.DellJob");
+            doc["Oem"] = json!({"Dell": oem});
+        }
+        doc
     }
 }
 
@@ -244,6 +271,15 @@ pub(crate) enum ApplyTime {
 }
 
 impl ApplyTime {
+    /// The `ApplyTime` value that asks for it.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Self::OnReset => "OnReset",
+            Self::Window { reboots: true, .. } => "AtMaintenanceWindowStart",
+            Self::Window { reboots: false, .. } => "InMaintenanceWindowOnReset",
+        }
+    }
+
     /// Reads `@Redfish.SettingsApplyTime`: `Immediate` is refused for BIOS, a window needs a
     /// start time in the future (by the Manager's `DateTime`) and a positive duration.
     pub(crate) fn parse(v: &Value, now: SystemTime) -> Result<Self, Value> {

@@ -41,20 +41,54 @@ use std::time::{Instant, SystemTime};
 /// The Manager's three SCP actions (at the target iDRAC 9 lists, `EID_674_Manager.<action>`,
 /// and where Dell's scripts post on iDRAC 10, `OemManager.<action>`), and the tasks.
 pub(crate) fn routes() -> Vec<Route> {
-    let actions: [(&str, crate::route::Handler); 3] = [
+    action_routes(&["EID_674_Manager", "OemManager"], ACTIONS)
+}
+
+/// iDRAC10's: the actions at the `OemManager.<action>` targets its Manager lists (Dell's
+/// scripts and Ansible collection post there on 17G), taking `ShareParameters.Target` as a list
+/// only ("made mandatory since 17G", the comment of `process_scp_target` in Dell's Ansible
+/// collection; a comma-joined string is refused with a 400; the refusal's words assumed).
+pub(crate) fn idrac10_routes() -> Vec<Route> {
+    const LISTED: [(&str, crate::route::Handler); 3] = [
         ("ExportSystemConfiguration", |h, r| {
-            r.with_json(|b| h.scp_export(r.caller, b))
+            r.with_json(|b| listed(b, || h.scp_export(r.caller, b)))
         }),
         ("ImportSystemConfigurationPreview", |h, r| {
-            r.with_json(|b| h.scp_preview(r.caller, b))
+            r.with_json(|b| listed(b, || h.scp_preview(r.caller, b)))
         }),
         ("ImportSystemConfiguration", |h, r| {
-            r.with_json(|b| h.scp_import(r.caller, b))
+            r.with_json(|b| listed(b, || h.scp_import(r.caller, b)))
         }),
     ];
+    action_routes(&["OemManager"], LISTED)
+}
+
+/// The answer of `then`, for a body whose targets are a list; the refusal otherwise.
+fn listed(body: &serde_json::Value, then: impl FnOnce() -> Reply) -> Reply {
+    match parameters::listed_targets(body) {
+        Ok(()) => then(),
+        Err(refused) => Reply::error(400, vec![refused]),
+    }
+}
+
+/// The three actions, each answered by its handler.
+const ACTIONS: [(&str, crate::route::Handler); 3] = [
+    ("ExportSystemConfiguration", |h, r| {
+        r.with_json(|b| h.scp_export(r.caller, b))
+    }),
+    ("ImportSystemConfigurationPreview", |h, r| {
+        r.with_json(|b| h.scp_preview(r.caller, b))
+    }),
+    ("ImportSystemConfiguration", |h, r| {
+        r.with_json(|b| h.scp_import(r.caller, b))
+    }),
+];
+
+/// The actions at the targets of `prefixes` (`EID_674_Manager`, `OemManager`), and the tasks.
+fn action_routes(prefixes: &[&str], actions: [(&str, crate::route::Handler); 3]) -> Vec<Route> {
     let mut routes = Vec::new();
     for (action, handler) in actions {
-        for oem in ["EID_674_Manager", "OemManager"] {
+        for oem in prefixes {
             let path = format!("{}/Actions/Oem/{oem}.{action}", redfish_client::oem::dell::MANAGER);
             routes.push(Route::post(exact(path), handler));
         }

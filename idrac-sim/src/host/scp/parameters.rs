@@ -42,6 +42,26 @@ pub(crate) fn targets(body: &Value) -> Result<Vec<String>, Value> {
     Ok(list)
 }
 
+/// iDRAC10's rule: `Target`, when given, is a list (each entry may still join several
+/// components with commas, as Dell's own scripts send `["IDRAC,BIOS"]` on iDRAC10).
+pub(crate) fn listed_targets(body: &Value) -> Result<(), Value> {
+    match body.pointer("/ShareParameters/Target") {
+        None | Some(Value::Array(_)) => Ok(()),
+        Some(other) => {
+            let shown = other.to_string();
+            Err(messages::base(
+                "ActionParameterValueTypeError",
+                &format!(
+                    "The value {shown} for the parameter ShareParameters/Target is of a different type than the parameter can accept: this iDRAC takes a list of components."
+                ),
+                &[&shown, "ShareParameters/Target"],
+                "Send the targets as a list of strings, such as [\"BIOS\", \"IDRAC\"], and resubmit the request.",
+                Some("#/ShareParameters/Target"),
+            ))
+        }
+    }
+}
+
 /// Whether the targets cover a component of `kind`.
 pub(crate) fn covers(targets: &[String], kind: ComponentKind) -> bool {
     let named = |n: &str| {
@@ -151,5 +171,19 @@ mod tests {
         assert!(covers(&t, ComponentKind::Bios));
         assert!(!covers(&t, ComponentKind::Manager(AttributeGroup::Idrac)));
         assert!(covers(&["ALL".to_owned()], ComponentKind::Nic));
+    }
+
+    #[test]
+    fn idrac10_takes_targets_as_a_list_and_refuses_a_string() {
+        assert!(listed_targets(&json!({"ShareParameters": {"Target": ["IDRAC,BIOS"]}})).is_ok());
+        assert!(listed_targets(&json!({"ExportFormat": "XML"})).is_ok());
+        let refused = listed_targets(&json!({"ShareParameters": {"Target": "IDRAC,BIOS"}})).unwrap_err();
+        assert!(
+            refused["MessageId"]
+                .as_str()
+                .unwrap()
+                .ends_with("ActionParameterValueTypeError")
+        );
+        assert!(refused["Message"].as_str().unwrap().contains("list"), "{refused}");
     }
 }

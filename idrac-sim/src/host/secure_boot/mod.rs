@@ -8,6 +8,11 @@
 //! the BIOS saved the change at POST (what Dell's Ansible `idrac_secure_boot` looks for).
 //! Assumed: that `SecureBootEnable` follows the BIOS attribute `SecureBoot` once a POST applied
 //! it, and that deleted keys leave the resource in `SetupMode` and the boot unverified.
+//!
+//! iDRAC10 takes a `PATCH` of `SecureBootEnable` on the resource and creates a BIOS job for it
+//! at once, which no later BIOS write may join (bmclib PR 471, an A/B test on one R6715: "no
+//! @Redfish.SettingsApplyTime needed or even accepted on that resource"). Assumed: the 202 with
+//! the job's `Location`, and SYS011 when a BIOS job is already open.
 
 pub(crate) mod state;
 
@@ -29,6 +34,14 @@ const RESETS: [&str; 7] = [
     "ResetDB",
     "ResetDBX",
 ];
+
+/// iDRAC10's `PATCH` of the `SecureBoot` resource.
+pub(crate) fn idrac10_routes() -> Vec<Route> {
+    vec![
+        Route::patch(exact(SECURE_BOOT), |h, r| r.with_json(|b| h.patch_secure_boot(b)))
+            .when(|h, _| h.fixture.doc(SECURE_BOOT).is_some()),
+    ]
+}
 
 /// The `SecureBoot` resource and its key resets, where the tree records it.
 pub(crate) fn routes() -> Vec<Route> {
@@ -65,6 +78,44 @@ impl Host {
         };
         doc["SecureBootMode"] = json!(mode);
         doc
+    }
+
+    /// `PATCH SecureBoot {"SecureBootEnable": true|false}` (iDRAC10): the BIOS's `SecureBoot`
+    /// value, pending, with a BIOS job of its own that no other write joins.
+    pub fn patch_secure_boot(&self, body: &Value) -> Reply {
+        let Some(fields) = body.as_object() else {
+            return Reply::error(400, vec![messages::property_missing("SecureBootEnable")]);
+        };
+        let mut enable = None;
+        let mut problems = Vec::new();
+        for (name, value) in fields {
+            match (name.as_str(), value.as_bool()) {
+                ("SecureBootEnable", Some(on)) => enable = Some(on),
+                ("SecureBootEnable", None) => {
+                    problems.push(messages::property_value_format_error(name, "#/SecureBootEnable"))
+                }
+                _ => problems.push(messages::property_unknown(name, &format!("#/{name}"))),
+            }
+        }
+        let Some(on) = enable.filter(|_| problems.is_empty()) else {
+            if problems.is_empty() {
+                problems.push(messages::property_missing("SecureBootEnable"));
+            }
+            return Reply::error(400, problems);
+        };
+        let mut s = self.change();
+        if s.dell_attributes.lockdown() {
+            return Reply::error(400, vec![messages::sys406()]);
+        }
+        if s.jobs.has_open_bios() {
+            return Reply::with_body(400, Some(messages::idrac10::sys011(dell::SECURE_BOOT_ATTRIBUTE)));
+        }
+        s.bios.pending.insert(
+            dell::SECURE_BOOT_ATTRIBUTE.to_owned(),
+            (if on { "Enabled" } else { "Disabled" }).into(),
+        );
+        let location = self.create_exclusive_bios_job(&mut s);
+        Reply::with_body(202, Some(messages::success_body(vec![messages::success()]))).header("Location", location)
     }
 
     fn secure_boot_on(s: &State) -> bool {

@@ -1,11 +1,15 @@
 //! Dell's own Ansible modules (the `dellemc.openmanage` collection, shipped in PyPI's community
 //! `ansible` package) run unchanged against the emulator by the real `ansible-playbook`:
 //! `idrac_boot` (the boot order, a one-time boot, a boot option turned off) and `idrac_bios`
-//! with `reset_bios`. `.ci/run` installs a pinned `ansible` into its own venv and points
-//! `RFTUNE_DELL_ANSIBLE_PLAYBOOK` at its `ansible-playbook`; without it each test prints one
-//! `skipped:` line and passes, unless `RFTUNE_REQUIRE_TOOLS=1`.
+//! with `reset_bios`; and on the 17G tree (iDRAC10), where the collection (9.12.3) writes boot
+//! settings through `Systems/System.Embedded.1/Settings` (`generation >= 17`) and logs in with a
+//! session, `idrac_boot`'s boot order and one-time boot and `idrac_bios`'s attributes (the BIOS
+//! lists OnReset only, so the module stages with OnReset and restarts the host). `.ci/run`
+//! installs a pinned `ansible` into its own venv and points `RFTUNE_DELL_ANSIBLE_PLAYBOOK` at its
+//! `ansible-playbook`; without it each test prints one `skipped:` line and passes, unless
+//! `RFTUNE_REQUIRE_TOOLS=1`.
 
-use idrac_sim::{Fleet, SimConfig};
+use idrac_sim::{Fleet, ModelSource, SimConfig};
 use redfish_client::resources::bios::AttributeValue;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,20 +23,31 @@ fn require_ansible() -> Option<PathBuf> {
     )
 }
 
-/// One emulated iDRAC whose POST lasts `boot_time`.
-async fn fleet_booting_in(boot_time: Duration) -> Fleet {
+/// One emulated `model` whose POST lasts `boot_time`.
+async fn fleet_of(model: &str, boot_time: Duration) -> Fleet {
     Fleet::start(SimConfig {
         hosts: 1,
         tls: true,
         boot_time,
+        model: ModelSource::Builtin(model.to_owned()),
         ..SimConfig::default()
     })
     .await
     .unwrap()
 }
 
+/// One emulated iDRAC9 (r7625) whose POST lasts `boot_time`.
+async fn fleet_booting_in(boot_time: Duration) -> Fleet {
+    fleet_of("r7625", boot_time).await
+}
+
 async fn fleet() -> Fleet {
     fleet_booting_in(Duration::from_secs(2)).await
+}
+
+/// One emulated 17G host (iDRAC10).
+async fn r7725() -> Fleet {
+    fleet_of("r7725", Duration::from_secs(2)).await
 }
 
 /// Runs one task of `module` with `args` (YAML lines, indented for the task) against host 0,
@@ -107,12 +122,10 @@ async fn dell_ansible_idrac_boot_sets_the_boot_order_with_its_job_and_reboot() {
     );
 }
 
-#[tokio::test]
-async fn dell_ansible_idrac_boot_sets_a_one_time_pxe_boot_without_a_job() {
-    let Some(ansible) = require_ansible() else { return };
-    let fleet = fleet().await;
+/// `idrac_boot` one-time PXE (`reset_type: none`) on host 0: the override in force, no job.
+async fn one_time_pxe_without_a_job(ansible: &Path, fleet: &Fleet) {
     let args = "        boot_source_override_target: pxe\n        boot_source_override_enabled: once\n        reset_type: none\n";
-    let out = play(&ansible, &fleet, "idrac_boot", args, &["result is not failed"]).await;
+    let out = play(ansible, fleet, "idrac_boot", args, &["result is not failed"]).await;
     assert!(
         out.contains("The boot settings operation is triggered/submitted successfully."),
         "{out}"
@@ -121,6 +134,12 @@ async fn dell_ansible_idrac_boot_sets_a_one_time_pxe_boot_without_a_job() {
     assert_eq!(system["Boot"]["BootSourceOverrideTarget"], "Pxe");
     assert_eq!(system["Boot"]["BootSourceOverrideEnabled"], "Once");
     assert_eq!(fleet.hosts()[0].host.stats.to_json("x")["jobs_created"], 0);
+}
+
+#[tokio::test]
+async fn dell_ansible_idrac_boot_sets_a_one_time_pxe_boot_without_a_job() {
+    let Some(ansible) = require_ansible() else { return };
+    one_time_pxe_without_a_job(&ansible, &fleet().await).await;
 }
 
 #[tokio::test]
@@ -156,4 +175,52 @@ async fn dell_ansible_idrac_bios_reset_bios_resets_and_finds_uefi0157() {
         "{out}"
     );
     assert!(until(&fleet, || setting(&fleet, "MemTest") == Some("Disabled".into())).await);
+}
+
+#[tokio::test]
+async fn dell_ansible_idrac_boot_sets_the_boot_order_on_idrac10_through_the_settings_object() {
+    let Some(ansible) = require_ansible() else { return };
+    let fleet = r7725().await;
+    let args = "        boot_order: [Boot0001, Boot0000, Boot0002]\n        reset_type: graceful_restart\n        job_wait: true\n        job_wait_timeout: 120\n";
+    play(&ansible, &fleet, "idrac_boot", args, &["result is changed"]).await;
+    let host = &fleet.hosts()[0].host;
+    assert!(
+        until(&fleet, || host.stats.booted().last().map(String::as_str)
+            == Some("RAID.SL.3-1"))
+        .await
+    );
+    let system = host.system(&serde_json::json!({"Boot": {"BootOrder": []}}));
+    assert_eq!(
+        system["Boot"]["BootOrder"],
+        serde_json::json!(["Boot0001", "Boot0000", "Boot0002"])
+    );
+    let by_path = &host.stats.to_json("x")["requests"]["by_path"];
+    assert_eq!(by_path["PATCH /redfish/v1/Systems/System.Embedded.1/Settings"], 1);
+    assert_eq!(
+        by_path["PATCH /redfish/v1/Systems/System.Embedded.1"],
+        serde_json::Value::Null
+    );
+}
+
+#[tokio::test]
+async fn dell_ansible_idrac_boot_sets_a_one_time_pxe_boot_on_idrac10_without_a_job() {
+    let Some(ansible) = require_ansible() else { return };
+    let fleet = r7725().await;
+    one_time_pxe_without_a_job(&ansible, &fleet).await;
+    let by_path = &fleet.hosts()[0].host.stats.to_json("x")["requests"]["by_path"];
+    assert_eq!(by_path["PATCH /redfish/v1/Systems/System.Embedded.1/Settings"], 1);
+}
+
+#[tokio::test]
+async fn dell_ansible_idrac_bios_applies_attributes_on_idrac10_with_the_only_apply_time_it_lists() {
+    let Some(ansible) = require_ansible() else { return };
+    let fleet = r7725().await;
+    let args = "        attributes:\n          MemTest: Enabled\n        reset_type: graceful_restart\n        job_wait: true\n        job_wait_timeout: 120\n";
+    let out = play(&ansible, &fleet, "idrac_bios", args, &["result is changed"]).await;
+    assert!(
+        out.contains("Successfully applied the BIOS attributes update."),
+        "{out}"
+    );
+    assert!(until(&fleet, || setting(&fleet, "MemTest") == Some("Enabled".into())).await);
+    assert_eq!(fleet.hosts()[0].host.stats.to_json("x")["jobs_created"], 1);
 }

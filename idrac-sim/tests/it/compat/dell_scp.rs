@@ -49,7 +49,7 @@ async fn action_url(s: &Script, action: &str) -> Result<String, String> {
 
 /// `--get-target-values`: the export action's `ShareParameters.Target@Redfish.AllowableValues`,
 /// under the 6.00 key or, failing that, the 7.10 one.
-async fn target_values(s: &Script) -> Result<Vec<String>, String> {
+pub(super) async fn target_values(s: &Script) -> Result<Vec<String>, String> {
     let r = s.get(MANAGER).await?;
     r.expect(&[200])?;
     let oem = r.at("/Actions/Oem")?;
@@ -69,7 +69,7 @@ async fn target_values(s: &Script) -> Result<Vec<String>, String> {
 /// JSON, looked for in the whole response as `str(response.__dict__)` shows it); each answer
 /// before that must carry `Messages` and `Oem.Dell.Message` ("unable" in it fails the script).
 /// Then `GET Oem/Dell/Jobs/<id>` (200 or 202). Returns the profile's text and the job.
-async fn export(s: &Script, target: &str, format: Option<&str>) -> Result<(String, Value), String> {
+pub(super) async fn export(s: &Script, target: &str, format: Option<&str>) -> Result<(String, Value), String> {
     let url = action_url(s, "ExportSystemConfiguration").await?;
     let format = format.unwrap_or("XML");
     let body = json!({"ExportFormat": format.to_uppercase(), "ShareParameters": {"Target": [target]}});
@@ -128,7 +128,7 @@ fn raw(r: &Answer) -> String {
 
 /// How an import or preview script ended.
 #[derive(Debug, PartialEq, Eq)]
-enum Ending {
+pub(super) enum Ending {
     /// "PASS, job ID … successfully marked completed".
     Pass,
     /// Completed with "no changes".
@@ -215,7 +215,12 @@ async fn preview(s: &Script, file: &str) -> Result<(Ending, Answer), String> {
 
 /// ImportSystemConfigurationLocalFilenameREDFISH.py `--target TARGET --filename FILE [--shutdown-type T]`:
 /// POST (202 required), five seconds' wait, then the job loop.
-async fn import_file(s: &Script, target: &str, file: &str, shutdown: Option<&str>) -> Result<(Ending, Answer), String> {
+pub(super) async fn import_file(
+    s: &Script,
+    target: &str,
+    file: &str,
+    shutdown: Option<&str>,
+) -> Result<(Ending, Answer), String> {
     let url = action_url(s, "ImportSystemConfiguration").await?;
     let mut body = json!({"ImportBuffer": flattened(file), "ShareParameters": {"Target": [target]}});
     if let Some(t) = shutdown {
@@ -229,7 +234,7 @@ async fn import_file(s: &Script, target: &str, file: &str, shutdown: Option<&str
 }
 
 /// The per-attribute results of a finished task: (name, old, new, status).
-fn results(r: &Answer) -> Vec<(String, String, String, String)> {
+pub(super) fn results(r: &Answer) -> Vec<(String, String, String, String)> {
     r.at("/Messages")
         .ok()
         .and_then(Value::as_array)
@@ -243,7 +248,25 @@ fn results(r: &Answer) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-async fn bios_value(s: &Script, name: &str) -> Result<Value, String> {
+/// A JSON export with `changes` (attribute name → value) made, as an editor would, pretty-printed
+/// as the export script saves it.
+pub(super) fn edited(json_text: &str, changes: &[(&str, &str)]) -> Result<String, String> {
+    let mut v: Value = serde_json::from_str(json_text).map_err(|e| e.to_string())?;
+    for c in v["SystemConfiguration"]["Components"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        for a in c["Attributes"].as_array_mut().into_iter().flatten() {
+            if let Some((_, value)) = changes.iter().find(|(name, _)| a["Name"] == *name) {
+                a["Value"] = json!(value);
+            }
+        }
+    }
+    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())
+}
+
+pub(super) async fn bios_value(s: &Script, name: &str) -> Result<Value, String> {
     let r = s.get(BIOS).await?;
     r.expect(&[200])?;
     Ok(r.at(&format!("/Attributes/{name}"))?.clone())
@@ -333,21 +356,10 @@ async fn dell_import_script_applies_an_edited_json_export_through_one_reboot() {
     let s = Script::new(&fleet.hosts()[0].url, PACE);
     let flow = async {
         let (json_text, _) = export(&s, "IDRAC,BIOS", Some("JSON")).await?;
-        let mut v: Value = serde_json::from_str(&json_text).map_err(|e| e.to_string())?;
-        for c in v["SystemConfiguration"]["Components"]
-            .as_array_mut()
-            .into_iter()
-            .flatten()
-        {
-            for a in c["Attributes"].as_array_mut().into_iter().flatten() {
-                match a["Name"].as_str() {
-                    Some("LogicalProc") => a["Value"] = json!("Disabled"),
-                    Some("IPMILan.1#Enable") => a["Value"] = json!("Enabled"),
-                    _ => {}
-                }
-            }
-        }
-        let file = serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?;
+        let file = edited(
+            &json_text,
+            &[("LogicalProc", "Disabled"), ("IPMILan.1#Enable", "Enabled")],
+        )?;
         let (ending, r) = import_file(&s, "ALL", &file, Some("Graceful")).await?;
         if ending != Ending::Pass || r.text("/Oem/Dell/MessageId")? != "SYS053" {
             return Err(format!("the import ended {ending:?}"));

@@ -1,13 +1,16 @@
 //! Real clients against the emulator: Dell's iDRAC-Redfish-Scripting Python scripts, replayed
 //! as request transcripts written from reading them ([`dell_scripts`], [`dell_scp`] for the
 //! configuration profile scripts, [`dell_provisioning`]) and run themselves as PyPI ships them
-//! ([`dell_pypi`]); badfish ([`badfish`]) and Dell's Ansible collection ([`dell_ansible`]), run
-//! from PyPI.
+//! ([`dell_pypi`]); badfish ([`badfish`]), Dell's Ansible collection ([`dell_ansible`]) and
+//! DMTF's redfishtool ([`redfishtool`]), run from PyPI. [`dell_idrac10`] replays the iDRAC10
+//! flows of Dell's current scripts against the 17G tree.
 
 mod badfish;
 mod dell_ansible;
+mod dell_idrac10;
 mod dell_provisioning;
 mod dell_pypi;
 mod dell_scp;
 mod dell_scripts;
+mod redfishtool;
 mod script;

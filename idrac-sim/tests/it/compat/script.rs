@@ -1,8 +1,9 @@
 //! A client that behaves as Dell's scripts do: `requests` with Basic credentials on every call
-//! and certificate checks off (`verify=False`), each call logged as `METHOD path -> status`, and
-//! every answer read the way the scripts read it (`response.json()` must parse; a missing key is
-//! a `KeyError` that stops the script). Their `time.sleep(n)` waits `n` × [`Script::pace`], so
-//! a transcript keeps its loops' proportions to the emulator's POST.
+//! (or, with the scripts' `-x TOKEN`, the session token in `X-Auth-Token`) and certificate checks
+//! off (`verify=False`), each call logged as `METHOD path -> status`, and every answer read the
+//! way the scripts read it (`response.json()` must parse; a missing key is a `KeyError` that
+//! stops the script). Their `time.sleep(n)` waits `n` × [`Script::pace`], so a transcript keeps
+//! its loops' proportions to the emulator's POST.
 
 use serde_json::Value;
 use std::sync::Mutex;
@@ -12,6 +13,8 @@ use std::time::Duration;
 pub(super) struct Answer {
     pub(super) status: u16,
     pub(super) location: Option<String>,
+    /// The `X-Auth-Token` header of a login.
+    pub(super) token: Option<String>,
     /// `response.json()`: `Err` with the text when the body is not JSON.
     json: Result<Value, String>,
     what: String,
@@ -73,12 +76,24 @@ impl Answer {
     }
 }
 
+/// How a script authenticates its calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Auth {
+    /// `auth=(user, password)`: Basic, the scripts' default.
+    Basic,
+    /// `-x TOKEN`: `X-Auth-Token` on every call.
+    Token(String),
+    /// No credentials (the login itself).
+    Anonymous,
+}
+
 /// One iDRAC as a script sees it.
 pub(super) struct Script {
     base: String,
     http: reqwest::Client,
     pace: Duration,
     log: Mutex<Vec<String>>,
+    auth: Mutex<Auth>,
 }
 
 impl Script {
@@ -95,7 +110,42 @@ impl Script {
             http,
             pace,
             log: Mutex::new(Vec::new()),
+            auth: Mutex::new(Auth::Basic),
         }
+    }
+
+    /// A script run with `-x TOKEN`, the token made first as CreateXAuthTokenSessionREDFISH.py
+    /// `--create` makes it (read at e7ba763): `GET /redfish/v1` with Basic credentials (the
+    /// service root is open) for `RedfishVersion` (1.6.0 or later logs in at
+    /// `SessionService/Sessions`), then the login `POST` without credentials, 201 required, the
+    /// token from its headers. Logged in the transcript like every other call.
+    pub(super) async fn with_session(url: &str, pace: Duration) -> Result<Self, String> {
+        let s = Self::new(url, pace);
+        let root = s.get("/redfish/v1").await?;
+        root.expect(&[200])?;
+        let version: u32 = root
+            .text("/RedfishVersion")?
+            .replace('.', "")
+            .parse()
+            .map_err(|e| format!("RedfishVersion: {e}"))?;
+        let sessions = if version >= 160 {
+            "/redfish/v1/SessionService/Sessions"
+        } else {
+            "/redfish/v1/Sessions"
+        };
+        s.use_auth(Auth::Anonymous);
+        let login = s
+            .post(sessions, serde_json::json!({"UserName": "root", "Password": "calvin"}))
+            .await?;
+        login.expect(&[201])?;
+        let token = login.token.clone().ok_or("no X-Auth-Token header")?;
+        s.use_auth(Auth::Token(token));
+        Ok(s)
+    }
+
+    /// Authenticates the calls from here on as `auth` says.
+    pub(super) fn use_auth(&self, auth: Auth) {
+        *self.auth.lock().unwrap() = auth;
     }
 
     /// `time.sleep(seconds)`, scaled.
@@ -107,7 +157,12 @@ impl Script {
     pub(super) async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Result<Answer, String> {
         let url = format!("{}{path}", self.base);
         let method_value = reqwest::Method::from_bytes(method.as_bytes()).map_err(|e| e.to_string())?;
-        let mut req = self.http.request(method_value, &url).basic_auth("root", Some("calvin"));
+        let mut req = self.http.request(method_value, &url);
+        req = match self.auth.lock().unwrap().clone() {
+            Auth::Basic => req.basic_auth("root", Some("calvin")),
+            Auth::Token(token) => req.header("X-Auth-Token", token),
+            Auth::Anonymous => req,
+        };
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b.to_string());
         }
@@ -117,17 +172,15 @@ impl Script {
             .await
             .map_err(|e| format!("{what}: requests.ConnectionError ({e})"))?;
         let status = r.status().as_u16();
-        let location = r
-            .headers()
-            .get("Location")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let header = |name: &str| r.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (location, token) = (header("Location"), header("X-Auth-Token"));
         let text = r.text().await.map_err(|e| format!("{what}: reading the body: {e}"))?;
         let json = serde_json::from_str::<Value>(&text).map_err(|_| text.clone());
         self.log.lock().unwrap().push(format!("{what} -> {status}"));
         Ok(Answer {
             status,
             location,
+            token,
             json,
             what,
         })
@@ -141,6 +194,11 @@ impl Script {
     /// `POST path` with a JSON body.
     pub(super) async fn post(&self, path: &str, body: Value) -> Result<Answer, String> {
         self.call("POST", path, Some(body)).await
+    }
+
+    /// `DELETE path`.
+    pub(super) async fn delete(&self, path: &str) -> Result<Answer, String> {
+        self.call("DELETE", path, None).await
     }
 
     /// `PATCH path` with a JSON body.
