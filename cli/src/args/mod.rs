@@ -529,9 +529,9 @@ pub enum BiosCommand {
     /// Discard staged BIOS values (refused by the iDRAC while a BIOS job exists: delete the job
     /// instead, which discards them too).
     ClearPending {
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's staged values are not cleared under its feet).
         #[command(flatten)]
         lock: LockFlags,
@@ -708,34 +708,37 @@ pub enum ExperimentCommand {
 /// `rftune jobs ...`.
 #[derive(Debug, Subcommand)]
 pub enum JobsCommand {
-    /// Open jobs (all with --all).
+    /// Open jobs (all with --all) of one BMC, or of every host of an inventory in one table
+    /// (hosts without open jobs are counted, not listed).
     List {
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// Include finished jobs.
         #[arg(long)]
         all: bool,
     },
-    /// Delete one job; a scheduled BIOS job takes its pending values with it.
+    /// Delete one job; a scheduled BIOS job takes its pending values with it. Job ids are each
+    /// iDRAC's own: with --inventory, narrow with --limit to the hosts that hold the job (a host
+    /// without it fails with the iDRAC's answer).
     Delete {
         /// The job id (JID_...).
         job: String,
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's job is not deleted under its feet).
         #[command(flatten)]
         lock: LockFlags,
     },
-    /// Delete every job (JID_CLEARALL).
+    /// Delete every job (JID_CLEARALL), of one BMC or every host of an inventory.
     ClearQueue {
         /// Also restart Lifecycle Controller services (JID_CLEARALL_FORCE): a last resort.
         #[arg(long)]
         force: bool,
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's jobs are not deleted under its feet).
         #[command(flatten)]
         lock: LockFlags,
@@ -745,9 +748,10 @@ pub enum JobsCommand {
 /// `rftune bios get`.
 #[derive(Debug, ClapArgs)]
 pub struct BiosGetArgs {
-    /// The BMC to ask.
+    /// The BMC(s) to ask. With --inventory, hosts whose values (and pending values) are the
+    /// same share one table, headed by their names; -o json lists every host.
     #[command(flatten)]
-    pub bmc: BmcArgs,
+    pub target: TargetArgs,
     /// Also show pending values; without --attribute, only attributes that have one.
     #[arg(long)]
     pub pending: bool,
