@@ -45,6 +45,17 @@ impl Hosts {
         })
     }
 
+    /// A fleet of `entries`, chosen by the caller, with the limits of `args`.
+    pub fn fleet(entries: Vec<BmcEntry>, args: &TargetArgs) -> Self {
+        Self {
+            entries,
+            single: false,
+            concurrency: args.concurrency,
+            shard: args.shard,
+            max_login_rejections: args.max_login_rejections.into(),
+        }
+    }
+
     /// One host (`--bmc` of a single-host command, or a snapshot's host).
     pub fn one(entry: BmcEntry) -> Self {
         Self {

@@ -144,7 +144,12 @@ pub enum Command {
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).
     Snapshot(SnapshotArgs),
-    /// Put a host back to a snapshot, through the same validated plan/apply path (one reboot).
+    /// Put hosts back to their snapshots, through the same validated plan/apply path as apply
+    /// (one reboot each, --max-unavailable at a time, canaries, hooks, the host's lock).
+    ///
+    /// `rftune restore --inventory fleet.toml --run RUN --dry-run` shows, per host, the snapshot
+    /// its service tag matched and what restoring it writes; without --dry-run it rolls the
+    /// fleet back. Exit codes as apply's.
     Restore(RestoreArgs),
     /// Browse, search and validate the BIOS profiles; derive one from a snapshot.
     #[command(subcommand)]
@@ -481,21 +486,34 @@ pub struct PlanArgs {
 /// `rftune restore`.
 #[derive(Debug, ClapArgs)]
 pub struct RestoreArgs {
-    /// A snapshot file written by `rftune snapshot` or `rftune apply`.
-    #[arg(long, value_name = "FILE")]
-    pub snapshot: PathBuf,
-    /// The BMC to restore (default: the one the snapshot was taken from).
-    #[arg(long, value_name = "URL")]
-    pub bmc: Option<String>,
-    /// Restore onto a host whose service tag differs from the snapshot's.
-    #[arg(long)]
+    /// One snapshot file (written by `rftune snapshot` or `rftune apply`), restored onto its
+    /// own host (or --bmc's). Without it, each host of --inventory (or --bmc) gets its own
+    /// snapshot from --snapshot-dir, matched by service tag.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["snapshot_dir", "before", "run", "inventory"])]
+    pub snapshot: Option<PathBuf>,
+    /// Where the snapshots are (default: the state directory's snapshots/, where apply saves
+    /// each host's values before changing it).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// Take each host's latest snapshot taken before this time: UTC (2026-11-30T02:00:00Z,
+    /// 2026-11-30) or a time ago (6h, 2d). Without --before or --run, the latest, which may
+    /// already be the bad state (a snapshot taken before a later apply).
+    #[arg(long, value_name = "TIME", conflicts_with = "run")]
+    pub before: Option<String>,
+    /// Take the snapshot each host got from this apply run (the `run` of the audit log's
+    /// records, e.g. 1764468000-4242): that apply rolled back.
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// With --snapshot: restore onto a host whose service tag differs from the snapshot's.
+    #[arg(long, requires = "snapshot")]
     pub any_host: bool,
-    /// How to apply.
+    /// How to apply: --dry-run shows each host's snapshot and plan (what it will write and
+    /// whether it reboots) and changes nothing; reboots are limited as apply's are.
     #[command(flatten)]
     pub flags: ApplyFlags,
-    /// How to connect.
+    /// The BMC(s) to restore (with --snapshot and neither: the one the snapshot was taken from).
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub target: TargetArgs,
 }
 
 /// `rftune snapshot`.
