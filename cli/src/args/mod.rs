@@ -344,6 +344,29 @@ Metrics (labels: host = the inventory name, profile = the profile's name):
 GET /healthz answers 200 with {\"status\":\"ok\",\"hosts\":N,\"checked\":N,
 \"first_round_complete\":true|false} once the server is up.
 
+Multi-target mode (--probe):
+  GET /probe?target=HOST&profile=NAME checks HOST when asked and answers its metrics (the
+  families above from rftune_check_success on, host = the inventory name or host:port). A
+  failed or timed-out check is metrics too (rftune_check_success 0, rftune_check_failed says
+  why). The check ends within the scrape's X-Prometheus-Scrape-Timeout-Seconds less 0.5 s, and
+  within --check-timeout. Refused: a target neither in --inventory nor admitted by
+  --allow-target (403: the credentials go to no other host), a profile not configured with
+  --profile or --probe-profile, or a path (400), no free probe slot in time (503). --insecure
+  and --trust-on-first-use are refused at start. /metrics then serves the exporter's own
+  metrics (build, probes in flight).
+  # prometheus.yml:
+  #   - job_name: rftune
+  #     metrics_path: /probe
+  #     params: {profile: [performance]}
+  #     scrape_interval: 5m
+  #     scrape_timeout: 60s
+  #     static_configs: [{targets: ['idrac-r7625-01.example', 'idrac-r7625-02.example']}]
+  #     relabel_configs:
+  #       - {source_labels: [__address__], target_label: __param_target}
+  #       - {source_labels: [__param_target], target_label: instance}
+  #       - {target_label: __address__, replacement: 'exporter-host:9920'}
+  Each probe logs in and out of the iDRAC: scrape every few minutes, not every 15 s.
+
 Example:
   RFTUNE_PASSWORD=... rftune exporter --inventory fleet.toml --profile performance \\
       --listen 0.0.0.0:9920 --interval 5m
@@ -405,7 +428,28 @@ pub struct ExporterArgs {
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
     #[arg(long)]
     pub strict: bool,
-    /// The BMC(s) to watch.
+    /// Multi-target mode: watch nothing on a schedule; check a host when Prometheus asks for
+    /// it on GET /probe?target=HOST&profile=NAME (as the blackbox and iDRAC exporters work),
+    /// so a Prometheus that lists the iDRACs scrapes their drift. Only hosts of --inventory
+    /// and addresses --allow-target admits are checked, with pinned or CA trust.
+    #[arg(long, conflicts_with = "once")]
+    pub probe: bool,
+    /// With --probe: addresses a probe may name besides the inventory's hosts, as globs over
+    /// the host and host:port (`*.idrac.example`, `10.1.2.*`, `!bmc-lab-*` to exclude;
+    /// repeatable, comma-separated). Reached over HTTPS only, trusted by --fingerprint,
+    /// --ca-cert, a pin in known_hosts or the system's CAs; never on first use.
+    #[arg(long = "allow-target", value_name = "PATTERN", requires = "probe")]
+    pub allow_target: Vec<String>,
+    /// With --probe: another profile a probe may name with `profile=` (repeatable); --profile
+    /// is the one used when a probe names none. Named by the profile's `name`, never by a path.
+    #[arg(long = "probe-profile", value_name = "NAME|FILE", requires = "probe")]
+    pub probe_profiles: Vec<String>,
+    /// With --probe: probes checked at the same time; a probe that finds no free slot before
+    /// its scrape's timeout is answered 503.
+    #[arg(long, default_value_t = 32, value_name = "N", requires = "probe", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_probes: usize,
+    /// The BMC(s) to watch (with --probe: the hosts a probe may name, by name or address,
+    /// with their pins and credentials files).
     #[command(flatten)]
     pub target: TargetArgs,
 }
