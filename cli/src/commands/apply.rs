@@ -170,7 +170,7 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
         );
         (index, Pick::Latest, hosts, label)
     } else {
-        if args.target.bmc.is_none() && args.target.inventory.is_none() {
+        if args.target.bmc.is_none() && args.target.inventory.is_none() && std::env::var_os("RFTUNE_BMC").is_none() {
             anyhow::bail!(
                 "give --inventory FILE (each host gets its own snapshot, matched by service tag) or --bmc URL, or one --snapshot FILE"
             );
