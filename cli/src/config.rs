@@ -45,6 +45,17 @@ impl Hosts {
         })
     }
 
+    /// A fleet of `entries`, chosen by the caller, with the limits of `args`.
+    pub fn fleet(entries: Vec<BmcEntry>, args: &TargetArgs) -> Self {
+        Self {
+            entries,
+            single: false,
+            concurrency: args.concurrency,
+            shard: args.shard,
+            max_login_rejections: args.max_login_rejections.into(),
+        }
+    }
+
     /// One host (`--bmc` of a single-host command, or a snapshot's host).
     pub fn one(entry: BmcEntry) -> Self {
         Self {
@@ -93,33 +104,47 @@ impl Hosts {
 
 fn entries(args: &TargetArgs) -> Result<(Vec<BmcEntry>, bool)> {
     // clap's `requires` does not hold against an argument another one conflicts with.
-    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty()) {
-        anyhow::bail!("--shard and --tag choose among the hosts of an inventory: give --inventory FILE");
+    if args.inventory.is_none() && (args.shard.is_some() || !args.tags.is_empty() || !args.limit.is_empty()) {
+        anyhow::bail!("--shard, --tag and --limit choose among the hosts of an inventory: give --inventory FILE");
     }
     match (&args.bmc, &args.inventory) {
         (Some(url), _) => Ok((vec![BmcEntry::from_url(url)?], true)),
-        (None, Some(path)) => {
-            let all = fleet::read_inventory(path)?;
-            let chosen = fleet::filter_tags(all, &args.tags);
-            if chosen.is_empty() {
-                anyhow::bail!(
-                    "no host in {} carries the tags {}",
-                    path.display(),
-                    args.tags.join(", ")
-                );
-            }
-            // A shard may be empty (more shards than hosts): its output then lists no host.
-            let chosen = match args.shard {
-                Some(shard) => shard.select(chosen),
-                None => chosen,
-            };
-            Ok((chosen, false))
-        }
+        (None, Some(path)) => Ok((
+            select(args, fleet::read_inventory(path)?, &path.display().to_string())?,
+            false,
+        )),
         (None, None) => match std::env::var("RFTUNE_BMC") {
             Ok(url) if !url.trim().is_empty() => Ok((vec![BmcEntry::from_url(url.trim())?], true)),
             _ => anyhow::bail!("give --bmc URL or --inventory FILE (or set RFTUNE_BMC)"),
         },
     }
+}
+
+/// The hosts of `all` (read from `source`) that `--tag`, `--limit` and `--shard` of `args`
+/// keep, in their order.
+pub fn select(args: &TargetArgs, all: Vec<BmcEntry>, source: &str) -> Result<Vec<BmcEntry>> {
+    let limit = fleet::Limit::parse(&args.limit)?;
+    let tagged = fleet::filter_tags(all.clone(), &args.tags);
+    if tagged.is_empty() {
+        anyhow::bail!("no host in {source} carries the tags {}", args.tags.join(", "));
+    }
+    let chosen = limit.select(&all, tagged, source)?;
+    if chosen.is_empty() {
+        anyhow::bail!(
+            "no host in {source} passes --limit {}{}",
+            args.limit.join(" --limit "),
+            if args.tags.is_empty() {
+                String::new()
+            } else {
+                format!(" and carries the tags {}", args.tags.join(", "))
+            }
+        );
+    }
+    // A shard may be empty (more shards than hosts): its output then lists no host.
+    Ok(match args.shard {
+        Some(shard) => shard.select(chosen),
+        None => chosen,
+    })
 }
 
 /// How to reach the one BMC of a single-host command: the connection settings of `args` with

@@ -1,19 +1,15 @@
 //! Profiles from snapshots: `rftune profiles derive` writes a profile file from a known-good
-//! server's snapshot, and `rftune restore` derives one in memory and applies it through the
-//! same plan/apply path (with validation) as any profile.
+//! server's snapshot, and `rftune restore` ([`crate::restore`]) derives one in memory and
+//! applies it through the same plan/apply path (with validation) as any profile.
 
-use crate::assess::LoadedProfile;
 use crate::backend::AttributeGroup;
-use crate::error::{Context, Result, bad_input};
-use crate::fleet::BmcEntry;
-use crate::lifecycle::Access;
+use crate::error::{Result, bad_input};
 use crate::snapshot::Snapshot;
 use redfish_client::dependencies::DependencyEvaluator;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::AttributeValue;
 use std::collections::BTreeSet;
 use std::fmt::Write;
-use std::path::Path;
 
 /// Which attributes of the snapshot become settings.
 #[derive(Debug, Clone)]
@@ -176,37 +172,4 @@ pub(crate) fn toml_value(v: &AttributeValue) -> Result<String> {
         AttributeValue::Bool(b) => b.to_string(),
         other => bad_input!("cannot express the value {other} in a profile"),
     })
-}
-/// The profile that puts `snap` back on the host of `entry`: every attribute writable under
-/// the snapshot's own values (the host's registry decides, read once and cached) and the iDRAC
-/// attributes rftune manages. A host whose service tag is not the snapshot's is refused unless
-/// `any_host`. `file` names the snapshot in messages.
-pub async fn restore_profile(
-    access: &Access,
-    entry: &BmcEntry,
-    snap: &Snapshot,
-    file: &Path,
-    any_host: bool,
-) -> Result<LoadedProfile> {
-    let read = crate::read::ReadState {
-        cache: std::sync::Arc::new(access.dirs.registry_cache()),
-        groups: Default::default(),
-        jobs: false,
-    };
-    let state = access.one(entry, None, &read).await?;
-    if state.service_tag.is_some() && snap.service_tag.is_some() && state.service_tag != snap.service_tag && !any_host {
-        bad_input!(
-            "{}: the snapshot is of service tag {}, this host is {}; pass --any-host to restore it here anyway",
-            entry.name,
-            snap.service_tag.as_deref().unwrap_or_default(),
-            state.service_tag.as_deref().unwrap_or_default()
-        );
-    }
-    let name = format!(
-        "restore-{}",
-        snap.host.replace(|c: char| !c.is_ascii_alphanumeric(), "-")
-    );
-    let selection = Selection::Restorable(state.registry);
-    let text = profile_toml(snap, &name, None, &selection)?;
-    LoadedProfile::from_toml(&text, &file.display().to_string()).context("the derived restore profile")
 }

@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use url::Url;
 
+mod address;
+mod select;
 mod shard;
 
+pub use address::bmc_url;
+pub use select::Limit;
 pub use shard::Shard;
 
 /// One `[[bmc]]` entry.
@@ -46,13 +50,15 @@ struct InventoryFile {
 }
 
 impl BmcEntry {
-    /// An entry for a `--bmc URL` given on the command line.
+    /// An entry for a `--bmc URL` given on the command line (a bare host name or address
+    /// means `https://`: [`bmc_url`]).
     pub fn from_url(url: &str) -> Result<Self> {
-        let parsed = Url::parse(url)
+        let url = bmc_url(url)?;
+        let parsed = Url::parse(&url)
             .with_context(|| format!("--bmc {url:?} is not a URL (expected e.g. https://idrac.example)"))?;
         Ok(Self {
             name: host_key(&parsed),
-            url: url.to_owned(),
+            url,
             fingerprint: None,
             credentials: None,
             tags: Vec::new(),

@@ -83,6 +83,7 @@ pub mod passwords;
 pub mod plan;
 pub mod power;
 pub mod read;
+pub mod restore;
 pub mod sanitize;
 pub mod scp;
 pub mod secure_boot;

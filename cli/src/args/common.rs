@@ -114,7 +114,8 @@ pub enum ApplyTimeArg {
 /// One BMC: `--bmc URL` plus how to connect.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct BmcArgs {
-    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
+    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001; a bare host
+    /// name or address means https://.
     #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
     pub bmc: String,
     /// How to connect.
@@ -125,9 +126,10 @@ pub struct BmcArgs {
 /// One BMC (`--bmc`) or a fleet (`--inventory`, optionally narrowed with `--tag`).
 #[derive(Debug, Clone, ClapArgs)]
 pub struct TargetArgs {
-    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001. Without --bmc
-    /// and --inventory, the RFTUNE_BMC environment variable names it (an exported RFTUNE_BMC never
-    /// conflicts with an explicit --inventory).
+    /// The BMC's URL, e.g. https://idrac-r7625.example or https://127.0.0.1:9001; a bare host
+    /// name or address means https:// (idrac-r7625.example, 10.0.0.5:443, [fd00::5]). Without
+    /// --bmc and --inventory, the RFTUNE_BMC environment variable names it (an exported
+    /// RFTUNE_BMC never conflicts with an explicit --inventory).
     #[arg(long, value_name = "URL", conflicts_with = "inventory")]
     pub bmc: Option<String>,
     /// A TOML inventory of BMCs ([[bmc]] entries with name, url, fingerprint, credentials, tags,
@@ -137,6 +139,14 @@ pub struct TargetArgs {
     /// Only inventory entries carrying this tag (repeatable: all must match).
     #[arg(long = "tag", value_name = "TAG", requires = "inventory")]
     pub tags: Vec<String>,
+    /// Only the hosts matching PATTERN: an inventory name or a glob over names and BMC
+    /// addresses (`r7625-*`, `10.1.2.*`, `rack12-0[1-4]`); `!PATTERN` leaves hosts out.
+    /// Repeatable and comma-separated (`--limit 'r7625-*,!r7625-0003'`); a host is kept when it
+    /// matches any pattern given without `!` (or none is given) and no `!` pattern. Combines
+    /// with --tag and --shard (a host must pass all). A pattern that matches no host of the
+    /// inventory is refused: a mistyped exclusion would keep the host it meant to leave out.
+    #[arg(long = "limit", value_name = "PATTERN")]
+    pub limit: Vec<String>,
     /// Only the inventory entries in shard K of N (1 ≤ K ≤ N), chosen by a stable hash of each
     /// entry's name: N processes given 1/N … N/N split the inventory between them, each host
     /// in exactly one, whatever machine runs them. `rftune merge` combines their outputs.

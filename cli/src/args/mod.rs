@@ -144,7 +144,12 @@ pub enum Command {
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).
     Snapshot(SnapshotArgs),
-    /// Put a host back to a snapshot, through the same validated plan/apply path (one reboot).
+    /// Put hosts back to their snapshots, through the same validated plan/apply path as apply
+    /// (one reboot each, --max-unavailable at a time, canaries, hooks, the host's lock).
+    ///
+    /// `rftune restore --inventory fleet.toml --run RUN --dry-run` shows, per host, the snapshot
+    /// its service tag matched and what restoring it writes; without --dry-run it rolls the
+    /// fleet back. Exit codes as apply's.
     Restore(RestoreArgs),
     /// Browse, search and validate the BIOS profiles; derive one from a snapshot.
     #[command(subcommand)]
@@ -339,6 +344,29 @@ Metrics (labels: host = the inventory name, profile = the profile's name):
 GET /healthz answers 200 with {\"status\":\"ok\",\"hosts\":N,\"checked\":N,
 \"first_round_complete\":true|false} once the server is up.
 
+Multi-target mode (--probe):
+  GET /probe?target=HOST&profile=NAME checks HOST when asked and answers its metrics (the
+  families above from rftune_check_success on, host = the inventory name or host:port). A
+  failed or timed-out check is metrics too (rftune_check_success 0, rftune_check_failed says
+  why). The check ends within the scrape's X-Prometheus-Scrape-Timeout-Seconds less 0.5 s, and
+  within --check-timeout. Refused: a target neither in --inventory nor admitted by
+  --allow-target (403: the credentials go to no other host), a profile not configured with
+  --profile or --probe-profile, or a path (400), no free probe slot in time (503). --insecure
+  and --trust-on-first-use are refused at start. /metrics then serves the exporter's own
+  metrics (build, probes in flight).
+  # prometheus.yml:
+  #   - job_name: rftune
+  #     metrics_path: /probe
+  #     params: {profile: [performance]}
+  #     scrape_interval: 5m
+  #     scrape_timeout: 60s
+  #     static_configs: [{targets: ['idrac-r7625-01.example', 'idrac-r7625-02.example']}]
+  #     relabel_configs:
+  #       - {source_labels: [__address__], target_label: __param_target}
+  #       - {source_labels: [__param_target], target_label: instance}
+  #       - {target_label: __address__, replacement: 'exporter-host:9920'}
+  Each probe logs in and out of the iDRAC: scrape every few minutes, not every 15 s.
+
 Example:
   RFTUNE_PASSWORD=... rftune exporter --inventory fleet.toml --profile performance \\
       --listen 0.0.0.0:9920 --interval 5m
@@ -400,7 +428,28 @@ pub struct ExporterArgs {
     /// Treat attributes the host's BIOS lacks as errors instead of "not applicable".
     #[arg(long)]
     pub strict: bool,
-    /// The BMC(s) to watch.
+    /// Multi-target mode: watch nothing on a schedule; check a host when Prometheus asks for
+    /// it on GET /probe?target=HOST&profile=NAME (as the blackbox and iDRAC exporters work),
+    /// so a Prometheus that lists the iDRACs scrapes their drift. Only hosts of --inventory
+    /// and addresses --allow-target admits are checked, with pinned or CA trust.
+    #[arg(long, conflicts_with = "once")]
+    pub probe: bool,
+    /// With --probe: addresses a probe may name besides the inventory's hosts, as globs over
+    /// the host and host:port (`*.idrac.example`, `10.1.2.*`, `!bmc-lab-*` to exclude;
+    /// repeatable, comma-separated). Reached over HTTPS only, trusted by --fingerprint,
+    /// --ca-cert, a pin in known_hosts or the system's CAs; never on first use.
+    #[arg(long = "allow-target", value_name = "PATTERN", requires = "probe")]
+    pub allow_target: Vec<String>,
+    /// With --probe: another profile a probe may name with `profile=` (repeatable); --profile
+    /// is the one used when a probe names none. Named by the profile's `name`, never by a path.
+    #[arg(long = "probe-profile", value_name = "NAME|FILE", requires = "probe")]
+    pub probe_profiles: Vec<String>,
+    /// With --probe: probes checked at the same time; a probe that finds no free slot before
+    /// its scrape's timeout is answered 503.
+    #[arg(long, default_value_t = 32, value_name = "N", requires = "probe", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_probes: usize,
+    /// The BMC(s) to watch (with --probe: the hosts a probe may name, by name or address,
+    /// with their pins and credentials files).
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -481,21 +530,34 @@ pub struct PlanArgs {
 /// `rftune restore`.
 #[derive(Debug, ClapArgs)]
 pub struct RestoreArgs {
-    /// A snapshot file written by `rftune snapshot` or `rftune apply`.
-    #[arg(long, value_name = "FILE")]
-    pub snapshot: PathBuf,
-    /// The BMC to restore (default: the one the snapshot was taken from).
-    #[arg(long, value_name = "URL")]
-    pub bmc: Option<String>,
-    /// Restore onto a host whose service tag differs from the snapshot's.
-    #[arg(long)]
+    /// One snapshot file (written by `rftune snapshot` or `rftune apply`), restored onto its
+    /// own host (or --bmc's). Without it, each host of --inventory (or --bmc) gets its own
+    /// snapshot from --snapshot-dir, matched by service tag.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["snapshot_dir", "before", "run", "inventory"])]
+    pub snapshot: Option<PathBuf>,
+    /// Where the snapshots are (default: the state directory's snapshots/, where apply saves
+    /// each host's values before changing it).
+    #[arg(long, value_name = "DIR")]
+    pub snapshot_dir: Option<PathBuf>,
+    /// Take each host's latest snapshot taken before this time: UTC (2026-11-30T02:00:00Z,
+    /// 2026-11-30) or a time ago (6h, 2d). Without --before or --run, the latest, which may
+    /// already be the bad state (a snapshot taken before a later apply).
+    #[arg(long, value_name = "TIME", conflicts_with = "run")]
+    pub before: Option<String>,
+    /// Take the snapshot each host got from this apply run (the `run` of the audit log's
+    /// records, e.g. 1764468000-4242): that apply rolled back.
+    #[arg(long, value_name = "RUN")]
+    pub run: Option<String>,
+    /// With --snapshot: restore onto a host whose service tag differs from the snapshot's.
+    #[arg(long, requires = "snapshot")]
     pub any_host: bool,
-    /// How to apply.
+    /// How to apply: --dry-run shows each host's snapshot and plan (what it will write and
+    /// whether it reboots) and changes nothing; reboots are limited as apply's are.
     #[command(flatten)]
     pub flags: ApplyFlags,
-    /// How to connect.
+    /// The BMC(s) to restore (with --snapshot and neither: the one the snapshot was taken from).
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub target: TargetArgs,
 }
 
 /// `rftune snapshot`.
@@ -529,9 +591,9 @@ pub enum BiosCommand {
     /// Discard staged BIOS values (refused by the iDRAC while a BIOS job exists: delete the job
     /// instead, which discards them too).
     ClearPending {
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's staged values are not cleared under its feet).
         #[command(flatten)]
         lock: LockFlags,
@@ -713,34 +775,37 @@ pub enum ExperimentCommand {
 /// `rftune jobs ...`.
 #[derive(Debug, Subcommand)]
 pub enum JobsCommand {
-    /// Open jobs (all with --all).
+    /// Open jobs (all with --all) of one BMC, or of every host of an inventory in one table
+    /// (hosts without open jobs are counted, not listed).
     List {
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// Include finished jobs.
         #[arg(long)]
         all: bool,
     },
-    /// Delete one job; a scheduled BIOS job takes its pending values with it.
+    /// Delete one job; a scheduled BIOS job takes its pending values with it. Job ids are each
+    /// iDRAC's own: with --inventory, narrow with --limit to the hosts that hold the job (a host
+    /// without it fails with the iDRAC's answer).
     Delete {
         /// The job id (JID_...).
         job: String,
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's job is not deleted under its feet).
         #[command(flatten)]
         lock: LockFlags,
     },
-    /// Delete every job (JID_CLEARALL).
+    /// Delete every job (JID_CLEARALL), of one BMC or every host of an inventory.
     ClearQueue {
         /// Also restart Lifecycle Controller services (JID_CLEARALL_FORCE): a last resort.
         #[arg(long)]
         force: bool,
-        /// The BMC.
+        /// The BMC(s).
         #[command(flatten)]
-        bmc: BmcArgs,
+        target: TargetArgs,
         /// The host's lock (another run's jobs are not deleted under its feet).
         #[command(flatten)]
         lock: LockFlags,
@@ -750,9 +815,10 @@ pub enum JobsCommand {
 /// `rftune bios get`.
 #[derive(Debug, ClapArgs)]
 pub struct BiosGetArgs {
-    /// The BMC to ask.
+    /// The BMC(s) to ask. With --inventory, hosts whose values (and pending values) are the
+    /// same share one table, headed by their names; -o json lists every host.
     #[command(flatten)]
-    pub bmc: BmcArgs,
+    pub target: TargetArgs,
     /// Also show pending values; without --attribute, only attributes that have one.
     #[arg(long)]
     pub pending: bool,

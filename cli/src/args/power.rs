@@ -1,6 +1,6 @@
 //! `rftune power ...` arguments.
 
-use super::common::{ConnectArgs, LockFlags, TargetArgs, parse_duration};
+use super::common::{LockFlags, TargetArgs, parse_duration};
 use std::time::Duration;
 
 /// `rftune power`.
@@ -11,14 +11,10 @@ pub struct PowerArgs {
     /// Switch hosts on, off or through a power cycle instead of reading.
     #[command(subcommand)]
     pub action: Option<PowerAction>,
-    /// The BMC to read, e.g. https://idrac-r7625.example or https://127.0.0.1:9001.
-    // The doc comment is the --help text, where URLs are written plainly.
-    #[allow(rustdoc::bare_urls)]
-    #[arg(long, value_name = "URL", env = "RFTUNE_BMC")]
-    pub bmc: Option<String>,
-    /// How to connect.
+    /// The BMC(s) to read: one --bmc, or every host of an --inventory at once (a table of
+    /// readings and their total; -o json lists every host, a failed one with its error_kind).
     #[command(flatten)]
-    pub connect: ConnectArgs,
+    pub target: TargetArgs,
     /// Time between readings when sampling, at least 100ms (the iDRAC sensor itself refreshes
     /// about every 5 s; polling faster only loads the BMC).
     #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = parse_interval)]

@@ -56,7 +56,9 @@ pub async fn run(args: Args) -> Result<Exit> {
         Command::Inventory(a) => inventory::run(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Get(a)) => bios::get(&a, &dirs, output).await,
         Command::Capture(a) => capture::run(&a, &dirs, output).await,
-        Command::Bios(BiosCommand::ClearPending { bmc, lock }) => jobs::clear_pending(&bmc, &lock, &dirs).await,
+        Command::Bios(BiosCommand::ClearPending { target, lock }) => {
+            jobs::clear_pending(&target, &lock, &dirs, output).await
+        }
         Command::Bios(BiosCommand::ResetDefaults(a)) => provision::reset_defaults(&a, &dirs, output).await,
         Command::Bios(BiosCommand::Password(cmd)) => provision::password(&cmd, &dirs, output).await,
         Command::Boot(cmd) => boot::run(&cmd, &dirs, output).await,

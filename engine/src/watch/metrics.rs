@@ -9,7 +9,7 @@
 //! why. Families are always announced (`# HELP`, `# TYPE`), even when empty, so a dashboard can
 //! tell "no host drifts" from "no such metric".
 
-use super::Board;
+use super::{Board, HostRecord};
 use bios_profiles::Status;
 use host_bench::exposition::{Exposition, MetricType};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -89,7 +89,25 @@ pub fn render(board: &Board) -> String {
             f.sample(&[("profile", profile), ("state", status.as_str())], count(n));
         }
     }
-    let checked = || board.hosts.iter().filter_map(|h| Some((h, h.last.as_ref()?)));
+    host_families(&mut e, profile, &board.hosts);
+    e.finish()
+}
+
+/// One probed host as Prometheus metrics (`rftune exporter --probe`'s `/probe`): the families
+/// of [`HOST_FAMILIES`], for that host alone.
+pub fn render_probe(profile: &str, host: &HostRecord) -> String {
+    let mut e = Exposition::default();
+    host_families(&mut e, profile, std::slice::from_ref(host));
+    e.finish()
+}
+
+/// The families about each host (every family of [`FAMILIES`] from `rftune_check_success`
+/// on): what `/probe` serves of the host it checked.
+pub const HOST_FAMILIES: &[&str] = FAMILIES.split_at(4).1;
+
+/// The families about each of `hosts`, in [`FAMILIES`] order.
+fn host_families(e: &mut Exposition, profile: &str, hosts: &[HostRecord]) {
+    let checked = || hosts.iter().filter_map(|h| Some((h, h.last.as_ref()?)));
     {
         let mut f = e.family(
             "rftune_check_success",
@@ -128,7 +146,7 @@ pub fn render(board: &Board) -> String {
             MetricType::Gauge,
             "When the host's latest successful check ended (Unix time).",
         );
-        for h in &board.hosts {
+        for h in hosts {
             if let Some(t) = h.last_success {
                 f.sample(&[("host", &h.name)], unix_seconds(t));
             }
@@ -150,12 +168,12 @@ pub fn render(board: &Board) -> String {
             MetricType::Counter,
             "Checks of the host since the exporter started, by result (success, failure).",
         );
-        for h in &board.hosts {
+        for h in hosts {
             f.sample(&[("host", &h.name), ("result", "success")], counter(h.successes));
             f.sample(&[("host", &h.name), ("result", "failure")], counter(h.failures));
         }
     }
-    let found = || board.hosts.iter().filter_map(|h| Some((h, h.checked()?)));
+    let found = || hosts.iter().filter_map(|h| Some((h, h.checked()?)));
     {
         let mut f = e.family(
             "rftune_bios_drift_attributes",
@@ -281,5 +299,4 @@ pub fn render(board: &Board) -> String {
             }
         }
     }
-    e.finish()
 }

@@ -19,6 +19,7 @@
 
 pub mod check;
 pub mod metrics;
+pub mod probe;
 
 use crate::backend::JobOutcome;
 use crate::error::{Error, HostErrorKind, Result};
@@ -285,7 +286,8 @@ pub struct HostRecord {
 }
 
 impl HostRecord {
-    fn new(name: String) -> Self {
+    /// A host not checked yet.
+    pub fn new(name: String) -> Self {
         Self {
             name,
             successes: 0,
@@ -365,9 +367,24 @@ impl Board {
         finished: SystemTime,
     ) {
         let stuck_after = self.schedule.stuck_after;
-        let Some(host) = self.hosts.get_mut(i) else {
-            return;
-        };
+        if let Some(host) = self.hosts.get_mut(i) {
+            host.record(result, duration, now, finished, stuck_after);
+        }
+    }
+}
+
+impl HostRecord {
+    /// Records the end of a check of this host, as [`Board::record`] does: a running job that
+    /// has not moved for `stuck_after` counts as stuck.
+    pub fn record(
+        &mut self,
+        result: std::result::Result<Finding, Failure>,
+        duration: Duration,
+        now: Instant,
+        finished: SystemTime,
+        stuck_after: Duration,
+    ) {
+        let host = self;
         host.running = false;
         let was_failing = matches!(host.last.as_ref().map(|l| &l.outcome), Some(Err(_)));
         let outcome = match result {
