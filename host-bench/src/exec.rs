@@ -411,6 +411,30 @@ pub trait Exec: Send + Sync {
         })
     }
 
+    /// Removes each of the directories `paths` that is empty, in the order given (a few hundred
+    /// to a command over a shell); the number gone. One that is not empty stays.
+    fn remove_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<u64>> {
+        Box::pin(async move {
+            let mut gone = 0;
+            for chunk in paths.chunks(CHUNK) {
+                let mut script = String::from("n=0; for d in");
+                for p in chunk {
+                    script.push(' ');
+                    script.push_str(&quote_path(p)?);
+                }
+                script.push_str(
+                    "; do if rmdir -- \"$d\" 2>/dev/null || [ ! -e \"$d\" ]; then n=$((n+1)); fi; done; echo $n",
+                );
+                let out = self.run_ok(&sh(&script), Some(SHORT)).await?;
+                gone += out.stdout_text().trim().parse::<u64>().map_err(|_| Error::Parse {
+                    what: format!("rmdir on {}", self.describe()),
+                    detail: format!("unexpected answer {:?}", out.stdout_text()),
+                })?;
+            }
+            Ok(gone)
+        })
+    }
+
     /// Checks that the raw device at `path` may be benchmarked (written when `writes`) and holds
     /// it exclusively for the run ([`device::check_for_writing`]). Refused where
     /// [`Exec::files_only`] says so.
@@ -659,6 +683,23 @@ impl Exec for Local {
             Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => Ok(false),
             Err(e) => Err(crate::io_err(format!("removing {}", path.display()))(e)),
         })
+    }
+
+    fn remove_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<u64>> {
+        let paths = paths.to_vec();
+        Box::pin(blocking(move || {
+            let mut gone = 0;
+            for p in &paths {
+                match std::fs::remove_dir(p) {
+                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {}
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(crate::io_err(format!("removing {}", p.display()))(e));
+                    }
+                    _ => gone += 1,
+                }
+            }
+            Ok(gone)
+        }))
     }
 
     fn claim_device<'a>(
@@ -1011,6 +1052,15 @@ mod tests {
                 "{name}: a link is no directory"
             );
             assert!(!exec.remove_dir(&dir.join("a/b")).await.unwrap(), "{name}: not empty");
+            let (full, empty) = (dir.join("it's"), dir.join("it's/c"));
+            assert_eq!(
+                exec.remove_dirs(&[empty.clone(), full.clone(), dir.join("gone")])
+                    .await
+                    .unwrap(),
+                3,
+                "{name}: the deepest first, then its emptied parent; one already gone counts"
+            );
+            assert!(!full.exists());
             exec.remove_files(&[dir.join("a/b/f"), dir.join("a/b/gone")])
                 .await
                 .unwrap();

@@ -22,6 +22,7 @@ use host_bench::report::{BenchReport, BmcInfo, CurvePeak, FileSystemBench, Plate
 use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NamedPower, NoPower, PowerSource, StorageRun, StorageSettings,
 };
+use host_bench::ssh::{OnHost, SshTarget, Transport};
 use host_bench::{Stop, device, stream};
 use rftune_engine::connect::Bmc;
 use rftune_engine::fleet::{self, BmcEntry};
@@ -466,6 +467,9 @@ fn memory_table(r: &BenchReport) -> String {
     out
 }
 
+/// The longest a command on a client host may take (fio runs from here, through its server).
+const CLIENT_COMMANDS: Duration = Duration::from_secs(3600);
+
 async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let stop = Stop::default();
     let local = Local::new(stop.clone());
@@ -491,7 +495,36 @@ async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exi
         workdir: dir.join("fio"),
         common: common(&args.run),
     };
-    let run = FsRun::new(settings, vec![Client { exec: &local }]).await?;
+    let transports: Vec<Transport> = args
+        .clients
+        .iter()
+        .map(|c| {
+            let (target, port) = SshTarget::parse(c)?;
+            Ok(Transport::Ssh(SshTarget {
+                target,
+                port,
+                config: args.ssh_config.clone(),
+                connect_timeout: Duration::from_secs(10),
+            }))
+        })
+        .collect::<host_bench::Result<_>>()?;
+    let hosts: Vec<OnHost<'_>> = transports.iter().map(|t| OnHost::new(t, CLIENT_COMMANDS)).collect();
+    let clients = if hosts.is_empty() {
+        vec![Client {
+            exec: &local,
+            server: None,
+        }]
+    } else {
+        hosts
+            .iter()
+            .zip(&transports)
+            .map(|(h, t)| Client {
+                exec: h,
+                server: Some(t),
+            })
+            .collect()
+    };
+    let run = FsRun::new(settings, clients, &local).await?;
     interruptible(&stop, async {
         create_dir(&dir)?;
         let mut servers = connect_bmcs(args, dirs).await?;
@@ -604,12 +637,32 @@ fn fs_table(r: &BenchReport) -> String {
     for c in &f.clients {
         let h = &c.host;
         out.push_str(&format!(
-            "client {}: {} cores, {} RAM, kernel {}, {}\n",
+            "client {}: {}, {} RAM, kernel {}, {}\n",
             c.name,
-            h.cores,
+            if h.cores > 0 {
+                format!("{} cores", h.cores)
+            } else {
+                format!("{} logical CPUs", h.logical_cpus)
+            },
             h.memory_bytes.map_or("unknown".into(), host_bench::units::approx_size),
             h.kernel.clone().unwrap_or_default(),
             h.cpu_model.clone().unwrap_or_default()
+        ));
+    }
+    if f.clients.len() > 1
+        && let Some(c) = f.curves.first()
+    {
+        let split: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| {
+                let parts: Vec<String> = p.threads_per_client.iter().map(u32::to_string).collect();
+                format!("{} = {}", p.threads, parts.join("+"))
+            })
+            .collect();
+        out.push_str(&format!(
+            "threads per client, round robin: {} (fio's client/server mode; each figure is fio's aggregate of all clients)\n",
+            split.join(", ")
         ));
     }
     out.push_str(&format!(

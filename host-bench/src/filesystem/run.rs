@@ -567,6 +567,20 @@ pub async fn run(
     Ok(r)
 }
 
+/// The first server whose connection ends ([`Servers::lost`], looked at four times a second);
+/// never, without servers.
+async fn watch(servers: Option<&mut Servers>) -> String {
+    let Some(servers) = servers else {
+        return std::future::pending().await;
+    };
+    loop {
+        if let Some(lost) = servers.lost() {
+            return lost;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// The error of a client whose connection ended during `at`.
 fn lost_at(lost: &str, at: &str) -> Error {
     Error::NoAnswer(format!(
@@ -803,8 +817,13 @@ impl<'r, 'a> Sweep<'r, 'a> {
         } else {
             &[]
         };
-        let (out, traces) =
-            measured_each(sources, &run.settings.common, &mut self.problems, exec.run(&argv, None)).await?;
+        // A server whose connection ends mid-run stops the run at once: fio's front end would
+        // wait for the other clients' share to end first.
+        let measured = measured_each(sources, &run.settings.common, &mut self.problems, exec.run(&argv, None));
+        let (out, traces) = tokio::select! {
+            measured = measured => measured?,
+            lost = watch(self.servers.as_deref_mut()) => return Err(lost_at(&lost, at)),
+        };
         if let Some(lost) = self.servers.as_deref_mut().and_then(Servers::lost) {
             return Err(lost_at(&lost, at));
         }

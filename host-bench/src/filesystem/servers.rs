@@ -32,18 +32,22 @@ const STOP: Duration = Duration::from_secs(10);
 
 /// The shell script that runs a server on a client: the server's directory `dir` (created
 /// exclusively, private), fio listening on `dir/fio.sock`, `ready` once it does, and everything
-/// stopped and removed when standard input closes or the shell is told to stop.
+/// stopped and removed when standard input closes or the shell is told to stop. The shell leads
+/// a process group of its own (ssh's sessions are; here it is started so), and stops the whole
+/// group: fio's server runs each job in a child of its own, which must not outlive it.
 fn script(dir: &str, alloc_kib: Option<u64>) -> String {
     let alloc = alloc_kib.map(|k| format!(" --alloc-size={k}")).unwrap_or_default();
+    let stop = "trap '' HUP INT TERM; kill -TERM 0 2>/dev/null; wait; rm -rf \"$d\"";
     format!(
         "umask 077; d={dir}; mkdir \"$d\" || exit 3; \
          fio --server=sock:\"$d\"/fio.sock{alloc} >\"$d\"/log 2>&1 </dev/null & pid=$!; \
-         trap 'kill $pid 2>/dev/null; rm -rf \"$d\"; exit 1' HUP INT TERM; \
+         trap '{stop_quoted}; exit 1' HUP INT TERM; \
          i=0; while [ ! -S \"$d\"/fio.sock ]; do \
            if ! kill -0 $pid 2>/dev/null; then cat \"$d\"/log >&2; rm -rf \"$d\"; exit 4; fi; \
            i=$((i+1)); if [ $i -gt 600 ]; then kill $pid; rm -rf \"$d\"; exit 5; fi; sleep 0.1; \
          done; \
-         echo ready; cat >/dev/null; kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf \"$d\"; exit 0"
+         echo ready; cat >/dev/null; {stop}; exit 0",
+        stop_quoted = stop.replace('\'', "'\\''")
     )
 }
 
@@ -114,7 +118,8 @@ impl Servers {
         let (mut command, socket) = match transport {
             Transport::Local => {
                 let mut c = tokio::process::Command::new("sh");
-                c.args(["-c", &script]);
+                // A process group of its own, which the script stops as a whole.
+                c.args(["-c", &script]).process_group(0);
                 (c, PathBuf::from(&remote_socket))
             }
             Transport::Ssh(target) => {
@@ -279,7 +284,7 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("fio --server=sock:\"$d\"/fio.sock --alloc-size=4096 "));
-        assert!(s.contains("echo ready; cat >/dev/null; kill $pid"));
+        assert!(s.contains("echo ready; cat >/dev/null; trap '' HUP INT TERM; kill -TERM 0"));
         assert!(!s.contains("ip:") && !s.contains("0.0.0.0"), "never a TCP port");
     }
 

@@ -1,0 +1,397 @@
+//! `rftune bench fs` from several client hosts: two OpenSSH servers this test starts, each on an
+//! address of its own in 127.0.0.0/8 with its own port, host key and user key, stand in for two
+//! client nodes that mount one file system (tmpfs here). The threads split round robin, fio's
+//! servers are reached through the ssh connections and always stopped, clients whose fio
+//! versions differ are refused, and a connection lost mid-sweep stops the run, saying where.
+
+use super::bench_fs::tmpfs_target;
+use super::{Run, TempDir, binary, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// An sshd on `addr` (in 127.0.0.0/8) and a free port, with its own host key and an authorized
+/// user key, killed on drop.
+pub(crate) struct Sshd {
+    child: tokio::process::Child,
+    /// Its address.
+    pub(crate) addr: String,
+    /// Its port.
+    pub(crate) port: u16,
+    /// The private key it authorizes.
+    pub(crate) key: PathBuf,
+}
+
+impl Sshd {
+    /// Its process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id().unwrap()
+    }
+}
+
+/// Starts an sshd in `dir` on `addr`, with `extra` lines appended to its configuration. Callers
+/// check `rftune_tests::sshd_available` first.
+pub(crate) async fn sshd(dir: &Path, addr: &str, extra: &str) -> Sshd {
+    std::fs::create_dir_all(dir).unwrap();
+    let keygen = |file: &str| {
+        let status = std::process::Command::new("ssh-keygen")
+            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+            .arg(dir.join(file))
+            .status()
+            .unwrap();
+        assert!(status.success(), "ssh-keygen {file}");
+    };
+    keygen("host_key");
+    keygen("user_key");
+    std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).unwrap();
+    // sshd's privilege separation needs this directory (root-owned); it exists when sshd runs as a service.
+    let _ = std::fs::create_dir_all("/run/sshd");
+    let port = std::net::TcpListener::bind((addr, 0))
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let d = dir.display();
+    std::fs::write(
+        dir.join("sshd_config"),
+        format!(
+            "Port {port}\nListenAddress {addr}\nHostKey {d}/host_key\nPidFile {d}/sshd.pid\nAuthorizedKeysFile {d}/authorized_keys\n\
+             PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\nStrictModes no\nUsePAM no\n\
+             PermitRootLogin yes\n{extra}"
+        ),
+    )
+    .unwrap();
+    let child = tokio::process::Command::new("/usr/sbin/sshd")
+        .args(["-D", "-e", "-f"])
+        .arg(dir.join("sshd_config"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tokio::net::TcpStream::connect((addr, port)).await.is_err() {
+        assert!(Instant::now() < deadline, "sshd on {addr} did not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Sshd {
+        child,
+        addr: addr.to_owned(),
+        port,
+        key: dir.join("user_key"),
+    }
+}
+
+/// An ssh client configuration in `dir` naming each server by its alias.
+pub(crate) fn ssh_config(dir: &Path, hosts: &[(&str, &Sshd)]) -> PathBuf {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "root".into());
+    let mut text = String::new();
+    for (alias, s) in hosts {
+        text.push_str(&format!(
+            "Host {alias}\n  HostName {}\n  Port {}\n  User {user}\n  IdentityFile {}\n  IdentitiesOnly yes\n\
+             StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
+            s.addr,
+            s.port,
+            s.key.display()
+        ));
+    }
+    let path = dir.join("ssh_config");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The directories of fio's servers on this machine (`rftune-fio-*` in /tmp and in the
+/// temporary directory), as they are now.
+fn server_dirs() -> std::collections::BTreeSet<PathBuf> {
+    [PathBuf::from("/tmp"), std::env::temp_dir()]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rftune-fio-"))
+        })
+        .collect()
+}
+
+/// One test of this file at a time: each looks at every server directory on the machine.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Whether ssh, sshd and fio are here (each missing one says so, or fails under
+/// `RFTUNE_REQUIRE_TOOLS=1`).
+fn tools() -> bool {
+    rftune_tests::fio_available()
+        && rftune_tests::sshd_available()
+        && rftune_tests::tool_available(
+            "ssh",
+            rftune_tests::on_path("ssh"),
+            "apt-get install openssh-client; .ci/run installs it",
+        )
+}
+
+/// The arguments of a tiny two-client run.
+fn args(target: &Path, out: &Path, config: &Path, threads: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "bench",
+        "fs",
+        "--target",
+        target.to_str().unwrap(),
+        "--fs-type",
+        "tmpfs",
+        "--client",
+        "client-a",
+        "--client",
+        "client-b",
+        "--ssh-config",
+        config.to_str().unwrap(),
+        "--threads",
+        threads,
+        "--data-size",
+        "6M",
+        "--record-size",
+        "1M",
+        "--oversubscribe",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    a.extend(extra.iter().map(|s| (*s).to_owned()));
+    a
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_aggregate() {
+    if !tools() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().await;
+    let Some(target) = tmpfs_target() else { return };
+    let work = TempDir::new();
+    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
+    let b = sshd(&work.0.join("b"), "127.0.0.3", "").await;
+    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
+    let before = server_dirs();
+    let out = work.0.join("out");
+    let a_args = args(target.path(), &out, &config, "1,2,3", &["--tests", "n-to-1"]);
+    let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
+        .output()
+        .await;
+    assert_eq!(run.status.code(), Some(0), "{}{}", stdout(&run), stderr(&run));
+    let err = stderr(&run);
+    assert!(
+        err.contains("starting fio's server on 2 clients: ssh client-a, ssh client-b")
+            && err.contains("n-to-1 write at 3 threads (2+1 on 2 clients), run 1/1"),
+        "{err}"
+    );
+    let text = stdout(&run);
+    assert!(
+        text.contains("threads per client, round robin: 1 = 1+0, 2 = 1+1, 3 = 2+1"),
+        "{text}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
+    let f = &doc["filesystem"];
+    let names: Vec<&str> = f["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ssh client-a", "ssh client-b"]);
+    for c in f["curves"].as_array().unwrap() {
+        let points = c["points"].as_array().unwrap();
+        let split: Vec<serde_json::Value> = points.iter().map(|p| p["threads_per_client"].clone()).collect();
+        assert_eq!(
+            split,
+            [
+                serde_json::json!([1, 0]),
+                serde_json::json!([1, 1]),
+                serde_json::json!([2, 1])
+            ]
+        );
+        let three = &points[2]["runs"][0];
+        let shares: Vec<u64> = three["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["threads"].as_u64().unwrap())
+            .collect();
+        assert_eq!(shares, [2, 1], "{c}");
+        // The point's figure is fio's "All clients" group, in GB/s.
+        let fio = std::fs::read_to_string(out.join(three["fio_output"].as_str().unwrap())).unwrap();
+        let fio: serde_json::Value = serde_json::from_str(&fio[fio.find("\n{").unwrap() + 1..]).unwrap();
+        let all = fio["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["jobname"] == "All clients")
+            .unwrap();
+        let dir = c["op"].as_str().unwrap();
+        let bw = all[dir]["bw_bytes"].as_f64().unwrap();
+        // Every thread's 2 MiB segment of the shared file, from both clients, in fio's whole.
+        assert_eq!(three["bytes"].as_u64(), Some(6 << 20), "{three}");
+        assert!((three["value"].as_f64().unwrap() - bw / 1e9).abs() < 1e-12, "{three}");
+    }
+    assert!(
+        std::fs::read_dir(target.path()).unwrap().next().is_none(),
+        "the target is as found"
+    );
+    assert_eq!(
+        server_dirs(),
+        before,
+        "both fio servers were stopped and their directories removed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn clients_whose_fio_versions_differ_are_refused_before_anything_is_written() {
+    if !tools() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().await;
+    let Some(target) = tmpfs_target() else { return };
+    let work = TempDir::new();
+    // client-b's sessions find another fio first on their PATH.
+    let fake = work.0.join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(
+        fake.join("fio"),
+        "#!/bin/sh\n[ \"$1\" = --version ] && { echo fio-3.99; exit 0; }\nexec /usr/bin/fio \"$@\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(fake.join("fio"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
+    let b = sshd(
+        &work.0.join("b"),
+        "127.0.0.3",
+        &format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin\n", fake.display()),
+    )
+    .await;
+    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
+    let out = work.0.join("out");
+    let a_args = args(target.path(), &out, &config, "1,2", &[]);
+    let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
+        .output()
+        .await;
+    assert_eq!(run.status.code(), Some(1), "{}", stderr(&run));
+    let err = stderr(&run);
+    assert!(
+        err.contains("the clients run different fio versions") && err.contains("fio-3.99 on ssh client-b"),
+        "{err}"
+    );
+    assert!(std::fs::read_dir(target.path()).unwrap().next().is_none());
+}
+
+/// Every process below `pid`, deepest last, read from /proc.
+fn descendants(pid: u32) -> Vec<u32> {
+    let parent_of = |p: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        stat[stat.rfind(')')? + 2..].split_whitespace().nth(1)?.parse().ok()
+    };
+    let all: Vec<u32> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse().ok())
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(p) = frontier.pop() {
+        for c in all.iter().copied().filter(|c| parent_of(*c) == Some(p)) {
+            out.push(c);
+            frontier.push(c);
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_connection_lost_mid_sweep_stops_the_run_says_where_and_leaves_nothing() {
+    if !tools() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().await;
+    let Some(target) = tmpfs_target() else { return };
+    let work = TempDir::new();
+    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
+    let mut b = sshd(&work.0.join("b"), "127.0.0.3", "").await;
+    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
+    let before = server_dirs();
+    let out = work.0.join("out");
+    // Random reads bounded by time: each step lasts about 20 s unless the run stops it.
+    let run_args = args(
+        target.path(),
+        &out,
+        &config,
+        "2",
+        &["--tests", "random", "--random-io", "64G", "--random-runtime", "20s"],
+    );
+    let state = TempDir::new();
+    let mut child = tokio::process::Command::new(binary())
+        .args(&run_args)
+        .env("RFTUNE_STATE_DIR", &state.0)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Wait until the random read runs on both clients.
+    let job = out.join("fio/random-read-t2-r1.c1.fio");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !job.exists() {
+        assert!(Instant::now() < deadline, "the random read never started");
+        assert!(child.try_wait().unwrap().is_none(), "rftune ended early");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // client-b goes away: its sshd and every session it serves.
+    let mut gone = descendants(b.pid());
+    gone.push(b.pid());
+    let _ = b.child.start_kill();
+    for pid in gone {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    let started = Instant::now();
+    let output = tokio::time::timeout(Duration::from_secs(40), child.wait_with_output())
+        .await
+        .expect("rftune did not stop after the connection was lost")
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "stopped at once, not after the other client's 20 s: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("lost the connection to ssh client-b")
+            && err.contains("during random read at 2 threads (1+1 on 2 clients), run 1/1"),
+        "{err}"
+    );
+    assert!(err.contains("everything this run created was removed"), "{err}");
+    assert!(
+        std::fs::read_dir(target.path()).unwrap().next().is_none(),
+        "cleaned up through client-a"
+    );
+    // client-a's server stopped once its connection's input closed; client-b vanished with its
+    // server's directory still there (on a real client, its own /tmp), which the test removes.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let left = loop {
+        let left: Vec<PathBuf> = server_dirs().difference(&before).cloned().collect();
+        if left.iter().all(|d| d.to_string_lossy().ends_with("-1")) || Instant::now() > deadline {
+            break left;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    for d in &left {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    assert!(
+        left.iter().all(|d| d.to_string_lossy().ends_with("-1")),
+        "client-a's server was left running: {left:?}"
+    );
+    drop(a);
+}
