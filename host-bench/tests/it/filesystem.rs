@@ -190,20 +190,6 @@ async fn cleanup_removes_what_a_killed_run_left_and_nothing_else() {
     assert!(root.exists());
 }
 
-/// This host's servers' directories (`/tmp/rftune-fio-*`) and sockets' (the temporary
-/// directory's), as they are now.
-fn server_dirs() -> std::collections::BTreeSet<PathBuf> {
-    [PathBuf::from("/tmp"), std::env::temp_dir()]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("rftune-fio-"))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin_and_one_aggregate() {
     if !rftune_tests::fio_available() {
@@ -213,7 +199,7 @@ async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin
         return;
     };
     let out = super::TempDir::new("fs-clients");
-    let before = server_dirs();
+    let before = rftune_tests::fio_server_dirs();
     // Two clients that are both this host, each with a server of its own on a private socket:
     // fio's client/server mode as over SSH, without the tunnel.
     let (a, b) = (Local::default(), Local::default());
@@ -223,16 +209,7 @@ async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin
         threads: Some(vec![1, 3]),
         ..tiny(target.path(), out.0.join("fio"))
     };
-    let clients = vec![
-        Client {
-            exec: &a,
-            server: Some(&local),
-        },
-        Client {
-            exec: &b,
-            server: Some(&local),
-        },
-    ];
+    let clients = served(&[&a, &b], &local);
     let run = FsRun::new(settings, clients, &a).await.unwrap();
     let doc = filesystem::run(&run, &[], &[], &NoProgress).await.unwrap();
     assert!(doc.valid, "{:?}", doc.problems);
@@ -275,7 +252,11 @@ async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin
         0,
         "the target is as found"
     );
-    assert_eq!(server_dirs(), before, "every server stopped and its directory removed");
+    assert_eq!(
+        rftune_tests::fio_server_dirs(),
+        before,
+        "every server stopped and its directory removed"
+    );
 }
 
 /// fio's client/server output as written: the front end's lines, then the document.
@@ -283,6 +264,17 @@ fn host_bench_json(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let start = text.find("\n{").map_or(0, |i| i + 1);
     text[start..].to_owned()
+}
+
+/// Clients each running fio's server, started through `transport`.
+fn served<'a>(execs: &[&'a dyn Exec], transport: &'a host_bench::ssh::Transport) -> Vec<Client<'a>> {
+    execs
+        .iter()
+        .map(|exec| Client {
+            exec: *exec,
+            server: Some(transport),
+        })
+        .collect()
 }
 
 /// A client whose shell sees none of the files the first one writes: a stand-in for a machine
@@ -316,19 +308,10 @@ async fn a_client_that_does_not_see_the_marker_stops_the_run_before_any_fio_runs
         return;
     };
     let out = super::TempDir::new("fs-marker");
-    let before = server_dirs();
+    let before = rftune_tests::fio_server_dirs();
     let (a, b) = (Local::default(), Elsewhere(Local::default()));
     let local = host_bench::ssh::Transport::Local;
-    let clients = vec![
-        Client {
-            exec: &a,
-            server: Some(&local),
-        },
-        Client {
-            exec: &b,
-            server: Some(&local),
-        },
-    ];
+    let clients = served(&[&a, &b], &local);
     let run = FsRun::new(tiny(target.path(), out.0.join("fio")), clients, &a)
         .await
         .unwrap();
@@ -346,5 +329,5 @@ async fn a_client_that_does_not_see_the_marker_stops_the_run_before_any_fio_runs
     assert!(text.contains("everything this run created was removed"), "{text}");
     assert_eq!(std::fs::read_dir(target.path()).unwrap().count(), 0);
     assert!(!out.0.join("fio").exists(), "no fio ran");
-    assert_eq!(server_dirs(), before);
+    assert_eq!(rftune_tests::fio_server_dirs(), before);
 }

@@ -101,20 +101,6 @@ pub(crate) fn ssh_config(dir: &Path, hosts: &[(&str, &Sshd)]) -> PathBuf {
     path
 }
 
-/// The directories of fio's servers on this machine (`rftune-fio-*` in /tmp and in the
-/// temporary directory), as they are now.
-fn server_dirs() -> std::collections::BTreeSet<PathBuf> {
-    [PathBuf::from("/tmp"), std::env::temp_dir()]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("rftune-fio-"))
-        })
-        .collect()
-}
-
 /// One test of this file at a time: each looks at every server directory on the machine.
 static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
@@ -128,6 +114,38 @@ fn tools() -> bool {
             rftune_tests::on_path("ssh"),
             "apt-get install openssh-client; .ci/run installs it",
         )
+}
+
+/// Two client hosts over ssh on tmpfs, one test at a time.
+struct Clients {
+    _one: tokio::sync::MutexGuard<'static, ()>,
+    target: tempfile::TempDir,
+    work: TempDir,
+    a: Sshd,
+    b: Sshd,
+    config: PathBuf,
+}
+
+/// `client-a` on 127.0.0.2 and `client-b` on 127.0.0.3 (its sshd configured with `b_extra`
+/// too); `None` when a tool is missing.
+async fn two_clients(b_extra: &str) -> Option<Clients> {
+    if !tools() {
+        return None;
+    }
+    let one = ONE_AT_A_TIME.lock().await;
+    let target = tmpfs_target()?;
+    let work = TempDir::new();
+    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
+    let b = sshd(&work.0.join("b"), "127.0.0.3", b_extra).await;
+    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
+    Some(Clients {
+        _one: one,
+        target,
+        work,
+        a,
+        b,
+        config,
+    })
 }
 
 /// The arguments of a tiny two-client run.
@@ -163,16 +181,18 @@ fn args(target: &Path, out: &Path, config: &Path, threads: &str, extra: &[&str])
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_aggregate() {
-    if !tools() {
+    let Some(Clients {
+        target,
+        work,
+        config,
+        a: _a,
+        b: _b,
+        _one,
+    }) = two_clients("").await
+    else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().await;
-    let Some(target) = tmpfs_target() else { return };
-    let work = TempDir::new();
-    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
-    let b = sshd(&work.0.join("b"), "127.0.0.3", "").await;
-    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
-    let before = server_dirs();
+    };
+    let before = rftune_tests::fio_server_dirs();
     let out = work.0.join("out");
     let a_args = args(target.path(), &out, &config, "1,2,3", &["--tests", "n-to-1"]);
     let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
@@ -239,7 +259,7 @@ async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_ag
         "the target is as found"
     );
     assert_eq!(
-        server_dirs(),
+        rftune_tests::fio_server_dirs(),
         before,
         "both fio servers were stopped and their directories removed"
     );
@@ -247,29 +267,27 @@ async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_ag
 
 #[tokio::test(flavor = "multi_thread")]
 async fn clients_whose_fio_versions_differ_are_refused_before_anything_is_written() {
-    if !tools() {
-        return;
-    }
-    let _one = ONE_AT_A_TIME.lock().await;
-    let Some(target) = tmpfs_target() else { return };
-    let work = TempDir::new();
     // client-b's sessions find another fio first on their PATH.
-    let fake = work.0.join("fakebin");
-    std::fs::create_dir_all(&fake).unwrap();
+    let fake = tempfile::tempdir().unwrap();
+    let fio = fake.path().join("fio");
     std::fs::write(
-        fake.join("fio"),
+        &fio,
         "#!/bin/sh\n[ \"$1\" = --version ] && { echo fio-3.99; exit 0; }\nexec /usr/bin/fio \"$@\"\n",
     )
     .unwrap();
-    std::fs::set_permissions(fake.join("fio"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
-    let b = sshd(
-        &work.0.join("b"),
-        "127.0.0.3",
-        &format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin\n", fake.display()),
-    )
-    .await;
-    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
+    std::fs::set_permissions(&fio, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin\n", fake.path().display());
+    let Some(Clients {
+        target,
+        work,
+        config,
+        a: _a,
+        b: _b,
+        _one,
+    }) = two_clients(&path).await
+    else {
+        return;
+    };
     let out = work.0.join("out");
     let a_args = args(target.path(), &out, &config, "1,2", &[]);
     let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
@@ -308,16 +326,18 @@ fn descendants(pid: u32) -> Vec<u32> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_connection_lost_mid_sweep_stops_the_run_says_where_and_leaves_nothing() {
-    if !tools() {
+    let Some(Clients {
+        target,
+        work,
+        a,
+        mut b,
+        config,
+        _one,
+    }) = two_clients("").await
+    else {
         return;
-    }
-    let _one = ONE_AT_A_TIME.lock().await;
-    let Some(target) = tmpfs_target() else { return };
-    let work = TempDir::new();
-    let a = sshd(&work.0.join("a"), "127.0.0.2", "").await;
-    let mut b = sshd(&work.0.join("b"), "127.0.0.3", "").await;
-    let config = ssh_config(&work.0, &[("client-a", &a), ("client-b", &b)]);
-    let before = server_dirs();
+    };
+    let before = rftune_tests::fio_server_dirs();
     let out = work.0.join("out");
     // Random reads bounded by time: each step lasts about 20 s unless the run stops it.
     let run_args = args(
@@ -380,7 +400,7 @@ async fn a_connection_lost_mid_sweep_stops_the_run_says_where_and_leaves_nothing
     // server's directory still there (on a real client, its own /tmp), which the test removes.
     let deadline = Instant::now() + Duration::from_secs(10);
     let left = loop {
-        let left: Vec<PathBuf> = server_dirs().difference(&before).cloned().collect();
+        let left: Vec<PathBuf> = rftune_tests::fio_server_dirs().difference(&before).cloned().collect();
         if left.iter().all(|d| d.to_string_lossy().ends_with("-1")) || Instant::now() > deadline {
             break left;
         }
