@@ -78,6 +78,21 @@ pub fn read_bench(path: &Path) -> Result<BenchReport> {
     host_bench::report::parse(&text).with_context(|| path.display().to_string())
 }
 
+/// The hosts a report has sections for: the spec's, in its order; with results measured on
+/// every host at once (a file system's servers), that group's name in their place.
+fn report_hosts(spec: &Spec, observations: &[Observation]) -> Vec<String> {
+    let mut hosts: Vec<String> = spec.hosts.iter().map(|h| h.name.clone()).collect();
+    if spec.benchmarks.filesystem.is_some() {
+        hosts = vec![crate::run::together_name(spec)];
+    }
+    for o in observations {
+        if !hosts.contains(&o.host) {
+            hosts.push(o.host.clone());
+        }
+    }
+    hosts
+}
+
 /// Builds the report from observations (pure; [`from_state`] reads them from disk).
 pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> ExperimentReport {
     ExperimentReport {
@@ -85,7 +100,7 @@ pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> Exper
         name: spec.name().to_owned(),
         baseline: spec.baseline().to_owned(),
         profiles: spec.profiles.clone(),
-        hosts: spec.hosts.iter().map(|h| h.name.clone()).collect(),
+        hosts: report_hosts(spec, observations),
         method,
         method_note: METHOD_NOTE.to_owned(),
         comparisons: compare::compare(observations, &spec.profiles, &method),
@@ -102,6 +117,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
     let mut all = Vec::new();
     let mut problems = Vec::new();
     let mut notes = Vec::new();
+    // A document measured on every host at once is recorded on each: read it once, as theirs.
+    let together = crate::run::together_name(&state.spec);
+    let mut read = std::collections::BTreeSet::new();
     for (host, h) in &state.hosts {
         for rec in &h.steps {
             for text in &rec.contradictions {
@@ -115,8 +133,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
             if rec.outcome != StepOutcome::Done {
                 continue;
             }
-            for rel in &rec.results {
+            for rel in rec.results.iter().filter(|r| read.insert((*r).clone())) {
                 match read_bench(&dir.join(rel)) {
+                    Ok(doc) if doc.filesystem.is_some() => all.extend(observations(&doc, &together, &rec.profile)),
                     Ok(doc) => all.extend(observations(&doc, host, &rec.profile)),
                     Err(e) => problems.push(crate::error::report(&e)),
                 }

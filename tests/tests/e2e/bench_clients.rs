@@ -415,3 +415,96 @@ async fn a_connection_lost_mid_sweep_stops_the_run_says_where_and_leaves_nothing
     );
     drop(a);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_experiment_applies_each_profile_to_both_storage_servers_then_runs_the_suite_from_the_clients() {
+    let Some(Clients {
+        target,
+        work,
+        config,
+        a: _a,
+        b: _b,
+        _one,
+    }) = two_clients("").await
+    else {
+        return;
+    };
+    let fleet = super::sim("r7625", 2, |_| {}).await;
+    let mut text = format!(
+        "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
+         [timeouts]\ngraceful = \"5s\"\njob = \"20s\"\nboot = \"20s\"\nos = \"10s\"\nbench = \"120s\"\n\n\
+         [benchmarks.filesystem]\ntarget = \"{}\"\nfs_type = \"tmpfs\"\ntests = \"n-to-1\"\nthreads = [1, 2]\n\
+         oversubscribe = true\ndata_size = \"4M\"\nrecord_size = \"1M\"\n",
+        target.path().display()
+    );
+    for alias in ["client-a", "client-b"] {
+        text.push_str(&format!(
+            "[[benchmarks.filesystem.clients]]\ntarget = \"{alias}\"\nconfig = \"{}\"\n",
+            config.display()
+        ));
+    }
+    for (i, h) in fleet.hosts().iter().enumerate() {
+        text.push_str(&format!(
+            "\n[[hosts]]\nname = \"nvme-0{}\"\nbmc = \"{}\"\nos = {{ transport = \"local\" }}\n",
+            i + 1,
+            h.url
+        ));
+    }
+    let file = work.0.join("pixstor.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = Run::new(&["experiment", "run", file.to_str().unwrap()])
+        .state_dir(&work.0.join("state"))
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let results = work.0.join("pixstor-results");
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("state.json")).unwrap()).unwrap();
+    for step in 0..2 {
+        let one = &state["hosts"]["nvme-01"]["steps"][step];
+        let two = &state["hosts"]["nvme-02"]["steps"][step];
+        assert_eq!(
+            (one["outcome"].as_str(), two["outcome"].as_str()),
+            (Some("done"), Some("done"))
+        );
+        assert_eq!(
+            one["profile"], two["profile"],
+            "both servers under one profile at every step"
+        );
+        assert_eq!(one["results"], two["results"], "one suite measured them together");
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(one["results"][0].as_str().unwrap()).unwrap()).unwrap();
+        assert_eq!(doc["kind"], "filesystem");
+        assert_eq!(doc["label"], one["profile"]);
+        let point = &doc["filesystem"]["curves"][0]["points"][1];
+        assert_eq!(point["threads_per_client"], serde_json::json!([1, 1]));
+        let power: Vec<&str> = point["runs"][0]["power"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["host"].as_str().unwrap())
+            .collect();
+        assert_eq!(power, ["nvme-01", "nvme-02"], "both servers' power at every point");
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results.join("experiment.json")).unwrap()).unwrap();
+    assert_eq!(report["hosts"], serde_json::json!(["nvme-01 + nvme-02"]));
+    let tests: Vec<&str> = report["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["metric"] == "bandwidth")
+        .map(|c| c["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        tests,
+        [
+            "n-to-1 read at 1 thread",
+            "n-to-1 read at 2 threads",
+            "n-to-1 write at 1 thread",
+            "n-to-1 write at 2 threads"
+        ],
+        "curve against curve: every point of each compared"
+    );
+    assert!(std::fs::read_dir(target.path()).unwrap().next().is_none());
+}
