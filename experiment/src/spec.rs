@@ -3,7 +3,8 @@
 //! in which order, how to reboot, and where results go. A typo fails with its line and column.
 //!
 //! `examples/experiment.toml` at the root of the repository shows every field (and
-//! `rftune experiment run --help` prints it); a test loads it.
+//! `rftune experiment run --help` prints it), `examples/pixstor-experiment.toml` those of the
+//! file-system suite run from client hosts against a storage node pair; tests load both.
 
 use crate::error::{Context, Result, bad_input};
 use serde::{Deserialize, Serialize};
