@@ -10,7 +10,9 @@ use crate::compare::{self, BenchComparison, Comparison, Interval, Method, Observ
 use crate::error::{Context, Result};
 use crate::spec::Spec;
 use crate::state::{Failure, State, StepOutcome};
-use host_bench::chart::{self, BarChart, BarSeries, ChangeChart, ChangeRow, LegendEntry, Mark, esc};
+use host_bench::chart::{
+    self, BarChart, BarSeries, ChangeChart, ChangeRow, LegendEntry, Mark, SweepChart, SweepPoint, SweepSeries, esc,
+};
 use host_bench::fio::{DataDirection, Percentile};
 use host_bench::report::BenchReport;
 use rftune_engine::table::Table;
@@ -365,6 +367,55 @@ fn summary_chart(host: &str, comparisons: &[&Comparison], profiles: usize) -> Op
     (rows > 0).then(|| chart.legend(verdict_legend(&verdicts, false)).render())
 }
 
+/// The curves of a file-system suite, profile against profile: for each curve (a test's
+/// operation) one chart of its value against the thread count, a line per profile through the
+/// medians of its points with their bootstrap intervals (log scale for metadata rates, as the
+/// suite's own report draws them).
+fn curve_charts(comparisons: &[&Comparison], profiles: &[String]) -> Vec<String> {
+    let mut curves: Vec<(&str, &str, &str)> = Vec::new();
+    for c in comparisons {
+        if let Some((curve, _)) = host_bench::report::split_point_test(&c.test)
+            && ["bandwidth", "iops", "ops"].contains(&c.metric.as_str())
+            && !curves.contains(&(curve, c.metric.as_str(), c.unit.as_str()))
+        {
+            curves.push((curve, &c.metric, &c.unit));
+        }
+    }
+    curves
+        .into_iter()
+        .map(|(curve, metric, unit)| {
+            let mut chart = SweepChart::new(
+                format!("filesystem {curve}: {metric} against threads, by profile"),
+                format!("{metric} ({unit})"),
+            );
+            if metric == "ops" {
+                chart = chart.log_scale();
+            }
+            for (i, profile) in profiles.iter().enumerate() {
+                let mut points: Vec<SweepPoint> = comparisons
+                    .iter()
+                    .filter(|c| c.metric == metric)
+                    .filter_map(|c| {
+                        let (name, threads) = host_bench::report::split_point_test(&c.test)?;
+                        let p = c.profiles.iter().find(|p| &p.profile == profile)?;
+                        (name == curve).then(|| SweepPoint {
+                            x: threads,
+                            y: p.median,
+                            interval: p.median_interval.map(|iv| (iv.low, iv.high)),
+                            hollow: false,
+                        })
+                    })
+                    .collect();
+                points.sort_by_key(|p| p.x);
+                if !points.is_empty() {
+                    chart = chart.series(SweepSeries::new(profile.clone(), i, points));
+                }
+            }
+            chart.legend(vec![median_interval_legend()]).render()
+        })
+        .collect()
+}
+
 /// Completion latency percentiles of one test and direction (`read`, `write`) by profile:
 /// p50, p99 and p99.9 medians with their bootstrap intervals, on a logarithmic axis.
 fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direction: &str) -> Option<String> {
@@ -430,7 +481,15 @@ pub fn html(report: &ExperimentReport) -> String {
             body.push_str(&svg);
         }
         body.push_str("<div class=\"charts\">");
-        for c in mine.iter().filter(|c| CHART_METRICS.contains(&c.metric.as_str())) {
+        for svg in curve_charts(&mine, &report.profiles) {
+            body.push_str(&svg);
+        }
+        // A file-system point is drawn on its curve, not as bars of its own.
+        let points = |c: &&&Comparison| host_bench::report::split_point_test(&c.test).is_some();
+        for c in mine
+            .iter()
+            .filter(|c| CHART_METRICS.contains(&c.metric.as_str()) && !points(c))
+        {
             body.push_str(&chart(c));
         }
         let mut tests: Vec<(&str, &str)> = Vec::new();

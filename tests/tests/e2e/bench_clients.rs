@@ -506,5 +506,19 @@ async fn an_experiment_applies_each_profile_to_both_storage_servers_then_runs_th
         ],
         "curve against curve: every point of each compared"
     );
+    let page = std::fs::read_to_string(results.join("report.html")).unwrap();
+    let titles: Vec<&str> = rftune_tests::markup::charts(&page)
+        .into_iter()
+        .map(rftune_tests::markup::chart_title)
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "nvme-01 + nvme-02: every change against the baseline",
+            "filesystem n-to-1 read: bandwidth against threads, by profile",
+            "filesystem n-to-1 write: bandwidth against threads, by profile",
+        ],
+        "the summary, then a curve per operation with a line per profile"
+    );
     assert!(std::fs::read_dir(target.path()).unwrap().next().is_none());
 }
