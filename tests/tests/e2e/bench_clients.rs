@@ -181,20 +181,13 @@ fn args(target: &Path, out: &Path, config: &Path, threads: &str, extra: &[&str])
 
 #[tokio::test(flavor = "multi_thread")]
 async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_aggregate() {
-    let Some(Clients {
-        target,
-        work,
-        config,
-        a: _a,
-        b: _b,
-        _one,
-    }) = two_clients("").await
-    else {
+    let Some(clients) = two_clients("").await else {
         return;
     };
+    let (target, work, config) = (&clients.target, &clients.work, &clients.config);
     let before = rftune_tests::fio_server_dirs();
     let out = work.0.join("out");
-    let a_args = args(target.path(), &out, &config, "1,2,3", &["--tests", "n-to-1"]);
+    let a_args = args(target.path(), &out, config, "1,2,3", &["--tests", "n-to-1"]);
     let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
         .output()
         .await;
@@ -277,19 +270,12 @@ async fn clients_whose_fio_versions_differ_are_refused_before_anything_is_writte
     .unwrap();
     std::fs::set_permissions(&fio, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let path = format!("SetEnv PATH={}:/usr/local/bin:/usr/bin:/bin\n", fake.path().display());
-    let Some(Clients {
-        target,
-        work,
-        config,
-        a: _a,
-        b: _b,
-        _one,
-    }) = two_clients(&path).await
-    else {
+    let Some(clients) = two_clients(&path).await else {
         return;
     };
+    let (target, work, config) = (&clients.target, &clients.work, &clients.config);
     let out = work.0.join("out");
-    let a_args = args(target.path(), &out, &config, "1,2", &[]);
+    let a_args = args(target.path(), &out, config, "1,2", &[]);
     let run = Run::new(&a_args.iter().map(String::as_str).collect::<Vec<_>>())
         .output()
         .await;
@@ -418,17 +404,10 @@ async fn a_connection_lost_mid_sweep_stops_the_run_says_where_and_leaves_nothing
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_experiment_applies_each_profile_to_both_storage_servers_then_runs_the_suite_from_the_clients() {
-    let Some(Clients {
-        target,
-        work,
-        config,
-        a: _a,
-        b: _b,
-        _one,
-    }) = two_clients("").await
-    else {
+    let Some(clients) = two_clients("").await else {
         return;
     };
+    let (target, work, config) = (&clients.target, &clients.work, &clients.config);
     let fleet = super::sim("r7625", 2, |_| {}).await;
     let mut text = format!(
         "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
