@@ -862,24 +862,27 @@ impl<'r, 'a> Sweep<'r, 'a> {
             }
         }
         let power_w = (!power.is_empty()).then(|| power.iter().map(|p| p.stats.average_w).sum());
-        // fio lists the clients in the order they were given: those with threads in this step.
-        let ran = step
-            .per_client
+        // fio names each client's group by the address it reached it at (here, its socket),
+        // in an order of its own.
+        let sockets = self.servers.as_deref().map(Servers::sockets).unwrap_or_default();
+        let mut clients: Vec<ClientRun> = parsed
+            .clients
             .iter()
-            .enumerate()
-            .filter(|(_, n)| **n > 0)
-            .map(|(k, _)| k);
-        let clients = ran
-            .zip(&parsed.clients)
-            .map(|(k, (_, job))| ClientRun {
-                client: run.infos.get(k).map(|i| i.name.clone()).unwrap_or_default(),
-                threads: step.per_client[k],
-                value: match measure {
-                    super::Measure::Bandwidth => (job.read.bw_bytes + job.write.bw_bytes) / 1e9,
-                    super::Measure::Iops | super::Measure::Ops => job.read.iops + job.write.iops,
-                },
+            .filter_map(|(at, job)| {
+                let k = sockets.iter().position(|s| s == at)?;
+                Some(ClientRun {
+                    client: run.infos.get(k).map(|i| i.name.clone()).unwrap_or_default(),
+                    threads: step.per_client.get(k).copied().unwrap_or(0),
+                    value: match measure {
+                        super::Measure::Bandwidth => (job.read.bw_bytes + job.write.bw_bytes) / 1e9,
+                        super::Measure::Iops | super::Measure::Ops => job.read.iops + job.write.iops,
+                    },
+                    bytes: job.read.io_bytes + job.write.io_bytes,
+                    index: k,
+                })
             })
             .collect();
+        clients.sort_by_key(|c| c.index);
         Ok(PhaseRun {
             value,
             ops: group.read.total_ios + group.write.total_ios,

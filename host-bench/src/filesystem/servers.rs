@@ -226,6 +226,11 @@ impl Servers {
         out
     }
 
+    /// Where the front end reaches each client, in the run's order, as fio's output names them.
+    pub(crate) fn sockets(&self) -> Vec<String> {
+        self.servers.iter().map(|s| s.socket.display().to_string()).collect()
+    }
+
     /// The first server whose connection has ended, with what it said: `ssh user@host:22 (ssh
     /// exited with 255: Connection reset by peer)`.
     pub(crate) fn lost(&mut self) -> Option<String> {

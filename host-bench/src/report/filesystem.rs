@@ -181,6 +181,10 @@ pub struct ClientRun {
     pub threads: u32,
     /// Its group's figure, in the curve's unit.
     pub value: f64,
+    /// Bytes its threads transferred.
+    pub bytes: u64,
+    /// Its place among the run's clients (0 for the first).
+    pub index: usize,
 }
 
 /// One BMC's power over a run.

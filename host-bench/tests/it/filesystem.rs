@@ -224,8 +224,14 @@ async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin
             c.name()
         );
         // One client at 1 thread: its group is the figure. Two at 3: fio's "All clients".
-        let shares: Vec<u32> = c.points[1].runs[0].clients.iter().map(|r| r.threads).collect();
-        assert_eq!(shares, [2, 1], "{}", c.name());
+        // Each client's own group, told apart by where fio reached it: client 0 ran two
+        // threads of 2 MiB each (8 MiB over 3 threads, in whole 1 MiB records), client 1 one.
+        let shares: Vec<(usize, u32, u64)> = c.points[1].runs[0]
+            .clients
+            .iter()
+            .map(|r| (r.index, r.threads, r.bytes))
+            .collect();
+        assert_eq!(shares, [(0, 2, 4 << 20), (1, 1, 2 << 20)], "{}", c.name());
         for p in &c.points {
             let run = &p.runs[0];
             assert!(p.valid && run.value > 0.0, "{}: {p:?}", c.name());

@@ -225,13 +225,24 @@ async fn two_clients_over_ssh_split_the_threads_round_robin_and_fio_gives_one_ag
             ]
         );
         let three = &points[2]["runs"][0];
-        let shares: Vec<u64> = three["clients"]
+        // Each client's own group: client-a's two threads wrote 2 MiB each, client-b's one.
+        let shares: Vec<(&str, u64, u64)> = three["clients"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|s| s["threads"].as_u64().unwrap())
+            .map(|s| {
+                (
+                    s["client"].as_str().unwrap(),
+                    s["threads"].as_u64().unwrap(),
+                    s["bytes"].as_u64().unwrap(),
+                )
+            })
             .collect();
-        assert_eq!(shares, [2, 1], "{c}");
+        assert_eq!(
+            shares,
+            [("ssh client-a", 2, 4 << 20), ("ssh client-b", 1, 2 << 20)],
+            "{c}"
+        );
         // The point's figure is fio's "All clients" group, in GB/s.
         let fio = std::fs::read_to_string(out.join(three["fio_output"].as_str().unwrap())).unwrap();
         let fio: serde_json::Value = serde_json::from_str(&fio[fio.find("\n{").unwrap() + 1..]).unwrap();
