@@ -273,20 +273,23 @@ pub trait Exec: Send + Sync {
     }
 
     /// What the OS shows about the host. Over a shell: the host name and kernel (`uname -nr`),
-    /// the logical CPUs (`nproc`) and the memory (`MemTotal`).
+    /// the logical CPUs (`nproc`), the memory (`MemTotal`) and the CPU model (`model name`).
     fn host_info(&self) -> BoxFuture<'_, Result<HostInfo>> {
         Box::pin(async move {
-            let script =
-                "uname -nr; nproc 2>/dev/null || echo; sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/\\1/p' /proc/meminfo";
+            let script = "uname -nr; nproc 2>/dev/null || echo; sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/\\1/p' /proc/meminfo; \
+                          sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -n 1";
             let text = self.run_ok(&sh(script), Some(SHORT)).await?.stdout_text();
             let mut lines = text.lines();
             let mut uname = lines.next().unwrap_or_default().split_whitespace();
             let mut number = || lines.next().and_then(|l| l.trim().parse::<u64>().ok());
+            let (logical_cpus, memory_bytes) = (number(), number());
+            let cpu_model = lines.next().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
             Ok(HostInfo {
                 hostname: uname.next().map(str::to_owned),
                 kernel: uname.next().map(str::to_owned),
-                logical_cpus: number().map_or(0, |n| n as usize),
-                memory_bytes: number().map(|kib| kib * 1024),
+                logical_cpus: logical_cpus.map_or(0, |n| n as usize),
+                memory_bytes: memory_bytes.map(|kib| kib * 1024),
+                cpu_model,
                 ..HostInfo::default()
             })
         })
@@ -1073,6 +1076,11 @@ mod tests {
         }
         let info = shell.host_info().await.unwrap();
         assert!(info.logical_cpus >= 1 && info.memory_bytes.unwrap_or(0) > 0, "{info:?}");
+        assert_eq!(
+            info.cpu_model,
+            HostInfo::collect().cpu_model,
+            "the shell reads the model the OS shows"
+        );
     }
 
     #[tokio::test]
