@@ -12,7 +12,7 @@
 //! in the spread between machines.
 
 use crate::error::{Result, bad_input};
-use host_bench::fio::{DataDirection, Percentile};
+use host_bench::report::Figure;
 pub use host_bench::stats::{Interval, Method};
 use host_bench::stats::{bootstrap_median, bootstrap_median_difference, median, welch_interval};
 use serde::{Deserialize, Serialize};
@@ -281,81 +281,38 @@ pub fn compare(observations: &[Observation], profiles: &[String], method: &Metho
 /// The two documents' labels as [`compare`] sees them (the labels themselves may be equal).
 const PAIR: [&str; 2] = ["A", "B"];
 
+/// A figure of `doc` as an observation of `host` under `profile`.
+fn observation(doc: &host_bench::report::BenchReport, host: &str, profile: &str, f: Figure) -> Observation {
+    Observation {
+        host: host.to_owned(),
+        profile: profile.to_owned(),
+        kind: doc.kind.clone(),
+        test: f.test,
+        metric: f.metric,
+        unit: f.unit,
+        direction: Direction::from_higher_is_better(f.higher_is_better),
+        value: f.value,
+    }
+}
+
 /// The observations in one bench document: its figures (host-bench's definition), without the
 /// coefficients of variation, which describe a document's repeats, not the host.
 pub fn observations(doc: &host_bench::report::BenchReport, host: &str, profile: &str) -> Vec<Observation> {
     doc.figures()
         .into_iter()
         .filter(|f| !f.metric.starts_with("cv"))
-        .map(|f| Observation {
-            host: host.to_owned(),
-            profile: profile.to_owned(),
-            kind: doc.kind.clone(),
-            test: f.test,
-            metric: f.metric,
-            unit: f.unit,
-            direction: Direction::from_higher_is_better(f.higher_is_better),
-            value: f.value,
-        })
+        .map(|f| observation(doc, host, profile, f))
         .collect()
 }
 
-/// One observation per run of every figure a bench document holds per run (storage: IOPS,
-/// bandwidth, latency percentiles, CPU, power and per-watt figures of each repeat; memory: each
-/// kernel's bandwidth per repeat), and the document's own figure for the rest (one value).
-/// Coefficients of variation describe the repeats themselves and are left out.
+/// One observation per repeat of every figure a bench document holds per repeat (host-bench's
+/// [`host_bench::report::BenchReport::run_figures`]: storage tests, memory kernels and power,
+/// every point of every file-system curve), and the document's own figure, once, for the rest.
 pub fn run_observations(doc: &host_bench::report::BenchReport, profile: &str) -> Vec<Observation> {
-    let mut out = Vec::new();
-    let mut push = |test: &str, metric: &str, unit: &str, value: Option<f64>| {
-        if let Some(value) = value.filter(|v| v.is_finite()) {
-            out.push(Observation {
-                host: String::new(),
-                profile: profile.to_owned(),
-                kind: doc.kind.clone(),
-                test: test.to_owned(),
-                metric: metric.to_owned(),
-                unit: unit.to_owned(),
-                direction: Direction::of_metric(metric),
-                value,
-            });
-        }
-    };
-    if let Some(s) = &doc.storage {
-        for t in &s.tests {
-            for r in &t.runs {
-                let m = &r.metrics;
-                let watts = r.power.map(|p| p.average_w).filter(|w| *w > 0.0);
-                push(&t.name, "iops", "IO/s", Some(m.iops));
-                push(&t.name, "bandwidth", "MB/s", Some(m.bw_bytes / 1e6));
-                for dir in DataDirection::BOTH {
-                    let Some(l) = dir.latency(m) else { continue };
-                    for pct in Percentile::ALL {
-                        push(&t.name, &format!("{}_{}", dir.name(), pct.name()), "µs", pct.of(&l));
-                    }
-                }
-                push(&t.name, "cpu", "%", Some(m.usr_cpu + m.sys_cpu));
-                push(&t.name, "power", "W", watts);
-                push(&t.name, "energy", "J", r.power.map(|p| p.energy_j));
-                push(&t.name, "iops_per_watt", "IO/s/W", watts.map(|w| m.iops / w));
-                push(&t.name, "mbps_per_watt", "MB/s/W", watts.map(|w| m.bw_bytes / 1e6 / w));
-            }
-        }
-    }
-    if let Some(m) = &doc.memory {
-        for run in &m.runs {
-            for k in &run.kernels {
-                push(&k.name, "bandwidth", "GB/s", Some(k.best_gbs));
-            }
-        }
-    }
-    let per_run: std::collections::BTreeSet<(String, String)> =
-        out.iter().map(|o| (o.test.clone(), o.metric.clone())).collect();
-    out.extend(
-        observations(doc, "", profile)
-            .into_iter()
-            .filter(|o| !per_run.contains(&(o.test.clone(), o.metric.clone()))),
-    );
-    out
+    doc.run_figures()
+        .into_iter()
+        .map(|f| observation(doc, "", profile, f))
+        .collect()
 }
 
 /// The `schema` of `rftune bench compare`'s JSON document.
@@ -419,20 +376,32 @@ pub struct BenchChange {
 }
 
 /// Two bench documents compared as an experiment compares profiles: B against A per figure,
-/// each repeat one sample, with the same intervals and verdict rule. Documents of different
-/// kinds (storage, memory) cannot be compared.
+/// each repeat one sample ([`run_observations`]), with the same intervals and verdict rule,
+/// rows in the documents' own order; `metrics`, when not empty, keeps only those. Documents of
+/// different kinds (storage, memory, filesystem) cannot be compared.
 pub fn documents(
     a: &host_bench::report::BenchReport,
     b: &host_bench::report::BenchReport,
+    metrics: &[String],
     method: &Method,
 ) -> Result<BenchComparison> {
     if a.kind != b.kind {
         bad_input!("cannot compare a {} run with a {} run", a.kind, b.kind);
     }
-    let mut observations = run_observations(a, PAIR[0]);
-    observations.extend(run_observations(b, PAIR[1]));
+    let mut order: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut observations = Vec::new();
+    for (side, doc) in PAIR.iter().zip([a, b]) {
+        for o in run_observations(doc, side) {
+            if !metrics.is_empty() && !metrics.contains(&o.metric) {
+                continue;
+            }
+            let next = order.len();
+            order.entry((o.test.clone(), o.metric.clone())).or_insert(next);
+            observations.push(o);
+        }
+    }
     let profiles: Vec<String> = PAIR.iter().map(|p| (*p).to_owned()).collect();
-    let changes = compare(&observations, &profiles, method)
+    let mut changes: Vec<BenchChange> = compare(&observations, &profiles, method)
         .into_iter()
         .filter_map(|c| {
             let ch = c.changes.first()?;
@@ -456,6 +425,7 @@ pub fn documents(
             })
         })
         .collect();
+    changes.sort_by_key(|r| order.get(&(r.test.clone(), r.metric.clone())).copied());
     let name = |r: &host_bench::report::BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
     Ok(BenchComparison {
         schema: BENCH_COMPARE_SCHEMA.to_owned(),
@@ -497,9 +467,9 @@ mod tests {
             kind: kind.into(),
             ..Default::default()
         };
-        let e = documents(&doc("storage"), &doc("memory"), &Method::default()).unwrap_err();
+        let e = documents(&doc("storage"), &doc("memory"), &[], &Method::default()).unwrap_err();
         assert_eq!(e.to_string(), "cannot compare a storage run with a memory run");
-        let same = documents(&doc("memory"), &doc("memory"), &Method::default()).unwrap();
+        let same = documents(&doc("memory"), &doc("memory"), &[], &Method::default()).unwrap();
         assert_eq!(same.schema, BENCH_COMPARE_SCHEMA);
     }
 

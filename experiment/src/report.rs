@@ -1,7 +1,8 @@
 //! The experiment's report: the `rftune.experiment/v1` JSON document, a self-contained HTML page
-//! (inline SVG drawn with host-bench's chart module: per metric a bar per profile with its
-//! interval as whiskers, performance per watt among them, and completion latency percentiles
-//! per test) and a text table. Results are read from the `rftune.bench/v1` documents the
+//! (inline SVG drawn with host-bench's chart module: each host's section leads with one chart of
+//! every metric's change against the baseline and its 95% interval, coloured by verdict; then
+//! per metric a bar per profile with its interval as whiskers, performance per watt among them,
+//! and completion latency percentiles per test) and a text table. Results are read from the `rftune.bench/v1` documents the
 //! steps produced, with host-bench's one reader of the format, which also reads documents an
 //! older or newer rftune on the host wrote.
 
@@ -9,7 +10,9 @@ use crate::compare::{self, BenchComparison, Comparison, Interval, Method, Observ
 use crate::error::{Context, Result};
 use crate::spec::Spec;
 use crate::state::{Failure, State, StepOutcome};
-use host_bench::chart::{self, BarChart, BarSeries, LegendEntry, Mark, esc};
+use host_bench::chart::{
+    self, BarChart, BarSeries, ChangeChart, ChangeRow, LegendEntry, Mark, SweepChart, SweepPoint, SweepSeries, esc,
+};
 use host_bench::fio::{DataDirection, Percentile};
 use host_bench::report::BenchReport;
 use rftune_engine::table::Table;
@@ -78,6 +81,21 @@ pub fn read_bench(path: &Path) -> Result<BenchReport> {
     host_bench::report::parse(&text).with_context(|| path.display().to_string())
 }
 
+/// The hosts a report has sections for: the spec's, in its order; with results measured on
+/// every host at once (a file system's servers), that group's name in their place.
+fn report_hosts(spec: &Spec, observations: &[Observation]) -> Vec<String> {
+    let mut hosts: Vec<String> = spec.hosts.iter().map(|h| h.name.clone()).collect();
+    if spec.benchmarks.filesystem.is_some() {
+        hosts = vec![crate::run::together_name(spec)];
+    }
+    for o in observations {
+        if !hosts.contains(&o.host) {
+            hosts.push(o.host.clone());
+        }
+    }
+    hosts
+}
+
 /// Builds the report from observations (pure; [`from_state`] reads them from disk).
 pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> ExperimentReport {
     ExperimentReport {
@@ -85,7 +103,7 @@ pub fn build(spec: &Spec, observations: &[Observation], method: Method) -> Exper
         name: spec.name().to_owned(),
         baseline: spec.baseline().to_owned(),
         profiles: spec.profiles.clone(),
-        hosts: spec.hosts.iter().map(|h| h.name.clone()).collect(),
+        hosts: report_hosts(spec, observations),
         method,
         method_note: METHOD_NOTE.to_owned(),
         comparisons: compare::compare(observations, &spec.profiles, &method),
@@ -102,6 +120,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
     let mut all = Vec::new();
     let mut problems = Vec::new();
     let mut notes = Vec::new();
+    // A document measured on every host at once is recorded on each: read it once, as theirs.
+    let together = crate::run::together_name(&state.spec);
+    let mut read = std::collections::BTreeSet::new();
     for (host, h) in &state.hosts {
         for rec in &h.steps {
             for text in &rec.contradictions {
@@ -115,8 +136,9 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
             if rec.outcome != StepOutcome::Done {
                 continue;
             }
-            for rel in &rec.results {
+            for rel in rec.results.iter().filter(|r| read.insert((*r).clone())) {
                 match read_bench(&dir.join(rel)) {
+                    Ok(doc) if doc.filesystem.is_some() => all.extend(observations(&doc, &together, &rec.profile)),
                     Ok(doc) => all.extend(observations(&doc, host, &rec.profile)),
                     Err(e) => problems.push(crate::error::report(&e)),
                 }
@@ -312,6 +334,88 @@ fn chart(c: &Comparison) -> String {
     .render()
 }
 
+/// The chart a host's section leads with: every metric's change against the baseline, each
+/// profile's a row, with its 95% bootstrap interval of the difference of medians, in percent of
+/// the baseline's median, coloured by verdict. `None` when nothing was compared.
+fn summary_chart(host: &str, comparisons: &[&Comparison], profiles: usize) -> Option<String> {
+    let mut chart = ChangeChart::new(
+        format!("{host}: every change against the baseline"),
+        "change against the baseline (%), bar: 95% bootstrap interval",
+    );
+    let mut verdicts = Vec::new();
+    let mut rows = 0;
+    for c in comparisons {
+        for ch in &c.changes {
+            let Some(percent) = ch.percent else { continue };
+            let mut label = format!("{} {}: {}", c.kind, c.test, c.metric.replace('_', " "));
+            if profiles > 2 {
+                label = format!("{label} ({})", ch.profile);
+            }
+            chart = chart.row(ChangeRow {
+                label,
+                change: percent,
+                interval: ch.bootstrap_percent.map(|i| (i.low, i.high)),
+                color: verdict_color(Some(ch.verdict)).to_owned(),
+                value: format!("{} {}", fmt_pct(Some(percent)), ch.verdict.as_str()),
+            });
+            if !verdicts.contains(&Some(ch.verdict)) {
+                verdicts.push(Some(ch.verdict));
+            }
+            rows += 1;
+        }
+    }
+    (rows > 0).then(|| chart.legend(verdict_legend(&verdicts, false)).render())
+}
+
+/// The curves of a file-system suite, profile against profile: for each curve (a test's
+/// operation) one chart of its value against the thread count, a line per profile through the
+/// medians of its points with their bootstrap intervals (log scale for metadata rates, as the
+/// suite's own report draws them).
+fn curve_charts(comparisons: &[&Comparison], profiles: &[String]) -> Vec<String> {
+    let mut curves: Vec<(&str, &str, &str)> = Vec::new();
+    for c in comparisons {
+        if let Some((curve, _)) = host_bench::report::split_point_test(&c.test)
+            && ["bandwidth", "iops", "ops"].contains(&c.metric.as_str())
+            && !curves.contains(&(curve, c.metric.as_str(), c.unit.as_str()))
+        {
+            curves.push((curve, &c.metric, &c.unit));
+        }
+    }
+    curves
+        .into_iter()
+        .map(|(curve, metric, unit)| {
+            let mut chart = SweepChart::new(
+                format!("filesystem {curve}: {metric} against threads, by profile"),
+                format!("{metric} ({unit})"),
+            );
+            if metric == "ops" {
+                chart = chart.log_scale();
+            }
+            for (i, profile) in profiles.iter().enumerate() {
+                let mut points: Vec<SweepPoint> = comparisons
+                    .iter()
+                    .filter(|c| c.metric == metric)
+                    .filter_map(|c| {
+                        let (name, threads) = host_bench::report::split_point_test(&c.test)?;
+                        let p = c.profiles.iter().find(|p| &p.profile == profile)?;
+                        (name == curve).then(|| SweepPoint {
+                            x: threads,
+                            y: p.median,
+                            interval: p.median_interval.map(|iv| (iv.low, iv.high)),
+                            hollow: false,
+                        })
+                    })
+                    .collect();
+                points.sort_by_key(|p| p.x);
+                if !points.is_empty() {
+                    chart = chart.series(SweepSeries::new(profile.clone(), i, points));
+                }
+            }
+            chart.legend(vec![median_interval_legend()]).render()
+        })
+        .collect()
+}
+
 /// Completion latency percentiles of one test and direction (`read`, `write`) by profile:
 /// p50, p99 and p99.9 medians with their bootstrap intervals, on a logarithmic axis.
 fn latency_chart(comparisons: &[&Comparison], kind: &str, test: &str, direction: &str) -> Option<String> {
@@ -373,8 +477,19 @@ pub fn html(report: &ExperimentReport) -> String {
             body.push_str("<p>No results.</p>");
             continue;
         }
+        if let Some(svg) = summary_chart(host, &mine, report.profiles.len()) {
+            body.push_str(&svg);
+        }
         body.push_str("<div class=\"charts\">");
-        for c in mine.iter().filter(|c| CHART_METRICS.contains(&c.metric.as_str())) {
+        for svg in curve_charts(&mine, &report.profiles) {
+            body.push_str(&svg);
+        }
+        // A file-system point is drawn on its curve, not as bars of its own.
+        let points = |c: &&&Comparison| host_bench::report::split_point_test(&c.test).is_some();
+        for c in mine
+            .iter()
+            .filter(|c| CHART_METRICS.contains(&c.metric.as_str()) && !points(c))
+        {
             body.push_str(&chart(c));
         }
         let mut tests: Vec<(&str, &str)> = Vec::new();
@@ -663,6 +778,115 @@ target = "/tmp/f"
         let r = from_state(&st, &dir, Method::default());
         assert_eq!(r.problems.len(), 1);
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    /// The value of attribute `name` in the element text `el`.
+    fn attr(el: &str, name: &str) -> f64 {
+        let key = format!(" {name}=\"");
+        let start = el.find(&key).unwrap_or_else(|| panic!("{name} missing in {el}")) + key.len();
+        el[start..start + el[start..].find('"').unwrap()].parse().unwrap()
+    }
+
+    /// A box on the chart: x0, x1, y0, y1.
+    type Box2 = (f64, f64, f64, f64);
+
+    /// Boxes of a change chart's text and of its marks (interval bars and dots).
+    fn boxes(svg: &str) -> (Vec<Box2>, Vec<Box2>) {
+        let (mut text, mut marks) = (Vec::new(), Vec::new());
+        for (i, _) in svg.match_indices("<g class=\"change-row\">") {
+            let row = &svg[i..i + svg[i..].find("</g>").unwrap()];
+            for (j, _) in row.match_indices("<text ") {
+                let el = &row[j..j + row[j..].find('>').unwrap()];
+                let (x, y, w, size) = (
+                    attr(el, "x"),
+                    attr(el, "y"),
+                    attr(el, "data-width"),
+                    attr(el, "font-size"),
+                );
+                let x0 = if el.contains("text-anchor=\"end\"") { x - w } else { x };
+                // From the ascender to the descender of the font's em around the baseline.
+                text.push((x0, x0 + w, y - 0.93 * size, y + 0.24 * size));
+            }
+            for (j, _) in row.match_indices("<line class=\"interval\"") {
+                let el = &row[j..j + row[j..].find('>').unwrap()];
+                let y = attr(el, "y1");
+                marks.push((attr(el, "x1"), attr(el, "x2"), y - 1.0, y + 1.0));
+            }
+            for (j, _) in row.match_indices("<circle class=\"dot\"") {
+                let el = &row[j..j + row[j..].find('>').unwrap()];
+                let (cx, cy) = (attr(el, "cx"), attr(el, "cy"));
+                marks.push((cx - 4.0, cx + 4.0, cy - 4.0, cy + 4.0));
+            }
+        }
+        (text, marks)
+    }
+
+    #[test]
+    fn the_summary_chart_puts_no_label_on_an_interval_bar() {
+        // Long names, intervals from -300% to +900%, changes at both ends of the axis.
+        let mut s = spec();
+        s.profiles = vec!["base".into(), "tuned-with-a-long-name".into(), "third".into()];
+        let mut obs = Vec::new();
+        let tests = [
+            "randread",
+            "randrw70",
+            "seqwrite",
+            "n-to-1 write at 512 threads of a long sweep",
+        ];
+        for (k, test) in tests.iter().enumerate() {
+            for (p, profile) in s.profiles.iter().enumerate() {
+                for r in 0..3 {
+                    let spread = [1.0, 12.0, -9.0][r] * (k as f64 + 1.0) * 3.0;
+                    let value = 100.0 * [1.0, 4.0 + k as f64, 0.1][p] + spread;
+                    for metric in ["iops", "write_p99.9_completion_latency_in_microseconds"] {
+                        obs.push(Observation {
+                            host: "h1".into(),
+                            profile: profile.clone(),
+                            kind: "storage".into(),
+                            test: (*test).into(),
+                            metric: metric.into(),
+                            unit: "IO/s".into(),
+                            direction: Direction::of_metric(metric),
+                            value,
+                        });
+                    }
+                }
+            }
+        }
+        let r = build(&s, &obs, Method::default());
+        let page = html(&r);
+        let charts = rftune_tests::markup::charts(&page);
+        let summary = charts
+            .iter()
+            .find(|c| rftune_tests::markup::chart_title(c) == "h1: every change against the baseline")
+            .expect("the host's section leads with its summary");
+        assert!(
+            page.find(summary).unwrap() < page.find("storage randread: iops").unwrap(),
+            "the summary comes first"
+        );
+        rftune_tests::markup::assert_well_formed_xml(summary);
+        let (text, marks) = boxes(summary);
+        assert_eq!(
+            text.len(),
+            2 * tests.len() * 2 * 2,
+            "a name and a value per metric, test and profile"
+        );
+        assert_eq!(
+            marks.iter().filter(|m| m.3 - m.2 < 3.0).count(),
+            text.len() / 2,
+            "an interval per row"
+        );
+        for t in &text {
+            assert!(t.0 >= 0.0 && t.1 <= 720.0, "text outside the chart: {t:?}");
+            for m in &marks {
+                let overlap = t.0 < m.1 && m.0 < t.1 && t.2 < m.3 && m.2 < t.3;
+                assert!(!overlap, "text {t:?} falls on a mark {m:?}");
+            }
+        }
+        for verdict in [">better<", ">worse<"] {
+            assert!(summary.contains(verdict), "{verdict} in the legend");
+        }
+        assert!(summary.contains("(tuned-with-a-long-name)") || summary.contains('…'));
     }
 
     #[test]

@@ -10,11 +10,13 @@ use crate::error::{Context, Error, Result, report as error_report};
 use crate::observe::{Event, Observer, Phase};
 use crate::report;
 use crate::schedule::{self, Step};
-use crate::spec::{BenchKind, Given, HostSpec, OsAccess, Spec, StorageBench, Waits, bench_argv};
+use crate::spec::{BenchKind, FileSystemBench, Given, HostSpec, OsAccess, Spec, StorageBench, Waits, bench_argv};
 use crate::state::{State, StepOutcome, StepRecord};
 use crate::transport::on_host;
+use host_bench::exec::Local;
+use host_bench::filesystem::{self as fs_bench, Client, FsRun, FsSettings};
 use host_bench::report::BenchReport;
-use host_bench::run::{self as bench_run, StorageRun, StorageSettings};
+use host_bench::run::{self as bench_run, NamedPower, StorageRun, StorageSettings};
 use host_bench::ssh::{OnHost, Transport};
 use redfish_client::resources::bios::SettingsApplyTime;
 use rftune_engine::assess::{AssessOptions, Blocked, LoadedProfile};
@@ -76,7 +78,19 @@ pub async fn run(
         waits,
         observer,
     });
+    let mut host_errors = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
+    if let Some(fs) = &spec.benchmarks.filesystem {
+        let hosts: Vec<(HostSpec, rftune_engine::Result<Bmc>)> = spec
+            .hosts
+            .iter()
+            .filter_map(|h| Some((h.clone(), bmcs.remove(&h.name)?)))
+            .collect();
+        let steps = plan.values().next().cloned().unwrap_or_default();
+        if let Err(e) = run_together(&shared, &spec, fs, hosts, &steps).await {
+            host_errors.push(error_report(&e));
+        }
+    }
     for host in spec.hosts.iter().cloned() {
         let Some(bmc) = bmcs.remove(&host.name) else {
             continue;
@@ -88,7 +102,6 @@ pub async fn run(
             (name, run_host(&shared, &spec, &host, bmc, &steps).await)
         });
     }
-    let mut host_errors = Vec::new();
     while let Some(joined) = tasks.join_next().await {
         match joined {
             Ok((_, Ok(()))) => {}
@@ -304,6 +317,208 @@ async fn preflight(
     Ok(bmcs)
 }
 
+/// The name results measured on every host at once go by: the hosts' names joined by ` + `.
+pub fn together_name(spec: &Spec) -> String {
+    spec.hosts
+        .iter()
+        .map(|h| h.name.as_str())
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
+/// The remaining steps of hosts measured together (a file system's servers, by the suite run
+/// from its clients), in order: per step every host applies the profile and its OS answers, all
+/// at once; then the suite runs once with every host's power summed, and the step is recorded
+/// on every host with the same result. A host whose apply fails skips the step for all: the
+/// others alone would be measured under mixed profiles. Every host must be reachable.
+async fn run_together(
+    shared: &Shared,
+    spec: &Spec,
+    fs: &FileSystemBench,
+    hosts: Vec<(HostSpec, rftune_engine::Result<Bmc>)>,
+    steps: &[Step],
+) -> Result<()> {
+    let mut bmcs = Vec::new();
+    let mut unreachable = Vec::new();
+    for (h, bmc) in hosts {
+        match bmc {
+            Ok(b) => bmcs.push((h, b)),
+            Err(e) => unreachable.push(named(&h.name, &error_report(&Error::from(e)))),
+        }
+    }
+    let result = if unreachable.is_empty() {
+        together_steps(shared, spec, fs, &bmcs, steps).await
+    } else {
+        Err(Error::bad_input(format!(
+            "the file system's servers are measured together, and not every one could be reached: {}",
+            unreachable.join("; ")
+        )))
+    };
+    for (_, bmc) in &bmcs {
+        bmc.close().await;
+    }
+    result
+}
+
+async fn together_steps(
+    shared: &Shared,
+    spec: &Spec,
+    fs: &FileSystemBench,
+    bmcs: &[(HostSpec, Bmc)],
+    steps: &[Step],
+) -> Result<()> {
+    let mut hosts = Vec::new();
+    for (h, bmc) in bmcs {
+        let chassis = bmc.chassis_id().await?;
+        hosts.push((
+            h,
+            HostRun {
+                bmc,
+                meter: Meter::of_chassis(bmc, chassis).await?,
+                transport: Transport::from(&h.os),
+                program: String::new(),
+                tools: None,
+            },
+        ));
+    }
+    let Some((first, _)) = bmcs.first() else {
+        return Ok(());
+    };
+    let group = together_name(spec);
+    let remaining: Vec<Step> = shared.state.lock().await.remaining(&first.name, steps).to_vec();
+    for step in remaining {
+        let profile = spec.profiles.get(step.profile).cloned().unwrap_or_default();
+        let applied =
+            futures_util::future::join_all(hosts.iter().map(|(_, h)| apply_and_wait(shared, spec, h, &step))).await;
+        let problems: Vec<String> = hosts
+            .iter()
+            .zip(&applied)
+            .filter_map(|((h, _), a)| a.as_ref().err().map(|e| named(&h.name, &error_report(e))))
+            .collect();
+        let measured = if problems.is_empty() {
+            shared.observer.experiment(&Event::new(
+                &group,
+                Phase::Benchmark {
+                    index: step.index,
+                    kind: "filesystem".into(),
+                    how: Some(format!(
+                        "from {} client hosts, every server's power summed",
+                        fs.clients.len()
+                    )),
+                },
+            ));
+            let power: Vec<NamedPower<'_>> = hosts
+                .iter()
+                .map(|(h, run)| (h.name.clone(), &run.meter as &dyn host_bench::run::PowerSource))
+                .collect();
+            let local = shared.dir.join("results").join("filesystem").join(format!(
+                "{:03}-{}",
+                step.index,
+                rftune_engine::state::path_component(&profile)
+            ));
+            match filesystem_suite(fs, &profile, &power, &local.join("fio"), shared.waits.bench).await {
+                Ok(doc) => {
+                    let file = local.with_extension("json");
+                    write_result(&file, &serde_json::to_vec_pretty(&doc)?).map(|()| file)
+                }
+                Err(e) => Err(e),
+            }
+        } else {
+            Err(Error::bad_input(problems.join("; ")))
+        };
+        let mut state = shared.state.lock().await;
+        for ((h, _), applied) in hosts.iter().zip(applied) {
+            let (outcome, results, reason) = match &measured {
+                Ok(file) => (StepOutcome::Done, vec![file.clone()], None),
+                Err(e) => (StepOutcome::Skipped, Vec::new(), Some(error_report(e))),
+            };
+            let seen = applied.ok();
+            let record = StepRecord {
+                step,
+                profile: profile.clone(),
+                outcome,
+                results,
+                bios: seen.as_ref().map(|s| s.bios.clone()).unwrap_or_default(),
+                os: seen.as_ref().and_then(|s| s.os.clone()),
+                contradictions: seen.map(|s| s.contradictions).unwrap_or_default(),
+                reason,
+                finished_at: host_bench::utc_now_seconds(),
+            };
+            shared.audit.record(
+                &h.name,
+                rftune_engine::audit::Step::Named("experiment:step"),
+                json!({"experiment": spec.name(), "step": step.index, "profile": profile, "together": group}),
+                if measured.is_ok() { "ok" } else { "skipped" },
+                json!({"results": record.results, "reason": record.reason}),
+            )?;
+            state.record(&h.name, record)?;
+        }
+        state.save(&shared.dir)?;
+    }
+    Ok(())
+}
+
+/// The file-system suite of `fs` from its clients, labelled `label`: fio's servers on the
+/// clients over ssh, the front end here writing into `workdir`, the servers' power from `power`.
+async fn filesystem_suite(
+    fs: &FileSystemBench,
+    label: &str,
+    power: &[NamedPower<'_>],
+    workdir: &Path,
+    timeout: Duration,
+) -> Result<BenchReport> {
+    let transports: Vec<Transport> = fs
+        .clients
+        .iter()
+        .map(|c| {
+            let (target, port) = host_bench::ssh::SshTarget::parse(&c.target)?;
+            Ok(Transport::Ssh(host_bench::ssh::SshTarget {
+                target,
+                port: c.port.or(port),
+                config: c.config.clone(),
+                connect_timeout: Duration::from_secs(10),
+            }))
+        })
+        .collect::<Result<_>>()?;
+    let execs: Vec<OnHost<'_>> = transports.iter().map(|t| on_host(t, timeout)).collect();
+    let clients = execs
+        .iter()
+        .zip(&transports)
+        .map(|(exec, t)| Client { exec, server: Some(t) })
+        .collect();
+    let bytes = |g: &Option<Given<crate::spec::Bytes>>| -> Result<Option<u64>> {
+        g.as_ref().map(|g| g.value().map(|b| b.0)).transpose()
+    };
+    let settings = FsSettings {
+        target: PathBuf::from(&fs.target),
+        fs_type: fs.fs_type.clone(),
+        tests: fs.tests.clone().unwrap_or_else(|| "all".into()),
+        threads: fs.threads.clone(),
+        oversubscribe: fs.oversubscribe,
+        method: if fs.quick {
+            fs_bench::Method::Quick
+        } else {
+            fs_bench::Method::Published
+        },
+        data_size: bytes(&fs.data_size)?,
+        server_memory: bytes(&fs.server_memory)?,
+        record_size: bytes(&fs.record_size)?,
+        random_io: bytes(&fs.random_io)?,
+        random_runtime: fs.random_runtime.as_ref().map(Given::value).transpose()?,
+        md_files: fs.md_files,
+        workdir: workdir.to_owned(),
+        common: bench_run::Common {
+            label: Some(label.to_owned()),
+            power_optional: true,
+            ..bench_run::Common::default()
+        },
+        ..FsSettings::default()
+    };
+    let here = Local::default();
+    let run = FsRun::new(settings, clients, &here).await?;
+    Ok(fs_bench::run(&run, &[], power, &bench_run::NoProgress).await?)
+}
+
 /// The host's remaining steps, in order, each recorded (done or skipped) as it ends.
 async fn run_steps(
     shared: &Shared,
@@ -366,7 +581,21 @@ async fn run_steps(
     Ok(())
 }
 
-async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &Step) -> Result<StepRecord> {
+/// What a host showed once a step's profile was in force and its OS answered.
+struct InForce {
+    /// The profile's name.
+    profile: String,
+    /// The BIOS values the apply verified.
+    bios: BTreeMap<String, Value>,
+    /// What the OS shows.
+    os: Option<host_bench::host::OsView>,
+    /// BIOS values the OS contradicts.
+    contradictions: Vec<String>,
+}
+
+/// Applies the step's profile through the apply path (one reboot, verified), waits until the
+/// OS answers, and reads what it shows against the BIOS values in force.
+async fn apply_and_wait(shared: &Shared, spec: &Spec, host: &HostRun<'_>, step: &Step) -> Result<InForce> {
     let observer = &*shared.observer;
     let waits = &shared.waits;
     let (profile, run) = spec
@@ -415,6 +644,25 @@ async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &S
             bios_profiles::os::contradictions(|name| bios.get(name).and_then(serde_json::Value::as_str), &facts)
         })
         .unwrap_or_default();
+    Ok(InForce {
+        profile: profile.clone(),
+        bios,
+        os,
+        contradictions,
+    })
+}
+
+async fn run_step(shared: &Shared, spec: &Spec, host: &mut HostRun<'_>, step: &Step) -> Result<StepRecord> {
+    let observer = &*shared.observer;
+    let waits = &shared.waits;
+    let InForce {
+        profile,
+        bios,
+        os,
+        contradictions,
+    } = apply_and_wait(shared, spec, host, step).await?;
+    let profile = &profile;
+    let bmc = host.bmc;
     let mut results = Vec::new();
     let host_dir = shared
         .dir

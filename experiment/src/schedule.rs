@@ -2,7 +2,8 @@
 //! A B A B (drift over time spreads over every profile), blocked A A B B (fewest reboots), and
 //! random a permutation of the interleaved steps drawn from the experiment's seed and the host's
 //! name, so every host has its own order and the same file always gives the same schedule
-//! (which `resume` relies on).
+//! (which `resume` relies on). Hosts measured together (a file system's servers) share one
+//! order.
 
 use crate::spec::{Order, Spec};
 use crate::stable_hash;
@@ -48,11 +49,15 @@ pub(crate) fn steps(profiles: usize, repeats: u32, order: Order, seed: u64, host
         .collect()
 }
 
-/// The steps of every host of `spec`, by host name.
+/// The steps of every host of `spec`, by host name. With a benchmark of every host at once (a
+/// file system's servers), the hosts take their steps together: one order for all, drawn for
+/// the experiment's name.
 pub(crate) fn plan(spec: &Spec) -> BTreeMap<String, Vec<Step>> {
+    let together = spec.benchmarks.filesystem.is_some();
     spec.hosts
         .iter()
         .map(|h| {
+            let whose = if together { spec.name() } else { &h.name };
             (
                 h.name.clone(),
                 steps(
@@ -60,7 +65,7 @@ pub(crate) fn plan(spec: &Spec) -> BTreeMap<String, Vec<Step>> {
                     spec.repeats,
                     spec.order,
                     spec.seed.unwrap_or(0),
-                    &h.name,
+                    whose,
                 ),
             )
         })

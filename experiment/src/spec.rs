@@ -3,7 +3,8 @@
 //! in which order, how to reboot, and where results go. A typo fails with its line and column.
 //!
 //! `examples/experiment.toml` at the root of the repository shows every field (and
-//! `rftune experiment run --help` prints it); a test loads it.
+//! `rftune experiment run --help` prints it), `examples/pixstor-experiment.toml` those of the
+//! file-system suite run from client hosts against a storage node pair; tests load both.
 
 use crate::error::{Context, Result, bad_input};
 use serde::{Deserialize, Serialize};
@@ -366,6 +367,69 @@ pub struct Benchmarks {
     /// STREAM (`rftune bench memory`).
     #[serde(default)]
     pub memory: Option<MemoryBench>,
+    /// The file-system suite (`rftune bench fs`) from client hosts against a file system the
+    /// experiment's hosts serve together: every host takes each step's profile, then the suite
+    /// runs once with every host's power summed.
+    #[serde(default)]
+    pub filesystem: Option<FileSystemBench>,
+}
+
+/// Options of `rftune bench fs`, run from where rftune runs with fio's servers on the clients.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileSystemBench {
+    /// An existing, empty directory on the file system, the same path on every client.
+    pub target: String,
+    /// The file system's type as the kernel names it (`gpfs`, `lustre`, `nfs4`); without it the
+    /// target must be a mount point of its own.
+    #[serde(default)]
+    pub fs_type: Option<String>,
+    /// Comma-separated tests (`n-to-n`, `n-to-1`, `random`, `metadata`) or `all`.
+    #[serde(default)]
+    pub tests: Option<String>,
+    /// The sweep: threads of all clients together (default 1, 2, 4 … up to their cores).
+    #[serde(default)]
+    pub threads: Option<Vec<u32>>,
+    /// The quick mode's sizes (every point under twice the RAM marked cache-affected).
+    #[serde(default)]
+    pub quick: bool,
+    /// Allow more threads on a client than it has cores.
+    #[serde(default)]
+    pub oversubscribe: bool,
+    /// Data per step of the sequential and random tests.
+    #[serde(default)]
+    pub data_size: Option<Given<Bytes>>,
+    /// The largest RAM of the servers (the default data size exceeds twice it).
+    #[serde(default)]
+    pub server_memory: Option<Given<Bytes>>,
+    /// Transfer size of the sequential tests.
+    #[serde(default)]
+    pub record_size: Option<Given<Bytes>>,
+    /// Random I/O per operation and step.
+    #[serde(default)]
+    pub random_io: Option<Given<Bytes>>,
+    /// The longest a random operation runs.
+    #[serde(default)]
+    pub random_runtime: Option<Given<Duration>>,
+    /// Metadata files per step.
+    #[serde(default)]
+    pub md_files: Option<u64>,
+    /// The client hosts that run the threads, each reached over ssh.
+    pub clients: Vec<ClientSpec>,
+}
+
+/// A client host of the file-system suite: how ssh reaches it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSpec {
+    /// `user@host` or a `Host` alias of the ssh configuration.
+    pub target: String,
+    /// The ssh port (default: the ssh configuration's).
+    #[serde(default)]
+    pub port: Option<u16>,
+    /// An ssh configuration file (`ssh -F`; relative to the experiment file).
+    #[serde(default)]
+    pub config: Option<PathBuf>,
 }
 
 /// Options of `rftune bench storage`, passed through.
@@ -570,6 +634,13 @@ impl Spec {
                 resolve(c);
             }
         }
+        if let Some(f) = &mut spec.benchmarks.filesystem {
+            for c in &mut f.clients {
+                if let Some(config) = &mut c.config {
+                    resolve(config);
+                }
+            }
+        }
         Ok(spec)
     }
 
@@ -670,11 +741,79 @@ impl Spec {
                 "order = \"random\" needs a seed, so that resume and reports reproduce the order".to_owned(),
             );
         }
-        if self.benchmarks.storage.is_none() && self.benchmarks.memory.is_none() {
+        if self.benchmarks.storage.is_none() && self.benchmarks.memory.is_none() && self.benchmarks.filesystem.is_none()
+        {
             at(
                 &["benchmarks"],
-                "configure at least one benchmark: [benchmarks.storage] or [benchmarks.memory]".to_owned(),
+                "configure at least one benchmark: [benchmarks.storage], [benchmarks.memory] or [benchmarks.filesystem]"
+                    .to_owned(),
             );
+        }
+        if let Some(f) = &self.benchmarks.filesystem {
+            if self.benchmarks.storage.is_some() || self.benchmarks.memory.is_some() {
+                at(
+                    &["benchmarks", "filesystem"],
+                    "benchmarks.filesystem measures every host at once from the clients, step by step together; \
+                     run [benchmarks.storage] or [benchmarks.memory] in an experiment of their own"
+                        .to_owned(),
+                );
+            }
+            if !f.target.starts_with('/') {
+                at(
+                    &["benchmarks", "filesystem", "target"],
+                    format!(
+                        "benchmarks.filesystem.target = {:?} must be an absolute path (the same on every client)",
+                        f.target
+                    ),
+                );
+            }
+            if let Some(tests) = &f.tests
+                && let Err(e) = host_bench::filesystem::Test::select(tests)
+            {
+                at(
+                    &["benchmarks", "filesystem", "tests"],
+                    format!("benchmarks.filesystem.tests: {e}"),
+                );
+            }
+            if f.threads.as_ref().is_some_and(|t| t.is_empty() || t.contains(&0)) {
+                at(
+                    &["benchmarks", "filesystem", "threads"],
+                    "benchmarks.filesystem.threads: give thread counts of 1 or more".to_owned(),
+                );
+            }
+            for (field, given) in [
+                ("data_size", &f.data_size),
+                ("server_memory", &f.server_memory),
+                ("record_size", &f.record_size),
+                ("random_io", &f.random_io),
+            ] {
+                if let Some(e) = given.as_ref().and_then(Given::problem) {
+                    at(
+                        &["benchmarks", "filesystem", field],
+                        format!("benchmarks.filesystem.{field}: {e}"),
+                    );
+                }
+            }
+            if let Some(e) = f.random_runtime.as_ref().and_then(Given::problem) {
+                at(
+                    &["benchmarks", "filesystem", "random_runtime"],
+                    format!("benchmarks.filesystem.random_runtime: {e}"),
+                );
+            }
+            if f.clients.is_empty() {
+                at(
+                    &["benchmarks", "filesystem"],
+                    "benchmarks.filesystem needs at least one [[benchmarks.filesystem.clients]]".to_owned(),
+                );
+            }
+            for (i, c) in f.clients.iter().enumerate() {
+                if let Err(e) = host_bench::ssh::SshTarget::parse(&c.target) {
+                    at(
+                        &["benchmarks", "filesystem", "clients", &i.to_string(), "target"],
+                        format!("benchmarks.filesystem.clients: {e}"),
+                    );
+                }
+            }
         }
         if let Some(s) = &self.benchmarks.storage {
             let target = s.target.trim();
@@ -1037,6 +1176,50 @@ os = "soon"
         ] {
             assert!(err.contains(needle), "{needle} missing from: {err}");
         }
+    }
+
+    #[test]
+    fn the_pixstor_example_measures_both_storage_nodes_together_from_four_clients() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/pixstor-experiment.toml");
+        let s = Spec::load(&path).unwrap();
+        assert_eq!(s.profiles, ["performance", "hpc"]);
+        assert_eq!(
+            s.hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+            ["nvme-01", "nvme-02"]
+        );
+        let f = s.benchmarks.filesystem.as_ref().unwrap();
+        assert_eq!(f.clients.len(), 4);
+        assert_eq!(f.fs_type.as_deref(), Some("gpfs"));
+        assert_eq!(f.server_memory.as_ref().unwrap().value().unwrap().0, 256 << 30);
+        assert_eq!(f.threads.as_ref().unwrap().last(), Some(&512));
+        assert!(
+            s.benchmarks.commands().is_empty(),
+            "nothing runs on the storage nodes themselves"
+        );
+        let plan = crate::schedule::plan(&s);
+        assert_eq!(plan["nvme-01"], plan["nvme-02"], "both nodes take every step together");
+        assert_eq!(plan["nvme-01"].len(), 6);
+    }
+
+    #[test]
+    fn a_filesystem_benchmark_is_checked_with_its_lines() {
+        let text = format!(
+            "{}\n[benchmarks.filesystem]\ntarget = \"mnt\"\ntests = \"n-to-n,ior\"\nthreads = [0]\n\
+             data_size = \"1Q\"\n[[benchmarks.filesystem.clients]]\ntarget = \"-oProxyCommand=x\"\n",
+            GOOD.replace("[benchmarks.memory]\narray_mib = 64\n", "")
+        );
+        let err = crate::error::report(&Spec::parse(&text).unwrap_err());
+        for needle in [
+            "in an experiment of their own",
+            "must be an absolute path",
+            "unknown test \"ior\"",
+            "thread counts of 1 or more",
+            "benchmarks.filesystem.data_size",
+            "ssh destination \"-oProxyCommand=x\"",
+        ] {
+            assert!(err.contains(needle), "{needle} missing from: {err}");
+        }
+        assert!(err.contains("line "), "{err}");
     }
 
     #[test]

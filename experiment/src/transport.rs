@@ -15,7 +15,7 @@ impl From<&OsAccess> for Transport {
                 target, port, config, ..
             } => Self::Ssh(SshTarget {
                 target: target.clone(),
-                port: *port,
+                port: Some(*port),
                 config: config.clone(),
                 connect_timeout: Duration::from_secs(10),
             }),

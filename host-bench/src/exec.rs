@@ -273,20 +273,23 @@ pub trait Exec: Send + Sync {
     }
 
     /// What the OS shows about the host. Over a shell: the host name and kernel (`uname -nr`),
-    /// the logical CPUs (`nproc`) and the memory (`MemTotal`).
+    /// the logical CPUs (`nproc`), the memory (`MemTotal`) and the CPU model (`model name`).
     fn host_info(&self) -> BoxFuture<'_, Result<HostInfo>> {
         Box::pin(async move {
-            let script =
-                "uname -nr; nproc 2>/dev/null || echo; sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/\\1/p' /proc/meminfo";
+            let script = "uname -nr; nproc 2>/dev/null || echo; sed -n 's/^MemTotal: *\\([0-9]*\\) kB$/\\1/p' /proc/meminfo; \
+                          sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo | head -n 1";
             let text = self.run_ok(&sh(script), Some(SHORT)).await?.stdout_text();
             let mut lines = text.lines();
             let mut uname = lines.next().unwrap_or_default().split_whitespace();
             let mut number = || lines.next().and_then(|l| l.trim().parse::<u64>().ok());
+            let (logical_cpus, memory_bytes) = (number(), number());
+            let cpu_model = lines.next().map(str::trim).filter(|m| !m.is_empty()).map(str::to_owned);
             Ok(HostInfo {
                 hostname: uname.next().map(str::to_owned),
                 kernel: uname.next().map(str::to_owned),
-                logical_cpus: number().map_or(0, |n| n as usize),
-                memory_bytes: number().map(|kib| kib * 1024),
+                logical_cpus: logical_cpus.map_or(0, |n| n as usize),
+                memory_bytes: memory_bytes.map(|kib| kib * 1024),
+                cpu_model,
                 ..HostInfo::default()
             })
         })
@@ -408,6 +411,30 @@ pub trait Exec: Send + Sync {
                     "",
                 )),
             }
+        })
+    }
+
+    /// Removes each of the directories `paths` that is empty, in the order given (a few hundred
+    /// to a command over a shell); the number gone. One that is not empty stays.
+    fn remove_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<u64>> {
+        Box::pin(async move {
+            let mut gone = 0;
+            for chunk in paths.chunks(CHUNK) {
+                let mut script = String::from("n=0; for d in");
+                for p in chunk {
+                    script.push(' ');
+                    script.push_str(&quote_path(p)?);
+                }
+                script.push_str(
+                    "; do if rmdir -- \"$d\" 2>/dev/null || [ ! -e \"$d\" ]; then n=$((n+1)); fi; done; echo $n",
+                );
+                let out = self.run_ok(&sh(&script), Some(SHORT)).await?;
+                gone += out.stdout_text().trim().parse::<u64>().map_err(|_| Error::Parse {
+                    what: format!("rmdir on {}", self.describe()),
+                    detail: format!("unexpected answer {:?}", out.stdout_text()),
+                })?;
+            }
+            Ok(gone)
         })
     }
 
@@ -659,6 +686,23 @@ impl Exec for Local {
             Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => Ok(false),
             Err(e) => Err(crate::io_err(format!("removing {}", path.display()))(e)),
         })
+    }
+
+    fn remove_dirs<'a>(&'a self, paths: &'a [PathBuf]) -> BoxFuture<'a, Result<u64>> {
+        let paths = paths.to_vec();
+        Box::pin(blocking(move || {
+            let mut gone = 0;
+            for p in &paths {
+                match std::fs::remove_dir(p) {
+                    Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {}
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(crate::io_err(format!("removing {}", p.display()))(e));
+                    }
+                    _ => gone += 1,
+                }
+            }
+            Ok(gone)
+        }))
     }
 
     fn claim_device<'a>(
@@ -1011,6 +1055,15 @@ mod tests {
                 "{name}: a link is no directory"
             );
             assert!(!exec.remove_dir(&dir.join("a/b")).await.unwrap(), "{name}: not empty");
+            let (full, empty) = (dir.join("it's"), dir.join("it's/c"));
+            assert_eq!(
+                exec.remove_dirs(&[empty.clone(), full.clone(), dir.join("gone")])
+                    .await
+                    .unwrap(),
+                3,
+                "{name}: the deepest first, then its emptied parent; one already gone counts"
+            );
+            assert!(!full.exists());
             exec.remove_files(&[dir.join("a/b/f"), dir.join("a/b/gone")])
                 .await
                 .unwrap();
@@ -1023,6 +1076,11 @@ mod tests {
         }
         let info = shell.host_info().await.unwrap();
         assert!(info.logical_cpus >= 1 && info.memory_bytes.unwrap_or(0) > 0, "{info:?}");
+        assert_eq!(
+            info.cpu_model,
+            HostInfo::collect().cpu_model,
+            "the shell reads the model the OS shows"
+        );
     }
 
     #[tokio::test]

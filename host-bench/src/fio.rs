@@ -284,8 +284,13 @@ pub struct Job {
 pub struct Output {
     /// `"fio version"`, e.g. `fio-3.33`.
     pub version: Option<String>,
-    /// `jobs[]`.
+    /// `jobs[]`; from fio's client/server mode, the one aggregate of every client (fio's "All
+    /// clients" entry, or the one client's group when there was one).
     pub jobs: Vec<Job>,
+    /// fio's client/server mode: each client's group, in the order fio lists them, with the
+    /// server it ran on (`hostname`, or the socket's path). Empty when fio ran the jobs itself.
+    #[serde(default)]
+    pub clients: Vec<(String, Job)>,
 }
 
 mod raw {
@@ -298,12 +303,17 @@ mod raw {
         pub(super) version: Option<String>,
         #[serde(default)]
         pub(super) jobs: Vec<Job>,
+        /// What the front end of fio's client/server mode writes instead of `jobs`.
+        #[serde(default)]
+        pub(super) client_stats: Vec<Job>,
     }
 
     #[derive(Deserialize)]
     pub(super) struct Job {
         #[serde(default)]
         pub(super) jobname: String,
+        #[serde(default)]
+        pub(super) hostname: String,
         #[serde(default)]
         pub(super) error: i64,
         #[serde(rename = "job options", default)]
@@ -366,10 +376,20 @@ fn direction(d: Option<raw::Dir>) -> Direction {
     }
 }
 
-/// Parses fio's JSON output: from the first `{` (warnings before it are skipped), ignoring
-/// anything after the document and any field this code does not know.
+/// The name fio's client/server front end gives the aggregate of every client.
+const ALL_CLIENTS: &str = "All clients";
+
+/// Parses fio's JSON output: from the first line that opens with `{` (warnings before it are
+/// skipped, and so are the lines fio's client/server front end prints there, `<host> …`),
+/// ignoring anything after the document and any field this code does not know. The front end's
+/// `client_stats` become [`Output::clients`], its aggregate [`Output::jobs`].
 pub fn parse(text: &str) -> Result<Output> {
-    let start = text.find('{').ok_or_else(|| Error::Parse {
+    let start = if text.starts_with('{') {
+        Some(0)
+    } else {
+        text.find("\n{").map(|i| i + 1)
+    };
+    let start = start.or_else(|| text.find('{')).ok_or_else(|| Error::Parse {
         what: "fio output".into(),
         detail: "no JSON document in it".into(),
     })?;
@@ -384,25 +404,39 @@ pub fn parse(text: &str) -> Result<Output> {
             what: "fio output".into(),
             detail: e.to_string(),
         })?;
+    let job = |j: raw::Job| Job {
+        name: j.jobname,
+        error: j.error,
+        read: direction(j.read),
+        write: direction(j.write),
+        usr_cpu: j.usr_cpu,
+        sys_cpu: j.sys_cpu,
+        options: j
+            .options
+            .into_iter()
+            .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+            .collect(),
+    };
+    let (mut aggregate, mut clients) = (Vec::new(), Vec::new());
+    for j in raw.client_stats {
+        if j.jobname == ALL_CLIENTS {
+            aggregate.push(job(j));
+        } else {
+            clients.push((j.hostname.clone(), job(j)));
+        }
+    }
+    let jobs = if !raw.jobs.is_empty() {
+        raw.jobs.into_iter().map(job).collect()
+    } else if aggregate.is_empty() {
+        // One client: its group is the whole.
+        clients.iter().map(|(_, j)| j.clone()).collect()
+    } else {
+        aggregate
+    };
     Ok(Output {
         version: raw.version,
-        jobs: raw
-            .jobs
-            .into_iter()
-            .map(|j| Job {
-                name: j.jobname,
-                error: j.error,
-                read: direction(j.read),
-                write: direction(j.write),
-                usr_cpu: j.usr_cpu,
-                sys_cpu: j.sys_cpu,
-                options: j
-                    .options
-                    .into_iter()
-                    .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
-                    .collect(),
-            })
-            .collect(),
+        jobs,
+        clients,
     })
 }
 
@@ -448,10 +482,18 @@ impl Output {
             m.sys_cpu += j.sys_cpu;
             m.read_lat = m.read_lat.or(j.read.clat);
             m.write_lat = m.write_lat.or(j.write.clat);
-            if j.error != 0 {
+            if j.error != 0 && self.clients.is_empty() {
                 m.errors
                     .push(format!("{}: error {} ({})", j.name, j.error, errno_text(j.error)));
             }
+        }
+        for (host, j) in self.clients.iter().filter(|(_, j)| j.error != 0) {
+            m.errors.push(format!(
+                "{} on {host}: error {} ({})",
+                j.name,
+                j.error,
+                errno_text(j.error)
+            ));
         }
         m.iops = m.read_iops + m.write_iops;
         m.bw_bytes = m.read_bw_bytes + m.write_bw_bytes;
@@ -729,6 +771,41 @@ struct Ended {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_client_server_front_ends_output_gives_the_aggregate_and_each_clients_group() {
+        // As fio 3.33's front end writes it with two servers: its lines first, then the document.
+        let dir =
+            |bw: f64, bytes: f64, ms: f64| json!({"bw_bytes": bw, "io_bytes": bytes, "runtime": ms, "total_ios": 16});
+        let doc = json!({
+            "fio version": "fio-3.33",
+            "client_stats": [
+                {"jobname": "w", "hostname": "127.0.0.1", "error": 0, "write": dir(699e6, 16777216.0, 24.0)},
+                {"jobname": "w", "hostname": "/tmp/s2.sock", "error": 5, "write": dir(270e6, 16777216.0, 62.0)},
+                {"jobname": "All clients", "hostname": "/tmp/s2.sock", "error": 0, "write": dir(541e6, 33554432.0, 62.0)}
+            ]
+        });
+        let text = format!("<vm> w: (g=0): rw=write, bs=(R) 1024KiB\n<vm> Starting 2 threads\n\n{doc}");
+        let out = parse(&text).unwrap();
+        assert_eq!(out.jobs.len(), 1);
+        assert_eq!(
+            (out.jobs[0].name.as_str(), out.jobs[0].write.io_bytes),
+            ("All clients", 33554432)
+        );
+        assert_eq!(out.clients.len(), 2);
+        assert_eq!(out.clients[1].0, "/tmp/s2.sock");
+        let m = out.metrics();
+        assert_eq!(m.bw_bytes, 541e6, "fio's aggregate, not a sum of ours");
+        assert_eq!(
+            m.errors,
+            ["w on /tmp/s2.sock: error 5 (Input/output error (os error 5))"]
+        );
+        // One client: its own group is the whole.
+        let one = json!({"client_stats": [{"jobname": "w", "hostname": "h", "write": dir(1e9, 1.0, 1.0)}]});
+        let out = parse(&one.to_string()).unwrap();
+        assert_eq!((out.jobs.len(), out.clients.len(), out.metrics().bw_bytes), (1, 1, 1e9));
+    }
 
     #[test]
     fn job_args_carry_the_shared_options() {

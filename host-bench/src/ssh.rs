@@ -25,8 +25,8 @@ pub enum Transport {
 pub struct SshTarget {
     /// `user@host` or a `Host` alias.
     pub target: String,
-    /// Port.
-    pub port: u16,
+    /// Port; `None`: the ssh configuration's for the target (22 unless it says otherwise).
+    pub port: Option<u16>,
     /// `ssh -F` configuration file, instead of the user's.
     pub config: Option<PathBuf>,
     /// `ConnectTimeout`, so an unreachable host fails a readiness probe quickly.
@@ -34,6 +34,48 @@ pub struct SshTarget {
 }
 
 impl SshTarget {
+    /// The destination `[USER@]HOST[:PORT]` (or a `Host` alias, `[IPv6]:PORT` in brackets) and
+    /// the port it names, if any; refused when ssh could read it as an option (a leading `-`)
+    /// or it holds whitespace.
+    pub fn parse(text: &str) -> Result<(String, Option<u16>)> {
+        let bad = || {
+            Error::BadInput(format!(
+                "ssh destination {text:?}: give [USER@]HOST[:PORT] or a Host alias of your ssh configuration \
+                 (no spaces, no leading '-')"
+            ))
+        };
+        if text.is_empty() || text.starts_with('-') || text.chars().any(char::is_whitespace) {
+            return Err(bad());
+        }
+        let (user, host) = text.rsplit_once('@').map_or(("", text), |(u, h)| (u, h));
+        let (host, port) = if let Some(rest) = host.strip_prefix('[') {
+            let (addr, after) = rest.split_once(']').ok_or_else(bad)?;
+            match after.strip_prefix(':') {
+                Some(p) => (addr, Some(p)),
+                None if after.is_empty() => (addr, None),
+                None => return Err(bad()),
+            }
+        } else {
+            match host.split_once(':') {
+                Some((h, p)) if !p.contains(':') => (h, Some(p)),
+                _ => (host, None),
+            }
+        };
+        let port = match port {
+            Some(p) => Some(p.parse::<u16>().ok().filter(|p| *p > 0).ok_or_else(bad)?),
+            None => None,
+        };
+        if host.is_empty() || host.starts_with('-') || user.starts_with('-') {
+            return Err(bad());
+        }
+        let target = if user.is_empty() {
+            host.to_owned()
+        } else {
+            format!("{user}@{host}")
+        };
+        Ok((target, port))
+    }
+
     /// The options every connection to this target takes: batch mode (keys or agent only,
     /// never a password prompt), the connect timeout, the port and an optional configuration
     /// file. What follows them (`--`, the target, a command, or a forwarding) is the caller's.
@@ -43,9 +85,11 @@ impl SshTarget {
             "BatchMode=yes".to_owned(),
             "-o".to_owned(),
             format!("ConnectTimeout={}", self.connect_timeout.as_secs().max(1)),
-            "-p".to_owned(),
-            self.port.to_string(),
         ];
+        if let Some(port) = self.port {
+            a.push("-p".to_owned());
+            a.push(port.to_string());
+        }
         if let Some(c) = &self.config {
             a.push("-F".to_owned());
             a.push(c.display().to_string());
@@ -70,7 +114,12 @@ impl Transport {
     pub fn describe(&self) -> String {
         match self {
             Self::Local => "local".to_owned(),
-            Self::Ssh(t) => format!("ssh {}:{}", t.target, t.port),
+            Self::Ssh(SshTarget {
+                target,
+                port: Some(port),
+                ..
+            }) => format!("ssh {target}:{port}"),
+            Self::Ssh(t) => format!("ssh {}", t.target),
         }
     }
 
@@ -277,7 +326,7 @@ mod tests {
     fn ssh() -> SshTarget {
         SshTarget {
             target: "bench@10.0.0.5".into(),
-            port: 2222,
+            port: Some(2222),
             config: Some(PathBuf::from("/tmp/ssh config")),
             connect_timeout: Duration::from_secs(5),
         }
@@ -318,6 +367,23 @@ mod tests {
         let nul = [String::from("echo"), String::from("a\0b")];
         assert!(ssh().args(&nul).is_err(), "a NUL byte cannot cross a command line");
         assert!(!a.iter().any(|x| x.contains("assword")));
+    }
+
+    #[test]
+    fn destinations_are_user_host_and_port_and_never_an_option() {
+        assert_eq!(
+            SshTarget::parse("bench@10.0.0.5").unwrap(),
+            ("bench@10.0.0.5".into(), None)
+        );
+        assert_eq!(SshTarget::parse("node7:2222").unwrap(), ("node7".into(), Some(2222)));
+        assert_eq!(
+            SshTarget::parse("u@[fe80::1]:2200").unwrap(),
+            ("u@fe80::1".into(), Some(2200))
+        );
+        assert_eq!(SshTarget::parse("fe80::1").unwrap(), ("fe80::1".into(), None));
+        for bad in ["", "-oProxyCommand=x", "a b", "u@-x", "h:0", "h:port", "[::1]x"] {
+            assert!(SshTarget::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[tokio::test]
@@ -391,7 +457,7 @@ mod tests {
     async fn readiness_gives_up_after_the_timeout() {
         let t = Transport::Ssh(SshTarget {
             target: "nobody@127.0.0.1".into(),
-            port: 1,
+            port: Some(1),
             config: Some(PathBuf::from("/dev/null")),
             connect_timeout: Duration::from_secs(1),
         });

@@ -49,6 +49,21 @@ pub fn fio_available() -> bool {
     tool_available("fio", on_path("fio"), "apt-get install fio; .ci/run installs it")
 }
 
+/// The directories of `rftune bench fs`'s fio servers on this machine (`rftune-fio-*` in /tmp
+/// and in the temporary directory), as they are now: a test compares them before and after a
+/// run to see every server stopped.
+pub fn fio_server_dirs() -> std::collections::BTreeSet<PathBuf> {
+    [PathBuf::from("/tmp"), std::env::temp_dir()]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rftune-fio-"))
+        })
+        .collect()
+}
+
 /// For tests that start their own OpenSSH server: see [`tool_available`].
 pub fn sshd_available() -> bool {
     tool_available(

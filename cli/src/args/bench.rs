@@ -51,6 +51,18 @@ pub enum BenchCommand {
     ///
     /// With --bmc (repeatable) or --inventory, every server's power is read around each fio
     /// run: each point gets the summed watts and its work per watt.
+    ///
+    /// Client hosts: without --client, this host runs every thread. With --client (repeatable),
+    /// the threads are spread round robin over those hosts (thread i on client i mod N, as the
+    /// papers spread them over their compute nodes) and fio's own client/server mode runs
+    /// every step on all of them at once, its aggregate the figure. rftune reaches each over
+    /// ssh (batch mode: your keys or agent, never a password; --ssh-config for another
+    /// configuration), starts `fio --server` there on a Unix socket in a private directory,
+    /// forwards it here through that ssh connection, and stops it when the run ends. The
+    /// clients must run the same fio version as this host and see the same file system at
+    /// --target (rftune checks: the first writes its manifest, every other reads it back).
+    /// A lost ssh connection stops the run, names the client and the step, and cleans up
+    /// through a client that still answers.
     #[command(visible_alias = "filesystem", verbatim_doc_comment)]
     Fs(FsArgs),
     /// Change per metric between two bench documents (e.g. two BIOS profiles), judged like an
@@ -249,6 +261,13 @@ pub struct FsArgs {
     /// and do not fit in a 4 KiB inode beside its metadata on GPFS).
     #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1, value_parser = parse_bytes)]
     pub md_file_sizes: Option<Vec<u64>>,
+    /// A client host to run threads on, over ssh (repeatable): [USER@]HOST[:PORT] or a Host
+    /// alias of your ssh configuration. Default: this host alone, without ssh.
+    #[arg(long = "client", value_name = "[USER@]HOST[:PORT]")]
+    pub clients: Vec<String>,
+    /// An ssh configuration file for --client (ssh -F), instead of ~/.ssh/config.
+    #[arg(long, value_name = "FILE", requires = "clients")]
+    pub ssh_config: Option<PathBuf>,
     /// A BMC of the file system's servers whose power to read around each step (repeatable):
     /// each point then has the watts summed over them and its work per watt.
     #[arg(long = "bmc", value_name = "URL")]

@@ -22,13 +22,14 @@ use host_bench::report::{BenchReport, BmcInfo, CurvePeak, FileSystemBench, Plate
 use host_bench::run::{
     self as bench_run, MemoryRun, MemorySettings, NamedPower, NoPower, PowerSource, StorageRun, StorageSettings,
 };
+use host_bench::ssh::{OnHost, SshTarget, Transport};
 use host_bench::{Stop, device, stream};
 use rftune_engine::connect::Bmc;
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::lifecycle::Access;
 use rftune_engine::power::Meter;
 use rftune_engine::state::StateDirs;
-use rftune_experiment::compare::{self, BenchChange, BenchComparison, Direction, Observation, Verdict};
+use rftune_experiment::compare::{self, BenchComparison, Verdict};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -466,6 +467,9 @@ fn memory_table(r: &BenchReport) -> String {
     out
 }
 
+/// The longest a command on a client host may take (fio runs from here, through its server).
+const CLIENT_COMMANDS: Duration = Duration::from_secs(3600);
+
 async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exit> {
     let stop = Stop::default();
     let local = Local::new(stop.clone());
@@ -491,7 +495,36 @@ async fn fs(args: &FsArgs, dirs: &StateDirs, output: OutputFormat) -> Result<Exi
         workdir: dir.join("fio"),
         common: common(&args.run),
     };
-    let run = FsRun::new(settings, vec![Client { exec: &local }]).await?;
+    let transports: Vec<Transport> = args
+        .clients
+        .iter()
+        .map(|c| {
+            let (target, port) = SshTarget::parse(c)?;
+            Ok(Transport::Ssh(SshTarget {
+                target,
+                port,
+                config: args.ssh_config.clone(),
+                connect_timeout: Duration::from_secs(10),
+            }))
+        })
+        .collect::<host_bench::Result<_>>()?;
+    let hosts: Vec<OnHost<'_>> = transports.iter().map(|t| OnHost::new(t, CLIENT_COMMANDS)).collect();
+    let clients = if hosts.is_empty() {
+        vec![Client {
+            exec: &local,
+            server: None,
+        }]
+    } else {
+        hosts
+            .iter()
+            .zip(&transports)
+            .map(|(h, t)| Client {
+                exec: h,
+                server: Some(t),
+            })
+            .collect()
+    };
+    let run = FsRun::new(settings, clients, &local).await?;
     interruptible(&stop, async {
         create_dir(&dir)?;
         let mut servers = connect_bmcs(args, dirs).await?;
@@ -604,12 +637,32 @@ fn fs_table(r: &BenchReport) -> String {
     for c in &f.clients {
         let h = &c.host;
         out.push_str(&format!(
-            "client {}: {} cores, {} RAM, kernel {}, {}\n",
+            "client {}: {}, {} RAM, kernel {}, {}\n",
             c.name,
-            h.cores,
+            if h.cores > 0 {
+                format!("{} cores", h.cores)
+            } else {
+                format!("{} logical CPUs", h.logical_cpus)
+            },
             h.memory_bytes.map_or("unknown".into(), host_bench::units::approx_size),
             h.kernel.clone().unwrap_or_default(),
             h.cpu_model.clone().unwrap_or_default()
+        ));
+    }
+    if f.clients.len() > 1
+        && let Some(c) = f.curves.first()
+    {
+        let split: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| {
+                let parts: Vec<String> = p.threads_per_client.iter().map(u32::to_string).collect();
+                format!("{} = {}", p.threads, parts.join("+"))
+            })
+            .collect();
+        out.push_str(&format!(
+            "threads per client, round robin: {} (fio's client/server mode; each figure is fio's aggregate of all clients)\n",
+            split.join(", ")
         ));
     }
     out.push_str(&format!(
@@ -694,74 +747,6 @@ struct CurveMarks {
     plateau: Option<Plateau>,
 }
 
-/// The two documents' sides as `compare::compare` names them.
-const SIDES: [&str; 2] = ["A", "B"];
-
-/// B against A: every repeat of every figure a sample (`run_figures`), judged by the
-/// experiment's rule (`compare::compare`: both 95% intervals on one side), rows in the
-/// documents' own order; `metrics`, when given, keeps only those.
-fn compared(a: &BenchReport, b: &BenchReport, metrics: &[String], method: &compare::Method) -> Result<BenchComparison> {
-    if a.kind != b.kind {
-        bail!("cannot compare a {} run with a {} run", a.kind, b.kind);
-    }
-    let mut order: std::collections::HashMap<(String, String), usize> = std::collections::HashMap::new();
-    let mut observations = Vec::new();
-    for (side, doc) in SIDES.iter().zip([a, b]) {
-        for f in doc.run_figures() {
-            if !metrics.is_empty() && !metrics.contains(&f.metric) {
-                continue;
-            }
-            let next = order.len();
-            order.entry((f.test.clone(), f.metric.clone())).or_insert(next);
-            observations.push(Observation {
-                host: String::new(),
-                profile: (*side).to_owned(),
-                kind: doc.kind.clone(),
-                test: f.test,
-                metric: f.metric,
-                unit: f.unit,
-                direction: Direction::from_higher_is_better(f.higher_is_better),
-                value: f.value,
-            });
-        }
-    }
-    let profiles = SIDES.map(str::to_owned);
-    let mut rows: Vec<BenchChange> = compare::compare(&observations, &profiles, method)
-        .into_iter()
-        .filter_map(|c| {
-            let change = c.changes.first()?;
-            let side = |name: &str| c.profiles.iter().find(|p| p.profile == name);
-            let (sa, sb) = (side(SIDES[0]), side(SIDES[1]));
-            Some(BenchChange {
-                a: sa.map(|p| p.median),
-                n_a: sa.map_or(0, |p| p.n),
-                b: sb.map(|p| p.median),
-                n_b: sb.map_or(0, |p| p.n),
-                difference: change.difference,
-                percent: change.percent,
-                bootstrap_percent: change.bootstrap_percent,
-                welch_percent: change.welch_percent,
-                verdict: change.verdict,
-                verdict_text: change.verdict.as_str().to_owned(),
-                test: c.test,
-                metric: c.metric,
-                unit: c.unit,
-                direction: c.direction,
-            })
-        })
-        .collect();
-    rows.sort_by_key(|r| order.get(&(r.test.clone(), r.metric.clone())).copied());
-    let name = |r: &BenchReport| r.label.clone().unwrap_or_else(|| r.started_at.clone());
-    Ok(BenchComparison {
-        schema: compare::BENCH_COMPARE_SCHEMA.to_owned(),
-        a: name(a),
-        b: name(b),
-        method: *method,
-        method_note: compare::METHOD_NOTE.to_owned(),
-        changes: rows,
-    })
-}
-
 /// Each curve of either file-system run, its peak and plateau in both.
 fn curve_pairs(a: &BenchReport, b: &BenchReport) -> Vec<CurvePair> {
     let (Some(fa), Some(fb)) = (&a.filesystem, &b.filesystem) else {
@@ -825,7 +810,7 @@ fn curves_text(pairs: &[CurvePair]) -> String {
 fn compare(args: &CompareArgs, output: OutputFormat) -> Result<Exit> {
     use rftune_experiment::report;
     let (a, b) = (report::read_bench(&args.a)?, report::read_bench(&args.b)?);
-    let comparison = compared(&a, &b, &args.metrics, &compare::Method::default())?;
+    let comparison = compare::documents(&a, &b, &args.metrics, &compare::Method::default())?;
     let curves = curve_pairs(&a, &b);
     let worse: Vec<String> = comparison
         .changes

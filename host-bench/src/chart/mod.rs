@@ -9,17 +9,20 @@
 //! `grid` on gridlines, `legend` on the legend group, `axis-title` on axis titles.
 //!
 //! By job: the axis and the number formats (`axis`), [`BarChart`] (`bar`), [`LineChart`]
-//! (`line`), [`SweepChart`] (`sweep`: curves over a thread-count sweep); here the legend, the
+//! (`line`), [`SweepChart`] (`sweep`: curves over a thread-count sweep), [`ChangeChart`]
+//! (`change`: changes against a baseline with their intervals, a row each); here the legend, the
 //! shared drawing helpers and the page ([`page`] and its stylesheet).
 
 mod axis;
 mod bar;
+mod change;
 mod line;
 mod sweep;
 
 use axis::Axis;
 pub use axis::format_value;
 pub use bar::{BarChart, BarSeries};
+pub use change::{ChangeChart, ChangeRow, measure};
 pub use line::{LineChart, LineSeries};
 pub use sweep::{SweepChart, SweepPoint, SweepSeries};
 

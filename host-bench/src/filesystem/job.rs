@@ -8,7 +8,10 @@
 //! Every job runs as threads with group reporting, so fio's own aggregate (all I/O over the
 //! slowest thread's time, as mdtest and IOR count) is the point's figure; page-cache
 //! invalidation is off, as in IOzone and mdtest, so the data set's size alone keeps caches from
-//! answering, and the document says where it was too small for that. Files are created when
+//! answering, and the document says where it was too small for that. fio's client/server mode
+//! would put the client's address in front of every file name it makes up (`unique_filename`);
+//! the names are already unique per client (`c<client>.<job>`, a thread's own directory), so
+//! that is off, and cleanup knows every name. Files are created when
 //! the job opens them (`create_on_open`), inside the timing, never laid out beforehand; phases
 //! that read allow fio to create nothing.
 
@@ -102,6 +105,7 @@ impl Step<'_> {
             "thread".to_owned(),
             "group_reporting".to_owned(),
             "invalidate=0".to_owned(),
+            "unique_filename=0".to_owned(),
         ];
         let n = self.per_client.get(client).copied().unwrap_or(0);
         let dir = self.root.join(layout::test_dir(self.test));
@@ -180,7 +184,7 @@ impl Step<'_> {
             Op::Remove => ("filedelete", "read"),
         };
         let mut text = format!(
-            "[global]\nthread\ngroup_reporting\ninvalidate=0\nioengine={engine}\nrw={rw}\nbs={bs}\nfilesize={bs}\n\
+            "[global]\nthread\ngroup_reporting\ninvalidate=0\nunique_filename=0\nioengine={engine}\nrw={rw}\nbs={bs}\nfilesize={bs}\n\
              openfiles=1\nfile_service_type=sequential\ncreate_on_open=1\n"
         );
         if !matches!(op, Op::Create | Op::Write) {
@@ -219,13 +223,18 @@ impl Step<'_> {
                 let _ = writeln!(text, "filename={line}");
             }
         }
-        // 8 pools of this size; about 500 bytes a `psync` file (measured on fio 3.33), doubled.
-        let alloc = files / 8;
         JobFile {
             text,
-            alloc_kib: (alloc > 16 << 10).then_some(alloc),
+            alloc_kib: alloc_kib(files),
         }
     }
+}
+
+/// fio's `--alloc-size` (KiB) for a job of `files` files, when its default pool is too small:
+/// 8 pools of this size; about 500 bytes a `psync` file (measured on fio 3.33), doubled.
+pub(crate) fn alloc_kib(files: u64) -> Option<u64> {
+    let alloc = files / 8;
+    (alloc > 16 << 10).then_some(alloc)
 }
 
 /// A path as fio reads it in a file name (`:` separates names there).

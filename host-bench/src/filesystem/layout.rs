@@ -173,11 +173,8 @@ pub(crate) async fn remove_ours(exec: &dyn Exec, root: &Path, within: &Path) -> 
     // Deepest first: a directory is empty once what it held is gone, unless something that is
     // not rftune's is in it, which keeps it.
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    for d in dirs {
-        if exec.remove_dir(&root.join(&d)).await? {
-            done.removed_dirs += 1;
-        }
-    }
+    let dirs: Vec<PathBuf> = dirs.iter().map(|d| root.join(d)).collect();
+    done.removed_dirs = exec.remove_dirs(&dirs).await?;
     done.left.sort();
     done.complete = done.left.is_empty();
     Ok(done)

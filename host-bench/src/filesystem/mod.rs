@@ -9,15 +9,18 @@
 //! (`layout`), which file system holds the target (`mount`), and the run itself with its
 //! refusals (`run`). The document's part is [`crate::report::FileSystemBench`].
 //!
-//! The clients are a list of [`crate::exec::Exec`]: today this host alone, running fio itself.
-//! Everything per client (threads, the N-to-1 ranges, file names) is already computed per
-//! client, so fio's client/server mode can later take several.
+//! The clients are this host, running fio itself, or several machines each running fio's
+//! server (`servers`), started and reached from here over SSH, so that fio's client/server
+//! mode starts every client's share of a step together and its aggregate is the point's
+//! figure. Threads are spread over the clients round robin; everything per client (threads,
+//! the N-to-1 ranges, file names) is computed per client.
 
 mod job;
 mod layout;
 pub mod mount;
 mod plan;
 mod run;
+mod servers;
 
 pub use job::{JobFile, Phase, Range, n_to_1_ranges};
 pub use layout::{Cleanup, MANIFEST, ROOT, cleanup};

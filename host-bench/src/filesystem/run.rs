@@ -3,24 +3,34 @@
 //! named ([`super::mount::check`]), too little free space for the largest step, a sweep a
 //! client cannot run (more threads than it has cores, unless asked; more threads than fio
 //! allows; metadata threads without a directory of their own), clients whose fio versions
-//! differ. [`run`] then writes the manifest and the root, runs every step's operations with
-//! power sampled from every BMC around each fio run, removes each step's files after it, and
-//! always removes everything it created at the end, also when a step fails or the run is
-//! stopped; the error then says whether that cleanup was complete.
+//! differ (the front end's here among them). [`run`] then starts fio's server on every client
+//! of a run with several ([`super::servers`]), writes the manifest on the first client and
+//! reads it back on every other (the marker proving they all see one file system), writes the
+//! root, runs every step's operations with power sampled from every BMC around each fio run,
+//! removes each step's files after it, and always removes everything it created at the end
+//! (through the first client still reachable) and stops the servers, also when a step fails,
+//! a client's SSH connection is lost, or the run is stopped; the error then says where the
+//! run stopped and whether that cleanup was complete.
 //!
 //! fio's front end runs on this host: it writes the job files and reads fio's JSON in the
-//! work directory here. With one client (this host) fio runs the jobs itself.
+//! work directory here. With one client that is this host fio runs the jobs itself; with
+//! several, fio's client/server mode runs each client's job file on its server, all starting
+//! each step together, and fio's own aggregate over all clients is the point's figure.
 
 use super::Test;
 use super::job::{Phase, Step};
 use super::layout::{self, MANIFEST, Manifest, ROOT};
 use super::mount::{self, FileSystem};
 use super::plan::{self, FIO_MAX_JOBS, MAX_DEFAULT_THREADS, Method, Sizes};
+use super::servers::Servers;
 use crate::exec::{self, Exec};
 use crate::fio::{self, Fio};
 use crate::power;
-use crate::report::{BenchReport, BmcInfo, BmcPower, ClientInfo, Curve, FileSystemBench, PhaseRun, Point, curve_name};
+use crate::report::{
+    BenchReport, BmcInfo, BmcPower, ClientInfo, ClientRun, Curve, FileSystemBench, PhaseRun, Point, curve_name,
+};
 use crate::run::{Common, NamedPower, Progress, measured_each, unreliable_power};
+use crate::ssh::Transport;
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -31,13 +41,19 @@ const SHORT_MS: u64 = 100;
 /// A machine that runs threads of the benchmark.
 #[derive(Clone, Copy)]
 pub struct Client<'a> {
-    /// How it is reached.
+    /// How its files and programs are reached (listings, `mkdir`, `fio --version`).
     pub exec: &'a dyn Exec,
+    /// How fio's server is started on it and reached from here (fio's client/server mode);
+    /// `None` for a client that runs fio itself, which only a run with one client may have.
+    pub server: Option<&'a Transport>,
 }
 
 impl std::fmt::Debug for Client<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("exec", &self.exec.describe()).finish()
+        f.debug_struct("Client")
+            .field("exec", &self.exec.describe())
+            .field("server", &self.server.map(Transport::describe))
+            .finish()
     }
 }
 
@@ -107,6 +123,8 @@ impl Default for FsSettings {
 pub struct FsRun<'a> {
     settings: FsSettings,
     clients: Vec<Client<'a>>,
+    /// Where fio's front end runs (this host).
+    here: Client<'a>,
     tests: Vec<Test>,
     sizes: Sizes,
     threads: Vec<u32>,
@@ -128,12 +146,19 @@ fn cores_of(info: &ClientInfo) -> u32 {
 }
 
 impl<'a> FsRun<'a> {
-    /// Checks everything before anything is written (see the module's documentation).
-    pub async fn new(settings: FsSettings, clients: Vec<Client<'a>>) -> Result<Self> {
-        if clients.len() != 1 {
+    /// Checks everything before anything is written (see the module's documentation); `here`
+    /// runs fio's front end (this host).
+    pub async fn new(settings: FsSettings, clients: Vec<Client<'a>>, here: &'a dyn Exec) -> Result<Self> {
+        if clients.is_empty() {
+            return Err(Error::BadInput("a file-system run needs a client".into()));
+        }
+        if clients.len() > 1
+            && let Some(c) = clients.iter().find(|c| c.server.is_none())
+        {
             return Err(Error::BadInput(format!(
-                "{} clients: a file-system run takes one client (this host) for now",
-                clients.len()
+                "{} clients, but {} runs fio itself: with several clients each runs fio's server, reached from here",
+                clients.len(),
+                c.exec.describe()
             )));
         }
         let tests = Test::select(&settings.tests)?;
@@ -145,6 +170,12 @@ impl<'a> FsRun<'a> {
                 host: c.exec.host_info().await?,
             });
             versions.push((c.exec.describe(), Fio::new(c.exec).version().await?));
+        }
+        if clients.iter().any(|c| c.server.is_some()) {
+            versions.push((
+                format!("{} (fio's front end)", here.describe()),
+                Fio::new(here).version().await?,
+            ));
         }
         if let Some((name, v)) = versions.iter().find(|(_, v)| *v != versions[0].1) {
             return Err(Error::Refused(format!(
@@ -185,6 +216,10 @@ impl<'a> FsRun<'a> {
             fio_version: versions.swap_remove(0).1,
             settings,
             clients,
+            here: Client {
+                exec: here,
+                server: None,
+            },
             tests,
             sizes,
             threads,
@@ -202,6 +237,54 @@ impl<'a> FsRun<'a> {
     /// The sweep.
     pub fn threads(&self) -> &[u32] {
         &self.threads
+    }
+
+    /// The clients reached through fio's server, in order (none when fio runs itself).
+    fn server_transports(&self) -> Vec<&'a Transport> {
+        self.clients.iter().filter_map(|c| c.server).collect()
+    }
+
+    /// fio's `--alloc-size` for the servers: enough for the most metadata files one client's
+    /// job lists in the sweep.
+    fn server_alloc_kib(&self) -> Option<u64> {
+        if !self.tests.contains(&Test::Metadata) {
+            return None;
+        }
+        let most = self
+            .threads
+            .iter()
+            .flat_map(|t| {
+                let dirs = self.sizes.md_dirs_per_thread(*t);
+                plan::round_robin(*t, self.clients.len())
+                    .into_iter()
+                    .map(move |n| dirs * u64::from(n))
+            })
+            .max()
+            .unwrap_or(0);
+        super::job::alloc_kib(most * self.sizes.md_files_per_dir)
+    }
+
+    /// Refuses clients that do not see the file `lead` wrote at `path` as it wrote it: they
+    /// do not share one file system (or not at that path), so their threads would not meet.
+    async fn same_file_system(&self, path: &Path, text: &str) -> Result<()> {
+        let lead = self.clients[0].exec.describe();
+        for c in &self.clients[1..] {
+            let seen = c.exec.read(path).await?;
+            if seen.as_deref() != Some(text) {
+                return Err(Error::Refused(format!(
+                    "{} does not see the file {lead} wrote at {} ({}): the clients do not share one file system \
+                     at --target, so their threads would not meet on it",
+                    c.exec.describe(),
+                    path.display(),
+                    if seen.is_some() {
+                        "it sees another file there"
+                    } else {
+                        "it sees no file there"
+                    }
+                )));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -364,19 +447,41 @@ pub async fn run(
     progress: &dyn Progress,
 ) -> Result<BenchReport> {
     let started_at = crate::utc_now();
-    let exec = run.clients[0].exec;
     let target = &run.settings.target;
-    let host = run.infos[0].host.hostname.clone().unwrap_or_else(|| exec.describe());
-    let manifest = serde_json::to_string_pretty(&Manifest::new(&host)).unwrap_or_default();
-    exec.create_new(&target.join(MANIFEST), &manifest).await?;
-    let measured = match exec.make_dir(&target.join(ROOT)).await {
-        Ok(()) => Sweep::new(run, power, progress).curves().await,
-        Err(e) => Err(e),
+    let transports = run.server_transports();
+    let mut servers = if transports.is_empty() {
+        None
+    } else {
+        progress.message(&format!(
+            "starting fio's server on {} clients: {}",
+            transports.len(),
+            transports.iter().map(|t| t.describe()).collect::<Vec<_>>().join(", ")
+        ));
+        Some(Servers::start(&transports, run.server_alloc_kib()).await?)
     };
-    let cleanup = layout::cleanup(exec, target).await;
+    let lead = run.clients[0].exec;
+    let host = run.infos[0].host.hostname.clone().unwrap_or_else(|| lead.describe());
+    let manifest = serde_json::to_string_pretty(&Manifest::new(&host)).unwrap_or_default();
+    let manifest_path = target.join(MANIFEST);
+    if let Err(e) = lead.create_new(&manifest_path, &manifest).await {
+        if let Some(s) = servers {
+            s.stop().await;
+        }
+        return Err(e);
+    }
+    let measured = async {
+        run.same_file_system(&manifest_path, &manifest).await?;
+        lead.make_dir(&target.join(ROOT)).await?;
+        Sweep::new(run, power, progress, servers.as_mut()).curves().await
+    }
+    .await;
+    if let Some(s) = servers {
+        s.stop().await;
+    }
+    let cleanup = cleanup_through_any(run, target).await;
     let cleaned = match &cleanup {
-        Ok(c) if c.complete => "everything this run created was removed".to_owned(),
-        Ok(c) => format!(
+        Ok((_, c)) if c.complete => "everything this run created was removed".to_owned(),
+        Ok((_, c)) => format!(
             "what this run created was removed, but for the directories holding {} entries rftune did not \
              create ({})",
             c.left.len(),
@@ -391,7 +496,7 @@ pub async fn run(
         what: format!("benchmarking {} failed; {cleaned}", target.display()),
         source: Box::new(e),
     })?;
-    if !matches!(&cleanup, Ok(c) if c.complete) {
+    if !matches!(&cleanup, Ok((_, c)) if c.complete) {
         problems.push(cleaned);
     }
     let mut r = BenchReport::new(
@@ -462,11 +567,58 @@ pub async fn run(
     Ok(r)
 }
 
+/// The first server whose connection ends ([`Servers::lost`], looked at four times a second);
+/// never, without servers.
+async fn watch(servers: Option<&mut Servers>) -> String {
+    let Some(servers) = servers else {
+        return std::future::pending().await;
+    };
+    loop {
+        if let Some(lost) = servers.lost() {
+            return lost;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The error of a client whose connection ended during `at`.
+fn lost_at(lost: &str, at: &str) -> Error {
+    Error::NoAnswer(format!(
+        "lost the connection to {lost} during {at}: the run stopped there, and fio's servers were stopped"
+    ))
+}
+
+/// `, 2+2 on 2 clients` for a step spread over several clients; nothing for one.
+fn split(per_client: &[u32]) -> String {
+    if per_client.len() < 2 {
+        return String::new();
+    }
+    let parts: Vec<String> = per_client.iter().map(u32::to_string).collect();
+    format!(" ({} on {} clients)", parts.join("+"), per_client.len())
+}
+
+/// Removes what the run created through the first client that can still do it (a client whose
+/// connection was lost may not answer; they all see the same files).
+async fn cleanup_through_any(run: &FsRun<'_>, target: &Path) -> Result<(String, layout::Cleanup)> {
+    let mut first_error = None;
+    for c in &run.clients {
+        match layout::cleanup(c.exec, target).await {
+            Ok(done) => return Ok((c.exec.describe(), done)),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or_else(|| Error::BadInput("no client".into())))
+}
+
 /// The measuring part of a run.
 struct Sweep<'r, 'a> {
     run: &'r FsRun<'a>,
     power: &'r [NamedPower<'r>],
     progress: &'r dyn Progress,
+    /// fio's servers on the clients, when there are several.
+    servers: Option<&'r mut Servers>,
     root: PathBuf,
     /// fio runs done and to do, for progress.
     done: usize,
@@ -475,7 +627,12 @@ struct Sweep<'r, 'a> {
 }
 
 impl<'r, 'a> Sweep<'r, 'a> {
-    fn new(run: &'r FsRun<'a>, power: &'r [NamedPower<'r>], progress: &'r dyn Progress) -> Self {
+    fn new(
+        run: &'r FsRun<'a>,
+        power: &'r [NamedPower<'r>],
+        progress: &'r dyn Progress,
+        servers: Option<&'r mut Servers>,
+    ) -> Self {
         let sizes_of = |t: &Test| {
             if *t == Test::Metadata {
                 run.sizes.md_file_sizes.len()
@@ -488,6 +645,7 @@ impl<'r, 'a> Sweep<'r, 'a> {
             run,
             power,
             progress,
+            servers,
             root: run.settings.target.join(ROOT),
             done: 0,
             total: per_step * run.threads.len() * run.settings.common.repeat as usize,
@@ -549,21 +707,22 @@ impl<'r, 'a> Sweep<'r, 'a> {
                     &step,
                     Phase::LayOut,
                     &format!("{}-lay-out-t{threads}-r{}", test.name(), rep + 1),
+                    &format!("laying out random at {threads} threads, run {}/{repeat}", rep + 1),
                 )
                 .await?;
             }
             for (i, op) in test.ops().iter().enumerate() {
                 self.done += 1;
                 let curve = curve_name(test, *op, file_size);
-                self.progress.message(&format!(
-                    "[{}/{}] {curve} at {threads} thread{}, run {}/{repeat}",
-                    self.done,
-                    self.total,
+                let at = format!(
+                    "{curve} at {threads} thread{}{}, run {}/{repeat}",
                     if threads == 1 { "" } else { "s" },
+                    split(&per_client),
                     rep + 1
-                ));
+                );
+                self.progress.message(&format!("[{}/{}] {at}", self.done, self.total));
                 let name = format!("{}-t{threads}-r{}", curve.replace(' ', "-"), rep + 1);
-                runs[i].push(self.fio(&step, Phase::Measure(*op), &name).await?);
+                runs[i].push(self.fio(&step, Phase::Measure(*op), &name, &at).await?);
             }
             layout::remove_ours(exec, &root, test_dir).await?;
         }
@@ -601,34 +760,73 @@ impl<'r, 'a> Sweep<'r, 'a> {
             .collect()
     }
 
-    /// One fio run of `phase` named `name` (its job file and JSON in the work directory), with
-    /// power sampled around it when it is measured.
-    async fn fio(&mut self, step: &Step<'_>, phase: Phase, name: &str) -> Result<PhaseRun> {
+    /// One fio run of `phase` named `name` (its job files and JSON in the work directory), with
+    /// power sampled around it when it is measured; `at` says where in the sweep it is, for
+    /// the error when a client's connection is lost.
+    async fn fio(&mut self, step: &Step<'_>, phase: Phase, name: &str, at: &str) -> Result<PhaseRun> {
         let run = self.run;
-        let exec = run.clients[0].exec;
         let workdir = &run.settings.workdir;
         std::fs::create_dir_all(workdir).map_err(crate::io_err(format!("creating {}", workdir.display())))?;
-        let job = step.job(phase, 0);
-        let job_path = workdir.join(format!("{name}.fio"));
         let json_path = workdir.join(format!("{name}.json"));
-        std::fs::write(&job_path, &job.text).map_err(crate::io_err(format!("writing {}", job_path.display())))?;
         let _ = std::fs::remove_file(&json_path);
+        let write = |path: &Path, text: &str| {
+            std::fs::write(path, text).map_err(crate::io_err(format!("writing {}", path.display())))
+        };
         let mut argv = vec![
             "fio".to_owned(),
             "--output-format=json".to_owned(),
             format!("--output={}", json_path.display()),
         ];
-        if let Some(kib) = job.alloc_kib {
-            argv.push(format!("--alloc-size={kib}"));
-        }
-        argv.push(job_path.display().to_string());
+        let exec = match self.servers.as_deref_mut() {
+            None => {
+                let job = step.job(phase, 0);
+                let job_path = workdir.join(format!("{name}.fio"));
+                write(&job_path, &job.text)?;
+                if let Some(kib) = job.alloc_kib {
+                    argv.push(format!("--alloc-size={kib}"));
+                }
+                argv.push(job_path.display().to_string());
+                run.clients[0].exec
+            }
+            Some(servers) => {
+                let mut jobs = Vec::new();
+                let mut alloc = None;
+                for (k, n) in step.per_client.iter().enumerate() {
+                    if *n == 0 {
+                        jobs.push(None);
+                        continue;
+                    }
+                    let job = step.job(phase, k);
+                    let path = workdir.join(format!("{name}.c{k}.fio"));
+                    write(&path, &job.text)?;
+                    alloc = alloc.max(job.alloc_kib);
+                    jobs.push(Some(path));
+                }
+                if let Some(kib) = alloc {
+                    argv.push(format!("--alloc-size={kib}"));
+                }
+                if let Some(lost) = servers.lost() {
+                    return Err(lost_at(&lost, at));
+                }
+                argv.extend(servers.front_end_args(&jobs.iter().map(Option::as_deref).collect::<Vec<_>>()));
+                run.here.exec
+            }
+        };
         let sources = if matches!(phase, Phase::Measure(_)) {
             self.power
         } else {
             &[]
         };
-        let (out, traces) =
-            measured_each(sources, &run.settings.common, &mut self.problems, exec.run(&argv, None)).await?;
+        // A server whose connection ends mid-run stops the run at once: fio's front end would
+        // wait for the other clients' share to end first.
+        let measured = measured_each(sources, &run.settings.common, &mut self.problems, exec.run(&argv, None));
+        let (out, traces) = tokio::select! {
+            measured = measured => measured?,
+            lost = watch(self.servers.as_deref_mut()) => return Err(lost_at(&lost, at)),
+        };
+        if let Some(lost) = self.servers.as_deref_mut().and_then(Servers::lost) {
+            return Err(lost_at(&lost, at));
+        }
         let text = std::fs::read_to_string(&json_path).unwrap_or_default();
         let failed = || {
             exec::program_failed(
@@ -664,6 +862,27 @@ impl<'r, 'a> Sweep<'r, 'a> {
             }
         }
         let power_w = (!power.is_empty()).then(|| power.iter().map(|p| p.stats.average_w).sum());
+        // fio names each client's group by the address it reached it at (here, its socket),
+        // in an order of its own.
+        let sockets = self.servers.as_deref().map(Servers::sockets).unwrap_or_default();
+        let mut clients: Vec<ClientRun> = parsed
+            .clients
+            .iter()
+            .filter_map(|(at, job)| {
+                let k = sockets.iter().position(|s| s == at)?;
+                Some(ClientRun {
+                    client: run.infos.get(k).map(|i| i.name.clone()).unwrap_or_default(),
+                    threads: step.per_client.get(k).copied().unwrap_or(0),
+                    value: match measure {
+                        super::Measure::Bandwidth => (job.read.bw_bytes + job.write.bw_bytes) / 1e9,
+                        super::Measure::Iops | super::Measure::Ops => job.read.iops + job.write.iops,
+                    },
+                    bytes: job.read.io_bytes + job.write.io_bytes,
+                    index: k,
+                })
+            })
+            .collect();
+        clients.sort_by_key(|c| c.index);
         Ok(PhaseRun {
             value,
             ops: group.read.total_ios + group.write.total_ios,
@@ -680,6 +899,7 @@ impl<'r, 'a> Sweep<'r, 'a> {
                 .display()
                 .to_string(),
             errors: metrics.errors,
+            clients,
         })
     }
 }

@@ -99,6 +99,14 @@ pub fn point_test(curve: &super::filesystem::Curve, threads: u32) -> String {
     )
 }
 
+/// A file-system point's test split back into its curve and thread count (`n-to-n write at 8
+/// threads` is `("n-to-n write", 8)`); `None` for any other test.
+pub fn split_point_test(test: &str) -> Option<(&str, u32)> {
+    let rest = test.strip_suffix(" threads").or_else(|| test.strip_suffix(" thread"))?;
+    let (curve, threads) = rest.rsplit_once(" at ")?;
+    Some((curve, threads.parse().ok()?))
+}
+
 impl BenchReport {
     /// Every comparable figure, in a stable order.
     pub fn figures(&self) -> Vec<Figure> {
@@ -240,6 +248,20 @@ impl BenchReport {
 #[cfg(test)]
 mod tests {
     use crate::report::{BenchReport, parse};
+
+    #[test]
+    fn a_points_test_splits_back_into_its_curve_and_threads() {
+        assert_eq!(
+            super::split_point_test("n-to-n write at 8 threads"),
+            Some(("n-to-n write", 8))
+        );
+        assert_eq!(
+            super::split_point_test("metadata create 3 KiB at 1 thread"),
+            Some(("metadata create 3 KiB", 1))
+        );
+        assert_eq!(super::split_point_test("randread"), None);
+        assert_eq!(super::split_point_test("x at many threads"), None);
+    }
 
     #[test]
     fn each_repeat_is_a_figure_of_its_own_and_the_rest_come_once() {

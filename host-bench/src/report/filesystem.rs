@@ -165,6 +165,26 @@ pub struct PhaseRun {
     pub fio_output: String,
     /// fio's per-job errors.
     pub errors: Vec<String>,
+    /// With several clients, each one's own share as fio reported it (its group), in the
+    /// clients' order; `value` is fio's aggregate of them all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientRun>,
+}
+
+/// One client's share of a fio run over several.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ClientRun {
+    /// The client ([`ClientInfo::name`]).
+    pub client: String,
+    /// Its threads in the step.
+    pub threads: u32,
+    /// Its group's figure, in the curve's unit.
+    pub value: f64,
+    /// Bytes its threads transferred.
+    pub bytes: u64,
+    /// Its place among the run's clients (0 for the first).
+    pub index: usize,
 }
 
 /// One BMC's power over a run.

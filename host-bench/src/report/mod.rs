@@ -10,10 +10,10 @@ mod filesystem;
 mod filesystem_html;
 mod html;
 
-pub use figures::{Figure, point_test};
+pub use figures::{Figure, point_test, split_point_test};
 pub use filesystem::{
-    BmcPower, ClientInfo, Curve, CurvePeak, FileSystemBench, PLATEAU_TOLERANCE, PhaseRun, Plateau, Point, curve_name,
-    peak_and_plateau,
+    BmcPower, ClientInfo, ClientRun, Curve, CurvePeak, FileSystemBench, PLATEAU_TOLERANCE, PhaseRun, Plateau, Point,
+    curve_name, peak_and_plateau,
 };
 pub use filesystem_html::bios_profile;
 

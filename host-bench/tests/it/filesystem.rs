@@ -55,9 +55,16 @@ async fn a_tiny_sweep_on_tmpfs_gives_every_curve_with_power_and_leaves_the_targe
     };
     let out = super::TempDir::new("fs-out");
     let local = Local::default();
-    let run = FsRun::new(tiny(target.path(), out.0.join("fio")), vec![Client { exec: &local }])
-        .await
-        .unwrap();
+    let run = FsRun::new(
+        tiny(target.path(), out.0.join("fio")),
+        vec![Client {
+            exec: &local,
+            server: None,
+        }],
+        &local,
+    )
+    .await
+    .unwrap();
     let (a, b) = (FakePower { fail: false }, FakePower { fail: false });
     let power: Vec<NamedPower<'_>> = vec![("bmc-a".into(), &a), ("bmc-b".into(), &b)];
     let doc = filesystem::run(&run, &[], &power, &NoProgress).await.unwrap();
@@ -181,4 +188,152 @@ async fn cleanup_removes_what_a_killed_run_left_and_nothing_else() {
     std::fs::create_dir(&root).unwrap();
     assert!(filesystem::cleanup(&local, target).await.is_err());
     assert!(root.exists());
+}
+
+#[tokio::test]
+async fn two_clients_run_each_step_through_fios_servers_with_threads_round_robin_and_one_aggregate() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
+    let Some(target) = tmpfs_dir("clients") else {
+        return;
+    };
+    let out = super::TempDir::new("fs-clients");
+    let before = rftune_tests::fio_server_dirs();
+    // Two clients that are both this host, each with a server of its own on a private socket:
+    // fio's client/server mode as over SSH, without the tunnel.
+    let (a, b) = (Local::default(), Local::default());
+    let local = host_bench::ssh::Transport::Local;
+    let settings = FsSettings {
+        tests: "n-to-n,n-to-1".into(),
+        threads: Some(vec![1, 3]),
+        ..tiny(target.path(), out.0.join("fio"))
+    };
+    let clients = served(&[&a, &b], &local);
+    let run = FsRun::new(settings, clients, &a).await.unwrap();
+    let doc = filesystem::run(&run, &[], &[], &NoProgress).await.unwrap();
+    assert!(doc.valid, "{:?}", doc.problems);
+    let f = doc.filesystem.as_ref().unwrap();
+    assert_eq!(f.clients.len(), 2);
+    for c in &f.curves {
+        let split: Vec<Vec<u32>> = c.points.iter().map(|p| p.threads_per_client.clone()).collect();
+        assert_eq!(
+            split,
+            [vec![1, 0], vec![2, 1]],
+            "{}: thread i on client i mod 2",
+            c.name()
+        );
+        // One client at 1 thread: its group is the figure. Two at 3: fio's "All clients".
+        // Each client's own group, told apart by where fio reached it: client 0 ran two
+        // threads of 2 MiB each (8 MiB over 3 threads, in whole 1 MiB records), client 1 one.
+        let shares: Vec<(usize, u32, u64)> = c.points[1].runs[0]
+            .clients
+            .iter()
+            .map(|r| (r.index, r.threads, r.bytes))
+            .collect();
+        assert_eq!(shares, [(0, 2, 4 << 20), (1, 1, 2 << 20)], "{}", c.name());
+        for p in &c.points {
+            let run = &p.runs[0];
+            assert!(p.valid && run.value > 0.0, "{}: {p:?}", c.name());
+            let fio: serde_json::Value = serde_json::from_str(&host_bench_json(&out.0.join(&run.fio_output))).unwrap();
+            let stats = fio["client_stats"].as_array().unwrap();
+            let all = stats.iter().find(|s| s["jobname"] == "All clients");
+            let whole = all.unwrap_or(&stats[0]);
+            let dir = if c.op == filesystem::Op::Write { "write" } else { "read" };
+            let bw = whole[dir]["bw_bytes"].as_f64().unwrap();
+            assert!(
+                (run.value - bw / 1e9).abs() < 1e-12,
+                "{}: {} vs fio's {bw}",
+                c.name(),
+                run.value
+            );
+            assert_eq!(all.is_some(), p.threads == 3, "{}", c.name());
+        }
+    }
+    // The N-to-1 file got every thread's segment from both clients: 3 threads × 8 MiB / 3.
+    let write = &f.curves.iter().find(|c| c.name() == "n-to-1 write").unwrap().points[1].runs[0];
+    assert_eq!(write.bytes, 3 * ((8 << 20) / 3 / (1 << 20)) * (1 << 20));
+    assert_eq!(
+        std::fs::read_dir(target.path()).unwrap().count(),
+        0,
+        "the target is as found"
+    );
+    assert_eq!(
+        rftune_tests::fio_server_dirs(),
+        before,
+        "every server stopped and its directory removed"
+    );
+}
+
+/// fio's client/server output as written: the front end's lines, then the document.
+fn host_bench_json(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let start = text.find("\n{").map_or(0, |i| i + 1);
+    text[start..].to_owned()
+}
+
+/// Clients each running fio's server, started through `transport`.
+fn served<'a>(execs: &[&'a dyn Exec], transport: &'a host_bench::ssh::Transport) -> Vec<Client<'a>> {
+    execs
+        .iter()
+        .map(|exec| Client {
+            exec: *exec,
+            server: Some(transport),
+        })
+        .collect()
+}
+
+/// A client whose shell sees none of the files the first one writes: a stand-in for a machine
+/// that mounts another file system at the same path.
+struct Elsewhere(Local);
+
+impl Exec for Elsewhere {
+    fn describe(&self) -> String {
+        "elsewhere".into()
+    }
+
+    fn run<'a>(
+        &'a self,
+        argv: &'a [String],
+        timeout: Option<Duration>,
+    ) -> host_bench::exec::BoxFuture<'a, host_bench::Result<host_bench::exec::Output>> {
+        self.0.run(argv, timeout)
+    }
+
+    fn read<'a>(&'a self, _: &'a Path) -> host_bench::exec::BoxFuture<'a, host_bench::Result<Option<String>>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_see_the_marker_stops_the_run_before_any_fio_runs() {
+    if !rftune_tests::fio_available() {
+        return;
+    }
+    let Some(target) = tmpfs_dir("marker") else {
+        return;
+    };
+    let out = super::TempDir::new("fs-marker");
+    let before = rftune_tests::fio_server_dirs();
+    let (a, b) = (Local::default(), Elsewhere(Local::default()));
+    let local = host_bench::ssh::Transport::Local;
+    let clients = served(&[&a, &b], &local);
+    let run = FsRun::new(tiny(target.path(), out.0.join("fio")), clients, &a)
+        .await
+        .unwrap();
+    let e = filesystem::run(&run, &[], &[], &NoProgress).await.unwrap_err();
+    let text = format!(
+        "{e}: {}",
+        std::error::Error::source(&e)
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    );
+    assert!(
+        text.contains("elsewhere does not see the file this host wrote") && text.contains("one file system"),
+        "{text}"
+    );
+    assert!(text.contains("everything this run created was removed"), "{text}");
+    assert_eq!(std::fs::read_dir(target.path()).unwrap().count(), 0);
+    assert!(!out.0.join("fio").exists(), "no fio ran");
+    assert_eq!(rftune_tests::fio_server_dirs(), before);
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 /// An empty directory on tmpfs, removed on drop; `None` where `/dev/shm` is not a tmpfs (the
 /// test is then skipped, saying so, or fails with `RFTUNE_REQUIRE_TOOLS=1`).
-fn tmpfs_target() -> Option<tempfile::TempDir> {
+pub(crate) fn tmpfs_target() -> Option<tempfile::TempDir> {
     let dir = tempfile::Builder::new()
         .prefix("rftune-e2e-fs-")
         .tempdir_in("/dev/shm")

@@ -151,75 +151,6 @@ async fn a_killed_experiment_resumes_after_its_last_finished_step() {
     assert_eq!(indices, vec![0, 1, 2, 3], "every step once, in order");
 }
 
-/// An sshd on a free loopback port with generated host and user keys, stopped on drop.
-struct Sshd {
-    _child: tokio::process::Child,
-    client_config: std::path::PathBuf,
-    port: u16,
-}
-
-async fn sshd(dir: &std::path::Path) -> Sshd {
-    // Callers check rftune_tests::sshd_available first.
-    let sshd = std::path::Path::new("/usr/sbin/sshd");
-    let keygen = |file: &str| {
-        let status = std::process::Command::new("ssh-keygen")
-            .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-            .arg(dir.join(file))
-            .status()
-            .unwrap();
-        assert!(status.success(), "ssh-keygen {file}");
-    };
-    keygen("host_key");
-    keygen("user_key");
-    std::fs::copy(dir.join("user_key.pub"), dir.join("authorized_keys")).unwrap();
-    // sshd's privilege separation needs this directory (root-owned); it exists when sshd runs as a service.
-    let _ = std::fs::create_dir_all("/run/sshd");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let user = std::env::var("USER")
-        .or_else(|_| std::env::var("LOGNAME"))
-        .unwrap_or_else(|_| "root".into());
-    let d = dir.display();
-    std::fs::write(
-        dir.join("sshd_config"),
-        format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\nPidFile {d}/sshd.pid\nAuthorizedKeysFile {d}/authorized_keys\n\
-             PasswordAuthentication no\nKbdInteractiveAuthentication no\nPubkeyAuthentication yes\nStrictModes no\nUsePAM no\nPermitRootLogin yes\n"
-        ),
-    )
-    .unwrap();
-    let child = tokio::process::Command::new(sshd)
-        .args(["-D", "-e", "-f"])
-        .arg(dir.join("sshd_config"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let client_config = dir.join("ssh_config");
-    std::fs::write(
-        &client_config,
-        format!(
-            "Host bench-host\n  HostName 127.0.0.1\n  Port {port}\n  User {user}\n  IdentityFile {d}/user_key\n  IdentitiesOnly yes\n\
-             StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n"
-        ),
-    )
-    .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        assert!(std::time::Instant::now() < deadline, "sshd did not start");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    Sshd {
-        _child: child,
-        client_config,
-        port,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn benchmarks_run_on_the_host_over_ssh() {
     let ssh_client = rftune_tests::on_path("ssh");
@@ -230,7 +161,8 @@ async fn benchmarks_run_on_the_host_over_ssh() {
     }
     let fleet = sim("r7625", 1, |_| {}).await;
     let dir = TempDir::new();
-    let ssh = sshd(&dir.0).await;
+    let ssh = super::bench_clients::sshd(&dir.0.join("sshd"), "127.0.0.1", "").await;
+    let client_config = super::bench_clients::ssh_config(&dir.0, &[("bench-host", &ssh)]);
     let text = format!(
         "profiles = [\"performance\", \"low-latency\"]\nrepeats = 1\nreboot = \"force\"\n\n\
          [timeouts]\ngraceful = \"5s\"\njob = \"20s\"\nboot = \"20s\"\nos = \"20s\"\nbench = \"120s\"\n\n\
@@ -238,7 +170,7 @@ async fn benchmarks_run_on_the_host_over_ssh() {
          [[hosts]]\nname = \"remote\"\nbmc = \"{}\"\nos = {{ transport = \"ssh\", target = \"bench-host\", port = {}, config = \"{}\", rftune = \"{}\" }}\n",
         fleet.hosts()[0].url,
         ssh.port,
-        ssh.client_config.display(),
+        client_config.display(),
         binary().display()
     );
     let file = dir.0.join("ssh.toml");

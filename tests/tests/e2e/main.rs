@@ -4,6 +4,7 @@
 mod ansible;
 mod apply;
 mod bench;
+mod bench_clients;
 mod bench_fs;
 mod bios;
 mod boot;
