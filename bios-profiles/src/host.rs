@@ -241,7 +241,7 @@ impl HostFacts {
     /// socket's `ProcNBrand` (`Proc0Brand` on 17G registries, which number processors from 0,
     /// `Proc1Brand` before), the sockets from the `ProcNBrand` attributes that name a CPU (an
     /// empty socket says "Not Installed"), the cores per processor from the first socket's
-    /// `ProcNNumCores` and SMT from `LogicalProc`.
+    /// `ProcNNumCores` and SMT from `LogicalProc` (HPE's `ProcSMT`).
     pub fn from_bios(attributes: &Attributes) -> Self {
         let text = |name: &str| {
             attributes
@@ -270,7 +270,8 @@ impl HostFacts {
             cpu: cpu.map(str::to_owned),
             sockets: sockets.and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
             cores: (first..=MAX_SOCKETS).filter(|n| installed_at(*n)).find_map(cores_of),
-            smt: match text("LogicalProc") {
+            // Dell's `LogicalProc`, HPE's `ProcSMT`: the same switch, the same tokens.
+            smt: match text("LogicalProc").or_else(|| text("ProcSMT")) {
                 Some("Enabled") => Some(true),
                 Some("Disabled") => Some(false),
                 _ => None,

@@ -7,7 +7,7 @@ use crate::connect::Bmc;
 use crate::error::{Context, Result};
 use crate::read::{self, HostState};
 use bios_profiles::{
-    Diff, HostFacts, Library, Profile, ProfileRef, ResolvedProfile, Severity, ValidateOptions, Violation,
+    Diff, HostFacts, Library, Profile, ProfileRef, ResolvedProfile, Severity, ValidateOptions, Vendor, Violation,
 };
 use redfish_client::resources::bios::Bios;
 use redfish_client::resources::computer_system::Memory;
@@ -26,9 +26,13 @@ pub struct LoadedProfile {
     needs_memory: bool,
     /// Whether it has a `[boot]` order (so the host's boot options are read).
     needs_boot: bool,
-    /// The profile resolved for the facts seen so far: a fleet's hosts share a handful.
-    resolved: std::sync::Mutex<Vec<(HostFacts, Arc<ResolvedProfile>)>>,
+    /// The profile resolved (and bound to a vendor's names) for the facts and vendors seen so
+    /// far: a fleet's hosts share a handful.
+    resolved: std::sync::Mutex<Vec<Resolution>>,
 }
+
+/// A profile resolved for a host's facts and bound to its vendor's names.
+type Resolution = ((HostFacts, Vendor), Arc<ResolvedProfile>);
 
 /// Resolutions kept at once (by distinct host facts: model, CPU, sockets, cores, memory).
 const MAX_RESOLVED: usize = 64;
@@ -129,19 +133,24 @@ impl LoadedProfile {
         Ok(self.library.resolve_profile(&self.profile, facts)?)
     }
 
-    /// [`LoadedProfile::resolve`], shared by every host with the same facts (resolution depends on
-    /// nothing else).
-    pub fn resolve_shared(&self, facts: &HostFacts) -> Result<Arc<ResolvedProfile>> {
+    /// [`LoadedProfile::resolve`] bound to `vendor`'s attribute names and tokens (a Dell
+    /// host's profile as written; an HPE host's through the HPE binding), shared by every host
+    /// with the same facts and vendor (resolution depends on nothing else).
+    pub fn resolve_shared(&self, facts: &HostFacts, vendor: Vendor) -> Result<Arc<ResolvedProfile>> {
         let lock = || self.resolved.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, profile)) = lock().iter().find(|(f, _)| f == facts) {
+        if let Some((_, profile)) = lock().iter().find(|((f, v), _)| f == facts && *v == vendor) {
             return Ok(profile.clone());
         }
-        let profile = Arc::new(self.resolve(facts)?);
+        let resolved = self.resolve(facts)?;
+        let profile = Arc::new(match vendor {
+            Vendor::Dell => resolved,
+            other => bios_profiles::bind(&resolved, other)?.profile,
+        });
         let mut resolved = lock();
         if resolved.len() >= MAX_RESOLVED {
             resolved.remove(0);
         }
-        resolved.push((facts.clone(), profile.clone()));
+        resolved.push(((facts.clone(), vendor), profile.clone()));
         Ok(profile)
     }
 }
@@ -282,11 +291,14 @@ async fn read(
         other => other?,
     };
     let mut facts = HostFacts::from_bios(&values.bios);
+    if let Some(system) = &values.system {
+        facts = with_system(facts, system);
+    }
     if let Some(dimms) = dimms {
         facts = facts.with_memory(&dimms);
     }
     let profile = loaded
-        .resolve_shared(&facts)
+        .resolve_shared(&facts, values.backend.vendor())
         .with_context(|| format!("{}: resolving profile {}", bmc.name, loaded.name()))?;
     let profile = crate::boot::with_boot(bmc, profile, &values.bios, boot_options?.as_deref())?;
     let mut state = read::with_registry(bmc, cache, values).await?;
@@ -305,6 +317,29 @@ async fn read(
         }
     }
     Ok((state, profile))
+}
+
+/// `facts` completed from the system, for what a BIOS read by its links does not say of its
+/// host (HPE's names no CPU): the model, and the CPU, sockets and cores per socket from
+/// `ProcessorSummary` (whose `CoreCount` counts every socket's cores).
+fn with_system(mut facts: HostFacts, system: &redfish_client::resources::computer_system::ComputerSystem) -> HostFacts {
+    let text = |v: Option<&String>| v.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+    if facts.model.is_none() {
+        facts.model = text(system.model.as_ref());
+    }
+    if facts.cpu.is_none()
+        && let Some(summary) = &system.processor_summary
+        && let Some(cpu) = text(summary.model.as_ref())
+    {
+        facts.generation = bios_profiles::Generation::from_cpu_model(&cpu);
+        facts.cpu = Some(cpu);
+        facts.sockets = summary.count.filter(|n| *n > 0);
+        facts.cores = match (summary.core_count, facts.sockets) {
+            (Some(cores), Some(sockets)) if cores % sockets == 0 => Some(cores / sockets),
+            _ => None,
+        };
+    }
+    facts
 }
 
 /// The host's DIMMs: at the backend's fixed place, or where its first system links them.

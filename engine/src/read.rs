@@ -12,6 +12,7 @@ use crate::lifecycle::Operation;
 use crate::observe::Observer;
 use redfish_client::resources::attribute_registry::AttributeRegistry;
 use redfish_client::resources::bios::{ApplyTime, Attributes, Bios, BiosSettings};
+use redfish_client::resources::computer_system::ComputerSystem;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -70,6 +71,9 @@ pub struct HostValues {
     /// The BIOS resource, where the backend has no fixed place for the registry and its link
     /// leads there.
     pub(crate) linked: Option<Bios>,
+    /// The system, where the backend reads it by its links: what such a BIOS does not say of
+    /// itself (model, serial number, ROM version, CPUs) is read from it.
+    pub system: Option<ComputerSystem>,
     /// The backend the host was read through.
     pub backend: Backend,
     /// When staged BIOS values may apply, as the BIOS resource lists it (empty: none listed).
@@ -79,6 +83,34 @@ pub struct HostValues {
 impl HostValues {
     fn text(&self, name: &str) -> Option<String> {
         self.bios.get(name).and_then(|v| v.as_str()).map(str::to_owned)
+    }
+
+    /// `from_system` of the system read by its links, where the BIOS attribute `name` (Dell's)
+    /// is absent.
+    fn text_or(&self, name: &str, from_system: impl FnOnce(&ComputerSystem) -> Option<&String>) -> Option<String> {
+        self.text(name).or_else(|| {
+            self.system
+                .as_ref()
+                .and_then(from_system)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        })
+    }
+
+    /// The server's model: the BIOS's `SystemModelName` (Dell), else the system's `Model`.
+    pub fn model(&self) -> Option<String> {
+        self.text_or("SystemModelName", |s| s.model.as_ref())
+    }
+
+    /// The BIOS version: `SystemBiosVersion` (Dell), else the system's `BiosVersion` (HPE's
+    /// ROM, `A42 v2.60 (08/11/2022)`).
+    pub fn bios_version(&self) -> Option<String> {
+        self.text_or("SystemBiosVersion", |s| s.bios_version.as_ref())
+    }
+
+    /// The service tag: `SystemServiceTag` (Dell), else the system's `SerialNumber`.
+    pub fn service_tag(&self) -> Option<String> {
+        self.text_or("SystemServiceTag", |s| s.serial_number.as_ref())
     }
 }
 
@@ -252,6 +284,7 @@ async fn read_at(
         jobs: jobs?,
         lockdown,
         linked: None,
+        system: None,
         backend: backend.clone(),
     }))
 }
@@ -266,7 +299,8 @@ async fn read_by_links(
     groups: &BTreeSet<AttributeGroup>,
     _jobs: bool,
 ) -> Result<HostValues> {
-    let bios_id = bmc.bios_id().await?;
+    let system = bmc.first_system().await?;
+    let bios_id = system.bios_link();
     let bios = bmc
         .client
         .bios(&bios_id)
@@ -287,6 +321,7 @@ async fn read_by_links(
         jobs: Vec::new(),
         lockdown: None,
         linked: Some(bios),
+        system: Some(system),
         backend: backend.clone(),
     })
 }
@@ -294,8 +329,8 @@ async fn read_by_links(
 /// Completes `values` with the host's BIOS attribute registry: from `cache` when a copy fits
 /// this host, else from the host.
 pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues) -> Result<HostState> {
-    let model = values.text("SystemModelName");
-    let bios_version = values.text("SystemBiosVersion");
+    let model = values.model();
+    let bios_version = values.bios_version();
     let backend = &values.backend;
     let fetch = || async {
         let registry = match (backend.places(), &values.linked) {
@@ -327,7 +362,7 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         _ => (std::sync::Arc::new(fetch().await?), false),
     };
     Ok(HostState {
-        service_tag: values.text("SystemServiceTag"),
+        service_tag: values.service_tag(),
         model,
         bios_version,
         bios: values.bios,

@@ -55,6 +55,14 @@ pub enum Kind {
         /// The PowerEdge generation (18 for 18G).
         generation: u32,
     },
+    /// An HPE iLO (ProLiant): plain Redfish found by following links, a settings object that
+    /// mirrors every value, no job queue; the profile bound to HPE's attribute names.
+    Ilo {
+        /// The iLO generation its service root names (5 for `iLO 5`).
+        generation: Option<u32>,
+        /// The iLO firmware its service root names (`2.72`).
+        firmware: Option<String>,
+    },
     /// A service no backend recognises, read as plain Redfish; `vendor` as it names itself.
     Generic {
         /// The service root's `Vendor`.
@@ -68,7 +76,7 @@ impl Kind {
         match self {
             Self::Idrac9 => Some("14G-16G"),
             Self::Idrac10 { .. } => Some("17G"),
-            Self::LaterIdrac { .. } | Self::Generic { .. } => None,
+            Self::LaterIdrac { .. } | Self::Ilo { .. } | Self::Generic { .. } => None,
         }
     }
 }
@@ -80,6 +88,16 @@ impl fmt::Display for Kind {
             Self::Idrac10 { firmware: Some(v) } => write!(f, "Dell iDRAC10 (firmware {v})"),
             Self::Idrac10 { firmware: None } => f.write_str("Dell iDRAC10"),
             Self::LaterIdrac { generation } => write!(f, "a Dell iDRAC of PowerEdge {generation}G"),
+            Self::Ilo { generation, firmware } => {
+                f.write_str("HPE iLO")?;
+                if let Some(g) = generation {
+                    write!(f, " {g}")?;
+                }
+                match firmware {
+                    Some(v) => write!(f, " (firmware {v})"),
+                    None => Ok(()),
+                }
+            }
             Self::Generic { vendor: Some(v) } => write!(f, "a Redfish service of {v} that rftune does not know"),
             Self::Generic { vendor: None } => f.write_str("a Redfish service that names no vendor"),
         }
@@ -182,6 +200,16 @@ impl Backend {
         }
     }
 
+    /// An HPE iLO of `generation` (5, 6, 7), firmware `firmware` where known: read by its
+    /// links like plain Redfish (its settings object mirrors every value, so only what differs
+    /// is pending), its profile bound to HPE's names. rftune does not write to it yet.
+    pub fn ilo(generation: Option<u32>, firmware: Option<String>) -> Self {
+        Self {
+            kind: Kind::Ilo { generation, firmware },
+            ..Self::generic(Some("HPE".into()))
+        }
+    }
+
     /// The iDRAC of PowerEdge `generation`, its firmware `firmware` where known: iDRAC9 up to
     /// 16G, iDRAC10 at 17G; a later one is read as iDRAC10 and not written to.
     pub fn idrac(generation: Option<u32>, firmware: Option<String>) -> Self {
@@ -201,12 +229,27 @@ impl Backend {
         if is_dell(root) {
             return Self::idrac9();
         }
+        if redfish_client::oem::hpe::is_ilo(root) {
+            return Self::ilo(
+                redfish_client::oem::hpe::ilo_generation(root),
+                redfish_client::oem::hpe::ilo_firmware(root),
+            );
+        }
         Self::generic(root.vendor.clone())
     }
 
     /// Whether this is a Dell iDRAC of any generation.
     pub fn is_idrac(&self) -> bool {
-        !matches!(self.kind, Kind::Generic { .. })
+        matches!(self.kind, Kind::Idrac9 | Kind::Idrac10 { .. } | Kind::LaterIdrac { .. })
+    }
+
+    /// The vendor whose attribute names a profile is bound to on this BMC: HPE's on an iLO,
+    /// the profiles' own (Dell's) everywhere else.
+    pub fn vendor(&self) -> bios_profiles::Vendor {
+        match self.kind {
+            Kind::Ilo { .. } => bios_profiles::Vendor::Hpe,
+            _ => bios_profiles::Vendor::Dell,
+        }
     }
 
     /// Which kind of BMC this is.
@@ -270,6 +313,9 @@ impl Backend {
             Kind::Idrac9 | Kind::Idrac10 { .. } => None,
             kind @ Kind::LaterIdrac { .. } => Some(format!(
                 "this BMC is {kind}: rftune reads it as an iDRAC10, but writes only to the generations whose paths and rules it knows (iDRAC9 on 14G-16G, iDRAC10 on 17G)"
+            )),
+            kind @ Kind::Ilo { .. } => Some(format!(
+                "this BMC is {kind}: rftune reads, diffs and plans it with the profile bound to HPE's attribute names, but does not write to an iLO yet"
             )),
             kind @ Kind::Generic { .. } => Some(format!(
                 "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9 and iDRAC10)"
@@ -363,6 +409,26 @@ mod tests {
         let why = later.refuses_writes().unwrap();
         assert!(why.contains("18G") && why.contains("iDRAC10 on 17G"), "{why}");
         assert!(later.places().is_some(), "read at iDRAC10's places");
+    }
+
+    #[test]
+    fn an_ilo_is_recognised_from_its_oem_block_bound_to_hpe_names_and_not_written_yet() {
+        let ilo = Backend::recognise(&root(
+            r#"{"Vendor":"HPE","Oem":{"Hpe":{"Manager":[{"ManagerType":"iLO 5","ManagerFirmwareVersion":"2.72"}]}}}"#,
+        ));
+        assert_eq!(
+            ilo.kind(),
+            &Kind::Ilo {
+                generation: Some(5),
+                firmware: Some("2.72".into())
+            }
+        );
+        assert_eq!(ilo.kind().to_string(), "HPE iLO 5 (firmware 2.72)");
+        assert!(!ilo.is_idrac() && ilo.places().is_none() && ilo.jobs().is_none());
+        assert_eq!(ilo.vendor(), bios_profiles::Vendor::Hpe);
+        assert_eq!(Backend::idrac9().vendor(), bios_profiles::Vendor::Dell);
+        let why = ilo.refuses_writes().unwrap();
+        assert!(why.contains("HPE iLO 5") && why.contains("does not write"), "{why}");
     }
 
     #[test]

@@ -5,6 +5,8 @@ use serde_json::{Map, Value};
 
 #[cfg(feature = "dell")]
 pub mod dell;
+#[cfg(feature = "hpe")]
+pub mod hpe;
 
 /// The entry for `vendor` in an `Oem` map (e.g. `"Dell"`), if present.
 pub fn vendor_section<'a>(oem: Option<&'a Map<String, Value>>, vendor: &str) -> Option<&'a Value> {
