@@ -21,7 +21,7 @@ use std::path::PathBuf;
 /// Keep Dell PowerEdge servers with AMD EPYC on the BIOS and iDRAC settings Dell and AMD
 /// recommend, prove it, and measure what they buy.
 ///
-/// Exit codes: 0 success (or in sync), 2 drift found (or not converged), 1 error, 130/143
+/// Exit codes: 0 success (or in sync), 2 drift found (or not converged, or not applied), 1 error, 130/143
 /// stopped by SIGINT/SIGTERM, 141 stdout closed before all output was written (`| head`).
 ///
 /// With -o json or jsonl, each failed host carries `error` (the text) and `error_kind`:
@@ -120,8 +120,11 @@ pub enum Command {
     ///
     /// iDRAC attributes apply immediately. Existing pending values or BIOS jobs stop the host
     /// unless they are rftune's own and equal the plan (then they are adopted) or
-    /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
-    /// converged (including --reboot none), 1 on errors.
+    /// --replace-pending is given. Each host ends in_sync, converged, not_converged (staged for
+    /// a later reboot, or not clean after it), not_applied (the BMC took the values but the
+    /// BIOS refused some at POST, as an HPE iLO reports in its settings messages; never
+    /// success) or planned (--dry-run). Exit 0 when every host ends in sync, 2 when any is not
+    /// converged or not applied (including --reboot none), 1 on errors.
     Apply(ApplyArgs),
     /// Write what an apply would do to each host into a plan file (rftune.plan/v1) for review,
     /// and show it: per host its identity, every attribute's current, pending and desired value
@@ -139,7 +142,8 @@ pub enum Command {
     /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
     /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
     /// by name. Exit codes as the command's own over the whole fleet: 1 if any host failed, else
-    /// 2 if any drifted or is unverified (diff) or is not converged or planned (apply), else 0.
+    /// 2 if any drifted or is unverified (diff) or is not converged, not applied or planned
+    /// (apply), else 0.
     Merge(MergeArgs),
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).

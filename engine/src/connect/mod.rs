@@ -103,6 +103,9 @@ struct Recognition {
     model_generation: Option<u32>,
     /// Whether the Manager (its `Model`, `17G Monolithic`, and firmware) told the generation.
     manager_read: bool,
+    /// Where a backend without fixed places keeps the BIOS settings object, as the BIOS last
+    /// read named it.
+    settings_at: Option<ODataId>,
 }
 
 /// What a backend's choice rests on.
@@ -124,6 +127,7 @@ impl Default for Recognition {
             by: RecognisedBy::Presumed,
             model_generation: None,
             manager_read: false,
+            settings_at: None,
         }
     }
 }
@@ -441,6 +445,37 @@ impl Bmc {
             Some(p) => p.bios.clone(),
             None => self.first_system().await?.bios_link(),
         })
+    }
+
+    /// Records where the BIOS just read keeps its settings object (a backend without fixed
+    /// places finds it there).
+    pub(crate) fn note_settings_at(&self, settings: ODataId) {
+        self.recognition.lock().unwrap_or_else(PoisonError::into_inner).settings_at = Some(settings);
+    }
+
+    /// The BIOS settings object (where values are staged): the backend's fixed place, else
+    /// where the BIOS names it (`@Redfish.Settings`), as read last or read now.
+    pub async fn settings_id(&self) -> Result<ODataId> {
+        if let Some(p) = self.backend().places() {
+            return Ok(p.bios_settings.clone());
+        }
+        let noted = self
+            .recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .settings_at
+            .clone();
+        if let Some(at) = noted {
+            return Ok(at);
+        }
+        let bios = self
+            .client
+            .bios(&self.bios_id().await?)
+            .await
+            .map_err(|e| self.explain(e, "reading BIOS values"))?;
+        let at = bios.settings_object();
+        self.note_settings_at(at.clone());
+        Ok(at)
     }
 
     /// The chassis: the recognised backend's fixed place (the service root is read first when
