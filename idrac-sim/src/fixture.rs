@@ -192,7 +192,7 @@ fn fold_case(docs: HashMap<String, Value>) -> HashMap<String, Value> {
 /// (iLO's), else the letter of Dell's `DIMM.Socket.<letter>` id; an absent or empty slot does
 /// not count.
 fn dimms_per_socket(docs: &HashMap<String, Value>, system: &str, bmc: Bmc) -> Vec<usize> {
-    let collection = format!("{system}/Memory");
+    let collection = canonical(bmc, &format!("{system}/Memory"));
     let Some(members) = docs.get(&collection).and_then(|c| c["Members"].as_array()) else {
         return Vec::new();
     };
@@ -826,6 +826,32 @@ mod tests {
         let builtin = Fixture::builtin("c6615").unwrap();
         assert_eq!(f.bios, builtin.bios);
         assert_eq!(f.hidden_bios, builtin.hidden_bios);
+    }
+
+    /// A mockup whose system is not at iDRAC's path is found through its Systems collection;
+    /// one whose collection lists nothing is refused, saying where and what is missing.
+    #[test]
+    fn a_tree_without_system_embedded_1_is_found_through_its_links_or_refused_with_the_reason() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/dl385");
+        let f = Fixture::from_dir(&dir).unwrap();
+        assert_eq!(f.bmc, Bmc::Ilo);
+        assert_eq!(
+            f.places.registry,
+            "/redfish/v1/registrystore/registries/en/biosattributeregistrya42.v1_2_60"
+        );
+        assert_eq!((f.sockets, f.dimms_per_socket.clone()), (2, vec![8, 8]));
+        assert!(f.doc("/redfish/v1/systems/1/bios").is_some() && f.doc("/redfish/v1/Systems/1").is_none());
+        let empty = tempfile::tempdir().unwrap();
+        let root = empty.path().join("redfish/v1");
+        std::fs::create_dir_all(root.join("Systems")).unwrap();
+        std::fs::write(
+            root.join("index.json"),
+            r#"{"@odata.id": "/redfish/v1", "Systems": {"@odata.id": "/redfish/v1/Systems"}}"#,
+        )
+        .unwrap();
+        std::fs::write(root.join("Systems/index.json"), r#"{"Members": []}"#).unwrap();
+        let err = Fixture::from_dir(empty.path()).unwrap_err().to_string();
+        assert!(err.contains("Systems") && err.contains("lists no member"), "{err}");
     }
 
     /// The generator keeps hidden values equal to what the emulator infers; the trees list only

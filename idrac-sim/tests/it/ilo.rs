@@ -477,3 +477,71 @@ async fn if_match_guards_the_settings_object_and_boot_is_written_on_the_system()
     let _ = fleet.hosts()[0].host.stats.to_json("x");
     let _ = settings.location;
 }
+
+#[tokio::test]
+async fn a_mixed_fleet_serves_dell_and_hpe_hosts_side_by_side_numbered_through_the_fleet() {
+    let fleet = start(SimConfig {
+        model: ModelSource::Builtin("r7625".into()),
+        hosts: 1,
+        more: vec![(ModelSource::Builtin("dl385".into()), 2)],
+        ..config()
+    })
+    .await;
+    let names: Vec<&str> = fleet.hosts().iter().map(|h| h.name.as_str()).collect();
+    assert_eq!(names, vec!["r7625-0001", "dl385-0002", "dl385-0003"]);
+    let mut vendors = Vec::new();
+    for h in fleet.hosts() {
+        let root: Value = raw()
+            .get(format!("{}/redfish/v1", h.url))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        vendors.push(root["Vendor"].as_str().unwrap_or("Dell").to_owned());
+    }
+    assert_eq!(vendors, vec!["Dell", "HPE", "HPE"]);
+    let serials: Vec<Value> = [1, 2]
+        .iter()
+        .map(|i| fleet.hosts()[*i].host.service_tag.clone().into())
+        .collect();
+    assert_ne!(serials[0], serials[1], "each ProLiant has its own serial number");
+    assert_eq!(
+        get(&fleet.hosts()[2].url, SYSTEM).await.body["SerialNumber"],
+        serials[1]
+    );
+}
+
+/// A public mockup names its system only through the Systems collection (the generated tree is
+/// laid out as one): served from its directory, it behaves as the built-in model.
+#[tokio::test]
+async fn a_mockup_directory_without_system_embedded_1_is_served_through_its_systems_collection() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/dl385");
+    let fleet = start(SimConfig {
+        model: ModelSource::Dir(dir),
+        ..config()
+    })
+    .await;
+    let url = &fleet.hosts()[0].url;
+    assert_eq!(fleet.hosts()[0].name, "dl385-0001");
+    let places = &fleet.hosts()[0].host.fixture.places;
+    assert_eq!(
+        (places.system.as_str(), places.bios.as_str(), places.settings.as_str()),
+        (
+            "/redfish/v1/systems/1",
+            "/redfish/v1/systems/1/bios",
+            "/redfish/v1/systems/1/bios/settings"
+        )
+    );
+    send(
+        url,
+        "PATCH",
+        SETTINGS,
+        Some(json!({"Attributes": {"AdminName": "from-dir"}})),
+        &[],
+    )
+    .await;
+    reset_and_wait(url).await;
+    assert_eq!(get(url, BIOS).await.body["Attributes"]["AdminName"], "from-dir");
+}
