@@ -9,6 +9,9 @@ mod common;
 pub mod nvme;
 pub mod power;
 pub mod scp;
+pub mod sim;
+
+pub use sim::SimArgs;
 
 pub use common::{
     ApplyFlags, ApplyTimeArg, AuthArg, BmcArgs, ConnectArgs, HookFlags, LockFlags, RebootArg, TargetArgs,
@@ -218,9 +221,9 @@ pub enum Command {
     /// drift or unverified, 1 a check failed.
     #[command(after_long_help = EXPORTER_HELP)]
     Exporter(ExporterArgs),
-    /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
-    /// without hardware and for tests. Prints one line per host, `rftune-sim: listening URL
-    /// fingerprint sha256:HEX`, then serves until interrupted.
+    /// Serve emulated BMCs: stateful iDRAC9s, iDRAC10s and HPE iLO 5s over fixture trees, for
+    /// trying rftune without hardware and for tests. Prints one line per host, `rftune-sim:
+    /// listening URL fingerprint sha256:HEX`, then serves until interrupted.
     ///
     /// Log in as root / calvin (the iDRAC factory default). HTTPS uses a generated self-signed
     /// certificate shaped like an iDRAC's: pin it with --fingerprint.
@@ -245,73 +248,6 @@ pub struct DemoArgs {
     /// The simulated POST.
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
     pub boot_time: std::time::Duration,
-}
-
-/// `rftune sim`.
-#[derive(Debug, ClapArgs)]
-pub struct SimArgs {
-    /// Built-in fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena), r7725 (Turin, a 17G
-    /// host on iDRAC10); for a directory use --fixture.
-    #[arg(long, default_value = "r7625", value_name = "MODEL")]
-    pub model: String,
-    /// Serve this tree instead of a built-in model: any directory laid out as
-    /// DIR/redfish/v1/<path>/index.json (the fixtures, a `rftune capture`, a public Redfish mockup).
-    // The doc comment is the --help text, where `<path>` is meant literally.
-    #[allow(rustdoc::invalid_html_tags)]
-    #[arg(long, value_name = "DIR", conflicts_with = "model")]
-    pub fixture: Option<PathBuf>,
-    /// Start every host with System Lockdown on (Lockdown.1.SystemLockdown = Enabled): BIOS and
-    /// iDRAC writes are refused (SYS406) until that attribute is set to Disabled.
-    #[arg(long)]
-    pub lockdown: bool,
-    /// Emulated iDRACs, on consecutive ports from the --listen port.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub hosts: usize,
-    /// Address of the first host; port 0 picks a free range.
-    #[arg(long, default_value = "127.0.0.1:9001", value_name = "ADDR:PORT")]
-    pub listen: std::net::SocketAddr,
-    /// Serve plain HTTP instead of HTTPS.
-    #[arg(long)]
-    pub http: bool,
-    /// How long the simulated POST takes after a reset (the BIOS job runs during it).
-    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = parse_duration)]
-    pub boot_time: std::time::Duration,
-    /// Delay added to every request: 50ms, or a range 20ms..80ms.
-    #[arg(long, value_name = "DURATION[..DURATION]")]
-    pub latency: Option<idrac_sim::Latency>,
-    /// Inject a fault, KIND[:RATE][@SELECTOR] (repeatable). KIND: 503, reset, timeout,
-    /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return (RATE per
-    /// host). SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
-    /// like 1,4,6-8.
-    #[arg(long = "fault", value_name = "SPEC")]
-    pub faults: Vec<idrac_sim::FaultSpec>,
-    /// Seed for latency, faults and power noise.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Write the hosts to this inventory file (the format every --inventory command reads).
-    #[arg(long, value_name = "FILE")]
-    pub write_inventory: Option<PathBuf>,
-    /// The emulator's account name.
-    #[arg(long, default_value = "root")]
-    pub username: String,
-    /// The emulator's account password (a test credential, not a secret).
-    #[arg(long, env = "RFTUNE_SIM_PASSWORD", default_value = "calvin", hide_env_values = true)]
-    pub password: String,
-    /// Idle time after which a session expires.
-    #[arg(long, default_value = "300s", value_name = "DURATION", value_parser = parse_duration)]
-    pub session_timeout: std::time::Duration,
-    /// Open sessions allowed per host (RAC0218 beyond).
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    pub session_limit: usize,
-    /// The emulated OS ignores GracefulShutdown and GracefulRestart.
-    #[arg(long)]
-    pub os_ignores_graceful: bool,
-    /// Print each request on stderr.
-    #[arg(long)]
-    pub log_requests: bool,
-    /// Stop by itself after this long (tests and scripts use it so nothing outlives them).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub exit_after: Option<std::time::Duration>,
 }
 
 /// `rftune exporter --help`'s closing section: what is served and how it is scheduled.
