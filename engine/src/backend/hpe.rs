@@ -123,11 +123,17 @@ mod tests {
         let same = settings(serde_json::json!({
             "Time": "2024-06-10T20:01:29+00:00", "Messages": [{"MessageId": "Base.1.0.Success"}]
         }));
-        assert_eq!(SettingsOutcome::read(before, Some(&same)), SettingsOutcome::NotProcessed);
+        assert_eq!(
+            SettingsOutcome::read(before, Some(&same)),
+            SettingsOutcome::NotProcessed
+        );
         let all = settings(serde_json::json!({
             "Time": "2026-12-07T05:00:00+00:00", "Messages": [{"MessageId": "Base.1.0.Success"}]
         }));
-        assert_eq!(SettingsOutcome::read(before, Some(&all)), SettingsOutcome::Processed(vec![]));
+        assert_eq!(
+            SettingsOutcome::read(before, Some(&all)),
+            SettingsOutcome::Processed(vec![])
+        );
         let partial = settings(serde_json::json!({
             "Time": "2026-12-07T05:00:00+00:00",
             "Messages": [

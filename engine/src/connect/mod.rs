@@ -106,6 +106,9 @@ struct Recognition {
     /// Where a backend without fixed places keeps the BIOS settings object, as the BIOS last
     /// read named it.
     settings_at: Option<ODataId>,
+    /// The first system and its BIOS, where a backend without fixed places found them (so
+    /// later steps do not list the systems again).
+    system_at: Option<(ODataId, ODataId)>,
 }
 
 /// What a backend's choice rests on.
@@ -128,6 +131,7 @@ impl Default for Recognition {
             model_generation: None,
             manager_read: false,
             settings_at: None,
+            system_at: None,
         }
     }
 }
@@ -401,6 +405,26 @@ impl Bmc {
         }
     }
 
+    /// `err`, from work started at the presumed iDRAC's places: when nothing had recognised the
+    /// backend yet, the service root decides, and a BMC without `what` (`boot control`), as
+    /// `has` tells, gets the host's error saying so instead of the failed request's.
+    pub async fn presumed_failure(
+        &self,
+        err: crate::Error,
+        has: impl FnOnce(&Backend) -> bool,
+        what: &str,
+    ) -> crate::Error {
+        if self.recognised() {
+            return err;
+        }
+        match self.recognise().await {
+            Ok(backend) if !has(&backend) => {
+                HostError::new(&self.name, HostErrorKind::Unsupported, backend.lacks(what)).into()
+            }
+            _ => err,
+        }
+    }
+
     /// `what` (`the job queue`) of the host's backend, or the host's error saying it has none.
     pub fn require<'b, T: ?Sized>(
         &self,
@@ -434,8 +458,20 @@ impl Bmc {
     pub async fn system_id(&self) -> Result<ODataId> {
         Ok(match self.backend().places() {
             Some(p) => p.system.clone(),
-            None => self.first_system().await?.odata_id,
+            None => match self.found_system() {
+                Some((system, _)) => system,
+                None => self.first_system().await?.odata_id,
+            },
         })
+    }
+
+    /// The first system and its BIOS, as found by an earlier [`Bmc::first_system`].
+    fn found_system(&self) -> Option<(ODataId, ODataId)> {
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .system_at
+            .clone()
     }
 
     /// The BIOS resource: the backend's fixed place (the presumed one included), or where the
@@ -443,14 +479,20 @@ impl Bmc {
     pub async fn bios_id(&self) -> Result<ODataId> {
         Ok(match self.backend().places() {
             Some(p) => p.bios.clone(),
-            None => self.first_system().await?.bios_link(),
+            None => match self.found_system() {
+                Some((_, bios)) => bios,
+                None => self.first_system().await?.bios_link(),
+            },
         })
     }
 
     /// Records where the BIOS just read keeps its settings object (a backend without fixed
     /// places finds it there).
     pub(crate) fn note_settings_at(&self, settings: ODataId) {
-        self.recognition.lock().unwrap_or_else(PoisonError::into_inner).settings_at = Some(settings);
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .settings_at = Some(settings);
     }
 
     /// The BIOS settings object (where values are staged): the backend's fixed place, else
@@ -511,10 +553,16 @@ impl Bmc {
                 "the BMC lists no systems (it may still be starting)",
             )
         })?;
-        self.client
+        let system = self
+            .client
             .system(first)
             .await
-            .map_err(|e| self.explain(e, "reading the system"))
+            .map_err(|e| self.explain(e, "reading the system"))?;
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .system_at = Some((system.odata_id.clone(), system.bios_link()));
+        Ok(system)
     }
 
     /// Logs in (a no-op with Basic authentication), so a credential problem is reported as such.

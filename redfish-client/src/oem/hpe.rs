@@ -51,7 +51,13 @@ pub fn in_post(system: &ComputerSystem) -> Option<bool> {
 
 /// The system's `Oem.Hpe.PostState` as it says it (`FinishedPost`).
 pub fn post_state(system: &ComputerSystem) -> Option<String> {
-    system.oem.as_ref()?.get("Hpe")?.get("PostState")?.as_str().map(str::to_owned)
+    system
+        .oem
+        .as_ref()?
+        .get("Hpe")?
+        .get("PostState")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// The BIOS (system ROM) family a system runs, `Oem.Hpe.Bios.Current.Family` (`A42`): with the
