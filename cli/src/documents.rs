@@ -420,10 +420,11 @@ pub enum ApplyStatus {
 
 impl ApplyStatus {
     /// Every status, in the order the summary counts them.
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Done(ApplyOutcome::InSync),
         Self::Done(ApplyOutcome::Converged),
         Self::Done(ApplyOutcome::NotConverged),
+        Self::Done(ApplyOutcome::NotApplied),
         Self::Done(ApplyOutcome::Planned),
         Self::Error,
         Self::NotStarted,
@@ -436,6 +437,7 @@ impl ApplyStatus {
             Self::Done(ApplyOutcome::InSync) => "in_sync",
             Self::Done(ApplyOutcome::Converged) => "converged",
             Self::Done(ApplyOutcome::NotConverged) => "not_converged",
+            Self::Done(ApplyOutcome::NotApplied) => "not_applied",
             Self::Done(ApplyOutcome::Planned) => "planned",
             Self::Error => "error",
             Self::NotStarted => "not_started",
@@ -475,6 +477,9 @@ pub struct ApplySummary {
     pub converged: usize,
     /// Staged but not applied, or not clean after the change.
     pub not_converged: usize,
+    /// Accepted by the BMC, but values refused by the BIOS at the POST that processed them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_applied: usize,
     /// Dry run plans.
     pub planned: usize,
     /// Failed.
@@ -499,6 +504,9 @@ impl std::fmt::Display for ApplySummary {
             "{} hosts: {} converged, {} in sync, {} not converged, {} planned, {} failed",
             self.hosts, self.converged, self.in_sync, self.not_converged, self.planned, self.error
         )?;
+        if self.not_applied > 0 {
+            write!(f, ", {} not applied", self.not_applied)?;
+        }
         if self.stale > 0 {
             write!(f, ", {} stale", self.stale)?;
         }
@@ -516,6 +524,7 @@ impl ApplySummary {
             ApplyStatus::Done(ApplyOutcome::InSync) => self.in_sync += 1,
             ApplyStatus::Done(ApplyOutcome::Converged) => self.converged += 1,
             ApplyStatus::Done(ApplyOutcome::NotConverged) => self.not_converged += 1,
+            ApplyStatus::Done(ApplyOutcome::NotApplied) => self.not_applied += 1,
             ApplyStatus::Done(ApplyOutcome::Planned) => self.planned += 1,
             ApplyStatus::NotStarted => self.not_started += 1,
             ApplyStatus::Error => self.error += 1,
@@ -546,7 +555,7 @@ impl ApplySummary {
             );
         }
         // A dry run that plans changes found drift: exit 2, as diff does.
-        Ok(if self.not_converged > 0 || self.planned > 0 {
+        Ok(if self.not_converged > 0 || self.not_applied > 0 || self.planned > 0 {
             Exit::Drift
         } else {
             Exit::Success

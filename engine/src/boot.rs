@@ -141,9 +141,13 @@ async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
 /// has as many entries as the order (both real iDRAC9 captures pair them so).
 pub async fn show(bmc: &Bmc) -> Result<BootShown> {
     let (system, options, sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
-    let boot = system?.boot.unwrap_or_default();
-    let options = options?.unwrap_or_default();
-    let sequence = sources?.unwrap_or_default();
+    let (system, options, sequence) = match (system, options, sources) {
+        (Ok(s), Ok(o), Ok(q)) => (s, o.unwrap_or_default(), q.unwrap_or_default()),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
+            return Err(bmc.presumed_failure(e, |b| b.boot().is_some(), "boot control").await);
+        }
+    };
+    let boot = system.boot.unwrap_or_default();
     let paired = sequence.len() == boot.boot_order.len();
     let order = boot
         .boot_order

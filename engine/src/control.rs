@@ -189,7 +189,7 @@ async fn restart_observed(bmc: &Bmc, timeout: Duration) -> bool {
     let backend = bmc.backend();
     until(timeout, || async {
         let in_post = match backend.readiness() {
-            Some(readiness) => readiness.in_post(&bmc.client).await.unwrap_or(false),
+            Some(readiness) => readiness.in_post(&bmc.client, None).await.unwrap_or(false),
             None => false,
         };
         in_post || power_state(bmc).await == Some(PowerState::Off)

@@ -254,7 +254,12 @@ pub async fn collect(bmc: &Bmc, lifecycle: usize) -> Result<Inventory> {
                     .map(|p| backend.pending().pending(&b.attributes, p.attributes)),
                 None => None,
             };
-            let tag = system.sku.clone();
+            // An iDRAC's service tag is its system's SKU; other vendors' is the serial number.
+            let tag = if backend.is_idrac() {
+                system.sku.clone()
+            } else {
+                system.serial_number.clone().or_else(|| system.sku.clone())
+            };
             let mut inventory = assemble(
                 t,
                 root.vendor.clone(),
@@ -318,11 +323,19 @@ fn assemble(
         .and_then(|m| m.model.clone())
         .filter(|m| crate::backend::generation_of(m).is_some() && m.contains('G'))
         .or_else(|| {
+            // Only a PowerEdge model name says its generation this way.
             system
                 .model
                 .as_deref()
+                .filter(|_| bmc.backend().is_idrac())
                 .and_then(crate::backend::generation_of)
                 .map(|g| format!("{g}G"))
+        });
+    let bmc_firmware = manager
+        .and_then(|m| m.firmware_version)
+        .or_else(|| match bmc.backend().kind() {
+            crate::backend::Kind::Ilo { firmware, .. } => firmware.clone(),
+            _ => None,
         });
     Inventory {
         schema: SCHEMA,
@@ -333,7 +346,7 @@ fn assemble(
         bios_version: system.bios_version,
         generation,
         bmc: Some(bmc.backend().kind().to_string()),
-        bmc_firmware: manager.and_then(|m| m.firmware_version),
+        bmc_firmware,
         power_state: system.power_state.map(|p| format!("{p:?}")),
         processors: Processors {
             count: cpu.count,

@@ -18,10 +18,13 @@ use serde_json::{Value, json};
 pub async fn list(bmc: &Bmc) -> Result<Vec<Job>> {
     let backend = bmc.backend();
     let queue = bmc.require(&backend, Backend::jobs, "job queue")?;
-    queue
-        .list(&bmc.client)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the job queue"))
+    match queue.list(&bmc.client).await {
+        Ok(jobs) => Ok(jobs),
+        Err(e) => {
+            let err = bmc.explain(e, "reading the job queue");
+            Err(bmc.presumed_failure(err, |b| b.jobs().is_some(), "job queue").await)
+        }
+    }
 }
 
 /// Creates the BIOS configuration job for values staged without one, returning its id.

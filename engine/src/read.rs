@@ -41,6 +41,8 @@ pub struct HostState {
     pub registry_cached: bool,
     /// `Bios.AttributeRegistry`, the registry the BIOS names.
     pub registry_id: Option<String>,
+    /// When the BIOS last processed staged values (`@Redfish.Settings.Time`), where it says.
+    pub settings_time: Option<String>,
     /// The `ETag` the BMC sent with the pending values (`Bios/Settings`), if it sends one: a
     /// PATCH of the settings carries it as `If-Match`.
     pub settings_etag: Option<String>,
@@ -58,6 +60,9 @@ pub struct HostValues {
     pub bios: Attributes,
     /// `Bios.AttributeRegistry`, the registry the BIOS names.
     pub registry_id: Option<String>,
+    /// When the BIOS last processed staged values (`@Redfish.Settings.Time`), where it says:
+    /// a BMC without jobs is judged by this time moving past the reboot.
+    pub settings_time: Option<String>,
     /// Pending BIOS values.
     pub pending: Attributes,
     /// iDRAC attributes of the groups asked for.
@@ -277,6 +282,7 @@ async fn read_at(
     Ok(Some(HostValues {
         apply_times: bios.apply_times(),
         registry_id: bios.attribute_registry.clone(),
+        settings_time: bios.settings.as_ref().and_then(|s| s.time.clone()),
         pending: backend.pending().pending(&bios.attributes, pending.value.attributes),
         bios: bios.attributes,
         settings_etag,
@@ -306,6 +312,7 @@ async fn read_by_links(
         .bios(&bios_id)
         .await
         .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+    bmc.note_settings_at(bios.settings_object());
     let settings = bmc
         .client
         .pending_bios(&bios)
@@ -314,6 +321,7 @@ async fn read_by_links(
     Ok(HostValues {
         apply_times: bios.apply_times(),
         registry_id: bios.attribute_registry.clone(),
+        settings_time: bios.settings.as_ref().and_then(|s| s.time.clone()),
         pending: backend.pending().pending(&bios.attributes, settings.attributes),
         bios: bios.attributes.clone(),
         settings_etag: None,
@@ -373,6 +381,7 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         lockdown: values.lockdown,
         registry_cached,
         registry_id: values.registry_id,
+        settings_time: values.settings_time,
         settings_etag: values.settings_etag,
         backend: values.backend,
         apply_times: values.apply_times,

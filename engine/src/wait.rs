@@ -172,9 +172,10 @@ pub async fn wait_until_back(bmc: &Bmc, timeout: Duration, observer: &dyn Observ
     let (system_id, bios_id) = (bmc.system_id().await?, bmc.bios_id().await?);
     let looked = watch(timeout, || async {
         observer.event(&Event::phase(&bmc.name, Phase::WaitingForHost));
-        let on = matches!(bmc.client.system(&system_id).await, Ok(s) if s.power_state == Some(PowerState::On));
+        let system = bmc.client.system(&system_id).await.ok();
+        let on = system.as_ref().is_some_and(|s| s.power_state == Some(PowerState::On));
         let out_of_post = match backend.readiness() {
-            Some(readiness) => matches!(readiness.in_post(&bmc.client).await, Ok(false)),
+            Some(readiness) => matches!(readiness.in_post(&bmc.client, system.as_ref()).await, Ok(false)),
             None => true,
         };
         if on

@@ -39,8 +39,11 @@ impl FromStr for ModelSource {
 pub struct SimConfig {
     /// The fixture tree.
     pub model: ModelSource,
-    /// How many iDRACs, on consecutive ports from `listen`.
+    /// How many hosts of `model`, on consecutive ports from `listen`.
     pub hosts: usize,
+    /// Further hosts of other models, each group after the one before on the next ports
+    /// (a mixed fleet: Dell and HPE side by side). Empty for a fleet of one model.
+    pub more: Vec<(ModelSource, usize)>,
     /// Address of the first host; port 0 picks a free range.
     pub listen: SocketAddr,
     /// Serve HTTPS with a generated iDRAC-like certificate (else plain HTTP).
@@ -75,6 +78,7 @@ impl Default for SimConfig {
         Self {
             model: ModelSource::Builtin("r7625".into()),
             hosts: 1,
+            more: Vec::new(),
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tls: true,
             boot_time: Duration::from_secs(5),
@@ -89,6 +93,13 @@ impl Default for SimConfig {
             log_requests: false,
             lockdown: false,
         }
+    }
+}
+
+impl SimConfig {
+    /// Every host of the fleet: `hosts` of `model`, then each group of `more`.
+    pub fn total_hosts(&self) -> usize {
+        self.hosts + self.more.iter().map(|(_, n)| n).sum::<usize>()
     }
 }
 

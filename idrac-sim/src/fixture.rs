@@ -2,7 +2,11 @@
 //! and the typed pieces the behaviour needs (registries, initial values, identity).
 //!
 //! A tree is any directory in the DMTF mockup layout, `DIR/redfish/v1/<path>/index.json`: the
-//! embedded models, a tree `rftune capture` wrote, or a public Redfish mockup. Real iDRACs leave
+//! embedded models, a tree `rftune capture` wrote, or a public Redfish mockup. The documents that
+//! carry behaviour are found as a client finds them ([`Places`]): iDRAC's fixed paths, else the
+//! first member of the `Systems` collection, its `Bios` link, the BIOS's settings object and the
+//! registry file the `Registries` collection points to. An iLO's tree is keyed by lower-case
+//! paths, as iLO matches paths without regard to case. Real iDRACs leave
 //! hidden attributes out of `GET …/Bios`, so a tree rarely says what a hidden attribute holds;
 //! [`unlisted_values`] decides it, the same way for every tree: from the flags the registry
 //! recorded where rules tell, else [`inferred_value`] (the fixture generator keeps its hidden
@@ -19,6 +23,8 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::generation::Bmc;
 
 include!(concat!(env!("OUT_DIR"), "/fixtures.rs"));
 
@@ -110,8 +116,13 @@ pub struct Fixture {
     /// Populated DIMMs per socket, from the `Memory` collection (socket 1 first; empty when the
     /// tree records none).
     pub dimms_per_socket: Vec<usize>,
-    /// The iDRAC the tree records (its Manager's `Model`, else its firmware).
-    pub idrac: crate::generation::Idrac,
+    /// The BMC the tree records (its root's `Oem.Hpe`, else its Manager's `Model`, else its
+    /// firmware).
+    pub bmc: Bmc,
+    /// Where the documents the emulator gives behaviour to are.
+    pub places: Places,
+    /// The BIOS registry file gzip-encoded (an iLO sends it so), once asked for.
+    registry_gzip: OnceLock<Bytes>,
     /// Registry attribute names in document order (the key of a rendering).
     registry_names: Vec<String>,
     /// Rendered registries by their flags, shared by every host of the fleet.
@@ -128,17 +139,66 @@ pub struct Fixture {
     metadata: OnceLock<Bytes>,
 }
 
-/// Populated DIMMs per socket in the tree's `Memory` collection: a DIMM's socket is the
-/// processor it links (what real iDRACs give), else the letter of Dell's `DIMM.Socket.<letter>`
-/// id; an absent or empty slot does not count.
-fn dimms_per_socket(docs: &HashMap<String, Value>) -> Vec<usize> {
-    let collection = format!("{}/Memory", dell::SYSTEM);
+/// Where a tree keeps the documents the emulator gives behaviour to, as paths the routes see
+/// (no trailing slash; lower case on an iLO).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Places {
+    /// The ComputerSystem.
+    pub system: String,
+    /// The BIOS's current values.
+    pub bios: String,
+    /// The BIOS's settings object (pending values).
+    pub settings: String,
+    /// The BIOS attribute registry file.
+    pub registry: String,
+}
+
+/// `path` as the routes of a tree of `bmc` see it: no trailing slash, and lower case on an iLO,
+/// which matches paths without regard to case.
+pub fn canonical(bmc: Bmc, path: &str) -> String {
+    let trimmed = path.trim_end_matches('/');
+    let trimmed = if trimmed.is_empty() { "/" } else { trimmed };
+    if bmc == Bmc::Ilo {
+        trimmed.to_ascii_lowercase()
+    } else {
+        trimmed.to_owned()
+    }
+}
+
+/// An iLO tree keyed by lower-case paths. A public capture may hold one resource under two
+/// spellings (`Systems/1/Bios` and `systems/1/bios`): the document recorded at its own
+/// `@odata.id` wins.
+fn fold_case(docs: HashMap<String, Value>) -> HashMap<String, Value> {
+    let mut folded: HashMap<String, (bool, String, Value)> = HashMap::new();
+    for (path, doc) in docs {
+        let own = doc["@odata.id"]
+            .as_str()
+            .is_some_and(|id| canonical(Bmc::Idrac9, id) == path);
+        let key = canonical(Bmc::Ilo, &path);
+        let better = match folded.get(&key) {
+            None => true,
+            // Deterministic whatever the walk's order: the own spelling, else the first path.
+            Some((held_own, held_path, _)) => (own && !held_own) || (own == *held_own && path < *held_path),
+        };
+        if better {
+            folded.insert(key, (own, path, doc));
+        }
+    }
+    folded.into_iter().map(|(k, (_, _, doc))| (k, doc)).collect()
+}
+
+/// Populated DIMMs per socket in the `Memory` collection of the system at `system`: a DIMM's
+/// socket is the processor it links (what real iDRACs give), else its `MemoryLocation.Socket`
+/// (iLO's), else the letter of Dell's `DIMM.Socket.<letter>` id; an absent or empty slot does
+/// not count.
+fn dimms_per_socket(docs: &HashMap<String, Value>, system: &str, bmc: Bmc) -> Vec<usize> {
+    let collection = canonical(bmc, &format!("{system}/Memory"));
     let Some(members) = docs.get(&collection).and_then(|c| c["Members"].as_array()) else {
         return Vec::new();
     };
     let mut counts: Vec<usize> = Vec::new();
     for member in members {
-        let Some(dimm) = member["@odata.id"].as_str().and_then(|p| docs.get(p)) else {
+        let Some(dimm) = member["@odata.id"].as_str().and_then(|p| docs.get(&canonical(bmc, p))) else {
             continue;
         };
         let present = dimm["CapacityMiB"].as_u64().unwrap_or(0) > 0 && dimm["Status"]["State"] != "Absent";
@@ -146,6 +206,11 @@ fn dimms_per_socket(docs: &HashMap<String, Value>) -> Vec<usize> {
             .as_str()
             .and_then(|p| p.rsplit('.').next())
             .and_then(|n| n.parse::<usize>().ok())
+            .or_else(|| {
+                dimm["MemoryLocation"]["Socket"]
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+            })
             .or_else(|| {
                 let letter = dimm["Id"].as_str()?.strip_prefix("DIMM.Socket.")?.chars().next()?;
                 letter
@@ -384,7 +449,15 @@ impl Fixture {
         texts: HashMap<String, Bytes>,
         locate: &dyn Fn(&str) -> String,
     ) -> Result<Self, FixtureError> {
-        let completion = synth::complete(&mut docs);
+        let bmc = crate::generation::of(docs.get("/redfish/v1"), docs.get(dell::MANAGER));
+        // iLO's documents are neither iDRAC's nor completed with iDRAC's.
+        let completion = if bmc == Bmc::Ilo {
+            docs = fold_case(docs);
+            Completion::default()
+        } else {
+            synth::complete(&mut docs)
+        };
+        let texts: HashMap<String, Bytes> = texts.into_iter().map(|(p, t)| (canonical(bmc, &p), t)).collect();
         let invalid = |path: &str, what: String| FixtureError::Invalid {
             path: locate(path),
             what,
@@ -403,18 +476,19 @@ impl Fixture {
             }
         };
         let root = required("/redfish/v1", "the service root")?;
-        let system = required(dell::SYSTEM, "the ComputerSystem System.Embedded.1")?;
-        let bios_doc = required(dell::BIOS, "the BIOS current values")?;
+        let places = places(&docs, bmc).map_err(|(path, what)| invalid(&path, what))?;
+        let system = required(&places.system, "the ComputerSystem")?;
+        let bios_doc = required(&places.bios, "the BIOS current values")?;
         let listed = bios_doc
             .get("Attributes")
             .filter(|a| a.is_object())
-            .ok_or_else(|| invalid(dell::BIOS, "has no `Attributes` object".into()))?;
-        let bios: Attributes = typed(listed).map_err(|e| invalid(dell::BIOS, format!("`Attributes`: {e}")))?;
-        let reg_doc = required(dell::BIOS_REGISTRY, "the BIOS attribute registry")?;
-        let bios_registry: AttributeRegistry = typed(reg_doc).map_err(|e| invalid(dell::BIOS_REGISTRY, e))?;
+            .ok_or_else(|| invalid(&places.bios, "has no `Attributes` object".into()))?;
+        let bios: Attributes = typed(listed).map_err(|e| invalid(&places.bios, format!("`Attributes`: {e}")))?;
+        let reg_doc = required(&places.registry, "the BIOS attribute registry")?;
+        let bios_registry: AttributeRegistry = typed(reg_doc).map_err(|e| invalid(&places.registry, e))?;
         if bios_registry.registry_entries.attributes.is_empty() {
             return Err(invalid(
-                dell::BIOS_REGISTRY,
+                &places.registry,
                 "`RegistryEntries.Attributes` is empty or missing".into(),
             ));
         }
@@ -427,7 +501,13 @@ impl Fixture {
                     .collect()
             })
             .unwrap_or_default();
-        let hidden_bios = unlisted_values(&bios_registry, &bios);
+        // iLO lists every attribute it has; one the registry defines and `Bios` lacks is not on
+        // this host (an empty slot's), so nothing is inferred for it.
+        let hidden_bios = if bmc == Bmc::Ilo {
+            Attributes::new()
+        } else {
+            unlisted_values(&bios_registry, &bios)
+        };
         let manager_path = manager_registry_path(&docs);
         let manager_registry = match manager_path.as_deref().and_then(|p| docs.get(p).map(|d| (p, d))) {
             Some((path, doc)) => Some(typed::<AttributeRegistry>(doc).map_err(|e| invalid(path, e))?),
@@ -446,8 +526,10 @@ impl Fixture {
             }
         }
         let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+        // iLO has no service tag: the serial number is what tells one ProLiant from another.
         let service_tag = root["Oem"]["Dell"]["ServiceTag"]
             .as_str()
+            .or_else(|| system["SerialNumber"].as_str().filter(|_| bmc == Bmc::Ilo))
             .or_else(|| system["SKU"].as_str())
             .filter(|t| !t.is_empty())
             .unwrap_or("SIM0000")
@@ -466,8 +548,10 @@ impl Fixture {
                 .and_then(|n| u32::try_from(n).ok())
                 .unwrap_or(1),
             cpu_model: text(&system["ProcessorSummary"]["Model"]),
-            dimms_per_socket: dimms_per_socket(&docs),
-            idrac: crate::generation::of(docs.get(dell::MANAGER)),
+            dimms_per_socket: dimms_per_socket(&docs, &places.system, bmc),
+            bmc,
+            places,
+            registry_gzip: OnceLock::new(),
             docs,
             registry_names,
             rendered: Mutex::new(HashMap::new()),
@@ -476,6 +560,31 @@ impl Fixture {
             texts,
             metadata: OnceLock::new(),
         })
+    }
+
+    /// The BIOS registry file as an iLO sends it, gzip-encoded whatever the client accepts (HPE's
+    /// BIOS data model: "BIOS Attribute Registries are compressed JSON resources(gzip)"; that
+    /// iLO ignores `Accept-Encoding` is assumed), compressed once for the fleet.
+    pub fn bios_registry_gzip(&self) -> Bytes {
+        self.registry_gzip
+            .get_or_init(|| {
+                use std::io::Write as _;
+                let json = self
+                    .docs
+                    .get(&self.places.registry)
+                    .map(|d| serde_json::to_vec(d).unwrap_or_default())
+                    .unwrap_or_default();
+                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                // Writing to a Vec cannot fail.
+                let _ = encoder.write_all(&json);
+                Bytes::from(encoder.finish().unwrap_or_default())
+            })
+            .clone()
+    }
+
+    /// `path` as this tree's routes see it ([`canonical`]).
+    pub fn canonical(&self, path: &str) -> String {
+        canonical(self.bmc, path)
     }
 
     /// A recorded document that is not JSON, by path.
@@ -530,7 +639,7 @@ impl Fixture {
         if let Some(body) = cache.get(&key) {
             return body.clone();
         }
-        let mut doc = self.docs.get(dell::BIOS_REGISTRY).cloned().unwrap_or(Value::Null);
+        let mut doc = self.docs.get(&self.places.registry).cloned().unwrap_or(Value::Null);
         if let Some(entries) = doc["RegistryEntries"]["Attributes"].as_array_mut() {
             for (entry, code) in entries.iter_mut().zip(&key) {
                 if let Some(obj) = entry.as_object_mut() {
@@ -547,6 +656,74 @@ impl Fixture {
         cache.insert(key, body.clone());
         body
     }
+}
+
+/// Where the documents with behaviour are, or the path and what is missing there.
+fn places(docs: &HashMap<String, Value>, bmc: Bmc) -> Result<Places, (String, String)> {
+    let at = |path: &str| canonical(bmc, path);
+    let link =
+        |doc: Option<&Value>, pointer: &str| doc.and_then(|d| d.pointer(pointer)).and_then(Value::as_str).map(at);
+    let system = if docs.contains_key(dell::SYSTEM) {
+        dell::SYSTEM.to_owned()
+    } else {
+        let systems = link(docs.get("/redfish/v1"), "/Systems/@odata.id").unwrap_or_else(|| at("/redfish/v1/Systems"));
+        link(docs.get(&systems), "/Members/0/@odata.id").ok_or_else(|| {
+            (
+                systems.clone(),
+                "lists no member; the emulator needs a ComputerSystem (iDRAC's System.Embedded.1, or the first member of Systems)".to_owned(),
+            )
+        })?
+    };
+    let bios = link(docs.get(&system), "/Bios/@odata.id").unwrap_or_else(|| dell::BIOS.to_owned());
+    let settings = link(docs.get(&bios), "/@Redfish.Settings/SettingsObject/@odata.id")
+        .unwrap_or_else(|| dell::BIOS_SETTINGS.to_owned());
+    let registry = if docs.contains_key(dell::BIOS_REGISTRY) {
+        dell::BIOS_REGISTRY.to_owned()
+    } else {
+        let id = docs
+            .get(&bios)
+            .and_then(|b| b["AttributeRegistry"].as_str())
+            .ok_or_else(|| {
+                (
+                    bios.clone(),
+                    "names no `AttributeRegistry`; the emulator needs the BIOS attribute registry".to_owned(),
+                )
+            })?;
+        registry_file(docs, bmc, id).ok_or_else(|| {
+            (
+                at(&format!("/redfish/v1/Registries/{id}")),
+                format!("missing, or its `Location` names no file in the tree; the emulator needs the BIOS attribute registry {id}"),
+            )
+        })?
+    };
+    Ok(Places {
+        system,
+        bios,
+        settings,
+        registry,
+    })
+}
+
+/// The registry file of registry `id`, as a client finds it: the `Registries` member of that id
+/// (or, failing that, the member whose `Registry` names it), its English `Location` first.
+fn registry_file(docs: &HashMap<String, Value>, bmc: Bmc, id: &str) -> Option<String> {
+    let direct = docs.get(&canonical(bmc, &format!("/redfish/v1/Registries/{id}")));
+    let listed = || {
+        docs.get(&canonical(bmc, "/redfish/v1/Registries"))?["Members"]
+            .as_array()?
+            .iter()
+            .filter_map(|m| m["@odata.id"].as_str())
+            .filter_map(|p| docs.get(&canonical(bmc, p)))
+            .find(|m| m["Registry"].as_str() == Some(id) || m["Id"].as_str() == Some(id))
+    };
+    let pointer = direct.or_else(listed)?;
+    let mut locations: Vec<&Value> = pointer["Location"].as_array()?.iter().collect();
+    locations.sort_by_key(|l| l["Language"].as_str() != Some("en"));
+    locations
+        .into_iter()
+        .filter_map(|l| l["Uri"].as_str())
+        .map(|u| canonical(bmc, u))
+        .find(|u| docs.contains_key(u))
 }
 
 /// Where the manager registry is: the fixtures' path, or where a registry pointer says.
@@ -622,8 +799,8 @@ mod tests {
 
     #[test]
     fn every_builtin_model_loads() {
-        assert_eq!(builtin_models(), vec!["c6615", "r7525", "r7625", "r7725"]);
-        for m in builtin_models() {
+        assert_eq!(builtin_models(), vec!["c6615", "dl385", "r7525", "r7625", "r7725"]);
+        for m in builtin_models().into_iter().filter(|m| *m != "dl385") {
             let f = Fixture::builtin(m).unwrap();
             assert!(f.bios.len() > 100, "{m}");
             assert!(f.manager_registry.is_some(), "{m}");
@@ -631,18 +808,13 @@ mod tests {
         }
         let r = Fixture::builtin("r7625").unwrap();
         assert_eq!(
-            (r.sockets, r.service_tag.as_str(), r.model.as_str(), r.idrac),
-            (2, "R7625A1", "PowerEdge R7625", crate::generation::Idrac::Nine)
+            (r.sockets, r.service_tag.as_str(), r.model.as_str(), r.bmc),
+            (2, "R7625A1", "PowerEdge R7625", Bmc::Idrac9)
         );
         let r = Fixture::builtin("r7725").unwrap();
         assert_eq!(
-            (r.sockets, r.cpu_model.as_str(), r.model.as_str(), r.idrac),
-            (
-                2,
-                "AMD EPYC 9965 192-Core Processor",
-                "PowerEdge R7725",
-                crate::generation::Idrac::Ten
-            )
+            (r.sockets, r.cpu_model.as_str(), r.model.as_str(), r.bmc),
+            (2, "AMD EPYC 9965 192-Core Processor", "PowerEdge R7725", Bmc::Idrac10)
         );
         assert!(matches!(Fixture::builtin("r9999"), Err(FixtureError::UnknownModel(..))));
     }
@@ -654,6 +826,32 @@ mod tests {
         let builtin = Fixture::builtin("c6615").unwrap();
         assert_eq!(f.bios, builtin.bios);
         assert_eq!(f.hidden_bios, builtin.hidden_bios);
+    }
+
+    /// A mockup whose system is not at iDRAC's path is found through its Systems collection;
+    /// one whose collection lists nothing is refused, saying where and what is missing.
+    #[test]
+    fn a_tree_without_system_embedded_1_is_found_through_its_links_or_refused_with_the_reason() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/dl385");
+        let f = Fixture::from_dir(&dir).unwrap();
+        assert_eq!(f.bmc, Bmc::Ilo);
+        assert_eq!(
+            f.places.registry,
+            "/redfish/v1/registrystore/registries/en/biosattributeregistrya42.v1_2_60"
+        );
+        assert_eq!((f.sockets, f.dimms_per_socket.clone()), (2, vec![8, 8]));
+        assert!(f.doc("/redfish/v1/systems/1/bios").is_some() && f.doc("/redfish/v1/Systems/1").is_none());
+        let empty = tempfile::tempdir().unwrap();
+        let root = empty.path().join("redfish/v1");
+        std::fs::create_dir_all(root.join("Systems")).unwrap();
+        std::fs::write(
+            root.join("index.json"),
+            r#"{"@odata.id": "/redfish/v1", "Systems": {"@odata.id": "/redfish/v1/Systems"}}"#,
+        )
+        .unwrap();
+        std::fs::write(root.join("Systems/index.json"), r#"{"Members": []}"#).unwrap();
+        let err = Fixture::from_dir(empty.path()).unwrap_err().to_string();
+        assert!(err.contains("Systems") && err.contains("lists no member"), "{err}");
     }
 
     /// The generator keeps hidden values equal to what the emulator infers; the trees list only

@@ -60,42 +60,40 @@ pub struct Fleet {
 }
 
 impl Fleet {
-    /// Loads the fixture once, binds consecutive ports and starts serving.
+    /// Loads each model's tree once, binds consecutive ports and starts serving: the hosts of
+    /// `model`, then each group of `more`, numbered on through the fleet (`r7625-0001`,
+    /// `r7625-0002`, `dl385-0003`), as fault selectors count them.
     pub async fn start(config: SimConfig) -> Result<Self, SimError> {
-        if config.hosts == 0 {
-            return Err(SimError::Config("--hosts must be at least 1".into()));
+        if config.hosts == 0 || config.more.iter().any(|(_, n)| *n == 0) {
+            return Err(SimError::Config("--hosts must be at least 1 for every model".into()));
         }
         if config.session_limit == 0 {
             return Err(SimError::Config("the session limit must be at least 1".into()));
         }
-        let (fixture, label) = match &config.model {
-            ModelSource::Builtin(m) => (Fixture::builtin(m)?, m.clone()),
-            // A bare word that names no directory was meant as a model name.
-            ModelSource::Dir(d) if !d.exists() && d.components().count() == 1 => {
-                return Err(FixtureError::UnknownModel(
-                    d.display().to_string(),
-                    crate::fixture::builtin_models().join(", "),
-                )
-                .into());
-            }
-            ModelSource::Dir(d) => (
-                Fixture::from_dir(d)?,
-                d.file_name()
-                    .map_or_else(|| "sim".to_owned(), |n| n.to_string_lossy().into_owned()),
-            ),
-        };
-        let fixture = Arc::new(fixture);
+        // Each model's tree is loaded once and shared by its hosts.
+        let mut groups = Vec::with_capacity(1 + config.more.len());
+        for (source, count) in
+            std::iter::once((&config.model, config.hosts)).chain(config.more.iter().map(|(m, n)| (m, *n)))
+        {
+            let (fixture, label) = load(source)?;
+            groups.push((Arc::new(fixture), label, count));
+        }
+        let models = groups
+            .iter()
+            .flat_map(|(fixture, label, count)| std::iter::repeat_n((fixture.clone(), label.clone()), *count));
         // Generated over HTTP too: the hosts describe the certificate an iDRAC always has.
         let generated = Identity::generate()?;
         let certificate = generated.certificate.clone();
         let identity = config.tls.then_some(generated);
-        let listeners = bind_consecutive(config.listen, config.hosts).await?;
+        let listeners = bind_consecutive(config.listen, config.total_hosts()).await?;
         let faults = resolve_faults(&config);
         let config = Arc::new(config);
         let scheme = if identity.is_some() { "https" } else { "http" };
         let mut hosts = Vec::with_capacity(listeners.len());
         let mut tasks = Vec::with_capacity(listeners.len());
-        for (index, (listener, host_faults)) in listeners.into_iter().zip(faults).enumerate() {
+        for (index, ((listener, host_faults), (fixture, label))) in
+            listeners.into_iter().zip(faults).zip(models).enumerate()
+        {
             let addr = listener.local_addr().map_err(|e| SimError::Bind {
                 what: "a local address".into(),
                 source: e,
@@ -225,6 +223,26 @@ where
     }
 }
 
+/// The tree `source` names and the label its hosts' names start with.
+fn load(source: &ModelSource) -> Result<(Fixture, String), SimError> {
+    Ok(match source {
+        ModelSource::Builtin(m) => (Fixture::builtin(m)?, m.clone()),
+        // A bare word that names no directory was meant as a model name.
+        ModelSource::Dir(d) if !d.exists() && d.components().count() == 1 => {
+            return Err(FixtureError::UnknownModel(
+                d.display().to_string(),
+                crate::fixture::builtin_models().join(", "),
+            )
+            .into());
+        }
+        ModelSource::Dir(d) => (
+            Fixture::from_dir(d)?,
+            d.file_name()
+                .map_or_else(|| "sim".to_owned(), |n| n.to_string_lossy().into_owned()),
+        ),
+    })
+}
+
 /// Binds `count` listeners on consecutive ports from `first`. A given port must be free with
 /// the `count - 1` after it; port 0 searches for a free block (see [`bind_free_block`]).
 async fn bind_consecutive(first: SocketAddr, count: usize) -> Result<Vec<TcpListener>, SimError> {
@@ -328,11 +346,12 @@ async fn bind_free_block(
 /// Decides, for every host, which faults apply (the same for the same `--seed`).
 fn resolve_faults(config: &SimConfig) -> Vec<HostFaults> {
     use crate::config::FaultKind;
-    let mut out = vec![HostFaults::default(); config.hosts];
+    let hosts = config.total_hosts();
+    let mut out = vec![HostFaults::default(); hosts];
     for (n, spec) in config.faults.iter().enumerate() {
         let seed = config.seed.wrapping_add(n as u64);
         let mut rng = fastrand::Rng::with_seed(seed ^ 0xFA17);
-        for index in spec.selector.hosts(config.hosts, seed) {
+        for index in spec.selector.hosts(hosts, seed) {
             let f = &mut out[index];
             if spec.kind.per_request() {
                 f.request.push((spec.kind, spec.rate));

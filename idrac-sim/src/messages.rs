@@ -344,3 +344,75 @@ mod tests {
         assert_eq!(property_missing("Attributes")["RelatedProperties@odata.count"], 1);
     }
 }
+
+/// HPE iLO's messages and their envelope, as iLO 5 2.72 sends them (NVIDIA libredfish
+/// tests/mockups/hpe; HPE redfishdocs "Error responses"): an `@Message.ExtendedInfo` entry
+/// carries only `MessageId` and, when it has any, `MessageArgs` (the text, severity and
+/// resolution are the registries'), and every body wraps its messages in `error` with the code
+/// `iLO.0.10.ExtendedInfo`, a success included.
+pub mod ilo {
+    use serde_json::{Value, json};
+
+    /// The iLO registry of iLO 5 2.72 (`iLO.json`, RegistryVersion 2.15.0).
+    pub const ILO: &str = "iLO.2.15";
+    /// The Base registry iLO 5 2.72 serves (RegistryVersion 1.4.0).
+    pub const BASE: &str = "Base.1.4";
+    /// The registry version the BIOS's own outcome messages carry in `@Redfish.Settings`
+    /// (`Base.1.0.Success`, `Base.1.0.PropertyUnknown`, whatever Base the service serves).
+    pub const OUTCOME: &str = "Base.1.0";
+
+    /// One entry: the id, and the arguments when there are any.
+    pub fn message(id: &str, args: &[&str]) -> Value {
+        if args.is_empty() {
+            json!({"MessageId": id})
+        } else {
+            json!({"MessageId": id, "MessageArgs": args})
+        }
+    }
+
+    /// An outcome entry of `@Redfish.Settings.Messages` about `attribute`, with the
+    /// `RelatedProperties` HPE's BIOS data model shows on a partial apply.
+    pub fn about(id: &str, args: &[&str], attribute: &str) -> Value {
+        let mut m = message(id, args);
+        m["RelatedProperties"] = json!([format!("#/{attribute}")]);
+        m
+    }
+
+    /// The envelope around `messages`.
+    pub fn body(messages: Vec<Value>) -> Value {
+        json!({"error": {
+            "code": "iLO.0.10.ExtendedInfo",
+            "message": "See @Message.ExtendedInfo for more information.",
+            "@Message.ExtendedInfo": messages,
+        }})
+    }
+
+    /// `iLO.2.15.SystemResetRequired`: staged, applied at the next system reset.
+    pub fn system_reset_required() -> Value {
+        message(&format!("{ILO}.SystemResetRequired"), &[])
+    }
+
+    /// `Base.1.4.Success`.
+    pub fn success() -> Value {
+        message(&format!("{BASE}.Success"), &[])
+    }
+
+    /// Messages in iLO's shape: ids only (a Base id at iLO's Base version), arguments kept.
+    pub fn reshape(messages: &[Value]) -> Vec<Value> {
+        messages
+            .iter()
+            .map(|m| {
+                let id = m["MessageId"].as_str().unwrap_or_default();
+                let id = match id.strip_prefix("Base.") {
+                    Some(rest) => format!("{BASE}.{}", rest.rsplit('.').next().unwrap_or(rest)),
+                    None => id.to_owned(),
+                };
+                let args: Vec<&str> = m["MessageArgs"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                message(&id, &args)
+            })
+            .collect()
+    }
+}

@@ -4,14 +4,14 @@
 //! takes and which conditions it honours.
 //!
 //! A host's personality comes from its tree ([`Personality::of`]): an iDRAC9
-//! ([`Personality::idrac9`]) or an iDRAC10 ([`Personality::idrac10`]), which is built from the
-//! same concerns with some of their routes swapped for iDRAC10's own. Another BMC would be
-//! another personality: HPE's iLO brings its own route set of lower-case paths with trailing
-//! slashes (matched without regard to case, which [`Routes`] would learn) and its BIOS concern's
-//! full-copy settings object without jobs. The server only asks the personality.
+//! ([`Personality::idrac9`]), an iDRAC10 ([`Personality::idrac10`]), which is built from the
+//! same concerns with some of their routes swapped for iDRAC10's own, or HPE's iLO
+//! ([`Personality::ilo`]): its own routes (found where its tree's links point, paths matched
+//! without regard to case through [`Fixture::canonical`]), the service's shared ones, and iLO's
+//! error envelope. The server only asks the personality.
 
 use crate::fixture::Fixture;
-use crate::generation::Idrac;
+use crate::generation::Bmc;
 use crate::host::{self, Host, Reply};
 use crate::route::{Request, Route, Routes};
 use axum::http::Method;
@@ -27,15 +27,20 @@ pub struct Personality {
     basic: fn(&Host) -> Option<Reply>,
     /// An action POST that carries `If-Match` is refused (412).
     if_match_on_actions: bool,
+    /// An error answer in this BMC's shape.
+    shape: fn(Reply) -> Reply,
+    /// `Location` answers are absolute URLs.
+    absolute_location: bool,
 }
 
 impl Personality {
     /// The personality of the iDRAC `fixture` records (its Manager's `Model`, else its
     /// firmware: [`crate::generation`]).
     pub fn of(fixture: &Fixture) -> Self {
-        match fixture.idrac {
-            Idrac::Nine => Self::idrac9(),
-            Idrac::Ten => Self::idrac10(),
+        match fixture.bmc {
+            Bmc::Idrac9 => Self::idrac9(),
+            Bmc::Idrac10 => Self::idrac10(),
+            Bmc::Ilo => Self::ilo(),
         }
     }
 
@@ -53,6 +58,8 @@ impl Personality {
             allow: idrac9_allow,
             basic: |_| None,
             if_match_on_actions: false,
+            shape: |reply| reply,
+            absolute_location: false,
         }
     }
 
@@ -89,6 +96,43 @@ impl Personality {
                     .then(|| Reply::with_body(401, Some(crate::messages::idrac10::access_denied())))
             },
             if_match_on_actions: true,
+            shape: |reply| reply,
+            absolute_location: false,
+        }
+    }
+
+    /// HPE's iLO 5 as the recorded DL385 Gen10 Plus v2 (NVIDIA libredfish tests/mockups/hpe)
+    /// and HPE's redfishdocs show it: the system, BIOS and actions where the tree's links and
+    /// advertised targets point, any spelling of a path; sessions with iLO's ids and an absolute
+    /// `Location` (HPE's authentication guide); a full-copy BIOS settings object that takes any
+    /// value and is processed at the next POST, with no job queue; the registry file
+    /// gzip-encoded; Basic accepted; errors in iLO's envelope (ids and arguments only), and 405
+    /// without a body, as the recording shows one.
+    pub fn ilo() -> Self {
+        let own = [
+            host::sessions::ilo_routes(),
+            host::system::ilo_routes(),
+            host::power::ilo_routes(),
+            host::manager::ilo_routes(),
+            host::bios::ilo::routes(),
+        ];
+        Self {
+            routes: Routes::of(
+                own.into_iter()
+                    .chain([host::service::routes(), host::service::recorded_routes()]),
+            ),
+            gate: |_, _| None,
+            open: |method, path| {
+                matches!(
+                    path,
+                    "/redfish" | "/redfish/v1" | "/redfish/v1/odata" | "/redfish/v1/$metadata"
+                ) || (method == Method::POST && path == host::sessions::ILO_SESSIONS)
+            },
+            allow: ilo_allow,
+            basic: |_| None,
+            if_match_on_actions: false,
+            shape: ilo_error,
+            absolute_location: true,
         }
     }
 
@@ -105,6 +149,16 @@ impl Personality {
     /// does (and then advertises Basic in `WWW-Authenticate`).
     pub fn refuses_basic(&self, host: &Host) -> Option<Reply> {
         (self.basic)(host)
+    }
+
+    /// An answer as this BMC words it: errors in its envelope.
+    pub fn shape(&self, reply: Reply) -> Reply {
+        (self.shape)(reply)
+    }
+
+    /// Whether `Location` answers are absolute URLs.
+    pub fn absolute_location(&self) -> bool {
+        self.absolute_location
     }
 
     /// Whether an action POST carrying `If-Match` is refused with 412.
@@ -236,6 +290,69 @@ fn idrac10_allow(host: &Host, path: &str) -> Option<&'static str> {
         }
         _ => idrac9_allow(host, path),
     }
+}
+
+/// An error answer in iLO's envelope: the messages' ids and arguments, a Base id at iLO's
+/// Base version; 405 without a body.
+fn ilo_error(reply: Reply) -> Reply {
+    if reply.status < 400 {
+        return reply;
+    }
+    if reply.status == 405 {
+        return Reply { body: None, ..reply };
+    }
+    let ilo_shaped = reply
+        .body
+        .as_ref()
+        .is_some_and(|b| b.pointer("/error/code").and_then(serde_json::Value::as_str) == Some("iLO.0.10.ExtendedInfo"));
+    let Some(entries) = reply
+        .body
+        .as_ref()
+        .and_then(|b| b.pointer("/error/@Message.ExtendedInfo"))
+        .and_then(serde_json::Value::as_array)
+        .filter(|_| !ilo_shaped)
+    else {
+        return reply;
+    };
+    let body = crate::messages::ilo::body(crate::messages::ilo::reshape(entries));
+    Reply {
+        body: Some(body),
+        ..reply
+    }
+}
+
+/// The methods an iLO path allows: the settings object is written, the sessions collection
+/// takes a login, a session is deleted, an action takes POST, the system is written (its
+/// `Boot`), everything else the tree records is read.
+fn ilo_allow(host: &Host, path: &str) -> Option<&'static str> {
+    let places = &host.fixture.places;
+    let advertised = [&places.system, &places.bios].into_iter().any(|doc| {
+        host.fixture
+            .doc(doc)
+            .and_then(|d| d["Actions"].as_object())
+            .is_some_and(|actions| {
+                actions
+                    .values()
+                    .filter_map(|a| a["target"].as_str())
+                    .any(|t| host.fixture.canonical(t) == path)
+            })
+    });
+    if advertised {
+        return Some("POST");
+    }
+    if *path == places.settings {
+        return Some("GET, HEAD, POST, PATCH");
+    }
+    if *path == places.system {
+        return Some("GET, HEAD, PATCH");
+    }
+    if path == host::sessions::ILO_SESSIONS {
+        return Some("GET, HEAD, POST");
+    }
+    if path.starts_with(&format!("{}/", host::sessions::ILO_SESSIONS)) {
+        return Some("GET, HEAD, DELETE");
+    }
+    (host.fixture.doc(path).is_some() || path == "/redfish").then_some("GET, HEAD")
 }
 
 /// Read-only paths an iDRAC9 serves from its state or generates, not from a tree's documents.

@@ -20,10 +20,18 @@ pub struct Rendered {
 }
 
 impl Rendered {
-    /// Serializes `doc` and hashes it.
+    /// Serializes `doc` and hashes it; a document that carries its own `@odata.etag` keeps
+    /// that as its `ETag` (DSP0266: the header and the property name the same version).
     pub fn of(doc: &Value) -> Self {
         let mut rendered = Self::new(Bytes::from(serde_json::to_vec(doc).unwrap_or_default()));
         rendered.odata_type = doc.get("@odata.type").and_then(Value::as_str).map(str::to_owned);
+        if let Some(tag) = doc
+            .get("@odata.etag")
+            .and_then(Value::as_str)
+            .and_then(|t| HeaderValue::from_str(t).ok())
+        {
+            rendered.etag = tag;
+        }
         rendered
     }
 

@@ -97,8 +97,8 @@ async fn handle(
             path.push(c);
         }
     }
-    let path = path.trim_end_matches('/').to_owned();
-    let path = if path.is_empty() { "/".to_owned() } else { path };
+    // One trailing slash or none, and on an iLO any spelling, names the same resource.
+    let path = host.fixture.canonical(&path);
     if let Some(sim) = path.strip_prefix("/_sim") {
         return json_response(sim_endpoint(&host, &method, sim, &body), &Exchange::default());
     }
@@ -167,6 +167,10 @@ async fn handle(
     if host.config.log_requests {
         tracing::info!(target: REQUEST_LOG, host = %host.service_tag, %method, %uri, status = reply.status);
     }
+    let mut reply = personality.shape(reply);
+    if personality.absolute_location() {
+        absolute_location(&mut reply, &host, &headers);
+    }
     exchange.allow = personality.allow(&host, &path);
     exchange.synthesised = host.synthesised(&path);
     exchange.advertises_basic = reply.status == 401 && personality.refuses_basic(&host).is_none();
@@ -174,6 +178,20 @@ async fn handle(
         Some(FaultKind::Malformed) => truncated(reply),
         Some(FaultKind::Reset) => reset_midway(),
         _ => json_response(reply, &exchange),
+    }
+}
+
+/// A relative `Location` made absolute with the address the client used (`Host`), as HPE's
+/// authentication guide shows iLO's: `https://{IP-BMC}/redfish/v1/SessionService/Sessions/{item}/`.
+fn absolute_location(reply: &mut Reply, host: &Host, headers: &HeaderMap) {
+    let Some(authority) = headers.get(axum::http::header::HOST).and_then(|v| v.to_str().ok()) else {
+        return;
+    };
+    let scheme = if host.config.tls { "https" } else { "http" };
+    for (name, value) in &mut reply.headers {
+        if *name == "Location" && value.starts_with('/') {
+            *value = format!("{scheme}://{authority}{value}");
+        }
     }
 }
 

@@ -9,6 +9,9 @@ mod common;
 pub mod nvme;
 pub mod power;
 pub mod scp;
+pub mod sim;
+
+pub use sim::SimArgs;
 
 pub use common::{
     ApplyFlags, ApplyTimeArg, AuthArg, BmcArgs, ConnectArgs, HookFlags, LockFlags, RebootArg, TargetArgs,
@@ -21,7 +24,7 @@ use std::path::PathBuf;
 /// Keep Dell PowerEdge servers with AMD EPYC on the BIOS and iDRAC settings Dell and AMD
 /// recommend, prove it, and measure what they buy.
 ///
-/// Exit codes: 0 success (or in sync), 2 drift found (or not converged), 1 error, 130/143
+/// Exit codes: 0 success (or in sync), 2 drift found (or not converged, or not applied), 1 error, 130/143
 /// stopped by SIGINT/SIGTERM, 141 stdout closed before all output was written (`| head`).
 ///
 /// With -o json or jsonl, each failed host carries `error` (the text) and `error_kind`:
@@ -120,8 +123,11 @@ pub enum Command {
     ///
     /// iDRAC attributes apply immediately. Existing pending values or BIOS jobs stop the host
     /// unless they are rftune's own and equal the plan (then they are adopted) or
-    /// --replace-pending is given. Exit 0 when every host ends in sync, 2 when any is not
-    /// converged (including --reboot none), 1 on errors.
+    /// --replace-pending is given. Each host ends in_sync, converged, not_converged (staged for
+    /// a later reboot, or not clean after it), not_applied (the BMC took the values but the
+    /// BIOS refused some at POST, as an HPE iLO reports in its settings messages; never
+    /// success) or planned (--dry-run). Exit 0 when every host ends in sync, 2 when any is not
+    /// converged or not applied (including --reboot none), 1 on errors.
     Apply(ApplyArgs),
     /// Write what an apply would do to each host into a plan file (rftune.plan/v1) for review,
     /// and show it: per host its identity, every attribute's current, pending and desired value
@@ -139,7 +145,8 @@ pub enum Command {
     /// Refuses outputs of different commands or profiles (or dry runs with real ones), a host
     /// listed twice, a stream cut short (no summary line), and missing shards. Hosts are listed
     /// by name. Exit codes as the command's own over the whole fleet: 1 if any host failed, else
-    /// 2 if any drifted or is unverified (diff) or is not converged or planned (apply), else 0.
+    /// 2 if any drifted or is unverified (diff) or is not converged, not applied or planned
+    /// (apply), else 0.
     Merge(MergeArgs),
     /// Save every current BIOS value and the iDRAC attributes rftune manages, per host, under
     /// the state directory (`rftune.snapshot/v1`).
@@ -214,9 +221,9 @@ pub enum Command {
     /// drift or unverified, 1 a check failed.
     #[command(after_long_help = EXPORTER_HELP)]
     Exporter(ExporterArgs),
-    /// Serve emulated iDRACs: a stateful iDRAC9 over a recorded fixture tree, for trying rftune
-    /// without hardware and for tests. Prints one line per host, `rftune-sim: listening URL
-    /// fingerprint sha256:HEX`, then serves until interrupted.
+    /// Serve emulated BMCs: stateful iDRAC9s, iDRAC10s and HPE iLO 5s over fixture trees, for
+    /// trying rftune without hardware and for tests. Prints one line per host, `rftune-sim:
+    /// listening URL fingerprint sha256:HEX`, then serves until interrupted.
     ///
     /// Log in as root / calvin (the iDRAC factory default). HTTPS uses a generated self-signed
     /// certificate shaped like an iDRAC's: pin it with --fingerprint.
@@ -241,73 +248,6 @@ pub struct DemoArgs {
     /// The simulated POST.
     #[arg(long, default_value = "3s", value_parser = parse_duration)]
     pub boot_time: std::time::Duration,
-}
-
-/// `rftune sim`.
-#[derive(Debug, ClapArgs)]
-pub struct SimArgs {
-    /// Built-in fixture tree: r7625 (Genoa), r7525 (Milan), c6615 (Siena), r7725 (Turin, a 17G
-    /// host on iDRAC10); for a directory use --fixture.
-    #[arg(long, default_value = "r7625", value_name = "MODEL")]
-    pub model: String,
-    /// Serve this tree instead of a built-in model: any directory laid out as
-    /// DIR/redfish/v1/<path>/index.json (the fixtures, a `rftune capture`, a public Redfish mockup).
-    // The doc comment is the --help text, where `<path>` is meant literally.
-    #[allow(rustdoc::invalid_html_tags)]
-    #[arg(long, value_name = "DIR", conflicts_with = "model")]
-    pub fixture: Option<PathBuf>,
-    /// Start every host with System Lockdown on (Lockdown.1.SystemLockdown = Enabled): BIOS and
-    /// iDRAC writes are refused (SYS406) until that attribute is set to Disabled.
-    #[arg(long)]
-    pub lockdown: bool,
-    /// Emulated iDRACs, on consecutive ports from the --listen port.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub hosts: usize,
-    /// Address of the first host; port 0 picks a free range.
-    #[arg(long, default_value = "127.0.0.1:9001", value_name = "ADDR:PORT")]
-    pub listen: std::net::SocketAddr,
-    /// Serve plain HTTP instead of HTTPS.
-    #[arg(long)]
-    pub http: bool,
-    /// How long the simulated POST takes after a reset (the BIOS job runs during it).
-    #[arg(long, default_value = "5s", value_name = "DURATION", value_parser = parse_duration)]
-    pub boot_time: std::time::Duration,
-    /// Delay added to every request: 50ms, or a range 20ms..80ms.
-    #[arg(long, value_name = "DURATION[..DURATION]")]
-    pub latency: Option<idrac_sim::Latency>,
-    /// Inject a fault, KIND[:RATE][@SELECTOR] (repeatable). KIND: 503, reset, timeout,
-    /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return (RATE per
-    /// host). SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
-    /// like 1,4,6-8.
-    #[arg(long = "fault", value_name = "SPEC")]
-    pub faults: Vec<idrac_sim::FaultSpec>,
-    /// Seed for latency, faults and power noise.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Write the hosts to this inventory file (the format every --inventory command reads).
-    #[arg(long, value_name = "FILE")]
-    pub write_inventory: Option<PathBuf>,
-    /// The emulator's account name.
-    #[arg(long, default_value = "root")]
-    pub username: String,
-    /// The emulator's account password (a test credential, not a secret).
-    #[arg(long, env = "RFTUNE_SIM_PASSWORD", default_value = "calvin", hide_env_values = true)]
-    pub password: String,
-    /// Idle time after which a session expires.
-    #[arg(long, default_value = "300s", value_name = "DURATION", value_parser = parse_duration)]
-    pub session_timeout: std::time::Duration,
-    /// Open sessions allowed per host (RAC0218 beyond).
-    #[arg(long, default_value_t = 16, value_name = "N")]
-    pub session_limit: usize,
-    /// The emulated OS ignores GracefulShutdown and GracefulRestart.
-    #[arg(long)]
-    pub os_ignores_graceful: bool,
-    /// Print each request on stderr.
-    #[arg(long)]
-    pub log_requests: bool,
-    /// Stop by itself after this long (tests and scripts use it so nothing outlives them).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
-    pub exit_after: Option<std::time::Duration>,
 }
 
 /// `rftune exporter --help`'s closing section: what is served and how it is scheduled.

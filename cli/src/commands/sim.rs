@@ -1,22 +1,44 @@
-//! `rftune sim`: serve emulated iDRACs until interrupted.
+//! `rftune sim`: serve emulated BMCs (iDRACs, iLOs) until interrupted.
 
 use crate::Exit;
 use crate::args::SimArgs;
+use crate::args::sim::Hosts;
 use anyhow::{Context, Result};
 use idrac_sim::{Fleet, ModelSource, SimConfig};
 use std::io::Write;
 
-/// Translates the arguments into an emulator configuration.
-pub fn config(args: &SimArgs) -> SimConfig {
-    SimConfig {
-        model: match &args.fixture {
-            Some(dir) => ModelSource::Dir(dir.clone()),
-            None => args
-                .model
-                .parse()
-                .unwrap_or_else(|e: std::convert::Infallible| match e {}),
-        },
-        hosts: args.hosts,
+/// Translates the arguments into an emulator configuration: one model, or a mixed fleet.
+pub fn config(args: &SimArgs) -> Result<SimConfig> {
+    let model = |name: &str| {
+        name.parse::<ModelSource>()
+            .unwrap_or_else(|e: std::convert::Infallible| match e {})
+    };
+    let (first, hosts, more) = match &args.hosts {
+        Hosts::Count(n) => (
+            match &args.fixture {
+                Some(dir) => ModelSource::Dir(dir.clone()),
+                None => model(&args.model),
+            },
+            *n,
+            Vec::new(),
+        ),
+        Hosts::Mix(_) if args.fixture.is_some() => {
+            anyhow::bail!(
+                "--hosts MODEL=N,... names every model itself: give the directory there (DIR=N) instead of --fixture"
+            )
+        }
+        Hosts::Mix(groups) => {
+            let mut all = groups.iter().map(|(m, n)| (model(m), *n));
+            let Some((first, n)) = all.next() else {
+                anyhow::bail!("--hosts names no model");
+            };
+            (first, n, all.collect())
+        }
+    };
+    Ok(SimConfig {
+        model: first,
+        hosts,
+        more,
         listen: args.listen,
         tls: !args.http,
         boot_time: args.boot_time,
@@ -30,7 +52,7 @@ pub fn config(args: &SimArgs) -> SimConfig {
         graceful_os: !args.os_ignores_graceful,
         log_requests: args.log_requests,
         lockdown: args.lockdown,
-    }
+    })
 }
 
 /// Runs `rftune sim`.
@@ -42,11 +64,15 @@ pub async fn run(args: SimArgs) -> Result<Exit> {
             args.username
         );
     }
-    let fleet = Fleet::start(config(&args)).await.map_err(|e| {
+    let fleet = Fleet::start(config(&args)?).await.map_err(|e| {
         let too_many = matches!(&e, idrac_sim::SimError::Bind { source, .. } if source.raw_os_error() == Some(24));
         let what = match &args.fixture {
-            Some(dir) => format!("starting {} emulated iDRAC(s) from {}", args.hosts, dir.display()),
-            None => format!("starting {} emulated iDRAC(s)", args.hosts),
+            Some(dir) => format!(
+                "starting {} emulated host(s) from {}",
+                args.hosts.total(),
+                dir.display()
+            ),
+            None => format!("starting {} emulated host(s)", args.hosts.total()),
         };
         let e = anyhow::Error::new(e).context(what);
         if too_many {

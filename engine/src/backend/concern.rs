@@ -15,6 +15,7 @@ use futures_util::future::BoxFuture;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::oem::dell::lclog::Actor;
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::resources::log_entry::LogEntry;
 use redfish_client::{Client, ODataId, Result};
 use redfish_client::{Staged, Written};
@@ -111,7 +112,9 @@ pub trait JobQueue: Send + Sync {
 pub trait Readiness: Send + Sync {
     /// `Ok(true)` while the host is in POST; `Ok(false)` when it is not, or when this BMC does
     /// not tell (the host is then judged by its power state and a readable BIOS alone).
-    fn in_post<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<bool>>;
+    /// `system`: the system as just read, where the caller has it (a BMC that tells in the
+    /// system saves a request).
+    fn in_post<'a>(&'a self, client: &'a Client, system: Option<&'a ComputerSystem>) -> BoxFuture<'a, Result<bool>>;
 }
 
 /// The BMC's own settings, in the groups a profile's `[idrac]` table names.

@@ -12,6 +12,7 @@ use super::job::{Job, JobKind, QueueClear};
 use futures_util::future::BoxFuture;
 use redfish_client::oem::dell::{self, AttributeGroup, DellBootSources, DellJob, JobQueueClear};
 use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::{Client, ODataId, Result, Staged, Written};
 use serde_json::Value;
 
@@ -135,7 +136,7 @@ impl JobQueue for OemJobs {
 pub(super) struct LifecycleController;
 
 impl Readiness for LifecycleController {
-    fn in_post<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<bool>> {
+    fn in_post<'a>(&'a self, client: &'a Client, _: Option<&'a ComputerSystem>) -> BoxFuture<'a, Result<bool>> {
         Box::pin(async move { Ok(client.dell().lc_status().await?.in_post()) })
     }
 }

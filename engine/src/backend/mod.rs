@@ -22,6 +22,7 @@
 mod concern;
 mod dell;
 mod generic;
+mod hpe;
 mod idrac10;
 mod job;
 
@@ -29,6 +30,7 @@ pub use concern::{
     BiosActions, BiosNames, BmcSettings, BootControl, EventLog, JobQueue, Logged, PendingValues, Places, Readiness,
     ScpShapes, SequenceEntry,
 };
+pub use hpe::SettingsOutcome;
 pub use job::{Job, JobKind, JobOutcome, QueueClear};
 /// The groups of BMC settings a profile's `[idrac]` table names (an iDRAC's `DellAttributes`).
 pub use redfish_client::oem::dell::AttributeGroup;
@@ -201,11 +203,14 @@ impl Backend {
     }
 
     /// An HPE iLO of `generation` (5, 6, 7), firmware `firmware` where known: read by its
-    /// links like plain Redfish (its settings object mirrors every value, so only what differs
-    /// is pending), its profile bound to HPE's names. rftune does not write to it yet.
+    /// links like plain Redfish, its profile bound to HPE's names; its settings object a full
+    /// copy staged without a job (`hpe.rs`), the host back when the system's POST state says
+    /// so.
     pub fn ilo(generation: Option<u32>, firmware: Option<String>) -> Self {
         Self {
             kind: Kind::Ilo { generation, firmware },
+            pending: Arc::new(hpe::FullCopySettings),
+            readiness: Some(Arc::new(hpe::PostState)),
             ..Self::generic(Some("HPE".into()))
         }
     }
@@ -310,15 +315,12 @@ impl Backend {
     /// Why rftune does not write to this BMC, if it does not.
     pub fn refuses_writes(&self) -> Option<String> {
         match &self.kind {
-            Kind::Idrac9 | Kind::Idrac10 { .. } => None,
+            Kind::Idrac9 | Kind::Idrac10 { .. } | Kind::Ilo { .. } => None,
             kind @ Kind::LaterIdrac { .. } => Some(format!(
                 "this BMC is {kind}: rftune reads it as an iDRAC10, but writes only to the generations whose paths and rules it knows (iDRAC9 on 14G-16G, iDRAC10 on 17G)"
             )),
-            kind @ Kind::Ilo { .. } => Some(format!(
-                "this BMC is {kind}: rftune reads, diffs and plans it with the profile bound to HPE's attribute names, but does not write to an iLO yet"
-            )),
             kind @ Kind::Generic { .. } => Some(format!(
-                "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9 and iDRAC10)"
+                "this BMC is {kind}: rftune reads it as plain Redfish, but writes only to BMCs whose staging, jobs and reboots it knows (Dell iDRAC9 and iDRAC10, HPE iLO)"
             )),
         }
     }
@@ -412,7 +414,7 @@ mod tests {
     }
 
     #[test]
-    fn an_ilo_is_recognised_from_its_oem_block_bound_to_hpe_names_and_not_written_yet() {
+    fn an_ilo_is_recognised_from_its_oem_block_bound_to_hpe_names_and_written_without_jobs() {
         let ilo = Backend::recognise(&root(
             r#"{"Vendor":"HPE","Oem":{"Hpe":{"Manager":[{"ManagerType":"iLO 5","ManagerFirmwareVersion":"2.72"}]}}}"#,
         ));
@@ -427,8 +429,7 @@ mod tests {
         assert!(!ilo.is_idrac() && ilo.places().is_none() && ilo.jobs().is_none());
         assert_eq!(ilo.vendor(), bios_profiles::Vendor::Hpe);
         assert_eq!(Backend::idrac9().vendor(), bios_profiles::Vendor::Dell);
-        let why = ilo.refuses_writes().unwrap();
-        assert!(why.contains("HPE iLO 5") && why.contains("does not write"), "{why}");
+        assert!(ilo.refuses_writes().is_none() && ilo.readiness().is_some());
     }
 
     #[test]

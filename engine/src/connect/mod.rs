@@ -103,6 +103,12 @@ struct Recognition {
     model_generation: Option<u32>,
     /// Whether the Manager (its `Model`, `17G Monolithic`, and firmware) told the generation.
     manager_read: bool,
+    /// Where a backend without fixed places keeps the BIOS settings object, as the BIOS last
+    /// read named it.
+    settings_at: Option<ODataId>,
+    /// The first system and its BIOS, where a backend without fixed places found them (so
+    /// later steps do not list the systems again).
+    system_at: Option<(ODataId, ODataId)>,
 }
 
 /// What a backend's choice rests on.
@@ -124,6 +130,8 @@ impl Default for Recognition {
             by: RecognisedBy::Presumed,
             model_generation: None,
             manager_read: false,
+            settings_at: None,
+            system_at: None,
         }
     }
 }
@@ -397,6 +405,26 @@ impl Bmc {
         }
     }
 
+    /// `err`, from work started at the presumed iDRAC's places: when nothing had recognised the
+    /// backend yet, the service root decides, and a BMC without `what` (`boot control`), as
+    /// `has` tells, gets the host's error saying so instead of the failed request's.
+    pub async fn presumed_failure(
+        &self,
+        err: crate::Error,
+        has: impl FnOnce(&Backend) -> bool,
+        what: &str,
+    ) -> crate::Error {
+        if self.recognised() {
+            return err;
+        }
+        match self.recognise().await {
+            Ok(backend) if !has(&backend) => {
+                HostError::new(&self.name, HostErrorKind::Unsupported, backend.lacks(what)).into()
+            }
+            _ => err,
+        }
+    }
+
     /// `what` (`the job queue`) of the host's backend, or the host's error saying it has none.
     pub fn require<'b, T: ?Sized>(
         &self,
@@ -430,8 +458,20 @@ impl Bmc {
     pub async fn system_id(&self) -> Result<ODataId> {
         Ok(match self.backend().places() {
             Some(p) => p.system.clone(),
-            None => self.first_system().await?.odata_id,
+            None => match self.found_system() {
+                Some((system, _)) => system,
+                None => self.first_system().await?.odata_id,
+            },
         })
+    }
+
+    /// The first system and its BIOS, as found by an earlier [`Bmc::first_system`].
+    fn found_system(&self) -> Option<(ODataId, ODataId)> {
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .system_at
+            .clone()
     }
 
     /// The BIOS resource: the backend's fixed place (the presumed one included), or where the
@@ -439,8 +479,45 @@ impl Bmc {
     pub async fn bios_id(&self) -> Result<ODataId> {
         Ok(match self.backend().places() {
             Some(p) => p.bios.clone(),
-            None => self.first_system().await?.bios_link(),
+            None => match self.found_system() {
+                Some((_, bios)) => bios,
+                None => self.first_system().await?.bios_link(),
+            },
         })
+    }
+
+    /// Records where the BIOS just read keeps its settings object (a backend without fixed
+    /// places finds it there).
+    pub(crate) fn note_settings_at(&self, settings: ODataId) {
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .settings_at = Some(settings);
+    }
+
+    /// The BIOS settings object (where values are staged): the backend's fixed place, else
+    /// where the BIOS names it (`@Redfish.Settings`), as read last or read now.
+    pub async fn settings_id(&self) -> Result<ODataId> {
+        if let Some(p) = self.backend().places() {
+            return Ok(p.bios_settings.clone());
+        }
+        let noted = self
+            .recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .settings_at
+            .clone();
+        if let Some(at) = noted {
+            return Ok(at);
+        }
+        let bios = self
+            .client
+            .bios(&self.bios_id().await?)
+            .await
+            .map_err(|e| self.explain(e, "reading BIOS values"))?;
+        let at = bios.settings_object();
+        self.note_settings_at(at.clone());
+        Ok(at)
     }
 
     /// The chassis: the recognised backend's fixed place (the service root is read first when
@@ -476,10 +553,16 @@ impl Bmc {
                 "the BMC lists no systems (it may still be starting)",
             )
         })?;
-        self.client
+        let system = self
+            .client
             .system(first)
             .await
-            .map_err(|e| self.explain(e, "reading the system"))
+            .map_err(|e| self.explain(e, "reading the system"))?;
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .system_at = Some((system.odata_id.clone(), system.bios_link()));
+        Ok(system)
     }
 
     /// Logs in (a no-op with Basic authentication), so a credential problem is reported as such.

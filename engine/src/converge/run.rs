@@ -131,6 +131,10 @@ pub enum ApplyOutcome {
     NotConverged,
     /// `--dry-run`: the plan only.
     Planned,
+    /// The BMC accepted the staged values, but the BIOS refused some of them at the POST that
+    /// processed them (an HPE iLO takes anything at PATCH time and names what it refused in
+    /// `@Redfish.Settings.Messages`): never success.
+    NotApplied,
 }
 
 /// The per-host part of the `rftune.apply/v1` document.

@@ -36,7 +36,7 @@ impl Host<'_> {
         }
         let run = self.run;
         let backend = self.bmc.backend();
-        let settings = self.bmc.backend_place(&backend, |p| &p.bios_settings)?;
+        let settings = self.bmc.settings_id().await?;
         let mut marker = Marker {
             profile: run.profile.name().to_owned(),
             run: run.writes.audit.run().to_owned(),
@@ -169,7 +169,7 @@ impl Host<'_> {
         if read.is_none() || result.replaced.is_none() {
             return Ok(read);
         }
-        let settings = self.bmc.backend_place(&self.bmc.backend(), |p| &p.bios_settings)?;
+        let settings = self.bmc.settings_id().await?;
         let fresh = self
             .bmc
             .client
@@ -216,13 +216,26 @@ async fn open_bios_job(bmc: &Bmc) -> Option<String> {
 /// `sent`.
 async fn staged_state(bmc: &Bmc, sent: &Attributes) -> Result<ReadBack> {
     let backend = bmc.backend();
-    let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
-    let pending = bmc
+    let settings = bmc.settings_id().await?;
+    let staged = bmc
         .client
         .get::<BiosSettings>(settings.path())
         .await
         .map_err(|e| bmc.explain(e, "reading back pending BIOS values"))?
         .attributes;
+    // A settings object that copies every value (no fixed places: read by links) says what is
+    // pending only against the current values.
+    let pending = if backend.places().is_some() {
+        staged
+    } else {
+        let current = bmc
+            .client
+            .bios(&bmc.bios_id().await?)
+            .await
+            .map_err(|e| bmc.explain(e, "reading back the current BIOS values"))?
+            .attributes;
+        backend.pending().pending(&current, staged)
+    };
     let jobs = match backend.jobs() {
         Some(queue) => queue
             .list(&bmc.client)
@@ -239,6 +252,8 @@ async fn staged_state(bmc: &Bmc, sent: &Attributes) -> Result<ReadBack> {
     }
     match open.first() {
         Some(j) => Ok(ReadBack::Ours(Some(j.id.clone()))),
+        // A BMC without jobs applies staged values at the next reset by itself.
+        None if backend.jobs().is_none() => Ok(ReadBack::Ours(None)),
         // Staged without its job: create the one job the PATCH should have created.
         None => Ok(ReadBack::Ours(Some(crate::jobs::create_bios_job(bmc).await?))),
     }

@@ -421,7 +421,7 @@ impl<'a> Host<'a> {
         let running = judged.open_jobs.iter().any(|j| j.outcome == JobOutcome::Running);
         let in_post = result.adopted
             && match self.bmc.backend().readiness() {
-                Some(readiness) => readiness.in_post(&self.bmc.client).await.unwrap_or(false),
+                Some(readiness) => readiness.in_post(&self.bmc.client, None).await.unwrap_or(false),
                 None => false,
             };
         if decide::already_rebooting(result.adopted, in_post, running) {
@@ -438,6 +438,7 @@ impl<'a> Host<'a> {
     /// Reads the host back and compares it with the profile: converged only if it is clean.
     pub(super) async fn verify(&self, judged: &Judged, settled: Option<Bios>, result: &mut HostApply) -> Result<()> {
         self.phase(Phase::Verifying);
+        let settled_settings = settled.as_ref().and_then(|b| b.settings.clone());
         let run = self.run;
         let after =
             crate::assess::assess_with(self.bmc, &run.profile, &run.cache, false, run.options.strict, settled).await?;
@@ -478,7 +479,44 @@ impl<'a> Host<'a> {
                 .collect();
             format!("not converged after the change: {}", left.join(", "))
         };
+        if !clean && result.rebooted && !judged.plan.bios.is_empty() && self.bmc.backend().jobs().is_none() {
+            self.judge_jobless(judged, settled_settings.as_ref(), result)?;
+        }
         Ok(())
+    }
+
+    /// On a BMC without jobs (an HPE iLO), what the BIOS made of the staged values at the POST
+    /// says why a host is not clean: values it refused are `not_applied`, named with the
+    /// BIOS's message; a settings time that did not move means the values were not processed at
+    /// all, and what happened cannot be told from here.
+    fn judge_jobless(
+        &self,
+        judged: &Judged,
+        settings: Option<&redfish_client::resources::bios::Settings>,
+        result: &mut HostApply,
+    ) -> Result<()> {
+        let before = judged.assessment.state.settings_time.as_deref();
+        match crate::backend::SettingsOutcome::read(before, settings) {
+            crate::backend::SettingsOutcome::Processed(refused) if !refused.is_empty() => {
+                let named: Vec<String> = refused.iter().map(|(a, m)| format!("{a} ({m})")).collect();
+                result.outcome = ApplyOutcome::NotApplied;
+                result.summary = format!(
+                    "accepted but not applied: the BIOS refused {} at POST; {}",
+                    named.join(", "),
+                    result.summary
+                );
+                self.audit(Step::Verify, Value::Null, "not_applied", json!(named))
+            }
+            crate::backend::SettingsOutcome::Processed(_) => Ok(()),
+            crate::backend::SettingsOutcome::NotProcessed => {
+                let message = format!(
+                    "the BIOS did not process the staged values at the reboot (its settings time stayed {}), so whether they apply later cannot be told; they stay staged: check with `rftune diff` after the host's next reboot",
+                    before.unwrap_or("unset")
+                );
+                self.audit(Step::Verify, Value::Null, "unknown", json!(message))?;
+                Err(HostError::new(self.name(), HostErrorKind::OutcomeUnknown, message).into())
+            }
+        }
     }
 }
 

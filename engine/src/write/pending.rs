@@ -83,7 +83,7 @@ impl Writer<'_> {
     pub async fn pending(&self) -> Result<Pending> {
         let bmc = self.bmc;
         let backend = bmc.backend();
-        let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
+        let settings = bmc.settings_id().await?;
         let queue = bmc.require(&backend, crate::backend::Backend::jobs, "job queue")?;
         let (values, jobs) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), queue.list(&bmc.client));
         let values = values
@@ -180,7 +180,7 @@ impl Writer<'_> {
     pub(crate) async fn clear_values(&self, values: &Attributes) -> Result<()> {
         let bmc = self.bmc;
         let backend = bmc.backend();
-        let settings = bmc.backend_place(&backend, |p| &p.bios_settings)?;
+        let settings = bmc.settings_id().await?;
         let current = match backend.places() {
             // A backend that lists only what is staged discards without knowing current values.
             Some(_) => Attributes::new(),

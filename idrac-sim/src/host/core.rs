@@ -254,7 +254,7 @@ impl Host {
 
     /// Whether the tree is an iDRAC10's (17G): how its jobs are reported follows it.
     pub(crate) fn idrac10(&self) -> bool {
-        self.fixture.idrac == crate::generation::Idrac::Ten
+        self.fixture.bmc == crate::generation::Bmc::Idrac10
     }
 }
 

@@ -58,10 +58,12 @@ impl Host {
         }
     }
 
-    /// The service root, with this host's service tag.
+    /// The service root, with this host's service tag (an iLO's root names none).
     pub fn service_root(&self, doc: &Value) -> Value {
         let mut doc = doc.clone();
-        set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!(self.service_tag));
+        if self.fixture.bmc != crate::generation::Bmc::Ilo {
+            set(&mut doc, &["Oem", "Dell", "ServiceTag"], json!(self.service_tag));
+        }
         doc
     }
 }

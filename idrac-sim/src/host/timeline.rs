@@ -250,6 +250,12 @@ impl Host {
     /// applies the pending values (with every value the registry's presets force) and password
     /// changes, or fails.
     fn finish_bios_job(&self, s: &mut State, at: Instant) {
+        // An iLO has no jobs: its POST processes the settings object itself.
+        if self.fixture.bmc == crate::generation::Bmc::Ilo {
+            self.ilo_post(s, at);
+            self.ilo_apply_boot_order(s);
+            return;
+        }
         if s.bios.reset_pending {
             s.bios.reset_pending = false;
             s.bios.values = Bios::defaults(&self.fixture, &self.service_tag);

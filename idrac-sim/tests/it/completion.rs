@@ -22,7 +22,7 @@ async fn mark(url: &str, path: &str) -> Option<String> {
 
 #[tokio::test]
 async fn the_odata_documents_are_served_without_credentials_for_every_model() {
-    for model in idrac_sim::fixture::builtin_models() {
+    for model in super::dell_models() {
         let fleet = start(SimConfig {
             model: ModelSource::Builtin(model.to_owned()),
             ..config()
@@ -438,7 +438,7 @@ async fn every_model_serves_the_inventory_a_real_r750_lists_beside_cpus_and_dimm
     // DMTF's rf_sys_inventory.py found only the chassis, CPUs and DIMMs before; the R750
     // captures also list drives, storage controllers, PCIe devices and network adapters.
     let count = |doc: &Value| doc["Members"].as_array().map_or(0, Vec::len);
-    for model in idrac_sim::fixture::builtin_models() {
+    for model in super::dell_models() {
         let fleet = start(SimConfig {
             model: ModelSource::Builtin(model.to_owned()),
             ..config()

@@ -11,18 +11,28 @@ mod conformance;
 mod faults;
 mod fleet;
 mod idrac10;
+mod ilo;
 mod lifecycle;
 mod power;
 mod realism;
 mod surface;
 
-use idrac_sim::generation::Idrac;
+use idrac_sim::generation::Bmc;
 use idrac_sim::{Fleet, SimConfig};
 use redfish_client::{AuthMethod, Client, Credentials, RetryPolicy, TlsVerification};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// The built-in models that are Dell's (every one but the HPE ProLiant), for the tests of
+/// what iDRAC serves.
+fn dell_models() -> Vec<&'static str> {
+    idrac_sim::fixture::builtin_models()
+        .into_iter()
+        .filter(|m| idrac_sim::fixture::Fixture::builtin(m).is_ok_and(|f| f.bmc != Bmc::Ilo))
+        .collect()
+}
 
 /// Plain-HTTP single host with a short POST.
 fn config() -> SimConfig {
@@ -36,7 +46,7 @@ fn config() -> SimConfig {
 async fn start(config: SimConfig) -> Fleet {
     let fleet = Fleet::start(config).await.unwrap();
     for h in fleet.hosts() {
-        let token = (h.host.fixture.idrac == Idrac::Ten).then(String::new);
+        let token = (h.host.fixture.bmc == Bmc::Idrac10).then(String::new);
         sessions().lock().unwrap().insert(h.url.clone(), token);
     }
     fleet

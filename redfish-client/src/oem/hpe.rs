@@ -42,12 +42,22 @@ pub fn ilo_firmware(root: &ServiceRoot) -> Option<String> {
 /// point HPE's schema calls safe to read and write the BIOS configuration) and while off;
 /// `None` when the system does not say.
 pub fn in_post(system: &ComputerSystem) -> Option<bool> {
-    let state = system.oem.as_ref()?.get("Hpe")?.get("PostState")?.as_str()?;
-    match state {
+    match post_state(system)?.as_str() {
         "Reset" | "InPost" | "InPostDiscoveryStart" => Some(true),
         "InPostDiscoveryComplete" | "FinishedPost" | "PowerOff" => Some(false),
         _ => None,
     }
+}
+
+/// The system's `Oem.Hpe.PostState` as it says it (`FinishedPost`).
+pub fn post_state(system: &ComputerSystem) -> Option<String> {
+    system
+        .oem
+        .as_ref()?
+        .get("Hpe")?
+        .get("PostState")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// The BIOS (system ROM) family a system runs, `Oem.Hpe.Bios.Current.Family` (`A42`): with the

@@ -21,6 +21,7 @@ mod fleet_verbs;
 mod gen17;
 mod hardening;
 mod housekeeping;
+mod hpe;
 mod inventory;
 mod pipes;
 mod plan;

@@ -11,6 +11,7 @@
 //! refuses them only while that job was created by a SecureBoot PATCH (or runs), with the body
 //! a real R6715 returned.
 
+pub(crate) mod ilo;
 pub(crate) mod numa;
 mod registry;
 pub(crate) mod state;

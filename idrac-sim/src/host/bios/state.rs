@@ -26,6 +26,14 @@ pub(crate) struct Bios {
     /// BIOS passwords set so far (none at start), and changes waiting for a BIOS job.
     pub(crate) passwords: BTreeMap<String, String>,
     pub(crate) password_pending: BTreeMap<String, String>,
+    /// iLO: writes to the settings object so far, and their count when a POST last processed
+    /// the settings (the settings' `@odata.etag` and `UnmodifiedETag` derive from them, so
+    /// any write, even one that puts the current values back, reads as pending until POST).
+    pub(crate) settings_writes: u64,
+    pub(crate) writes_at_post: u64,
+    /// iLO: the `@Redfish.Settings` the last POST that processed settings wrote (`Time`,
+    /// `Messages`, `ETag`); the tree's until one does.
+    pub(crate) outcome: Option<serde_json::Value>,
 }
 
 impl Bios {
@@ -39,6 +47,9 @@ impl Bios {
             reset_pending: false,
             passwords: BTreeMap::new(),
             password_pending: BTreeMap::new(),
+            settings_writes: 0,
+            writes_at_post: 0,
+            outcome: None,
         }
     }
 

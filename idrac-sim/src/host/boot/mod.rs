@@ -305,14 +305,20 @@ impl Host {
 
     /// Whether `path` is the UEFI device path of one of the host's boot options.
     pub(crate) fn known_device_path(&self, path: &str) -> bool {
+        let options = format!("{}/BootOptions", self.fixture.places.system);
+        let options = if self.fixture.doc(dell::BOOT_OPTIONS).is_some() {
+            dell::BOOT_OPTIONS.to_owned()
+        } else {
+            self.fixture.canonical(&options)
+        };
         self.fixture
-            .doc(dell::BOOT_OPTIONS)
+            .doc(&options)
             .and_then(|d| d.get("Members"))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
             .filter_map(|m| m.get("@odata.id").and_then(Value::as_str))
-            .filter_map(|id| self.fixture.doc(id))
+            .filter_map(|id| self.fixture.doc(&self.fixture.canonical(id)))
             .any(|o| o.get("UefiDevicePath").and_then(Value::as_str) == Some(path))
     }
 

@@ -14,6 +14,10 @@ pub(crate) struct Boot {
     pub(crate) sequence: Vec<BootDev>,
     /// A boot sequence staged for the next BIOS job (boot sources, `Boot.BootOrder`).
     pub(crate) pending: Option<Vec<BootDev>>,
+    /// iLO: `Boot.BootOrder` as the last POST left it (the tree's until one changes it), and
+    /// one written since, for the next POST.
+    pub(crate) order: Option<Vec<Value>>,
+    pub(crate) order_pending: Option<Vec<Value>>,
 }
 
 impl Boot {
@@ -21,13 +25,15 @@ impl Boot {
     pub(crate) fn new(fixture: &crate::fixture::Fixture) -> Self {
         Self {
             overrides: fixture
-                .doc(dell::SYSTEM)
+                .doc(&fixture.places.system)
                 .and_then(|d| d.get("Boot"))
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default(),
             sequence: initial_sequence(fixture),
             pending: None,
+            order: None,
+            order_pending: None,
         }
     }
 }

@@ -18,6 +18,43 @@ use serde_json::{Value, json};
 use state::{Availability, Outage};
 use std::time::{Instant, SystemTime};
 
+/// iLO's own restart, at the target its Manager (the system's `ManagedBy`) advertises, with the
+/// types it lists: sessions end and no connection is accepted for half a POST's length, and
+/// nothing else changes: a restarting iLO leaves the BIOS settings written for the next system
+/// reset pending (assumed: only the host's POST processes them, HPE's BIOS data model says
+/// settings "do not take effect until the server is reset"). 200 with `Success` (assumed).
+pub(crate) fn ilo_routes() -> Vec<Route> {
+    fn target(h: &Host) -> Option<(String, Vec<String>)> {
+        let system = h.fixture.doc(&h.fixture.places.system)?;
+        let manager = system.pointer("/Links/ManagedBy/0/@odata.id")?.as_str()?;
+        let action = h
+            .fixture
+            .doc(&h.fixture.canonical(manager))?
+            .pointer("/Actions/#Manager.Reset")?;
+        let types = action["ResetType@Redfish.AllowableValues"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|t| t.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        Some((h.fixture.canonical(action["target"].as_str()?), types))
+    }
+    vec![
+        Route::post(crate::route::Pattern::Any, |h, r| {
+            r.with_json(|b| {
+                let types = target(h).map(|(_, t)| t).unwrap_or_default();
+                let types: Vec<&str> = types.iter().map(String::as_str).collect();
+                if let Err(refused) = super::power::reset_type(b, "Manager.Reset", &types) {
+                    return refused;
+                }
+                let mut s = h.change();
+                s.sessions.open.clear();
+                s.outage = Some(Outage::ilo_reset(Instant::now(), h.config.boot_time));
+                Reply::ok(messages::ilo::body(vec![messages::ilo::success()]))
+            })
+        })
+        .when(|h, r| target(h).is_some_and(|(t, _)| t == r.path)),
+    ]
+}
+
 /// Where iDRAC9 firmware first put Dell's services; badfish and Dell's `ResetIdracREDFISH.py`
 /// still use it, and a real iDRAC 3.x sample shows it.
 const LEGACY_DELL: &str = "/redfish/v1/Dell/Managers/iDRAC.Embedded.1";

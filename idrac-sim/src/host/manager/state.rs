@@ -39,6 +39,16 @@ impl Outage {
         }
     }
 
+    /// An iLO restart: unreachable for half a POST, then ready (iLO has no Lifecycle
+    /// Controller to wait for).
+    pub(crate) fn ilo_reset(now: Instant, boot_time: Duration) -> Self {
+        let down_until = now + boot_time / 2;
+        Self {
+            down_until: Some(down_until),
+            ready_at: down_until,
+        }
+    }
+
     /// A Lifecycle Controller restart: not ready for a POST's length.
     pub(crate) fn lc_restart(now: Instant, boot_time: Duration) -> Self {
         Self {

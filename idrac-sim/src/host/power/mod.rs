@@ -7,7 +7,7 @@ pub(crate) mod state;
 use super::core::Host;
 use super::reply::Reply;
 use crate::messages::{self, idrac};
-use crate::route::{Route, exact};
+use crate::route::{Pattern, Route, exact};
 use redfish_client::oem::dell;
 use redfish_client::resources::computer_system::ResetType;
 use serde_json::Value;
@@ -35,6 +35,40 @@ pub(crate) fn routes() -> Vec<Route> {
             exact(format!("{}/Actions/Oem/DellOemChassis.ExtendedReset", dell::CHASSIS)),
             |h, r| r.with_json(|b| h.extended_reset(b)),
         ),
+    ]
+}
+
+/// iLO's system reset, at the target the system advertises, with the reset types it lists;
+/// 200 with `Success` in iLO's envelope (assumed: HPE documents that envelope for successes).
+/// A reset the power state makes moot answers as on iDRAC, in iLO's shape.
+pub(crate) fn ilo_routes() -> Vec<Route> {
+    vec![
+        Route::post(Pattern::Any, |h, r| {
+            r.with_json(|b| {
+                let system = h.fixture.doc(&h.fixture.places.system);
+                let listed: Vec<&str> = system
+                    .and_then(|d| d.pointer("/Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues"))
+                    .and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let reply = match reset_type(b, "ComputerSystem.Reset", &listed) {
+                    Ok(kind) => h.apply_reset(kind),
+                    Err(refused) => refused,
+                };
+                if reply.status == 204 {
+                    Reply::ok(messages::ilo::body(vec![messages::ilo::success()]))
+                } else {
+                    reply
+                }
+            })
+        })
+        .when(|h, r| {
+            h.fixture
+                .doc(&h.fixture.places.system)
+                .and_then(|d| d.pointer("/Actions/#ComputerSystem.Reset/target"))
+                .and_then(Value::as_str)
+                .is_some_and(|t| h.fixture.canonical(t) == r.path)
+        }),
     ]
 }
 

@@ -31,6 +31,44 @@ pub(crate) fn idrac10_routes() -> Vec<Route> {
     })]
 }
 
+/// iLO's sessions collection, as the routes see its path (lower case).
+pub(crate) const ILO_SESSIONS: &str = "/redfish/v1/sessionservice/sessions";
+
+/// iLO's sessions: the same accounts and limits, with iLO's ids (the user name and 24 hex
+/// digits, `root0000000066ab958288190bb4` on the recorded host), a `Location` with a trailing
+/// slash (made absolute by the server, as HPE's authentication guide shows it), and iLO's
+/// session document.
+pub(crate) fn ilo_routes() -> Vec<Route> {
+    vec![
+        Route::post(exact(ILO_SESSIONS), |h, r| {
+            r.with_json(|b| {
+                h.ilo_login(
+                    b["UserName"].as_str().unwrap_or_default(),
+                    b["Password"].as_str().unwrap_or_default(),
+                    &r.caller.address,
+                )
+            })
+        }),
+        Route::get(exact(ILO_SESSIONS), |h, r| Reply::ok(h.ilo_sessions(&r.caller.user))),
+        Route::get(member(ILO_SESSIONS), |h, r| h.ilo_session(r.id())),
+        Route::delete(member(ILO_SESSIONS), |h, r| match ilo_number(r.id()) {
+            Some(n) => match h.logout(&n.to_string()) {
+                out if out.status == 200 => {
+                    Reply::ok(crate::messages::ilo::body(vec![crate::messages::ilo::success()]))
+                }
+                out => out,
+            },
+            None => crate::route::not_found(r.path),
+        }),
+    ]
+}
+
+/// The session number in an iLO session id (its last 24 hex digits).
+fn ilo_number(id: &str) -> Option<u64> {
+    let hex = id.get(id.len().checked_sub(24)?..)?;
+    u64::from_str_radix(hex, 16).ok()
+}
+
 /// Login, the sessions collection, a session, logout.
 pub(crate) fn routes() -> Vec<Route> {
     let login = |h: &Host, r: &crate::route::Request<'_>| {
@@ -153,6 +191,106 @@ impl Host {
     /// Whether Basic credentials name an enabled account that may log in.
     pub fn check_basic(&self, username: &str, password: &str) -> bool {
         self.now().accounts.may_log_in(username, password).is_some()
+    }
+
+    /// `POST SessionService/Sessions` on an iLO. A refused login answers 401 with iLO's
+    /// `UnauthorizedLoginAttempt`, a full session table 400 with Base's `SessionLimitExceeded`
+    /// (both assumed: no public iLO payload shows them).
+    pub fn ilo_login(&self, username: &str, password: &str, address: &str) -> Reply {
+        use crate::messages::ilo;
+        let reply = self.login(username, password, address, None);
+        let number = reply
+            .headers
+            .iter()
+            .find(|(k, _)| *k == "Location")
+            .and_then(|(_, v)| v.rsplit('/').next()?.parse::<u64>().ok());
+        let (Some(number), 201) = (number, reply.status) else {
+            let id = if reply.status == 401 {
+                format!("{}.UnauthorizedLoginAttempt", ilo::ILO)
+            } else {
+                format!("{}.SessionLimitExceeded", ilo::BASE)
+            };
+            return Reply::with_body(reply.status, Some(ilo::body(vec![ilo::message(&id, &[])])));
+        };
+        let s = self.now();
+        let Some(session) = s.sessions.open.get(&number) else {
+            return Reply::with_body(
+                500,
+                Some(ilo::body(vec![ilo::message(
+                    &format!("{}.InternalError", ilo::BASE),
+                    &[],
+                )])),
+            );
+        };
+        let doc = Self::ilo_session_json(number, session, true);
+        let token = session.token.clone();
+        let location = format!("{}/", doc["@odata.id"].as_str().unwrap_or_default());
+        Reply::with_body(201, Some(doc))
+            .header("X-Auth-Token", token)
+            .header("Location", location)
+    }
+
+    /// An iLO session document, its `Oem.Hpe` as the recorded ones carry it.
+    fn ilo_session_json(number: u64, sess: &Session, mine: bool) -> Value {
+        let id = format!("{}{number:024x}", sess.user.to_ascii_lowercase());
+        json!({
+            "@odata.context": "/redfish/v1/$metadata#Session.Session",
+            "@odata.id": format!("/redfish/v1/SessionService/Sessions/{id}"),
+            "@odata.type": "#Session.v1_0_0.Session",
+            "Id": id,
+            "Name": "User Session",
+            "Description": "Manager User Session",
+            "UserName": sess.user,
+            "Oem": {"Hpe": {
+                "@odata.type": "#HpeiLOSession.v2_1_0.HpeiLOSession",
+                "LoginTime": sess.created,
+                "MySession": mine,
+                "UserIP": sess.address,
+                "UserTag": "REST",
+                "UserType": "Local",
+            }},
+        })
+    }
+
+    /// iLO's sessions collection, with `Oem.Hpe.Links.MySession` for `user`'s newest session.
+    pub fn ilo_sessions(&self, user: &str) -> Value {
+        let s = self.now();
+        let members: Vec<Value> = s
+            .sessions
+            .open
+            .iter()
+            .map(|(n, sess)| json!({"@odata.id": Self::ilo_session_json(*n, sess, false)["@odata.id"]}))
+            .collect();
+        let mine = s
+            .sessions
+            .open
+            .iter()
+            .rev()
+            .find(|(_, sess)| sess.user == user)
+            .map(|(n, sess)| Self::ilo_session_json(*n, sess, true)["@odata.id"].clone());
+        let mut doc = json!({
+            "@odata.context": "/redfish/v1/$metadata#SessionCollection.SessionCollection",
+            "@odata.id": "/redfish/v1/SessionService/Sessions",
+            "@odata.type": "#SessionCollection.SessionCollection",
+            "Description": "Manager User Sessions", "Name": "Sessions",
+            "Members": members, "Members@odata.count": s.sessions.open.len(),
+        });
+        if let Some(mine) = mine {
+            doc["Oem"] = json!({"Hpe": {"Links": {"MySession": {"@odata.id": mine}}}});
+        }
+        doc
+    }
+
+    /// `GET SessionService/Sessions/<id>` on an iLO.
+    pub fn ilo_session(&self, id: &str) -> Reply {
+        let s = self.now();
+        let found = ilo_number(id).and_then(|n| s.sessions.open.get(&n).map(|sess| (n, sess)));
+        match found {
+            Some((n, sess)) if Self::ilo_session_json(n, sess, false)["Id"] == id => {
+                Reply::ok(Self::ilo_session_json(n, sess, false))
+            }
+            _ => crate::route::not_found(&format!("/redfish/v1/SessionService/Sessions/{id}")),
+        }
     }
 
     /// `DELETE SessionService/Sessions/<id>`.

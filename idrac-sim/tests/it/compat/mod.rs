@@ -3,7 +3,8 @@
 //! configuration profile scripts, [`dell_provisioning`]) and run themselves as PyPI ships them
 //! ([`dell_pypi`]); badfish ([`badfish`]), Dell's Ansible collection ([`dell_ansible`]) and
 //! DMTF's redfishtool ([`redfishtool`]), run from PyPI. [`dell_idrac10`] replays the iDRAC10
-//! flows of Dell's current scripts against the 17G tree.
+//! flows of Dell's current scripts against the 17G tree. [`hpe_clients`] runs DMTF's Tacklebox
+//! BIOS script and sushy's BIOS interface against the HPE iLO 5.
 
 mod badfish;
 mod dell_ansible;
@@ -12,5 +13,6 @@ mod dell_provisioning;
 mod dell_pypi;
 mod dell_scp;
 mod dell_scripts;
+mod hpe_clients;
 mod redfishtool;
 mod script;

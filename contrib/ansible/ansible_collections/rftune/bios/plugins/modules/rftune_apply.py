@@ -119,7 +119,10 @@ host:
   returned: always
   type: str
 outcome:
-  description: C(in_sync), C(converged), C(not_converged), C(planned) (check mode), C(error), C(stale) or C(not_started).
+  description: >-
+    C(in_sync), C(converged), C(not_converged), C(not_applied) (the BMC took the values but the
+    BIOS refused some at POST; the task fails), C(planned) (check mode), C(error), C(stale) or
+    C(not_started).
   returned: when rftune printed a document
   type: str
   sample: converged
@@ -222,11 +225,11 @@ SCHEMA = 'rftune.apply/v1'
 
 
 def wrote(entry, reboot):
-    """Whether the run wrote to the BMC (or, planned, would): C(converged) always did; otherwise
+    """Whether the run wrote to the BMC (or, planned, would): C(converged) and C(not_applied) always did; otherwise
     staging BIOS values rftune did not adopt from an earlier run, any iDRAC value, discarded
     pending work, or a reboot (done, or planned with I(reboot) other than C(none))."""
     outcome = entry.get('outcome')
-    if outcome == 'converged':
+    if outcome in ('converged', 'not_applied'):
         return True
     if outcome in ('error', 'not_started', 'stale'):
         # rftune says whether it wrote before the failure (a staged PATCH, a reboot, ...).
@@ -288,6 +291,9 @@ def main():
         rftune.fail_host(result)
     if outcome == 'not_converged' and params['reboot'] != 'none':
         result['msg'] = host_message(entry, 'not converged: %s' % entry.get('summary'))
+        module.fail_json(**result)
+    if outcome == 'not_applied':
+        result['msg'] = host_message(entry, 'accepted but not applied: %s' % entry.get('summary'))
         module.fail_json(**result)
     if outcome not in ('in_sync', 'converged', 'not_converged', 'planned'):
         result['msg'] = host_message(entry, 'rftune reported outcome %r, which this module does not know' % outcome)

@@ -1,0 +1,210 @@
+//! An HPE ProLiant (the emulator's DL385 Gen10 Plus v2 on iLO 5) with the real binary: the
+//! same commands and shipped profiles as on a Dell host, the profile bound to HPE's names, the
+//! write a PATCH of the full-copy settings object with no job, applied by one reset and judged
+//! from the BIOS's own account; a value the registry does not allow is refused before anything
+//! is sent (an iLO would take it). Each flow prints its requests (`flow …:` lines, shown with
+//! `--nocapture`).
+
+use super::{Run, TempDir, sim, stats, stderr, stdout};
+use serde_json::Value;
+
+/// Waits, short for the emulator's POST.
+const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
+
+fn counters(flow: &str, fleet: &idrac_sim::Fleet, i: usize) -> Value {
+    let s = stats(fleet, i);
+    eprintln!(
+        "flow {flow}: {} requests, {} BIOS PATCH, {} job(s), {} POST(s), {} reset(s)",
+        s["requests"]["total"], s["bios_patches"], s["jobs_created"], s["posts"], s["resets"]
+    );
+    s
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ilo_is_inventoried_and_diffed_in_hpe_names_with_what_hpe_lacks_said_so() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let inv = Run::new(&["inventory", "--bmc", url, "-o", "json"]).output().await;
+    assert!(inv.status.success(), "{}", stderr(&inv));
+    let doc: Value = serde_json::from_slice(&inv.stdout).unwrap();
+    assert_eq!(doc["model"], "ProLiant DL385 Gen10 Plus v2");
+    assert_eq!(doc["bmc"], "HPE iLO 5 (firmware 2.72)");
+    assert_eq!(
+        doc["generation"],
+        Value::Null,
+        "a ProLiant's name is not a PowerEdge generation"
+    );
+    let out = Run::new(&["diff", "--bmc", url, "-p", "performance", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    let change = |name: &str| {
+        host["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["attribute"] == name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    // Dell's system profile becomes HPE's Custom preset, the escape its locks need.
+    assert_eq!(change("WorkloadProfile")["desired"], "Custom", "{host}");
+    assert_eq!(change("WorkloadProfile")["status"], "drift");
+    assert!(change("LogicalProc").is_null(), "no Dell name is judged on an iLO");
+    let lacking = change("CECriticalSEL");
+    assert_eq!(lacking["status"], "not_applicable");
+    assert!(
+        lacking["note"].as_str().unwrap().starts_with("no HPE equivalent"),
+        "{lacking}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn apply_on_an_ilo_is_one_patch_and_one_reset_with_no_job_verified_then_in_sync() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "graceful",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    assert_eq!(host["outcome"], "converged", "{host}");
+    assert_eq!(host["job"], Value::Null, "an iLO has no job");
+    assert_eq!(host["bios"]["WorkloadProfile"], "Custom", "{host}");
+    assert_eq!(host["rebooted"], true);
+    let s = counters("apply on an iLO", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], &s["jobs_created"], &s["posts"]),
+        (&Value::from(1), &Value::from(0), &Value::from(1)),
+        "{s}"
+    );
+    let again = Run::new(&args).state_dir(&dir.0).output().await;
+    let doc: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(doc["hosts"][0]["outcome"], "in_sync", "{}", stderr(&again));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_the_registry_does_not_allow_is_refused_before_an_ilo_that_would_take_it_sees_it() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = dir.0.join("bogus.toml");
+    std::fs::write(
+        &profile,
+        r#"
+name = "bogus"
+description = "nonsense an iLO would accept at PATCH time"
+extends = "performance"
+[bios.ProcSMT]
+value = "Sometimes"
+why = "a test of validation before sending"
+source = "snapshot"
+confidence = "used"
+"#,
+    )
+    .unwrap();
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        profile.to_str().unwrap(),
+        "--reboot",
+        "graceful",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let shown = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        shown.contains("ProcSMT: \"Sometimes\" is not allowed here; allowed: Enabled, Disabled"),
+        "{shown}"
+    );
+    let s = counters("nonsense refused", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], &s["resets"]),
+        (&Value::from(0), &Value::from(0)),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_mixed_dell_and_hpe_fleet_takes_one_shipped_profile_each_in_its_own_names() {
+    let dell = sim("r7625", 1, |_| {}).await;
+    let hpe = sim("dl385", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(
+        &inventory,
+        format!("{}\n{}", dell.inventory_toml(), hpe.inventory_toml()),
+    )
+    .unwrap();
+    let inv = inventory.to_str().unwrap();
+    let mut args = vec![
+        "apply",
+        "--inventory",
+        inv,
+        "-p",
+        "performance",
+        "--reboot",
+        "graceful",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    args.extend(["--job-timeout", "20s"]);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = |prefix: &str| {
+        doc["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"].as_str().is_some_and(|n| n.starts_with(prefix)))
+            .cloned()
+            .unwrap()
+    };
+    let (r7625, dl385) = (host("r7625"), host("dl385"));
+    assert_eq!(
+        (&r7625["outcome"], &dl385["outcome"]),
+        (&Value::from("converged"), &Value::from("converged"))
+    );
+    // One intent, each vendor's words: Dell's correctable-error logging, HPE's preset escape.
+    assert_eq!(r7625["bios"]["CECriticalSEL"], "Enabled", "{r7625}");
+    assert_eq!(dl385["bios"]["WorkloadProfile"], "Custom", "{dl385}");
+    assert!(r7625["job"].is_string() && dl385["job"].is_null());
+    let (d, h) = (
+        counters("mixed fleet: r7625", &dell, 0),
+        counters("mixed fleet: dl385", &hpe, 0),
+    );
+    assert_eq!(
+        (&d["bios_patches"], &d["jobs_created"]),
+        (&Value::from(1), &Value::from(1)),
+        "{d}"
+    );
+    assert_eq!(
+        (&h["bios_patches"], &h["jobs_created"]),
+        (&Value::from(1), &Value::from(0)),
+        "{h}"
+    );
+    let diff = Run::new(&["diff", "--inventory", inv, "-p", "performance", "-o", "json"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(diff.status.code(), Some(0), "{}", stdout(&diff));
+}
