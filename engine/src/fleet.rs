@@ -209,6 +209,10 @@ where
 {
     // `for_each_limited` hands over every entry exactly once, so every slot gets filled.
     let mut results: Vec<Option<HostResult<T, E>>> = std::iter::repeat_with(|| None).take(entries.len()).collect();
+    let op = |entry| {
+        let fut = op(entry);
+        async move { Outcome::from(fut.await) }
+    };
     for_each_limited(&entries, limits, op, |i, r| {
         on_done(&r.entry, r.result.is_ok());
         results[i] = Some(r);
@@ -223,13 +227,51 @@ fn not_started<T, E: From<crate::Error>>(name: String, why: String) -> Result<T,
     Err(E::from(crate::Error::from(e)))
 }
 
-/// What a host task ends with, as the `JoinSet` hands it back.
-type Joined<T, E> = Result<(tokio::task::Id, (usize, Result<T, E>)), tokio::task::JoinError>;
+/// What a host's work ends with: its result, and what is left to do once the result is
+/// handed over (the BMC's logout), still within the host's turn.
+pub struct Outcome<T, E = crate::Error> {
+    /// The host's result.
+    pub result: Result<T, E>,
+    /// Work after the result, such as a logout: the result goes to the caller before it, so
+    /// whatever the result holds (a host's decoded values) is not kept for another round
+    /// trip, while the host keeps its slot of `--concurrency` until this is done too.
+    pub then: Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
 
-/// Like [`run_all_limited`], but hands each host's result to `sink` as soon as the host
-/// finishes (in the order hosts finish, with the entry's position in `entries`) and keeps none
-/// of them: a caller that streams results keeps only what it chooses, e.g. counters. Every
-/// entry is handed over exactly once, also the hosts left untouched.
+impl<T, E> From<Result<T, E>> for Outcome<T, E> {
+    fn from(result: Result<T, E>) -> Self {
+        Self { result, then: None }
+    }
+}
+
+/// What happened to a host in flight: its result came, or its task ended.
+enum Event<T, E> {
+    Result(usize, Result<T, E>),
+    Ended(Result<tokio::task::Id, tokio::task::JoinError>),
+}
+
+/// The next [`Event`] of the hosts in flight, results first: a task sends its result before it
+/// ends, so a task that ended without one had none to give. `None` once no task is left and
+/// every result was taken.
+async fn next_event<T, E>(
+    set: &mut tokio::task::JoinSet<()>,
+    results: &mut tokio::sync::mpsc::UnboundedReceiver<(usize, Result<T, E>)>,
+) -> Option<Event<T, E>> {
+    if set.is_empty() {
+        return results.try_recv().ok().map(|(i, r)| Event::Result(i, r));
+    }
+    tokio::select! {
+        biased;
+        Some((i, r)) = results.recv() => Some(Event::Result(i, r)),
+        Some(ended) = set.join_next_with_id() => Some(Event::Ended(ended.map(|(id, ())| id))),
+    }
+}
+
+/// Like [`run_all_limited`], but hands each host's result to `sink` as soon as the host has it
+/// (in the order hosts finish, with the entry's position in `entries`) and keeps none of them:
+/// a caller that streams results keeps only what it chooses, e.g. counters. Every entry is
+/// handed over exactly once, also the hosts left untouched. A host's [`Outcome::then`] runs
+/// after its result was handed over, before its slot goes to the next host.
 pub async fn for_each_limited<T, E, F, Fut>(
     entries: &[BmcEntry],
     limits: &Limits,
@@ -239,33 +281,43 @@ pub async fn for_each_limited<T, E, F, Fut>(
     T: Send + 'static,
     E: From<crate::Error> + Send + 'static,
     F: Fn(BmcEntry) -> Fut,
-    Fut: Future<Output = Result<T, E>> + Send + 'static,
+    Fut: Future<Output = Outcome<T, E>> + Send + 'static,
 {
     let limit = Arc::new(tokio::sync::Semaphore::new(limits.concurrency.max(1)));
     let max_failures = limits.max_failures;
     let failed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut set = tokio::task::JoinSet::new();
+    let (results_tx, mut results) = tokio::sync::mpsc::unbounded_channel();
     // The hosts in flight, by task (at most `concurrency`), to name a task that panicked.
     let mut running = std::collections::HashMap::new();
+    // Whether each host's result was handed over: a task that panics after its result (in its
+    // `then`) lost nothing the caller is owed.
+    let mut handed = vec![false; entries.len()];
     let mut failed_canary: Option<String> = None;
     let mut record = |running: &mut std::collections::HashMap<tokio::task::Id, usize>,
                       failed_canary: &mut Option<String>,
-                      joined: Joined<T, E>| {
-        let (i, result) = match joined {
-            Ok((id, (i, r))) => {
+                      event: Event<T, E>| {
+        let (i, result) = match event {
+            Event::Result(i, r) => (i, r),
+            Event::Ended(Ok(id)) => {
                 running.remove(&id);
-                (i, r)
+                return;
             }
-            Err(e) => {
+            Event::Ended(Err(e)) => {
                 // Each task's id goes into `running` right after it is spawned, before the set
                 // is polled again, and leaves it only here.
                 let i = running
                     .remove(&e.id())
                     .expect("a task the set hands back was recorded in `running` when spawned");
+                if handed[i] {
+                    tracing::warn!("{}: the task was lost after its result: {e}", entries[i].name);
+                    return;
+                }
                 let lost = crate::Error::Task(e).context(format!("{}: the task was lost", entries[i].name));
                 (i, Err(E::from(lost)))
             }
         };
+        handed[i] = true;
         if i < limits.canaries && result.is_err() && failed_canary.is_none() {
             *failed_canary = Some(entries[i].name.clone());
         }
@@ -284,8 +336,8 @@ pub async fn for_each_limited<T, E, F, Fut>(
         if i > 0 && i == limits.canaries {
             // The canaries finish first; one that failed stops the rollout (unless a stop
             // request did, which each host reports itself).
-            while let Some(joined) = set.join_next_with_id().await {
-                record(&mut running, &mut failed_canary, joined);
+            while let Some(event) = next_event(&mut set, &mut results).await {
+                record(&mut running, &mut failed_canary, event);
             }
             if let Some(canary) = failed_canary.clone()
                 && crate::interrupt::received().is_none()
@@ -305,21 +357,30 @@ pub async fn for_each_limited<T, E, F, Fut>(
         }
         let permit = loop {
             tokio::select! {
+                // A host that has its result hands it over before the next one starts, so
+                // results are not held on top of the `concurrency` hosts in flight.
+                biased;
+                Some(event) = next_event(&mut set, &mut results) => record(&mut running, &mut failed_canary, event),
                 permit = limit.clone().acquire_owned() => break permit,
-                Some(joined) = set.join_next_with_id() => record(&mut running, &mut failed_canary, joined),
             }
         };
-        let fut = op(entry.clone());
+        // On the heap: a future moved into an `async move` block and awaited there is kept
+        // twice in the task (rustc does not overlap the captured value with the awaiting
+        // state), so an unboxed host future would cost each host in flight its size again.
+        let fut = Box::pin(op(entry.clone()));
         let failed = failed.clone();
+        let results_tx = results_tx.clone();
         let name = entry.name.clone();
         let handle = set.spawn(async move {
             let _permit = permit;
             let failures = failed.load(std::sync::atomic::Ordering::SeqCst);
+            // The receiver lives until every task has ended, unless the whole run was dropped.
+            let hand_over = |result| drop(results_tx.send((i, result)));
             if let Some(max) = max_failures
                 && failures >= max
             {
                 let why = format!("not started: {failures} host(s) had failed (at most {max} may)");
-                return (i, not_started(name, why));
+                return hand_over(not_started(name, why));
             }
             // After Ctrl-C or SIGTERM, hosts not started yet stay untouched.
             if let Some(signal) = crate::interrupt::received() {
@@ -327,18 +388,21 @@ pub async fn for_each_limited<T, E, F, Fut>(
                     "not started: {} came before it started; nothing was sent to it",
                     crate::interrupt::signal_name(signal)
                 );
-                return (i, not_started(name, why));
+                return hand_over(not_started(name, why));
             }
-            let result = fut.await;
+            let Outcome { result, then } = fut.await;
             if result.is_err() {
                 failed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             }
-            (i, result)
+            hand_over(result);
+            if let Some(then) = then {
+                then.await;
+            }
         });
         running.insert(handle.id(), i);
     }
-    while let Some(joined) = set.join_next_with_id().await {
-        record(&mut running, &mut failed_canary, joined);
+    while let Some(event) = next_event(&mut set, &mut results).await {
+        record(&mut running, &mut failed_canary, event);
     }
 }
 
@@ -515,7 +579,7 @@ url = "https://127.0.0.1:9002"
             &Limits::default(),
             move |e| {
                 let rx = rx.clone();
-                async move {
+                let work = async move {
                     if e.name.ends_with("9000") {
                         let rx = rx.lock().await.take();
                         if let Some(rx) = rx {
@@ -526,7 +590,8 @@ url = "https://127.0.0.1:9002"
                         return Err(crate::Error::bad_input("boom"));
                     }
                     Ok(e.name.clone())
-                }
+                };
+                async move { Outcome::from(work.await) }
             },
             |i, r| {
                 if i == 1
@@ -542,6 +607,58 @@ url = "https://127.0.0.1:9002"
         assert_eq!(order.last().map(|o| o.0), Some(0), "host 0 came last: {order:?}");
         assert!(order.contains(&(0, "127.0.0.1:9000".into(), true)), "{order:?}");
         assert!(order.contains(&(2, "127.0.0.1:9002".into(), false)), "{order:?}");
+    }
+
+    #[tokio::test]
+    async fn a_result_is_handed_over_before_the_work_after_it_which_keeps_the_slot() {
+        // One slot: host 0's result reaches the sink while its `then` (a logout) still waits
+        // for that very handover, and host 1 starts only once that `then` is done.
+        let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let rx = Arc::new(std::sync::Mutex::new(Some(rx)));
+        let mut tx = Some(tx);
+        let limits = Limits {
+            concurrency: 1,
+            ..Limits::default()
+        };
+        let seen = events.clone();
+        for_each_limited(
+            &entries_of(2),
+            &limits,
+            move |e| {
+                let (events, rx) = (seen.clone(), rx.lock().unwrap().take());
+                async move {
+                    events.lock().unwrap().push(format!("{} started", e.name));
+                    let then = rx.map(|rx| {
+                        Box::pin(async move {
+                            let handed = rx.await.is_ok();
+                            events
+                                .lock()
+                                .unwrap()
+                                .push(format!("then, after the handover: {handed}"));
+                        }) as std::pin::Pin<Box<dyn Future<Output = ()> + Send>>
+                    });
+                    Outcome::<_, crate::Error> { result: Ok(()), then }
+                }
+            },
+            |i, _| {
+                events.lock().unwrap().push(format!("{i} handed over"));
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send(());
+                }
+            },
+        )
+        .await;
+        assert_eq!(
+            *events.lock().unwrap(),
+            [
+                "127.0.0.1:9000 started",
+                "0 handed over",
+                "then, after the handover: true",
+                "127.0.0.1:9001 started",
+                "1 handed over"
+            ]
+        );
     }
 
     #[tokio::test]

@@ -8,7 +8,7 @@
 use crate::audit::{AuditLog, Step};
 use crate::connect::{self, Bmc, ConnectConfig};
 use crate::error::{HostError, HostErrorKind, Result};
-use crate::fleet::{BmcEntry, HostResult, Limits};
+use crate::fleet::{BmcEntry, HostResult, Limits, Outcome};
 use crate::observe::{Event, Observer};
 use crate::state::StateDirs;
 use serde_json::Value;
@@ -70,23 +70,34 @@ impl Access {
     /// happened. With `audit`, a failed connection or login and a failed operation are recorded
     /// (and a login that worked, so the log shows where each host's work began).
     pub async fn one<O: Operation>(&self, entry: &BmcEntry, audit: Option<&AuditLog>, op: &O) -> Result<O::Output> {
-        self.one_of_fleet(entry, audit, op, None).await
+        let (bmc, result) = self.work(entry, audit, op, None).await;
+        if let Some(bmc) = bmc {
+            bmc.close().await;
+        }
+        result
     }
 
-    /// [`Access::one`] for a host of a fleet, logging in through `logins` when given.
-    async fn one_of_fleet<O: Operation>(
+    /// [`Access::one`] up to its logout: the BMC (when it was opened) comes back with the
+    /// result, for the caller to close. Logs in through `logins` when given.
+    async fn work<O: Operation>(
         &self,
         entry: &BmcEntry,
         audit: Option<&AuditLog>,
         op: &O,
         logins: Option<&Logins>,
-    ) -> Result<O::Output> {
-        let mut bmc = self
+    ) -> (Option<Bmc>, Result<O::Output>) {
+        let mut bmc = match self
             .open_through(entry, audit, op.reads_service_root_first(), logins)
-            .await?;
+            .await
+        {
+            Ok(bmc) => bmc,
+            Err(e) => return (None, Err(e)),
+        };
         let result = op.run(&mut bmc, &*self.observer).await;
-        bmc.close().await;
-        result.map_err(|e| recorded(audit, &entry.name, Step::Done, e))
+        (
+            Some(bmc),
+            result.map_err(|e| recorded(audit, &entry.name, Step::Done, e)),
+        )
     }
 
     /// The first half of [`Access::one`], for work that keeps a host open across steps of its
@@ -145,8 +156,9 @@ impl Access {
     }
 
     /// [`Access::one`] for every host of `entries`, at most `limits.concurrency` at a time, with
-    /// the canaries and failure limit of `limits`; each host's result goes to `sink` as the
-    /// host finishes (with its position in `entries`), and none is kept here.
+    /// the canaries and failure limit of `limits`; each host's result goes to `sink` as soon as
+    /// the host has it, before its logout is answered (with its position in `entries`), and
+    /// none is kept here.
     pub async fn fleet<O: Operation + 'static>(
         &self,
         entries: &[BmcEntry],
@@ -163,9 +175,13 @@ impl Access {
         let visit = |entry: BmcEntry| {
             let (access, audit, op, logins) = (self.clone(), audit.clone(), op.clone(), logins.clone());
             async move {
-                access
-                    .one_of_fleet(&entry, audit.as_ref(), &*op, logins.as_deref())
-                    .await
+                let (bmc, result) = access.work(&entry, audit.as_ref(), &*op, logins.as_deref()).await;
+                Outcome {
+                    result,
+                    then: bmc.map(|bmc| {
+                        Box::pin(async move { bmc.close().await }) as std::pin::Pin<Box<dyn Future<Output = ()> + Send>>
+                    }),
+                }
             }
         };
         crate::fleet::for_each_limited(entries, limits, visit, sink).await;

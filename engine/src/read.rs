@@ -260,12 +260,14 @@ async fn read_at(
             None => client.bios(&places.bios).await,
         }
     };
-    let (bios, pending, groups, jobs, lockdown) = tokio::join!(
-        read_bios,
+    // The BIOS values go out last: the requests take turns on the host's connection, and its
+    // decoded values, the largest document of the read, are then held the shortest.
+    let (pending, groups, jobs, lockdown, bios) = tokio::join!(
         client.get_answer::<BiosSettings>(places.bios_settings.path()),
         read_groups,
         read_jobs,
-        read_lockdown
+        read_lockdown,
+        read_bios
     );
     let bios = match bios {
         Ok(b) => b,

@@ -82,6 +82,8 @@ pub struct Bmc {
     root: tokio::sync::OnceCell<ServiceRoot>,
     /// Which backend serves it, and what told.
     recognition: Mutex<Recognition>,
+    /// The logout [`Bmc::begin_close`] sent, until [`Bmc::close`] has its answer.
+    closing: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 /// A BMC dropped with its session open (its work abandoned: `--check-timeout` passed, or a
@@ -245,6 +247,7 @@ pub async fn connect(
         trust,
         root: tokio::sync::OnceCell::new(),
         recognition: Mutex::default(),
+        closing: Mutex::default(),
     };
     if bmc.trust == Trust::FirstUse {
         // Anonymous: the first handshake sets the client's pin before any credential leaves.
@@ -284,6 +287,7 @@ impl Bmc {
             trust: Trust::Pinned,
             root: tokio::sync::OnceCell::new(),
             recognition: Mutex::default(),
+            closing: Mutex::default(),
         }
     }
 
@@ -675,10 +679,32 @@ impl Bmc {
         (kind, hint)
     }
 
-    /// Logs out, reporting (not failing on) problems: the work is done by then.
+    /// Logs out, reporting (not failing on) problems: the work is done by then. After
+    /// [`Bmc::begin_close`], waits for the logout it sent.
     pub async fn close(&self) {
-        if let Err(e) = self.client.logout().await {
-            tracing::warn!("{}: logout failed: {e}", self.name);
+        let begun = self.closing.lock().unwrap_or_else(PoisonError::into_inner).take();
+        match begun {
+            // The logout reported its own failure, and the runtime a panic in it.
+            Some(logout) => drop(logout.await),
+            None => log_out(&self.client, &self.name).await,
         }
+    }
+
+    /// Sends the logout now, on a task of its own, for work that is done with the BMC before
+    /// it is done with what it read (judging the values while the logout is under way);
+    /// [`Bmc::close`] waits for its answer.
+    pub fn begin_close(&self) {
+        let mut closing = self.closing.lock().unwrap_or_else(PoisonError::into_inner);
+        if closing.is_none() {
+            let (client, name) = (self.client.clone(), self.name.clone());
+            *closing = Some(tokio::spawn(async move { log_out(&client, &name).await }));
+        }
+    }
+}
+
+/// Logs `client` out, reporting (not failing on) problems: the work is done by then.
+async fn log_out(client: &Client, name: &str) {
+    if let Err(e) = client.logout().await {
+        tracing::warn!("{name}: logout failed: {e}");
     }
 }

@@ -79,8 +79,11 @@ impl Client {
             return Ok(Authorization::None);
         };
         let mut state = self.inner.auth.lock().await;
+        // Every request awaits this function, so each of its futures holds this one's state:
+        // the login path (pinning, the login itself, ending lost sessions: several requests of
+        // its own) goes on the heap, where it costs only while a login is under way.
         if !matches!(&*state, AuthState::Session { .. }) {
-            self.ensure_pinned().await?;
+            Box::pin(self.ensure_pinned()).await?;
         }
         match &*state {
             AuthState::Session { token, epoch, .. } => {
@@ -96,7 +99,7 @@ impl Client {
             *state = AuthState::Basic;
             return Ok(Authorization::Basic);
         }
-        let login = self.open_session(creds).await;
+        let login = Box::pin(self.open_session(creds)).await;
         let (result, lost) = (login.result, login.lost);
         match result {
             Ok((url, raw)) => {
@@ -112,7 +115,7 @@ impl Client {
                 if let Some(lost) = lost {
                     // Still holding the session state: the sessions of lost answers are ended
                     // before any other request of this client goes out on the new session.
-                    self.end_lost_sessions(&token, raw.location.as_deref(), &lost).await;
+                    Box::pin(self.end_lost_sessions(&token, raw.location.as_deref(), &lost)).await;
                 }
                 *state = AuthState::Session {
                     token: token.clone(),

@@ -149,7 +149,7 @@ impl Wire {
         let _permit = self.permits.acquire().await.ok();
         let sender = match self.take_idle().await {
             Some(sender) => sender,
-            None => self.dial().await?,
+            None => Box::pin(self.dial()).await?,
         };
         self.idle
             .lock()
@@ -162,7 +162,9 @@ impl Wire {
         loop {
             let (mut sender, reused) = match self.take_idle().await {
                 Some(sender) => (sender, true),
-                None => (self.dial().await?, false),
+                // On the heap: the handshake's state is large and needed once per connection,
+                // while every exchange's future would otherwise carry it.
+                None => (Box::pin(self.dial()).await?, false),
             };
             let response = match sender.try_send_request(request).await {
                 Ok(response) => response,
@@ -347,7 +349,12 @@ async fn start<S>(stream: S) -> Result<Sender, Failure>
 where
     S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
-    let (mut sender, connection) = http1::handshake(TokioIo::new(stream))
+    // hyper's read buffer grows past 8 KiB with a long answer (a BIOS's values) and keeps
+    // that size while the connection lives: held at hyper's smallest, 8 KiB, a long answer is
+    // read in more pieces (it is gathered whole anyway), and each host in flight holds less.
+    let (mut sender, connection) = http1::Builder::new()
+        .max_buf_size(8192)
+        .handshake(TokioIo::new(stream))
         .await
         .map_err(|e| Failure::Connect(Box::new(e)))?;
     tokio::spawn(async move {
