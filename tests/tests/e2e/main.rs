@@ -18,6 +18,7 @@ mod exporter;
 mod fixture_dir;
 mod fleet_failures;
 mod fleet_verbs;
+mod grouping;
 mod hardening;
 mod housekeeping;
 mod inventory;
