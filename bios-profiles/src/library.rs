@@ -70,6 +70,12 @@ pub const SHIPPED_PROFILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Whether `profile` is one of the shipped profiles (its file is one of theirs), whose
+/// recommendations need evidence for the host's generation.
+fn is_shipped(profile: &Profile) -> bool {
+    SHIPPED_PROFILES.iter().any(|(file, _)| *file == profile.file)
+}
+
 /// The profile a shipped file holds, by its file name: `profiles/dell/hpc.toml` holds `hpc`.
 fn shipped_name(file: &str) -> &str {
     let base = file.rsplit('/').next().unwrap_or(file);
@@ -465,11 +471,12 @@ impl Library {
         let mut platforms = Vec::new();
         let mut limits: Vec<Unsupported> = Vec::new();
         for p in chain.iter().rev() {
-            merged.add(&p.bios, &p.idrac);
+            let shipped = is_shipped(p);
+            merged.add(&p.bios, &p.idrac, shipped);
             merged.leave(&p.left);
             for platform in p.platforms.values().filter(|pl| pl.matches_with(host, tables)) {
                 platforms.push(format!("{} [platform {}]", p.name, platform.name));
-                merged.add(&platform.bios, &platform.idrac);
+                merged.add(&platform.bios, &platform.idrac, shipped);
                 merged.leave(&platform.left);
                 limits.extend(platform.unsupported.values().cloned());
             }
@@ -662,9 +669,10 @@ struct Merge<'h> {
 }
 
 impl Merge<'_> {
-    fn add(&mut self, bios: &BTreeMap<String, Setting>, idrac: &BTreeMap<String, IdracSetting>) {
+    /// Takes a profile's settings (`shipped`: one of the shipped profiles') where they apply.
+    fn add(&mut self, bios: &BTreeMap<String, Setting>, idrac: &BTreeMap<String, IdracSetting>, shipped: bool) {
         for (name, s) in bios {
-            match self.exclusion(s, true) {
+            match self.exclusion(s, true, shipped) {
                 None => {
                     self.left.remove(&(Target::Bios, name.clone()));
                     self.bios.insert(name.clone(), s.clone());
@@ -675,7 +683,7 @@ impl Merge<'_> {
         for (name, s) in idrac {
             // The BMC's own settings (power cap, cooling) do not depend on the CPU: a generation
             // without BIOS evidence still takes them, unless the setting names generations.
-            match self.exclusion(&s.setting, !s.setting.generations.is_empty()) {
+            match self.exclusion(&s.setting, !s.setting.generations.is_empty(), shipped) {
                 None => {
                     self.left.remove(&(Target::Idrac(s.group), name.clone()));
                     self.idrac.insert((s.group, name.clone()), s.clone());
@@ -703,9 +711,19 @@ impl Merge<'_> {
 
     /// Why `setting` does not apply to the host, and which kind of reason that is: no
     /// evidence for the host's generation, or another generation or host facts its `when`
-    /// rules out. `by_cpu`: whether the CPU generation decides for it at all.
-    fn exclusion(&self, setting: &Setting, by_cpu: bool) -> Option<(String, Unchecked)> {
+    /// rules out. `by_cpu`: whether the CPU generation decides for it at all. Want of evidence
+    /// holds back the shipped recommendations only: a setting the operator wrote (their own
+    /// profile, a snapshot being restored) is theirs to vouch for, on any generation it names
+    /// or does not restrict.
+    fn exclusion(&self, setting: &Setting, by_cpu: bool, shipped: bool) -> Option<(String, Unchecked)> {
         let generation = by_cpu.then_some(self.host.generation).flatten();
+        if !shipped {
+            let listed = generation.and_then(|g| self.tables.listed_exclusion(setting, g));
+            return match listed {
+                Some(reason) => Some((reason, Unchecked::Excluded)),
+                None => setting.when.excludes(self.host).map(|r| (r, Unchecked::Excluded)),
+            };
+        }
         let unproven = generation.and_then(|g| self.tables.unproven(g));
         match self.tables.generation_exclusion(setting, generation) {
             Some(reason) if unproven.as_ref() == Some(&reason) => Some((reason, Unchecked::NoEvidence)),

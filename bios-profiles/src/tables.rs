@@ -262,6 +262,14 @@ impl Tables {
         if let Some(rule) = self.unproven(g) {
             return Some(rule);
         }
+        self.listed_exclusion(setting, g)
+    }
+
+    /// Why `setting` does not apply to a host of generation `g` by its own `generations` list
+    /// alone (a generation without evidence is not ruled out: the setting's author vouches for
+    /// it). For settings the operator wrote, where the shipped recommendations' want of evidence
+    /// says nothing.
+    pub fn listed_exclusion(&self, setting: &Setting, g: Generation) -> Option<String> {
         if setting.generations.is_empty() || setting.generations.iter().any(|&listed| self.counts_as(g, listed)) {
             return None;
         }

@@ -510,6 +510,64 @@ fn a_bios_for_other_generations_reports_not_applicable_with_the_generation_rule(
     );
 }
 
+/// Want of evidence holds back the shipped recommendations, not the operator: on Turin a
+/// profile of one's own that extends a shipped one gets its own settings checked and applied
+/// (and a setting restricted to other generations is still excluded), while what it inherits
+/// stays unverified.
+#[test]
+fn on_turin_a_profile_of_one_s_own_is_checked_where_the_shipped_recommendations_are_not() {
+    let mut library = Library::shipped().unwrap();
+    library
+        .add_toml(
+            r#"
+name = "site-turin"
+description = "our Turin nodes"
+extends = "performance"
+[bios.NumaNodesPerSocket]
+value = 2
+why = "Our scheduler places one job per half socket."
+source = "site-benchmarks"
+confidence = "used"
+[bios.ProcCStates]
+value = "Enabled"
+generations = ["genoa"]
+why = "Only our Genoa nodes idle long enough."
+source = "site-benchmarks"
+confidence = "used"
+[sources.site-benchmarks]
+title = "Our own runs"
+publisher = "Site operations"
+"#,
+            "site-turin.toml",
+        )
+        .unwrap();
+    let turin = Fixture::load("r7625");
+    let mut facts = turin.host();
+    facts.cpu = Some("AMD EPYC 9965 192-Core Processor".into());
+    facts.generation = Some(Generation::Turin);
+    let resolved = library.resolve("site-turin", &facts).unwrap();
+    assert_eq!(resolved.bios["NumaNodesPerSocket"].wanted, Wanted::Value(2.into()));
+    let d = diff(&resolved, &turin.state());
+    let status = |name: &str| {
+        d.changes
+            .iter()
+            .find(|c| c.attribute == name)
+            .map(|c| (c.status, c.not_applicable))
+    };
+    assert_eq!(status("NumaNodesPerSocket"), Some((Status::Drift, None)), "{d:#?}");
+    assert_eq!(
+        status("ProcCStates"),
+        Some((Status::NotApplicable, Some(Unchecked::Excluded))),
+        "its own generation list still rules: {d:#?}"
+    );
+    assert_eq!(
+        status("LogicalProc"),
+        Some((Status::NotApplicable, Some(Unchecked::NoEvidence))),
+        "inherited from a shipped profile: {d:#?}"
+    );
+    assert_eq!(d.verdict(), HostVerdict::Drift);
+}
+
 #[test]
 fn the_sources_a_resolved_profile_lists_include_the_table_rows_that_decided() {
     let library = Library::shipped().unwrap();

@@ -160,7 +160,8 @@ pub struct HostApply {
     pub job: Option<String>,
     /// Whether rftune rebooted the host.
     pub rebooted: bool,
-    /// The diff after the change.
+    /// The diff after the change; for a host that had nothing to change, the diff that found
+    /// so (its `unverified` counts the settings no evidence let rftune check).
     pub verify: Option<bios_profiles::StatusCounts>,
     /// What it means that an attribute reads back another value than the one written, where
     /// the profile knows (an NPS the BIOS replaced at POST), by attribute.

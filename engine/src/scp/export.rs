@@ -155,9 +155,7 @@ pub async fn export_raw(
     timeout: Duration,
     observer: &dyn Observer,
 ) -> Result<(Vec<u8>, String)> {
-    let actions = dell_scp::get_actions(&bmc.client)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the Manager's configuration profile actions"))?;
+    let actions = super::manager_actions(bmc).await?;
     let Some(target) = actions.export.as_deref() else {
         return Err(HostError::new(
             &bmc.name,

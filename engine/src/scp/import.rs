@@ -223,9 +223,7 @@ async fn wait_task(
 
 /// The action's target, or the error saying this iDRAC has none.
 async fn action(bmc: &Bmc, which: fn(&dell_scp::Actions) -> Option<&String>, name: &str) -> Result<String> {
-    let actions = dell_scp::get_actions(&bmc.client)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the Manager's configuration profile actions"))?;
+    let actions = super::manager_actions(bmc).await?;
     which(&actions).cloned().ok_or_else(|| {
         HostError::new(
             &bmc.name,

@@ -19,6 +19,7 @@ pub use redfish_client::oem::dell::scp::{
 
 use crate::connect::Bmc;
 use crate::error::{Result, bad_input};
+use redfish_client::oem::dell::scp as dell_scp;
 use std::path::Path;
 
 /// An SCP file read: the document, its format and its text exactly as in the file (what an
@@ -58,6 +59,23 @@ impl ScpFile {
 /// The `ShareParameters.Target` values an iDRAC lists, in its spelling; `parse_targets` maps
 /// any case to these.
 pub use redfish_client::oem::dell::scp::TARGETS;
+
+/// The Manager's configuration profile actions. The Manager's model and firmware are noted on
+/// the way: an iDRAC10 (a `17G Monolithic` Manager) takes its targets as a list, where
+/// iDRAC9 takes them joined, and nothing else an export reads names the generation.
+pub(crate) async fn manager_actions(bmc: &Bmc) -> Result<dell_scp::Actions> {
+    let backend = bmc.backend();
+    let manager = bmc.backend_place(&backend, |p| &p.manager)?;
+    let read: serde_json::Value = bmc
+        .client
+        .get(manager.path())
+        .await
+        .map_err(|e| bmc.explain(e, "reading the Manager's configuration profile actions"))?;
+    if let Ok(typed) = serde_json::from_value::<redfish_client::resources::manager::Manager>(read.clone()) {
+        bmc.note_manager(&typed);
+    }
+    Ok(dell_scp::Actions::from_manager(&read))
+}
 
 /// `ShareParameters.Target` for `targets`, shaped as the host's backend takes it.
 pub(crate) fn share_target(bmc: &Bmc, targets: &[String]) -> Result<serde_json::Value> {

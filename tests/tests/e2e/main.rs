@@ -18,6 +18,7 @@ mod exporter;
 mod fixture_dir;
 mod fleet_failures;
 mod fleet_verbs;
+mod gen17;
 mod grouping;
 mod hardening;
 mod housekeeping;

@@ -166,7 +166,11 @@ rebooted:
   returned: success
   type: bool
 verify:
-  description: Attributes per status in the diff after the change.
+  description: >-
+    Attributes per status in the diff after the change; for a host that had nothing to change,
+    in the diff that found so. Its C(unverified) counts the settings rftune did not check for
+    lack of evidence for the host's CPU generation (a Turin host's): C(in_sync) with
+    C(unverified) above 0 is not proven in sync.
   returned: success
   type: dict
 summary:
