@@ -60,6 +60,17 @@ pub struct ApplyFlags {
     pub lock: LockFlags,
 }
 
+/// How a fleet's table shows its hosts (`diff`, `plan`, `apply`, `restore`).
+#[derive(Debug, Clone, Copy, ClapArgs)]
+pub struct LayoutFlags {
+    /// One block per host, in inventory order. By default a fleet's table gives hosts whose
+    /// results read the same one block (how many, their names, then the changes and warnings
+    /// once) and failures one line per cause (each host's own name and address set aside).
+    /// -o json and -o jsonl list every host either way.
+    #[arg(long)]
+    pub per_host: bool,
+}
+
 /// The commands every writer that reboots runs around each host's reboot.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct HookFlags {

@@ -14,7 +14,7 @@ pub mod sim;
 pub use sim::SimArgs;
 
 pub use common::{
-    ApplyFlags, ApplyTimeArg, AuthArg, BmcArgs, ConnectArgs, HookFlags, LockFlags, RebootArg, TargetArgs,
+    ApplyFlags, ApplyTimeArg, AuthArg, BmcArgs, ConnectArgs, HookFlags, LayoutFlags, LockFlags, RebootArg, TargetArgs,
     parse_duration,
 };
 
@@ -117,6 +117,10 @@ pub enum Command {
     /// 9005 today) and were not checked, so the host is not proven in sync. Exit 0 when every
     /// host is in sync, 2 when any drifts (or has the profile's values only pending) or is
     /// unverified, with or without --strict, 1 when any host could not be compared.
+    ///
+    /// A fleet's table lists hosts whose results read the same once: `12 hosts (MODEL, BIOS
+    /// V) vs PROFILE: …`, their names, then the attributes and warnings; hosts that failed for
+    /// one cause share a line. --per-host gives each host its own block; -o json has every host.
     Diff(DiffArgs),
     /// Converge hosts on a BIOS profile: plan, snapshot, stage every BIOS change in one PATCH,
     /// reboot once, wait for the job, verify.
@@ -132,7 +136,8 @@ pub enum Command {
     /// Write what an apply would do to each host into a plan file (rftune.plan/v1) for review,
     /// and show it: per host its identity, every attribute's current, pending and desired value
     /// with what decided it, the PATCH bodies, whether it reboots, and a digest of the state it
-    /// was made from. Read-only.
+    /// was made from. Read-only. Hosts whose plans read the same share one block in the table
+    /// (--per-host: one each); the file has every host.
     ///
     /// `rftune apply --plan FILE` then applies exactly that plan, refusing any host whose state
     /// changed since. Exit 0 when every host is in sync, 2 when changes are planned, 1 when a
@@ -335,6 +340,9 @@ pub struct DiffArgs {
     /// -v does the same as --all, and -o json always has every host.
     #[arg(long)]
     pub all: bool,
+    /// How the fleet's table shows its hosts.
+    #[command(flatten)]
+    pub layout: LayoutFlags,
     /// The BMC(s) to compare.
     #[command(flatten)]
     pub target: TargetArgs,
@@ -424,6 +432,9 @@ pub struct ApplyArgs {
     /// How to apply.
     #[command(flatten)]
     pub flags: ApplyFlags,
+    /// How the fleet's table shows its hosts.
+    #[command(flatten)]
+    pub layout: LayoutFlags,
     /// Provisioning steps besides the profile.
     #[command(flatten)]
     pub provision: boot::ProvisionFlags,
@@ -444,6 +455,9 @@ pub struct PlanArgs {
     /// Show every attribute of each host, not only those written or pending.
     #[arg(long)]
     pub all: bool,
+    /// How the fleet's table shows its hosts.
+    #[command(flatten)]
+    pub layout: LayoutFlags,
     /// How the plan's apply reboots: graceful, force, or none (the job stays scheduled).
     #[arg(long, value_enum, default_value_t = RebootArg::Graceful)]
     pub reboot: RebootArg,
@@ -495,6 +509,9 @@ pub struct RestoreArgs {
     /// whether it reboots) and changes nothing; reboots are limited as apply's are.
     #[command(flatten)]
     pub flags: ApplyFlags,
+    /// How the fleet's table shows its hosts.
+    #[command(flatten)]
+    pub layout: LayoutFlags,
     /// The BMC(s) to restore (with --snapshot and neither: the one the snapshot was taken from).
     #[command(flatten)]
     pub target: TargetArgs,

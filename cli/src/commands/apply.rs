@@ -3,9 +3,10 @@
 //! command, its hosts streamed to `-o json`/`-o jsonl` as they finish, or shown as a table.
 
 use crate::Exit;
-use crate::args::{ApplyArgs, ApplyFlags, ConnectArgs, OutputFormat, RestoreArgs};
+use crate::args::{ApplyArgs, ApplyFlags, OutputFormat, RestoreArgs};
 use crate::config::{self, Hosts};
 use crate::documents::{ApplyReport, ApplySummary, DocumentKind, apply_entry};
+use crate::render::group::Blocks;
 use crate::render::{self, Line, Progress, SummaryBody};
 use anyhow::Result;
 use rftune_engine::assess::LoadedProfile;
@@ -32,23 +33,15 @@ pub async fn run(args: &ApplyArgs, dirs: &StateDirs, output: OutputFormat) -> Re
         options.follow_plan(&plan.options)?;
         let run = ApplyRun::new(profile, dirs, options, args.flags.max_unavailable)?.with_plan(Arc::new(plan));
         let applied = Applied::of(Arc::new(run), Some(file.display().to_string()));
-        return converge_run(applied, hosts, &args.flags, connect, dirs, output).await;
+        let blocks = Blocks::per_host(args.layout.per_host);
+        return converge_run(applied, hosts, &args.flags, blocks, connect, dirs, output).await;
     }
     let hosts = Hosts::of(&args.target)?;
     let Some(name) = &args.profile else {
         anyhow::bail!("give --profile NAME|FILE, or --plan FILE");
     };
     let profile = LoadedProfile::load(name)?;
-    converge(
-        profile,
-        hosts,
-        &args.flags,
-        Some(&args.provision),
-        &args.target.connect,
-        dirs,
-        output,
-    )
-    .await
+    converge(profile, hosts, args, dirs, output).await
 }
 
 /// Reads a plan file and the profile it was made from, refusing it whole when its integrity
@@ -210,27 +203,27 @@ pub async fn restore(args: &RestoreArgs, dirs: &StateDirs, output: OutputFormat)
         label,
         plan: None,
     };
-    converge_run(applied, hosts, &args.flags, connect, dirs, output).await
+    let blocks = Blocks::per_host(args.layout.per_host);
+    converge_run(applied, hosts, &args.flags, blocks, connect, dirs, output).await
 }
 
-/// Applies `profile` to `hosts`: the engine's fleet apply, rendered as `output` says.
+/// Applies `profile` to `hosts` with the flags and provisioning steps of `args`: the engine's
+/// fleet apply, rendered as `output` says.
 async fn converge(
     profile: LoadedProfile,
     hosts: Hosts,
-    flags: &ApplyFlags,
-    provision: Option<&crate::args::boot::ProvisionFlags>,
-    connect: &ConnectArgs,
+    args: &ApplyArgs,
     dirs: &StateDirs,
     output: OutputFormat,
 ) -> Result<Exit> {
     // The passwords first (the BMC's, then any BIOS one): a prompt must not meet a spinner.
-    let connect = crate::credentials::connect_config(connect, &hosts.entries)?;
+    let connect = crate::credentials::connect_config(&args.target.connect, &hosts.entries)?;
+    let flags = &args.flags;
     let mut options = config::apply_options(flags);
-    if let Some(p) = provision {
-        config::provision_options(p, &mut options)?;
-    }
+    config::provision_options(&args.provision, &mut options)?;
     let run = Arc::new(ApplyRun::new(profile, dirs, options, flags.max_unavailable)?);
-    converge_run(Applied::of(run, None), hosts, flags, connect, dirs, output).await
+    let blocks = Blocks::per_host(args.layout.per_host);
+    converge_run(Applied::of(run, None), hosts, flags, blocks, connect, dirs, output).await
 }
 
 /// A run to carry out (an apply or a restore), its audit log, what it applies (the profile's
@@ -306,6 +299,7 @@ async fn converge_run<O>(
     applied: Applied<O>,
     hosts: Hosts,
     flags: &ApplyFlags,
+    blocks: Blocks,
     connect: rftune_engine::connect::ConnectConfig,
     dirs: &StateDirs,
     output: OutputFormat,
@@ -412,7 +406,7 @@ where
         .collect();
     // Table or JUnit (JSON and JSON lines were streamed above).
     let mut text = restored_from(&results, &extras);
-    text.push_str(&render::apply::table(&report, &results));
+    text.push_str(&render::apply::table(&report, &results, blocks));
     if flags.dry_run {
         // A dry run is a plan without a file: the plan's view of each host follows.
         let planned: Vec<_> = results
@@ -429,7 +423,7 @@ where
             })
             .collect();
         text.push_str("\nplan:\n");
-        text.push_str(&render::plan::hosts(&planned, false));
+        text.push_str(&render::plan::hosts(&planned, false, blocks));
         text.push_str(&format!("plan: {}\n", render::plan::summary(&planned)));
     }
     render::text(&text)?;

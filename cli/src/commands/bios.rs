@@ -108,7 +108,7 @@ fn grouped(results: &[HostResult<BiosReport>], explicit: bool) -> String {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("{} host(s): {}\n", names.len(), render::action::names(&names)));
+        out.push_str(&format!("{} host(s): {}\n", names.len(), render::group::names(&names)));
         out.push_str(&table(members[0], explicit));
     }
     let read: usize = groups.iter().map(|(_, m)| m.len()).sum();
@@ -118,7 +118,7 @@ fn grouped(results: &[HostResult<BiosReport>], explicit: bool) -> String {
         groups.len(),
         results.len() - read
     ));
-    out.push_str(&render::action::failures(results));
+    out.push_str(&render::group::failures(results));
     out
 }
 

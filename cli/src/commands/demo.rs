@@ -78,7 +78,12 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
         profile.name()
     ))?;
     let before = assess::assess(&bmc, &profile, &cache, AssessOptions::default()).await?;
-    render::text(&render::diff::table(&one_host(profile.name(), sim, before), false))?;
+    render::text(&render::diff::table(
+        &one_host(profile.name(), sim, before),
+        false,
+        render::group::Blocks::PerHost,
+        &[],
+    ))?;
 
     let chassis = ODataId::new(redfish_client::oem::dell::CHASSIS);
     let watts_before = idle_watts(&bmc, &chassis).await?;
@@ -106,7 +111,12 @@ pub async fn run(args: &DemoArgs, dirs: &StateDirs, state_dir_given: bool) -> Re
     say("\n== 4. Verify: diff again")?;
     let after = assess::assess(&bmc, &run.profile, &run.cache, AssessOptions::default()).await?;
     let clean = after.diff.is_clean();
-    render::text(&render::diff::table(&one_host(run.profile.name(), sim, after), false))?;
+    render::text(&render::diff::table(
+        &one_host(run.profile.name(), sim, after),
+        false,
+        render::group::Blocks::PerHost,
+        &[],
+    ))?;
 
     say("\n== 5. Apply again: idempotent")?;
     sim.host.stats.reset();

@@ -164,7 +164,10 @@ pub async fn run(args: &DiffArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     match output {
         OutputFormat::Json | OutputFormat::Jsonl => render::json(&report)?,
         OutputFormat::Junit => render::text(&render::diff::junit(&report))?,
-        OutputFormat::Table => render::text(&render::diff::table(&report, args.all))?,
+        OutputFormat::Table => {
+            let blocks = render::group::Blocks::per_host(args.layout.per_host);
+            render::text(&render::diff::table(&report, args.all, blocks, entries))?;
+        }
     }
     report.summary.exit()
 }

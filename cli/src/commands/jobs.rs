@@ -75,10 +75,10 @@ async fn keep(
             out.push_str(&format!(
                 "{done}: {} host(s) ({})\n",
                 ok.len(),
-                render::action::names(&ok)
+                render::group::names(&ok)
             ));
         }
-        out.push_str(&render::action::failures(&results));
+        out.push_str(&render::group::failures(&results));
         render::text(&out)?;
     }
     documents::action_exit(failed, results.len(), 0, Some(&audit))
@@ -172,7 +172,7 @@ async fn list(target: &TargetArgs, all: bool, dirs: &StateDirs, output: OutputFo
                 " open (--all lists finished ones too)"
             },
         ));
-        out.push_str(&render::action::failures(&results));
+        out.push_str(&render::group::failures(&results));
         render::text(&out)?;
     }
     documents::action_exit(failed, results.len(), 0, None)

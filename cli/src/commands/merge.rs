@@ -166,7 +166,7 @@ fn merge_plans(texts: Vec<(String, String)>, output: OutputFormat) -> Result<Exi
     match output {
         OutputFormat::Json | OutputFormat::Jsonl => render::json(&merged)?,
         OutputFormat::Table | OutputFormat::Junit => {
-            let mut out = render::plan::table(&merged, false);
+            let mut out = render::plan::table(&merged, false, render::group::Blocks::Grouped);
             out.push_str(&format!(
                 "(merged and resealed, {}; -o json prints the merged plan to save and apply)\n",
                 merged.integrity

@@ -73,7 +73,7 @@ pub async fn run(args: &PlanArgs, dirs: &StateDirs, output: OutputFormat) -> Res
     if output == OutputFormat::Json {
         render::text(&text)?;
     } else {
-        let mut out = render::plan::table(&doc, args.all);
+        let mut out = render::plan::table(&doc, args.all, render::group::Blocks::per_host(args.layout.per_host));
         out.push_str(&format!(
             "plan written to {} ({}); apply it with `rftune apply --plan {}` and the same host selection\n",
             args.out.display(),

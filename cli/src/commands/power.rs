@@ -77,7 +77,7 @@ pub async fn run(args: &PowerArgs, dirs: &StateDirs, output: OutputFormat) -> Re
     }
     if format != PowerFormat::Table && failed > 0 {
         // The error lines of a table go to stdout with it; beside a program's format, stderr.
-        note!("{}", render::action::failures(&results).trim_end());
+        note!("{}", render::group::failures(&results).trim_end());
     }
     documents::action_exit(failed, results.len(), 0, None)
 }
@@ -123,7 +123,7 @@ fn fleet_table(reports: &[&PowerReport], results: &[HostResult<PowerReport>]) ->
         },
         results.len() - reports.len()
     ));
-    out.push_str(&render::action::failures(results));
+    out.push_str(&render::group::failures(results));
     if let Some(r) = reports.first() {
         out.push_str(&format!("Note: {}.\n", r.caveat));
     }

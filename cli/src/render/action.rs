@@ -41,39 +41,3 @@ pub fn table<T>(results: &[HostResult<T>], summary: impl Fn(&T) -> String) -> St
     }
     t.render()
 }
-
-/// The failed hosts of `results`, grouped by what went wrong once the host's own text (its
-/// name, its URL) is set aside: one line per distinct failure, `error on 3 hosts (a, b, c):
-/// TEXT`. Empty when no host failed.
-pub fn failures<T>(results: &[HostResult<T>]) -> String {
-    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
-    for r in results {
-        let Err(e) = &r.result else { continue };
-        let text = format!("{e:#}");
-        let mut text = rftune_engine::error::without_host(&r.entry.name, &text).to_owned();
-        if let Ok(url) = url::Url::parse(&r.entry.url) {
-            let key = rftune_engine::fleet::host_key(&url);
-            text = text.replace(&r.entry.url, "<BMC>").replace(&key, "<BMC>");
-        }
-        match groups.iter_mut().find(|(t, _)| *t == text) {
-            Some((_, hosts)) => hosts.push(&r.entry.name),
-            None => groups.push((text, vec![&r.entry.name])),
-        }
-    }
-    groups
-        .iter()
-        .map(|(text, hosts)| match hosts.as_slice() {
-            [one] => format!("{one}: error: {text}\n"),
-            many => format!("error on {} hosts ({}): {text}\n", many.len(), names(many)),
-        })
-        .collect()
-}
-
-/// Up to five of `hosts`, then how many more: `a, b, c, d, e and 45 more`.
-pub fn names(hosts: &[&str]) -> String {
-    const SHOWN: usize = 5;
-    if hosts.len() <= SHOWN {
-        return hosts.join(", ");
-    }
-    format!("{} and {} more", hosts[..SHOWN].join(", "), hosts.len() - SHOWN)
-}

@@ -2,8 +2,11 @@
 //! attention, then the fleet's counts) and JUnit XML for CI systems.
 
 use super::Table;
-use crate::documents::{DiffReport, DiffStatus};
+use super::group::{self, Blocks};
+use crate::documents::{DiffReport, DiffStatus, HostDiff};
 use bios_profiles::Status;
+use rftune_engine::fleet::BmcEntry;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 fn value(v: Option<&redfish_client::resources::bios::AttributeValue>) -> String {
@@ -11,88 +14,86 @@ fn value(v: Option<&redfish_client::resources::bios::AttributeValue>) -> String 
 }
 
 /// Per host: a heading, the attributes that are not in sync (all of them with `all`), the
-/// validation findings; then a fleet summary when there is more than one host.
-pub fn table(report: &DiffReport, all: bool) -> String {
+/// validation findings; then a fleet summary when there is more than one host. Grouped, hosts
+/// whose blocks read the same share one, headed by how many they are, what they share and their
+/// names, and hosts that could not be compared share a line per cause; `entries` (the hosts'
+/// inventory entries, where known) give each host's URL, which its error's text sets aside.
+pub fn table(report: &DiffReport, all: bool, blocks: Blocks, entries: &[BmcEntry]) -> String {
     let mut out = String::new();
     let fleet = report.hosts.len() > 1;
-    let mut hidden = 0;
-    for h in &report.hosts {
-        // A fleet shows the hosts that need attention; the rest are counted in the summary.
-        let clean =
-            h.status == DiffStatus::InSync && !h.lockdown && h.violations.iter().all(|v| v.starts_with("warning:"));
-        if fleet && clean && !all {
-            hidden += 1;
-            continue;
-        }
-        let identity: Vec<&str> = [h.service_tag.as_deref(), h.model.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect();
-        let bios = h
-            .bios_version
-            .as_deref()
-            .map(|v| format!(", BIOS {v}"))
-            .unwrap_or_default();
-        let _ = write!(out, "{}", h.host);
-        if !identity.is_empty() {
-            let _ = write!(out, " ({}{bios})", identity.join(", "));
-        }
-        match (&h.counts, &h.error) {
-            (Some(c), _) => {
-                let parts: Vec<String> = Status::ALL
-                    .iter()
-                    .filter(|s| c.get(**s) > 0)
-                    .map(|s| format!("{} {}", c.get(*s), s.as_str()))
-                    .collect();
-                let _ = writeln!(out, " vs {}: {}", report.profile, parts.join(", "));
-                if h.status == DiffStatus::Unverified {
-                    let _ = writeln!(
+    // A fleet shows the hosts that need attention; the rest are counted in the summary.
+    let shown: Vec<&HostDiff> = report
+        .hosts
+        .iter()
+        .filter(|h| {
+            let clean =
+                h.status == DiffStatus::InSync && !h.lockdown && h.violations.iter().all(|v| v.starts_with("warning:"));
+            !(fleet && clean && !all)
+        })
+        .collect();
+    let hidden = report.hosts.len() - shown.len();
+    if blocks == Blocks::PerHost {
+        for h in &shown {
+            match &h.counts {
+                Some(_) => {
+                    let _ = write!(
                         out,
-                        "  unverified: nothing checked differs, but {} setting(s) have no evidence for this host's CPU generation and were not checked: not proven in sync",
-                        c.unverified
+                        "{}{}",
+                        h.host,
+                        identity(h.service_tag.as_deref(), h.model.as_deref(), h.bios_version.as_deref())
+                    );
+                    out.push_str(&verdict(h, &report.profile));
+                    out.push_str(&body(h, all));
+                }
+                None => {
+                    let _ = writeln!(out, "{}: error: {}", h.host, h.error.as_deref().unwrap_or_default());
+                }
+            }
+        }
+    } else {
+        let (compared, failed): (Vec<&HostDiff>, Vec<&HostDiff>) = shown.iter().partition(|h| h.counts.is_some());
+        let keys = compared.iter().map(|h| verdict(h, &report.profile) + &body(h, all));
+        for (block, members) in group::by(keys) {
+            let hosts: Vec<&HostDiff> = members.iter().map(|&i| compared[i]).collect();
+            match hosts.as_slice() {
+                [one] => {
+                    let _ = write!(
+                        out,
+                        "{}{}{block}",
+                        one.host,
+                        identity(
+                            one.service_tag.as_deref(),
+                            one.model.as_deref(),
+                            one.bios_version.as_deref()
+                        )
+                    );
+                }
+                many => {
+                    let names: Vec<&str> = many.iter().map(|h| h.host.as_str()).collect();
+                    let model = group::distinct(many.iter().map(|h| h.model.as_deref()));
+                    let bios = group::distinct(many.iter().map(|h| h.bios_version.as_deref()));
+                    let shared = identity(None, model.as_deref(), bios.as_deref());
+                    // The verdict line, the hosts' names, then the rest of the block.
+                    let (first, rest) = block.split_once('\n').unwrap_or((&block, ""));
+                    let _ = write!(
+                        out,
+                        "{} hosts{shared}{first}\n{}{rest}",
+                        many.len(),
+                        group::members(&names)
                     );
                 }
             }
-            (None, Some(e)) => {
-                let _ = writeln!(out, ": error: {e}");
-            }
-            (None, None) => out.push('\n'),
         }
-        let mut t = Table::new(["  ATTRIBUTE", "DESIRED", "CURRENT", "PENDING", "STATUS", "NOTE"]);
-        for c in &h.changes {
-            if all || c.status != Status::InSync {
-                let name = match c.target {
-                    bios_profiles::Target::Bios => c.attribute.clone(),
-                    bios_profiles::Target::Idrac(g) => format!("{} ({g})", c.attribute),
-                };
-                t.row([
-                    format!("  {name}"),
-                    c.desired.to_string(),
-                    value(c.current.as_ref()),
-                    value(c.pending.as_ref()),
-                    c.status.as_str().to_owned(),
-                    c.note.clone().unwrap_or_default(),
-                ]);
-            }
-        }
-        if !t.is_empty() {
-            out.push_str(&t.render());
-        }
-        for c in h.changes.iter().filter(|c| all || c.status != Status::InSync) {
-            let Some(choice) = &c.choice else { continue };
-            for line in choice.decisions.iter().filter_map(super::decisions::line) {
-                let _ = writeln!(out, "  {}: {line}", c.attribute);
-            }
-            if let Some(split) = &choice.asid_split {
-                let _ = writeln!(out, "  split {}", super::decisions::split(split));
-            }
-        }
-        for v in &h.violations {
-            let _ = writeln!(out, "  {v}");
-        }
-        if h.counts.is_some() && h.error.is_some() {
-            let _ = writeln!(out, "  error: {}", h.error.as_deref().unwrap_or_default());
-        }
+        let urls: HashMap<&str, &str> = entries.iter().map(|e| (e.name.as_str(), e.url.as_str())).collect();
+        let failed: Vec<group::Failed<'_>> = failed
+            .iter()
+            .map(|h| group::Failed {
+                host: &h.host,
+                url: urls.get(h.host.as_str()).copied(),
+                text: h.error.clone().unwrap_or_default(),
+            })
+            .collect();
+        out.push_str(&group::causes("error", &failed));
     }
     if report.hosts.len() > 1 {
         let _ = writeln!(out, "\n{}", report.summary);
@@ -102,6 +103,82 @@ pub fn table(report: &DiffReport, all: bool) -> String {
                 "({hidden} host(s) in sync not listed; --all or -v lists them, -o json has every host)"
             );
         }
+    }
+    out
+}
+
+/// ` (TAG, MODEL, BIOS V)`, what of it is known; empty when nothing is.
+fn identity(service_tag: Option<&str>, model: Option<&str>, bios_version: Option<&str>) -> String {
+    let bios = bios_version.map(|v| format!("BIOS {v}"));
+    let parts: Vec<&str> = [service_tag, model, bios.as_deref()].into_iter().flatten().collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
+/// The rest of a compared host's heading, ` vs PROFILE: counts`, and the line saying it is
+/// unverified when it is.
+fn verdict(h: &HostDiff, profile: &str) -> String {
+    let mut out = String::new();
+    let Some(c) = &h.counts else {
+        return out;
+    };
+    let parts: Vec<String> = Status::ALL
+        .iter()
+        .filter(|s| c.get(**s) > 0)
+        .map(|s| format!("{} {}", c.get(*s), s.as_str()))
+        .collect();
+    let _ = writeln!(out, " vs {profile}: {}", parts.join(", "));
+    if h.status == DiffStatus::Unverified {
+        let _ = writeln!(
+            out,
+            "  unverified: nothing checked differs, but {} setting(s) have no evidence for this host's CPU generation and were not checked: not proven in sync",
+            c.unverified
+        );
+    }
+    out
+}
+
+/// A compared host's attributes (those not in sync, or all), what decided them, its findings
+/// and the error that makes the profile inapplicable to it, if any.
+fn body(h: &HostDiff, all: bool) -> String {
+    let mut out = String::new();
+    let mut t = Table::new(["  ATTRIBUTE", "DESIRED", "CURRENT", "PENDING", "STATUS", "NOTE"]);
+    for c in &h.changes {
+        if all || c.status != Status::InSync {
+            let name = match c.target {
+                bios_profiles::Target::Bios => c.attribute.clone(),
+                bios_profiles::Target::Idrac(g) => format!("{} ({g})", c.attribute),
+            };
+            t.row([
+                format!("  {name}"),
+                c.desired.to_string(),
+                value(c.current.as_ref()),
+                value(c.pending.as_ref()),
+                c.status.as_str().to_owned(),
+                c.note.clone().unwrap_or_default(),
+            ]);
+        }
+    }
+    if !t.is_empty() {
+        out.push_str(&t.render());
+    }
+    for c in h.changes.iter().filter(|c| all || c.status != Status::InSync) {
+        let Some(choice) = &c.choice else { continue };
+        for line in choice.decisions.iter().filter_map(super::decisions::line) {
+            let _ = writeln!(out, "  {}: {line}", c.attribute);
+        }
+        if let Some(split) = &choice.asid_split {
+            let _ = writeln!(out, "  split {}", super::decisions::split(split));
+        }
+    }
+    for v in &h.violations {
+        let _ = writeln!(out, "  {v}");
+    }
+    if let Some(e) = &h.error {
+        let _ = writeln!(out, "  error: {e}");
     }
     out
 }

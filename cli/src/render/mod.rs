@@ -6,6 +6,7 @@ pub mod action;
 pub mod apply;
 pub mod decisions;
 pub mod diff;
+pub mod group;
 pub mod inventory;
 pub mod plan;
 pub mod scp;
@@ -226,6 +227,45 @@ pub struct Progress {
     /// Without a terminal (cron, CI, `| tee`): one line per host per phase instead of a bar,
     /// each host's last line remembered so that a job polled every second prints once per state.
     lines: Option<std::sync::Mutex<std::collections::HashMap<String, String>>>,
+    /// A fleet without a terminal: its hosts counted instead of a line each for reading.
+    tally: Option<Tally>,
+}
+
+/// How far a fleet is, told without a terminal: every host reads, so a line per host saying
+/// so is noise at fleet scale; a count every [`Tally::EVERY`] and when the fleet is done
+/// replaces those lines. What a host goes through after reading (staging, rebooting, a job)
+/// still has its line.
+#[derive(Debug)]
+struct Tally {
+    what: String,
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    started: std::time::Instant,
+    /// When the count was last told, and whether the end is to be told: a host's reading went
+    /// untold, or a count was told.
+    told: std::sync::Mutex<(std::time::Instant, bool)>,
+}
+
+impl Tally {
+    /// How often a fleet still running says how far it is.
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+    /// Says `rftune: plan: 20/50 hosts done, 1 failed (12.3 s)` (a log record under
+    /// `--log-format json`).
+    fn tell(&self, failed: usize) {
+        let done = self.done.load(std::sync::atomic::Ordering::Relaxed);
+        let line = format!(
+            "rftune: {}: {done}/{} hosts done, {failed} failed ({:.1} s)",
+            self.what,
+            self.total,
+            self.started.elapsed().as_secs_f64()
+        );
+        if crate::logging::json() {
+            tracing::info!(target: crate::logging::PROGRESS, done, total = self.total, failed, "{line}");
+        } else {
+            note!("{line}");
+        }
+    }
 }
 
 /// Lines instead of a bar when stderr is not a terminal, unless `-q`.
@@ -249,10 +289,19 @@ impl Progress {
             bar.set_prefix(what.to_owned());
             bar
         });
+        let lines = lines();
+        let tally = (total > 1 && lines.is_some()).then(|| Tally {
+            what: what.to_owned(),
+            total,
+            done: std::sync::atomic::AtomicUsize::new(0),
+            started: std::time::Instant::now(),
+            told: std::sync::Mutex::new((std::time::Instant::now(), false)),
+        });
         Self {
             bar,
             failed: std::sync::atomic::AtomicUsize::new(0),
-            lines: lines(),
+            lines,
+            tally,
         }
     }
 
@@ -268,6 +317,7 @@ impl Progress {
             bar,
             failed: std::sync::atomic::AtomicUsize::new(0),
             lines: lines(),
+            tally: None,
         }
     }
 
@@ -280,19 +330,39 @@ impl Progress {
 
     /// One host finished.
     pub fn host_done(&self, ok: bool) {
+        use std::sync::atomic::Ordering;
+        let failed = if ok {
+            self.failed.load(Ordering::Relaxed)
+        } else {
+            self.failed.fetch_add(1, Ordering::Relaxed) + 1
+        };
         if let Some(b) = &self.bar {
             if !ok {
-                let n = self.failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                b.set_message(format!("({n} failed)"));
+                b.set_message(format!("({failed} failed)"));
             }
             b.inc(1);
         }
+        if let Some(tally) = &self.tally {
+            let done = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
+            let mut told = tally.told.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if done < tally.total && told.0.elapsed() >= Tally::EVERY {
+                *told = (std::time::Instant::now(), true);
+                tally.tell(failed);
+            }
+        }
     }
 
-    /// Removes the bar.
+    /// Removes the bar; without a terminal, says how the fleet ended when its hosts' reading
+    /// went untold or it was long enough to be counted on the way.
     pub fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
+        }
+        if let Some(tally) = &self.tally {
+            let told = tally.told.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if told.1 {
+                tally.tell(self.failed.load(std::sync::atomic::Ordering::Relaxed));
+            }
         }
     }
 }
@@ -303,6 +373,12 @@ impl Progress {
     fn phase(&self, host: &str, phase: &dyn std::fmt::Display, name: &'static str) {
         match (&self.bar, &self.lines) {
             (Some(bar), _) => bar.set_message(format!("{host}: {phase}")),
+            // A fleet's hosts all read: counted, not told one by one.
+            (None, Some(_)) if name == "reading" && self.tally.is_some() => {
+                if let Some(tally) = &self.tally {
+                    tally.told.lock().unwrap_or_else(std::sync::PoisonError::into_inner).1 = true;
+                }
+            }
             (None, Some(last)) => {
                 let text = phase.to_string();
                 let mut last = last.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

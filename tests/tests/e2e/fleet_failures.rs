@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncBufReadExt;
 
 /// A port on loopback where nothing listens: bound, then let go.
-fn closed_port() -> u16 {
+pub(super) fn closed_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
 }

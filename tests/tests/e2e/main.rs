@@ -19,6 +19,7 @@ mod fixture_dir;
 mod fleet_failures;
 mod fleet_verbs;
 mod gen17;
+mod grouping;
 mod hardening;
 mod housekeeping;
 mod hpe;
