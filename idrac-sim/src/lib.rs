@@ -1,5 +1,5 @@
-//! A stateful iDRAC9 and iDRAC10 emulator served by axum over the recorded fixture trees; each
-//! host answers as the iDRAC its tree records ([`personality`]).
+//! A stateful iDRAC9, iDRAC10 and HPE iLO 5 emulator served by axum over the fixture trees; each
+//! host answers as the BMC its tree records ([`personality`]).
 //!
 //! It models what rftune depends on and no public Redfish mockup does: BIOS values staged on
 //! `Bios/Settings` and validated like iDRAC (MessageIds and Base registry ids), a
@@ -8,7 +8,9 @@
 //! runs the job (Scheduled → Running → Completed/PR19) and applies the pending values plus
 //! every value the registry's presets force, DellAttributes applied immediately, System
 //! Lockdown, sessions, power readings that follow load and settings, injected faults, and many
-//! hosts in one process. `rftune sim` and `rftune demo` run it; the end-to-end tests use it.
+//! hosts in one process, of one model or several. An iLO keeps a full-copy BIOS settings object
+//! that takes anything and is judged at the next POST (`@Redfish.Settings` `Time` and
+//! `Messages`), with no jobs. `rftune sim` and `rftune demo` run it; the end-to-end tests use it.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), idrac_sim::SimError> {

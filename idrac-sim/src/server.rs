@@ -415,6 +415,8 @@ fn route(
     body: &[u8],
     caller: &Caller,
 ) -> Reply {
+    // Paths read for `$expand` and conditions come from documents' links, in their spelling.
+    let path = &host.fixture.canonical(path);
     let request = Request {
         method,
         path,

@@ -120,7 +120,7 @@ fn expand_members(host: &Host, doc: &Value, expand: bool) -> Value {
         for m in members {
             if let Some(full) = m["@odata.id"]
                 .as_str()
-                .and_then(|id| host.fixture.doc(id.trim_end_matches('/')))
+                .and_then(|id| host.fixture.doc(&host.fixture.canonical(id)))
             {
                 *m = full.clone();
             }

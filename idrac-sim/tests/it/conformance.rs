@@ -6,7 +6,14 @@ use super::{config, get, raw, start};
 use redfish_client::oem::dell;
 use serde_json::{Value, json};
 
-async fn send(url: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>) -> reqwest::Response {
+/// `method` on `path` with Basic credentials, `headers`, and `body` as JSON.
+pub(super) async fn send(
+    url: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> reqwest::Response {
     let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
     let mut req = raw()
         .request(method, format!("{url}{path}"))

@@ -30,17 +30,7 @@ struct Answer {
 
 /// `method` on `path` with Basic credentials (iLO takes them), `body` as JSON, and `headers`.
 async fn send(url: &str, method: &str, path: &str, body: Option<Value>, headers: &[(&str, &str)]) -> Answer {
-    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-    let mut req = raw()
-        .request(method, format!("{url}{path}"))
-        .basic_auth("root", Some("calvin"));
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let r = req.send().await.unwrap();
+    let r = super::conformance::send(url, method, path, headers, body).await;
     let header = |name: &str| r.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
     let (etag, location, encoding) = (header("ETag"), header("Location"), header("Content-Encoding"));
     Answer {
@@ -50,6 +40,11 @@ async fn send(url: &str, method: &str, path: &str, body: Option<Value>, headers:
         encoding,
         body: r.json().await.unwrap_or(Value::Null),
     }
+}
+
+/// `PATCH path` with `body`.
+async fn patch(url: &str, path: &str, body: Value) -> Answer {
+    send(url, "PATCH", path, Some(body), &[]).await
 }
 
 async fn get(url: &str, path: &str) -> Answer {
@@ -100,6 +95,15 @@ async fn the_service_root_names_an_ilo_5_and_paths_match_in_any_spelling() {
         assert_eq!(b.body["@odata.id"], BIOS, "{spelling}");
     }
     assert_eq!(system.body["Oem"]["Hpe"]["PostState"], "FinishedPost");
+    // Members expanded through their links, whatever their spelling (one level, as iLO).
+    let memory = get(url, "/redfish/v1/Systems/1/Memory?$expand=.($levels=1)").await;
+    let present = memory.body["Members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["CapacityMiB"].as_u64().unwrap_or(0) > 0)
+        .count();
+    assert_eq!(present, 16, "{}", memory.body);
     // Errors come in iLO's envelope: ids and arguments only.
     let missing = get(url, "/redfish/v1/Systems/2").await;
     assert_eq!(missing.status, 404);
@@ -197,14 +201,12 @@ async fn the_settings_object_is_a_full_copy_that_takes_anything_and_only_a_syste
     let before_time = current.body["@Redfish.Settings"]["Time"].clone();
     // Under the GeneralPowerEfficientCompute preset, AdminName is free, ApplicationPowerBoost
     // is forced Enabled; Dhcpv8 does not exist; ProcSMT takes no "Sometimes".
-    let r = send(
+    let r = patch(
         url,
-        "PATCH",
         SETTINGS,
-        Some(json!({"Attributes": {
+        json!({"Attributes": {
             "AdminName": "ops", "ApplicationPowerBoost": "Disabled", "Dhcpv8": "Enabled", "ProcSMT": "Sometimes"
-        }})),
-        &[],
+        }}),
     )
     .await;
     assert_eq!((r.status, ids(&r.body)), (200, vec!["iLO.2.15.SystemResetRequired"]));
@@ -296,13 +298,7 @@ async fn the_settings_object_is_a_full_copy_that_takes_anything_and_only_a_syste
 async fn the_custom_escape_lets_a_preset_locked_value_through_and_presets_force_their_set() {
     let fleet = dl385().await;
     let url = &fleet.hosts()[0].url;
-    let r = send(
-        url,
-        "PATCH",
-        SETTINGS,
-        Some(json!({"Attributes": {"WorkloadProfile": "Custom", "ApplicationPowerBoost": "Disabled", "ProcSMT": "Disabled"}})),
-        &[],
-    )
+    let r = patch(url, SETTINGS, json!({"Attributes": {"WorkloadProfile": "Custom", "ApplicationPowerBoost": "Disabled", "ProcSMT": "Disabled"}}))
     .await;
     assert_eq!(r.status, 200);
     reset_and_wait(url).await;
@@ -317,12 +313,10 @@ async fn the_custom_escape_lets_a_preset_locked_value_through_and_presets_force_
         (Some("Disabled"), Some("Disabled"))
     );
     // HighPerformanceCompute(HPC) forces its set at the next POST.
-    send(
+    patch(
         url,
-        "PATCH",
         SETTINGS,
-        Some(json!({"Attributes": {"WorkloadProfile": "HighPerformanceCompute(HPC)"}})),
-        &[],
+        json!({"Attributes": {"WorkloadProfile": "HighPerformanceCompute(HPC)"}}),
     )
     .await;
     reset_and_wait(url).await;
@@ -339,14 +333,7 @@ async fn actions_answer_at_their_advertised_targets_and_defaults_and_passwords_w
     let bios = get(url, BIOS).await;
     let target = |a: &str| bios.body["Actions"][a]["target"].as_str().unwrap().to_owned();
     assert!(target("#Bios.ChangePassword").ends_with("/Bios.ChangePasswords/"));
-    send(
-        url,
-        "PATCH",
-        SETTINGS,
-        Some(json!({"Attributes": {"AdminName": "ops"}})),
-        &[],
-    )
-    .await;
+    patch(url, SETTINGS, json!({"Attributes": {"AdminName": "ops"}})).await;
     reset_and_wait(url).await;
     // The path built from the action's name is not served.
     let built = send(
@@ -446,26 +433,17 @@ async fn if_match_guards_the_settings_object_and_boot_is_written_on_the_system()
     let system = get(url, SYSTEM).await;
     let mut order: Vec<Value> = system.body["Boot"]["BootOrder"].as_array().unwrap().clone();
     order.reverse();
-    let r = send(
+    let r = patch(
         url,
-        "PATCH",
         SYSTEM,
-        Some(json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}})),
-        &[],
+        json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}}),
     )
     .await;
     assert_eq!((r.status, ids(&r.body)), (200, vec!["Base.1.4.Success"]));
     assert_eq!(get(url, SYSTEM).await.body["Boot"]["BootSourceOverrideTarget"], "Pxe");
-    let r = send(url, "PATCH", SYSTEM, Some(json!({"Boot": {"BootOrder": order}})), &[]).await;
+    let r = patch(url, SYSTEM, json!({"Boot": {"BootOrder": order}})).await;
     assert_eq!((r.status, ids(&r.body)), (200, vec!["iLO.2.15.SystemResetRequired"]));
-    let bad = send(
-        url,
-        "PATCH",
-        SYSTEM,
-        Some(json!({"Boot": {"BootOrder": ["Boot9999"]}})),
-        &[],
-    )
-    .await;
+    let bad = patch(url, SYSTEM, json!({"Boot": {"BootOrder": ["Boot9999"]}})).await;
     assert_eq!(bad.status, 400);
     reset_and_wait(url).await;
     let system = get(url, SYSTEM).await;
@@ -534,14 +512,7 @@ async fn a_mockup_directory_without_system_embedded_1_is_served_through_its_syst
             "/redfish/v1/systems/1/bios/settings"
         )
     );
-    send(
-        url,
-        "PATCH",
-        SETTINGS,
-        Some(json!({"Attributes": {"AdminName": "from-dir"}})),
-        &[],
-    )
-    .await;
+    patch(url, SETTINGS, json!({"Attributes": {"AdminName": "from-dir"}})).await;
     reset_and_wait(url).await;
     assert_eq!(get(url, BIOS).await.body["Attributes"]["AdminName"], "from-dir");
 }

@@ -378,7 +378,7 @@ async fn unusable_fixture_directories_are_named_in_the_error() {
     let out = Run::new(&["sim", "--http", "--model", "r9999"]).output().await;
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        stderr(&out).contains("built-in models: c6615, r7525, r7625"),
+        stderr(&out).contains("built-in models: c6615, dl385, r7525, r7625"),
         "{}",
         stderr(&out)
     );

@@ -27,22 +27,14 @@ async fn ilo() -> Fleet {
 /// Runs `program` with `args`, the emulator's test account in `RFTUNE_SIM_USER` and
 /// `RFTUNE_SIM_PASSWORD`; its exit code and output.
 async fn run(program: &Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = tokio::process::Command::new(program)
-        .args(args)
-        .env("RFTUNE_SIM_USER", rftune_tests::USERNAME)
-        .env("RFTUNE_SIM_PASSWORD", rftune_tests::PASSWORD)
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), out)
-        .await
-        .expect("the client finished within 2 minutes")
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    super::finished(
+        tokio::process::Command::new(program)
+            .args(args)
+            .env("RFTUNE_SIM_USER", rftune_tests::USERNAME)
+            .env("RFTUNE_SIM_PASSWORD", rftune_tests::PASSWORD),
+        Duration::from_secs(120),
+    )
+    .await
 }
 
 /// The value of `name` in the settings object (`pending`) or the current values.

@@ -16,3 +16,18 @@ mod dell_scripts;
 mod hpe_clients;
 mod redfishtool;
 mod script;
+
+/// Waits at most `within` for `command` (killed if dropped) and gives its exit code and its
+/// output, stdout then stderr.
+async fn finished(command: &mut tokio::process::Command, within: std::time::Duration) -> (Option<i32>, String) {
+    let out = tokio::time::timeout(within, command.kill_on_drop(true).output())
+        .await
+        .unwrap_or_else(|_| panic!("{command:?} finished within {within:?}"))
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}

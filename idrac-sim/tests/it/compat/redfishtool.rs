@@ -28,25 +28,17 @@ async fn run(tool: &std::path::Path, fleet: &Fleet, args: &[&str]) -> (Option<i3
     let dir = rftune_tests::TempDir::new();
     let config = dir.0.join("redfishtool.json");
     std::fs::write(&config, r#"{"user": "root", "password": "calvin"}"#).unwrap();
-    let out = tokio::process::Command::new(tool)
-        .args(["-r", &fleet.hosts()[0].addr.to_string(), "-S", "Always", "-c"])
-        .arg(&config)
-        .args(args)
-        // requests would let a CA bundle in the environment override redfishtool's verify=False.
-        .env_remove("REQUESTS_CA_BUNDLE")
-        .env_remove("CURL_CA_BUNDLE")
-        .kill_on_drop(true)
-        .output();
-    let out = tokio::time::timeout(Duration::from_secs(120), out)
-        .await
-        .expect("redfishtool finished within 2 minutes")
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code(), text)
+    super::finished(
+        tokio::process::Command::new(tool)
+            .args(["-r", &fleet.hosts()[0].addr.to_string(), "-S", "Always", "-c"])
+            .arg(&config)
+            .args(args)
+            // requests would let a CA bundle in the environment override redfishtool's verify=False.
+            .env_remove("REQUESTS_CA_BUNDLE")
+            .env_remove("CURL_CA_BUNDLE"),
+        Duration::from_secs(120),
+    )
+    .await
 }
 
 #[tokio::test]
