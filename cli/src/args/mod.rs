@@ -335,9 +335,10 @@ pub struct DiffArgs {
     /// without evidence for the host's CPU generation make it unverified, exit 2, either way.)
     #[arg(long)]
     pub strict: bool,
-    /// Show in-sync attributes too, not only differences, and (for a fleet) the hosts in sync.
-    /// A fleet's table otherwise lists only the hosts that differ or failed, then a summary;
-    /// -v does the same as --all, and -o json always has every host.
+    /// Show in-sync attributes too, not only differences, and (for a fleet) the hosts in sync;
+    /// settings not checked for want of evidence (a Turin host's) get a row each instead of
+    /// one line naming them. A fleet's table otherwise lists only the hosts that differ or
+    /// failed, then a summary; -v does the same as --all, and -o json always has every host.
     #[arg(long)]
     pub all: bool,
     /// How the fleet's table shows its hosts.

@@ -146,7 +146,13 @@ fn verdict(h: &HostDiff, profile: &str) -> String {
 fn body(h: &HostDiff, all: bool) -> String {
     let mut out = String::new();
     let mut t = Table::new(["  ATTRIBUTE", "DESIRED", "CURRENT", "PENDING", "STATUS", "NOTE"]);
-    for c in &h.changes {
+    // Settings left unchecked for want of evidence share one reason: one line names them all
+    // (a Turin host has some forty), unless --all asks for every row.
+    let unproven = |c: &&bios_profiles::Change| {
+        !all && c.status == Status::NotApplicable && c.not_applicable == Some(bios_profiles::Unchecked::NoEvidence)
+    };
+    let unchecked: Vec<&bios_profiles::Change> = h.changes.iter().filter(unproven).collect();
+    for c in h.changes.iter().filter(|c| !unproven(c)) {
         if all || c.status != Status::InSync {
             let name = match c.target {
                 bios_profiles::Target::Bios => c.attribute.clone(),
@@ -165,6 +171,17 @@ fn body(h: &HostDiff, all: bool) -> String {
     if !t.is_empty() {
         out.push_str(&t.render());
     }
+    if let Some(first) = unchecked.first() {
+        let reason = first
+            .note
+            .as_deref()
+            .unwrap_or("no evidence for this host's CPU generation");
+        let _ = writeln!(out, "  not checked ({}; --all lists each): {reason}", unchecked.len());
+        let names: Vec<&str> = unchecked.iter().map(|c| c.attribute.as_str()).collect();
+        for line in wrap(&names, 96) {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
     for c in h.changes.iter().filter(|c| all || c.status != Status::InSync) {
         let Some(choice) = &c.choice else { continue };
         for line in choice.decisions.iter().filter_map(super::decisions::line) {
@@ -181,6 +198,30 @@ fn body(h: &HostDiff, all: bool) -> String {
         let _ = writeln!(out, "  error: {e}");
     }
     out
+}
+
+/// `names` joined by commas into lines of at most `width` characters (a longer name alone).
+fn wrap(names: &[&str], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for (i, name) in names.iter().enumerate() {
+        let piece = if i + 1 < names.len() {
+            format!("{name},")
+        } else {
+            (*name).to_owned()
+        };
+        if !line.is_empty() && line.len() + 1 + piece.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// JUnit XML: one test suite per host, one test case per attribute; drift is a failure and a

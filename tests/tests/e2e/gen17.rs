@@ -78,10 +78,21 @@ async fn a_strict_diff_of_a_turin_host_is_unverified_and_exits_2_not_a_silent_in
         .output()
         .await;
     assert_eq!(text.status.code(), Some(2));
+    let shown = stdout(&text);
+    assert!(shown.contains("not proven in sync"), "the table says why: {shown}");
+    // The settings left unchecked share one reason: one line names them, not a row each.
+    assert!(shown.contains("  not checked ("), "{shown}");
     assert!(
-        stdout(&text).contains("not proven in sync"),
-        "the table says why: {}",
-        stdout(&text)
+        !shown.lines().any(|l| l.starts_with("  NumaNodesPerSocket ")),
+        "{shown}"
+    );
+    assert!(shown.contains("NumaNodesPerSocket"), "{shown}");
+    let every = Run::new(&["diff", "--bmc", url, "-p", "hpc", "--all"]).output().await;
+    let rows = stdout(&every);
+    assert!(
+        rows.lines()
+            .any(|l| l.starts_with("  NumaNodesPerSocket ") && l.contains("no Turin evidence")),
+        "--all gives each its row: {rows}"
     );
 }
 
