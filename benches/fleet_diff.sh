@@ -4,6 +4,8 @@
 # wall time, rftune's CPU per host and peak RSS, and the emulator's CPU per host (during the
 # measured diff) and peak RSS, then the requests one host received.
 # Usage: benches/fleet_diff.sh [HOSTS=1000] [LATENCY=50ms] [PROFILE=performance]
+# MODEL=dl385 (any `rftune sim --model`) measures another kind of host, e.g. an HPE iLO beside
+# the default Dell R7625.
 # Env: RFTUNE (the rftune measured, default target/release/rftune), RFTUNE_SIM (the emulator's
 # binary, default the same), CONCURRENCY (hosts at once, default rftune's own).
 # For 10,000 hosts: one process holds a listener per host and the client a socket per host in
@@ -11,7 +13,7 @@
 set -euo pipefail
 hosts=${1:-1000}; latency=${2:-50ms}; profile=${3:-performance}
 . "$(dirname "$0")/lib.sh"
-start_sim --hosts "$hosts" --listen 127.0.0.1:0 --latency "$latency" --exit-after 900s \
+start_sim --model "${MODEL:-r7625}" --hosts "$hosts" --listen 127.0.0.1:0 --latency "$latency" --exit-after 900s \
     --write-inventory "$dir/fleet.toml"
 export RFTUNE_PASSWORD=calvin RFTUNE_STATE_DIR="$dir/state"
 args=(diff --inventory "$dir/fleet.toml" --profile "$profile" -o json)

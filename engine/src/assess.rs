@@ -342,9 +342,11 @@ async fn read_dimms(bmc: &Bmc) -> Result<Vec<Memory>> {
             let collection = places.system.join("Memory");
             bmc.client.expanded_members::<Memory>(collection.path()).await
         }
+        // Beside the system, as DMTF's schema places it (the system itself is being read at
+        // the same time, for the BIOS).
         None => {
-            let system = bmc.first_system().await?;
-            bmc.client.memory(&system).await
+            let collection = bmc.system_id().await?.join("Memory");
+            bmc.client.expanded_members::<Memory>(collection.path()).await
         }
     };
     read.map_err(|e| bmc.explain(e, "reading the DIMMs (the profile's NUMA choice depends on them)"))

@@ -350,7 +350,8 @@ fn assemble(
         power_state: system.power_state.map(|p| format!("{p:?}")),
         processors: Processors {
             count: cpu.count,
-            model: cpu.model,
+            // HPE pads the brand string with spaces, as the BIOS reads it from the CPU.
+            model: cpu.model.map(|m| m.trim().to_owned()),
             cores: cpu.core_count,
             threads: cpu.logical_processor_count,
         },

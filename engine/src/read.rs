@@ -307,7 +307,7 @@ async fn read_by_links(
     groups: &BTreeSet<AttributeGroup>,
     _jobs: bool,
 ) -> Result<HostValues> {
-    let system = bmc.first_system().await?;
+    let system = bmc.linked_system().await?;
     let bios_id = system.bios_link();
     let bios = bmc
         .client
@@ -320,6 +320,7 @@ async fn read_by_links(
         .pending_bios(&bios)
         .await
         .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?;
+    bmc.remember();
     Ok(HostValues {
         apply_times: bios.apply_times(),
         registry_id: bios.attribute_registry.clone(),

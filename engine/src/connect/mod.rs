@@ -4,6 +4,7 @@
 //! [`Backend`] serves it, once its answers have told (see [`crate::backend`]).
 
 pub mod credentials;
+mod remembered;
 pub(crate) mod trust;
 
 use crate::backend::Backend;
@@ -84,6 +85,8 @@ pub struct Bmc {
     recognition: Mutex<Recognition>,
     /// The logout [`Bmc::begin_close`] sent, until [`Bmc::close`] has its answer.
     closing: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Where what this run learns of a host not laid out as an iDRAC is kept for the next.
+    remember_at: Option<std::path::PathBuf>,
 }
 
 /// A BMC dropped with its session open (its work abandoned: `--check-timeout` passed, or a
@@ -119,10 +122,30 @@ enum RecognisedBy {
     /// Nothing yet: the iDRAC's fixed paths are where an operation that reads no service root
     /// starts, and the first answer there decides.
     Presumed,
+    /// An earlier run's record (`remembered.rs`): reads start there; anything that must be
+    /// sure (a write) reads the service root.
+    Remembered,
     /// A resource only that backend serves answered.
     Answer,
     /// The service root.
     ServiceRoot,
+}
+
+impl Recognition {
+    /// Where a run starts: an earlier run's record at `at`, where one was kept, else the
+    /// presumed iDRAC.
+    fn remembered(at: Option<&std::path::Path>) -> Self {
+        let Some(record) = at.and_then(remembered::load) else {
+            return Self::default();
+        };
+        Self {
+            backend: record.backend(),
+            by: RecognisedBy::Remembered,
+            settings_at: Some(ODataId::new(record.settings.as_str())),
+            system_at: Some((ODataId::new(record.system.as_str()), ODataId::new(record.bios.as_str()))),
+            ..Self::default()
+        }
+    }
 }
 
 impl Default for Recognition {
@@ -239,6 +262,7 @@ pub async fn connect(
         })
         .build()
         .with_context(|| format!("{name}: setting up the connection"))?;
+    let remember_at = remembered::path(&dirs.cache, &key);
     let bmc = Bmc {
         name,
         url: entry.url.clone(),
@@ -246,8 +270,9 @@ pub async fn connect(
         client,
         trust,
         root: tokio::sync::OnceCell::new(),
-        recognition: Mutex::default(),
+        recognition: Mutex::new(Recognition::remembered(Some(remember_at.as_path()))),
         closing: Mutex::default(),
+        remember_at: Some(remember_at),
     };
     if bmc.trust == Trust::FirstUse {
         // Anonymous: the first handshake sets the client's pin before any credential leaves.
@@ -288,6 +313,7 @@ impl Bmc {
             root: tokio::sync::OnceCell::new(),
             recognition: Mutex::default(),
             closing: Mutex::default(),
+            remember_at: None,
         }
     }
 
@@ -328,7 +354,8 @@ impl Bmc {
 
     /// Whether the backend is recognised (not only presumed).
     pub fn recognised(&self) -> bool {
-        self.recognition.lock().unwrap_or_else(PoisonError::into_inner).by != RecognisedBy::Presumed
+        let by = self.recognition.lock().unwrap_or_else(PoisonError::into_inner).by;
+        !matches!(by, RecognisedBy::Presumed | RecognisedBy::Remembered)
     }
 
     /// Records that a resource only the presumed backend serves answered: the backend is
@@ -375,7 +402,7 @@ impl Bmc {
     pub async fn recognise(&self) -> Result<Backend> {
         {
             let r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
-            if r.by != RecognisedBy::Presumed {
+            if !matches!(r.by, RecognisedBy::Presumed | RecognisedBy::Remembered) {
                 return Ok(r.backend.clone());
             }
         }
@@ -488,6 +515,50 @@ impl Bmc {
                 None => self.first_system().await?.bios_link(),
             },
         })
+    }
+
+    /// Keeps what this run found of a host read by its links (its backend, system, BIOS and
+    /// settings object) for the next run, where the backend is one worth remembering.
+    pub(crate) fn remember(&self) {
+        let Some(at) = &self.remember_at else { return };
+        let record = {
+            let r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+            let (Some((system, bios)), Some(settings)) = (&r.system_at, &r.settings_at) else {
+                return;
+            };
+            remembered::Remembered::of(&r.backend, system, bios, settings)
+        };
+        if let Some(record) = record {
+            remembered::store(at, &record);
+        }
+    }
+
+    /// The system as found before (this run, or an earlier one's record), read; else the
+    /// first system, found by listing them.
+    pub async fn linked_system(&self) -> Result<ComputerSystem> {
+        if let Some((system, _)) = self.found_system() {
+            match self.client.system(&system).await {
+                Ok(read) => return Ok(read),
+                Err(e) if !self.forget_remembered() => return Err(self.explain(e, "reading the system")),
+                // An earlier run's record that no longer holds: forgotten, and looked up again.
+                Err(_) => {}
+            }
+        }
+        self.first_system().await
+    }
+
+    /// Drops an earlier run's record (kept and in memory) when the run started from one;
+    /// whether it did.
+    fn forget_remembered(&self) -> bool {
+        let mut r = self.recognition.lock().unwrap_or_else(PoisonError::into_inner);
+        if r.by != RecognisedBy::Remembered {
+            return false;
+        }
+        *r = Recognition::default();
+        if let Some(at) = &self.remember_at {
+            let _ = std::fs::remove_file(at);
+        }
+        true
     }
 
     /// Records where the BIOS just read keeps its settings object (a backend without fixed
