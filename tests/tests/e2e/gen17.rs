@@ -4,7 +4,7 @@
 //! iDRAC9 places are never tried). Each flow prints its requests (`flow …:` lines, shown with
 //! `--nocapture`).
 
-use super::{Run, TempDir, sim, stats, stderr, stdout};
+use super::{Run, TempDir, host_entry, joint_inventory, sim, stats, stderr, stdout};
 use serde_json::Value;
 
 /// Waits, short for the emulator's POST.
@@ -235,12 +235,7 @@ async fn a_genoa_and_turin_fleet_summary_counts_the_turin_host_unverified_not_in
     let genoa = sim("r7625", 1, |_| {}).await;
     let turin = sim("r7725", 1, |_| {}).await;
     let dir = TempDir::new();
-    let inventory = dir.0.join("fleet.toml");
-    std::fs::write(
-        &inventory,
-        format!("{}\n{}", genoa.inventory_toml(), turin.inventory_toml()),
-    )
-    .unwrap();
+    let inventory = joint_inventory(&dir.0, &[&genoa, &turin]);
     let inv = inventory.to_str().unwrap();
     // Both on the profile first, so that what remains is what the check could not prove.
     let mut apply = vec!["apply", "--inventory", inv, "-p", "performance", "--reboot", "graceful"];
@@ -265,16 +260,8 @@ async fn a_genoa_and_turin_fleet_summary_counts_the_turin_host_unverified_not_in
         "{}",
         doc["summary"]
     );
-    let status = |name: &str| {
-        doc["hosts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["host"].as_str().is_some_and(|n| n.starts_with(name)))
-            .map(|h| h["status"].clone())
-    };
-    assert_eq!(status("r7625"), Some(Value::from("in_sync")));
-    assert_eq!(status("r7725"), Some(Value::from("unverified")));
+    assert_eq!(host_entry(&doc, "r7625")["status"], "in_sync");
+    assert_eq!(host_entry(&doc, "r7725")["status"], "unverified");
     let text = Run::new(&["diff", "--inventory", inv, "-p", "performance"])
         .state_dir(&dir.0)
         .output()

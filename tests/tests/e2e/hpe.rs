@@ -5,7 +5,7 @@
 //! is sent (an iLO would take it). Each flow prints its requests (`flow …:` lines, shown with
 //! `--nocapture`).
 
-use super::{Run, TempDir, sim, stats, stderr, stdout};
+use super::{Run, TempDir, host_entry, joint_inventory, sim, stats, stderr, stdout};
 use serde_json::Value;
 
 /// Waits, short for the emulator's POST.
@@ -147,12 +147,7 @@ async fn a_mixed_dell_and_hpe_fleet_takes_one_shipped_profile_each_in_its_own_na
     let dell = sim("r7625", 1, |_| {}).await;
     let hpe = sim("dl385", 1, |_| {}).await;
     let dir = TempDir::new();
-    let inventory = dir.0.join("fleet.toml");
-    std::fs::write(
-        &inventory,
-        format!("{}\n{}", dell.inventory_toml(), hpe.inventory_toml()),
-    )
-    .unwrap();
+    let inventory = joint_inventory(&dir.0, &[&dell, &hpe]);
     let inv = inventory.to_str().unwrap();
     let mut args = vec![
         "apply",
@@ -170,16 +165,7 @@ async fn a_mixed_dell_and_hpe_fleet_takes_one_shipped_profile_each_in_its_own_na
     let out = Run::new(&args).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let host = |prefix: &str| {
-        doc["hosts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|h| h["host"].as_str().is_some_and(|n| n.starts_with(prefix)))
-            .cloned()
-            .unwrap()
-    };
-    let (r7625, dl385) = (host("r7625"), host("dl385"));
+    let (r7625, dl385) = (host_entry(&doc, "r7625"), host_entry(&doc, "dl385"));
     assert_eq!(
         (&r7625["outcome"], &dl385["outcome"]),
         (&Value::from("converged"), &Value::from("converged"))

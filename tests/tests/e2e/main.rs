@@ -165,6 +165,26 @@ fn stats(fleet: &idrac_sim::Fleet, host: usize) -> serde_json::Value {
     fleet.hosts()[host].host.stats.to_json("")
 }
 
+/// One inventory file in `dir` holding every host of `fleets` (emulators of different models).
+fn joint_inventory(dir: &std::path::Path, fleets: &[&idrac_sim::Fleet]) -> PathBuf {
+    let path = dir.join("fleet.toml");
+    let text: Vec<String> = fleets.iter().map(|f| f.inventory_toml()).collect();
+    std::fs::write(&path, text.join("\n")).unwrap();
+    path
+}
+
+/// The entry of a fleet document's `hosts` whose name starts with `prefix` (`r7625`).
+fn host_entry<'a>(doc: &'a serde_json::Value, prefix: &str) -> &'a serde_json::Value {
+    doc["hosts"]
+        .as_array()
+        .and_then(|hosts| {
+            hosts
+                .iter()
+                .find(|h| h["host"].as_str().is_some_and(|n| n.starts_with(prefix)))
+        })
+        .unwrap_or(&serde_json::Value::Null)
+}
+
 /// Replaces the mock's random port in output, for snapshots.
 fn redact(text: &str, url: &str) -> String {
     let hostport = url.trim_start_matches("http://");
