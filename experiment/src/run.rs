@@ -24,7 +24,7 @@ use rftune_engine::audit::AuditLog;
 use rftune_engine::connect::{Bmc, ConnectConfig};
 use rftune_engine::converge::{self, ApplyOptions, ApplyRun};
 use rftune_engine::lifecycle::Access;
-use rftune_engine::power::Meter;
+use rftune_engine::meter::Meter;
 use rftune_engine::state::StateDirs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
