@@ -914,6 +914,15 @@ impl Spec {
     pub fn name(&self) -> &str {
         self.name.as_deref().unwrap_or("experiment")
     }
+
+    /// The name results measured on every host at once go by: the hosts' names joined by ` + `.
+    pub fn together_name(&self) -> String {
+        self.hosts
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ")
+    }
 }
 
 /// One thing wrong with an experiment file, and the key it is about (`["profiles", "1"]`).
