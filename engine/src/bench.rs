@@ -5,8 +5,8 @@
 
 use crate::connect::Bmc;
 use crate::error::Result;
+use crate::meter::Meter;
 use crate::observe::Silent;
-use crate::power::Meter;
 use host_bench::host::MachineId;
 use host_bench::report::BmcInfo;
 use host_bench::run::BmcFacts;

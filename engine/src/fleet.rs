@@ -141,27 +141,6 @@ pub struct HostResult<T, E = crate::Error> {
     pub result: Result<T, E>,
 }
 
-/// Runs `op` for every entry, at most `concurrency` at a time, returning results in inventory
-/// order. `on_done` is called as each host finishes (for progress).
-pub async fn run_all<T, E, F, Fut>(
-    entries: Vec<BmcEntry>,
-    concurrency: usize,
-    op: F,
-    on_done: impl Fn(&BmcEntry, bool),
-) -> Vec<HostResult<T, E>>
-where
-    T: Send + 'static,
-    E: From<crate::Error> + Send + 'static,
-    F: Fn(BmcEntry) -> Fut,
-    Fut: Future<Output = Result<T, E>> + Send + 'static,
-{
-    let limits = Limits {
-        concurrency,
-        ..Limits::default()
-    };
-    run_all_limited(entries, &limits, op, on_done).await
-}
-
 /// How a rollout proceeds over a fleet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -190,35 +169,6 @@ impl Default for Limits {
             max_login_rejections: 3,
         }
     }
-}
-
-/// Like [`run_all`], within `limits`: the canaries finish before any other host starts, and
-/// after a failed canary or `max_failures` failed hosts, the hosts not started yet are left
-/// untouched and reported as [`crate::HostErrorKind::NotStarted`]. Hosts start in inventory order.
-pub async fn run_all_limited<T, E, F, Fut>(
-    entries: Vec<BmcEntry>,
-    limits: &Limits,
-    op: F,
-    on_done: impl Fn(&BmcEntry, bool),
-) -> Vec<HostResult<T, E>>
-where
-    T: Send + 'static,
-    E: From<crate::Error> + Send + 'static,
-    F: Fn(BmcEntry) -> Fut,
-    Fut: Future<Output = Result<T, E>> + Send + 'static,
-{
-    // `for_each_limited` hands over every entry exactly once, so every slot gets filled.
-    let mut results: Vec<Option<HostResult<T, E>>> = std::iter::repeat_with(|| None).take(entries.len()).collect();
-    let op = |entry| {
-        let fut = op(entry);
-        async move { Outcome::from(fut.await) }
-    };
-    for_each_limited(&entries, limits, op, |i, r| {
-        on_done(&r.entry, r.result.is_ok());
-        results[i] = Some(r);
-    })
-    .await;
-    results.into_iter().flatten().collect()
 }
 
 /// The result of a host left untouched: `why` it was not started.
@@ -267,11 +217,14 @@ async fn next_event<T, E>(
     }
 }
 
-/// Like [`run_all_limited`], but hands each host's result to `sink` as soon as the host has it
-/// (in the order hosts finish, with the entry's position in `entries`) and keeps none of them:
-/// a caller that streams results keeps only what it chooses, e.g. counters. Every entry is
-/// handed over exactly once, also the hosts left untouched. A host's [`Outcome::then`] runs
-/// after its result was handed over, before its slot goes to the next host.
+/// Runs `op` for every entry within `limits` and hands each host's result to `sink` as soon as
+/// the host has it (in the order hosts finish, with the entry's position in `entries`), keeping
+/// none of them: a caller keeps only what it chooses, e.g. counters. Hosts start in inventory
+/// order; the canaries finish before any other host starts, and after a failed canary or
+/// `max_failures` failed hosts, the hosts not started yet are left untouched and reported as
+/// [`crate::HostErrorKind::NotStarted`]. Every entry is handed over exactly once, also the hosts
+/// left untouched. A host's [`Outcome::then`] runs after its result was handed over, before its
+/// slot goes to the next host.
 pub async fn for_each_limited<T, E, F, Fut>(
     entries: &[BmcEntry],
     limits: &Limits,
@@ -461,6 +414,22 @@ url = "https://127.0.0.1:9002"
             .collect()
     }
 
+    /// Every host's result in inventory order, as a caller keeping them all collects them.
+    async fn collected<T, F, Fut>(entries: Vec<BmcEntry>, limits: &Limits, op: F) -> Vec<HostResult<T>>
+    where
+        T: Send + 'static,
+        F: Fn(BmcEntry) -> Fut,
+        Fut: Future<Output = crate::Result<T>> + Send + 'static,
+    {
+        let mut results: Vec<Option<HostResult<T>>> = std::iter::repeat_with(|| None).take(entries.len()).collect();
+        let op = |entry| {
+            let fut = op(entry);
+            async move { Outcome::from(fut.await) }
+        };
+        for_each_limited(&entries, limits, op, |i, r| results[i] = Some(r)).await;
+        results.into_iter().flatten().collect()
+    }
+
     #[tokio::test]
     async fn a_failed_canary_stops_the_rollout_and_a_good_one_lets_it_go_on() {
         let limits = Limits {
@@ -471,22 +440,17 @@ url = "https://127.0.0.1:9002"
         let started = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = started.clone();
         // The second canary fails: hosts 2.. never start.
-        let results = run_all_limited(
-            entries_of(5),
-            &limits,
-            move |e| {
-                let seen = seen.clone();
-                async move {
-                    seen.lock().unwrap().push(e.name.clone());
-                    if e.name.ends_with("9001") {
-                        Err(crate::Error::bad_input("boom"))
-                    } else {
-                        Ok(())
-                    }
+        let results = collected(entries_of(5), &limits, move |e| {
+            let seen = seen.clone();
+            async move {
+                seen.lock().unwrap().push(e.name.clone());
+                if e.name.ends_with("9001") {
+                    Err(crate::Error::bad_input("boom"))
+                } else {
+                    Ok(())
                 }
-            },
-            |_, _| {},
-        )
+            }
+        })
         .await;
         assert_eq!(started.lock().unwrap().len(), 2, "only the canaries started");
         for r in &results[2..] {
@@ -498,13 +462,7 @@ url = "https://127.0.0.1:9002"
             );
         }
         // Good canaries: every host runs.
-        let results = run_all_limited(
-            entries_of(5),
-            &limits,
-            |_| async { Ok::<_, crate::Error>(()) },
-            |_, _| {},
-        )
-        .await;
+        let results = collected(entries_of(5), &limits, |_| async { Ok::<_, crate::Error>(()) }).await;
         assert!(results.iter().all(|r| r.result.is_ok()));
     }
 
@@ -520,19 +478,14 @@ url = "https://127.0.0.1:9002"
             concurrency: 1,
             ..Limits::default()
         };
-        run_all_limited(
-            entries,
-            &limits,
-            move |e| {
-                let order = order.clone();
-                async move {
-                    order.lock().unwrap().push(e.name.clone());
-                    tokio::task::yield_now().await;
-                    Ok::<_, crate::Error>(())
-                }
-            },
-            |_, _| {},
-        )
+        collected(entries, &limits, move |e| {
+            let order = order.clone();
+            async move {
+                order.lock().unwrap().push(e.name.clone());
+                tokio::task::yield_now().await;
+                Ok::<_, crate::Error>(())
+            }
+        })
         .await;
         let started = started.lock().unwrap().clone();
         let expected: Vec<String> = (0..40).map(|i| format!("127.0.0.1:{}", 9000 + i)).collect();
@@ -547,12 +500,9 @@ url = "https://127.0.0.1:9002"
             max_failures: Some(2),
             ..Limits::default()
         };
-        let results = run_all_limited(
-            entries_of(6),
-            &limits,
-            |_| async { Err::<(), _>(crate::Error::bad_input("boom")) },
-            |_, _| {},
-        )
+        let results = collected(entries_of(6), &limits, |_| async {
+            Err::<(), _>(crate::Error::bad_input("boom"))
+        })
         .await;
         let kinds: Vec<Option<crate::HostErrorKind>> = results
             .iter()
@@ -659,28 +609,5 @@ url = "https://127.0.0.1:9002"
                 "1 handed over"
             ]
         );
-    }
-
-    #[tokio::test]
-    async fn run_all_keeps_order_and_isolates_failures() {
-        let entries: Vec<BmcEntry> = (0..5)
-            .map(|i| BmcEntry::from_url(&format!("http://127.0.0.1:{}", 9000 + i)).unwrap())
-            .collect();
-        let results = run_all(
-            entries,
-            2,
-            |e| async move {
-                if e.name.ends_with("9002") {
-                    crate::error::bad_input!("boom")
-                } else {
-                    Ok(e.name.clone())
-                }
-            },
-            |_, _| {},
-        )
-        .await;
-        assert_eq!(results.len(), 5);
-        assert!(results[2].result.is_err());
-        assert_eq!(results[4].result.as_ref().unwrap(), "127.0.0.1:9004");
     }
 }

@@ -27,7 +27,7 @@
 //!   host.
 //! - **Records** ([`snapshot`], [`derive`](mod@derive), [`capture`], [`state`]): what a host had
 //!   before a change, profiles derived from hosts, sanitised captures, private state directories.
-//! - **Measuring and watching** ([`power`], [`bench`](mod@bench), [`watch`]): power readings
+//! - **Measuring and watching** ([`meter`], [`bench`](mod@bench), [`watch`]): power readings
 //!   from the BMC, what a benchmark records of the BMC's server, and the exporter's schedule of
 //!   checks.
 //!
@@ -78,10 +78,10 @@ pub mod jobs;
 pub mod lifecycle;
 pub mod lock;
 pub mod marker;
+pub mod meter;
 pub mod observe;
 pub mod passwords;
 pub mod plan;
-pub mod power;
 pub mod read;
 pub mod restore;
 pub mod sanitize;

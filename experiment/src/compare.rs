@@ -120,9 +120,10 @@ pub struct ProfileSummary {
     pub max: f64,
 }
 
-/// A profile against the baseline on one metric.
+/// A profile against the baseline on one metric: how a measured figure changed (a diff's
+/// `bios_profiles::Change` is an attribute compared with a profile).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
+pub struct BaselineChange {
     /// The profile.
     pub profile: String,
     /// Median(profile) − median(baseline).
@@ -161,12 +162,12 @@ pub struct Comparison {
     /// Per profile, in the experiment's order (profiles without samples left out).
     pub profiles: Vec<ProfileSummary>,
     /// Each non-baseline profile against the baseline.
-    pub changes: Vec<Change>,
+    pub changes: Vec<BaselineChange>,
 }
 
 impl Comparison {
     /// `profile` against the baseline (absent for the baseline itself).
-    pub fn change(&self, profile: &str) -> Option<&Change> {
+    pub fn change(&self, profile: &str) -> Option<&BaselineChange> {
         self.changes.iter().find(|ch| ch.profile == profile)
     }
 }
@@ -247,7 +248,7 @@ pub fn compare(observations: &[Observation], profiles: &[String], method: &Metho
                             })
                         })
                     };
-                    Some(Change {
+                    Some(BaselineChange {
                         profile: p.clone(),
                         difference,
                         percent: pct(difference),

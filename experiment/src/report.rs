@@ -86,7 +86,7 @@ pub fn read_bench(path: &Path) -> Result<BenchReport> {
 fn report_hosts(spec: &Spec, observations: &[Observation]) -> Vec<String> {
     let mut hosts: Vec<String> = spec.hosts.iter().map(|h| h.name.clone()).collect();
     if spec.benchmarks.filesystem.is_some() {
-        hosts = vec![crate::run::together_name(spec)];
+        hosts = vec![spec.together_name()];
     }
     for o in observations {
         if !hosts.contains(&o.host) {
@@ -121,7 +121,7 @@ pub fn from_state(state: &State, dir: &Path, method: Method) -> ExperimentReport
     let mut problems = Vec::new();
     let mut notes = Vec::new();
     // A document measured on every host at once is recorded on each: read it once, as theirs.
-    let together = crate::run::together_name(&state.spec);
+    let together = state.spec.together_name();
     let mut read = std::collections::BTreeSet::new();
     for (host, h) in &state.hosts {
         for rec in &h.steps {

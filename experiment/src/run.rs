@@ -24,7 +24,7 @@ use rftune_engine::audit::AuditLog;
 use rftune_engine::connect::{Bmc, ConnectConfig};
 use rftune_engine::converge::{self, ApplyOptions, ApplyRun};
 use rftune_engine::lifecycle::Access;
-use rftune_engine::power::Meter;
+use rftune_engine::meter::Meter;
 use rftune_engine::state::StateDirs;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -317,15 +317,6 @@ async fn preflight(
     Ok(bmcs)
 }
 
-/// The name results measured on every host at once go by: the hosts' names joined by ` + `.
-pub fn together_name(spec: &Spec) -> String {
-    spec.hosts
-        .iter()
-        .map(|h| h.name.as_str())
-        .collect::<Vec<_>>()
-        .join(" + ")
-}
-
 /// The remaining steps of hosts measured together (a file system's servers, by the suite run
 /// from its clients), in order: per step every host applies the profile and its OS answers, all
 /// at once; then the suite runs once with every host's power summed, and the step is recorded
@@ -384,7 +375,7 @@ async fn together_steps(
     let Some((first, _)) = bmcs.first() else {
         return Ok(());
     };
-    let group = together_name(spec);
+    let group = spec.together_name();
     let remaining: Vec<Step> = shared.state.lock().await.remaining(&first.name, steps).to_vec();
     for step in remaining {
         let profile = spec.profiles.get(step.profile).cloned().unwrap_or_default();

@@ -910,14 +910,18 @@ impl Spec {
         self.profiles.first().map_or("", String::as_str)
     }
 
-    /// The output directory (set by [`Spec::load`]; `.` if the spec was only parsed).
-    pub fn output_dir(&self) -> &Path {
-        self.output.as_deref().unwrap_or(Path::new("."))
-    }
-
     /// The experiment's name.
     pub fn name(&self) -> &str {
         self.name.as_deref().unwrap_or("experiment")
+    }
+
+    /// The name results measured on every host at once go by: the hosts' names joined by ` + `.
+    pub fn together_name(&self) -> String {
+        self.hosts
+            .iter()
+            .map(|h| h.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" + ")
     }
 }
 
@@ -1246,8 +1250,8 @@ os = "soon"
             "a profile file is relative to the experiment file"
         );
         assert_eq!(s.name(), "nps");
-        assert_eq!(s.output_dir(), dir.join("nps-results"));
-        assert!(s.output_dir().is_absolute());
+        assert_eq!(s.output.as_deref(), Some(dir.join("nps-results").as_path()));
+        assert!(s.output.as_deref().is_some_and(Path::is_absolute));
         assert_eq!(
             s.hosts[1].credentials.as_deref(),
             Some(dir.join("creds.toml").as_path())

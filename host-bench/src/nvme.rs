@@ -149,9 +149,10 @@ pub enum Sizing {
     Sectors(u64),
 }
 
-/// A namespace plan: the sizes and the nvme-cli commands.
+/// What `rftune nvme plan` would do to a namespace: its new size and the nvme-cli commands that
+/// recreate it at that size (not a BIOS plan, which is writes to a BMC).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
+pub struct NamespacePlan {
     /// Controller character device, e.g. `/dev/nvme0`.
     pub controller: String,
     /// Namespace replaced and recreated.
@@ -189,7 +190,14 @@ pub fn controller_path(device: &str) -> String {
 }
 
 /// Builds the plan from the controller's identity.
-pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
+pub fn plan(
+    device: &str,
+    ctrl: &Controller,
+    capacity: u128,
+    lba: u32,
+    sizing: Sizing,
+    nsid: u32,
+) -> Result<NamespacePlan> {
     if !ctrl.namespace_management() {
         return Err(Error::Refused(format!(
             "{device} ({} {}) does not support namespace management (oacs bit 3 is clear)",
@@ -212,7 +220,7 @@ pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: S
             plan.sectors, plan.bytes
         )));
     }
-    Ok(Plan {
+    Ok(NamespacePlan {
         controller_info: Some(ctrl.clone()),
         ..plan
     })
@@ -222,7 +230,7 @@ pub fn plan(device: &str, ctrl: &Controller, capacity: u128, lba: u32, sizing: S
 /// needed): the sizes and the sequence, with `device`'s controller or `/dev/nvmeX`, and
 /// `<cntlid>` for the controller id `nvme id-ctrl` gives. What it cannot check — namespace
 /// management support, the drive's total capacity — is checked by [`plan`] before anything runs.
-pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
+pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<NamespacePlan> {
     build(
         &device.map_or_else(|| "/dev/nvmeX".to_owned(), controller_path),
         "<cntlid>",
@@ -233,7 +241,7 @@ pub fn offline(device: Option<&str>, capacity: u128, lba: u32, sizing: Sizing, n
     )
 }
 
-fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<Plan> {
+fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: u32) -> Result<NamespacePlan> {
     if !matches!(lba, 512 | 4096) {
         return Err(Error::BadInput(format!("LBA size {lba}: use 512 or 4096")));
     }
@@ -252,7 +260,7 @@ fn build(c: &str, cntlid: &str, capacity: u128, lba: u32, sizing: Sizing, nsid: 
     let cmd = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
     let n = sectors.to_string();
     let lba_s = lba.to_string();
-    Ok(Plan {
+    Ok(NamespacePlan {
         commands: vec![
             cmd(&["detach-ns", c, "-n", &ns, "-c", cntlid]),
             cmd(&["delete-ns", c, "-n", &ns]),
@@ -310,7 +318,7 @@ impl NvmeCli {
     }
 
     /// The namespace's block device, e.g. `/dev/nvme0n1`: what the plan destroys.
-    pub fn namespace_device(plan: &Plan) -> PathBuf {
+    pub fn namespace_device(plan: &NamespacePlan) -> PathBuf {
         PathBuf::from(format!("{}n{}", plan.controller, plan.nsid))
     }
 
@@ -322,7 +330,7 @@ impl NvmeCli {
     /// benchmark; nothing beyond `id-ctrl` runs before both pass.
     pub fn execute(
         &self,
-        plan: &Plan,
+        plan: &NamespacePlan,
         confirm_serial: &str,
         state_dir: &Path,
         unused: impl FnOnce(&Path) -> Result<()>,
@@ -412,7 +420,7 @@ pub struct Verified {
 
 /// Checks id-ns JSON against the plan: nsze equals the planned sectors and the format selected
 /// by `flbas` (low four bits index `lbafs`, `ds` = log2 of the LBA size) has the planned size.
-pub fn verify_id_ns(text: &str, plan: &Plan) -> Result<Verified> {
+pub fn verify_id_ns(text: &str, plan: &NamespacePlan) -> Result<Verified> {
     let err = |d: String| Error::Parse {
         what: "nvme id-ns output".into(),
         detail: d,

@@ -168,13 +168,6 @@ pub struct Interval {
     pub high: f64,
 }
 
-impl Interval {
-    /// Whether zero lies outside the interval.
-    pub fn excludes_zero(&self) -> bool {
-        self.low > 0.0 || self.high < 0.0
-    }
-}
-
 /// How intervals are computed: bootstrap resamples and seed, and the confidence level of every
 /// interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -545,7 +538,6 @@ mod tests {
         let w = welch_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], &[3.0, 4.0, 5.0, 6.0, 7.0], 0.95).unwrap();
         assert!((w.low - (2.0 - 2.306_004_135)).abs() < 1e-6, "{w:?}");
         assert!((w.high - (2.0 + 2.306_004_135)).abs() < 1e-6, "{w:?}");
-        assert!(!w.excludes_zero());
         // Unequal variances: a = 1..5 (var 2.5), b = 2,4,..,10 (var 10): se² = 0.5 + 2 = 2.5,
         // df = 6.25 / (0.25/4 + 4/4) = 5.882352941.
         let w = welch_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], &[2.0, 4.0, 6.0, 8.0, 10.0], 0.95).unwrap();
@@ -556,7 +548,6 @@ mod tests {
         let w = welch_interval(&[10.0, 11.0, 12.0], &[20.0, 21.0, 22.0], 0.95).unwrap();
         let half = 2.776_445_105 * (2.0f64 / 3.0).sqrt();
         assert!((w.low - (10.0 - half)).abs() < 1e-6 && (w.high - (10.0 + half)).abs() < 1e-6);
-        assert!(w.excludes_zero());
         assert_eq!(welch_interval(&[1.0], &[2.0, 3.0], 0.95), None);
     }
 

@@ -18,12 +18,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The crates whose `src/` is checked.
-const CRATES: [&str; 6] = [
+const CRATES: [&str; 7] = [
     "redfish-client",
     "bios-profiles",
     "idrac-sim",
     "host-bench",
     "engine",
+    "experiment",
     "cli",
 ];
 

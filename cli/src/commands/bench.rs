@@ -27,7 +27,7 @@ use host_bench::{Stop, device, stream};
 use rftune_engine::connect::Bmc;
 use rftune_engine::fleet::{self, BmcEntry};
 use rftune_engine::lifecycle::Access;
-use rftune_engine::power::Meter;
+use rftune_engine::meter::Meter;
 use rftune_engine::state::StateDirs;
 use rftune_experiment::compare::{self, BenchComparison, Verdict};
 use serde::Serialize;

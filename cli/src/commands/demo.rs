@@ -170,7 +170,7 @@ async fn idle_watts(bmc: &Bmc, chassis: &ODataId) -> Result<f64> {
     let mut readings = Vec::new();
     for _ in 0..5 {
         let (_, watts) =
-            rftune_engine::power::read_best(bmc, chassis, Some(host_bench::power::Sensor::PowerControl)).await?;
+            rftune_engine::meter::read_best(bmc, chassis, Some(host_bench::power::Sensor::PowerControl)).await?;
         readings.push(watts);
     }
     readings.sort_by(f64::total_cmp);

@@ -13,7 +13,7 @@ use anyhow::Result;
 use host_bench::power::{PowerReport, SCHEMA};
 use rftune_engine::fleet::HostResult;
 use rftune_engine::lifecycle::Access;
-use rftune_engine::power::Readings;
+use rftune_engine::meter::Readings;
 use rftune_engine::state::StateDirs;
 use rftune_engine::switch::{PowerAction, Switch, SwitchOptions};
 use std::sync::Arc;

@@ -107,7 +107,7 @@ impl Operation for Check<'_> {
         };
         let (assessment, power) = tokio::join!(
             assess::assess(bmc, &c.profile, &c.cache, options),
-            crate::power::read_best(bmc, &chassis, self.sensor)
+            crate::meter::read_best(bmc, &chassis, self.sensor)
         );
         bmc.close().await;
         finding(&bmc.name, assessment?, power)

@@ -15,7 +15,7 @@
 //! the job opens them (`create_on_open`), inside the timing, never laid out beforehand; phases
 //! that read allow fio to create nothing.
 
-use super::plan::Sizes;
+use super::sizes::Sizes;
 use super::{Op, Test, layout};
 use std::fmt::Write;
 use std::path::Path;
@@ -245,7 +245,7 @@ fn fio_path(p: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::filesystem::plan::round_robin;
+    use crate::filesystem::sizes::round_robin;
 
     fn option<'a>(text: &'a str, key: &str) -> Option<&'a str> {
         text.lines().find_map(|l| l.strip_prefix(&format!("{key}=")))

@@ -4,7 +4,7 @@
 //! IOPS with direct I/O, and metadata rates (create, stat, read, remove of empty, 3 KiB and
 //! 4 KiB files, 1,024 per directory), each as a curve over a sweep of thread counts.
 //!
-//! By job: the tests and operations (here), the sweep and sizes (`plan`), fio's job files
+//! By job: the tests and operations (here), the sweep and sizes (`sizes`), fio's job files
 //! (`job`), the names the run creates, its manifest and the cleanup that removes exactly those
 //! (`layout`), which file system holds the target (`mount`), and the run itself with its
 //! refusals (`run`). The document's part is [`crate::report::FileSystemBench`].
@@ -18,14 +18,14 @@
 mod job;
 mod layout;
 pub mod mount;
-mod plan;
 mod run;
 mod servers;
+mod sizes;
 
 pub use job::{JobFile, Phase, Range, n_to_1_ranges};
 pub use layout::{Cleanup, MANIFEST, ROOT, cleanup};
-pub use plan::{Method, Sizes, round_robin, sweep};
 pub use run::{Client, FsRun, FsSettings, run};
+pub use sizes::{Method, Sizes, round_robin, sweep};
 
 use serde::{Deserialize, Serialize};
 

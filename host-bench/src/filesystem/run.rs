@@ -21,8 +21,8 @@ use super::Test;
 use super::job::{Phase, Step};
 use super::layout::{self, MANIFEST, Manifest, ROOT};
 use super::mount::{self, FileSystem};
-use super::plan::{self, FIO_MAX_JOBS, MAX_DEFAULT_THREADS, Method, Sizes};
 use super::servers::Servers;
+use super::sizes::{self, FIO_MAX_JOBS, MAX_DEFAULT_THREADS, Method, Sizes};
 use crate::exec::{self, Exec};
 use crate::fio::{self, Fio};
 use crate::power;
@@ -203,7 +203,7 @@ impl<'a> FsRun<'a> {
                 } else {
                     MAX_DEFAULT_THREADS
                 };
-                plan::sweep(cores.iter().sum(), max)
+                sizes::sweep(cores.iter().sum(), max)
             }
         };
         check_sweep(&threads, &tests, &sizes, &cores, &infos, settings.oversubscribe)?;
@@ -255,7 +255,7 @@ impl<'a> FsRun<'a> {
             .iter()
             .flat_map(|t| {
                 let dirs = self.sizes.md_dirs_per_thread(*t);
-                plan::round_robin(*t, self.clients.len())
+                sizes::round_robin(*t, self.clients.len())
                     .into_iter()
                     .map(move |n| dirs * u64::from(n))
             })
@@ -353,7 +353,7 @@ fn check_sweep(
             "--threads {top}: fio runs at most {FIO_MAX_JOBS} threads at once"
         )));
     }
-    for (k, n) in plan::round_robin(top, cores.len()).iter().enumerate() {
+    for (k, n) in sizes::round_robin(top, cores.len()).iter().enumerate() {
         if *n > cores[k] && !oversubscribe {
             return Err(Error::Refused(format!(
                 "{top} threads put {n} on {}, which has {} cores: threads beyond the cores measure context \
@@ -682,7 +682,7 @@ impl<'r, 'a> Sweep<'r, 'a> {
     async fn step(&mut self, test: Test, threads: u32, file_size: Option<u64>) -> Result<Vec<Point>> {
         let run = self.run;
         let exec = run.clients[0].exec;
-        let per_client = plan::round_robin(threads, run.clients.len());
+        let per_client = sizes::round_robin(threads, run.clients.len());
         let root = self.root.clone();
         let step = Step {
             test,

@@ -249,14 +249,14 @@ async fn login_is_retried_after_a_connection_reset_or_a_timeout_and_the_lost_ses
     let list = super::http_answer("200 OK", &[], list.as_bytes());
     let ended = super::http_answer("200 OK", &[], b"{}");
     let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1/Systems","Members":[]}"#);
-    for first in [super::Step::Close, super::Step::Silent] {
+    for first in [super::Answer::Close, super::Answer::Silent] {
         let url = super::scripted_server(vec![
             first,
-            super::Step::Reply(login.clone()),
-            super::Step::Reply(own.clone()),
-            super::Step::Reply(list.clone()),
-            super::Step::Reply(ended.clone()),
-            super::Step::Reply(root.clone()),
+            super::Answer::Reply(login.clone()),
+            super::Answer::Reply(own.clone()),
+            super::Answer::Reply(list.clone()),
+            super::Answer::Reply(ended.clone()),
+            super::Answer::Reply(root.clone()),
         ])
         .await;
         let c = Client::builder(url)

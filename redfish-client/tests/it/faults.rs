@@ -383,9 +383,9 @@ fn timeout_as_long_as_the_budget(url: String) -> Client {
 
 #[tokio::test]
 async fn a_timed_out_read_gets_another_attempt_even_when_the_timeout_spends_the_budget() {
-    use super::Step;
+    use super::Answer;
     let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1","Vendor":"Dell"}"#);
-    let url = super::scripted_server(vec![Step::Silent, Step::Reply(root)]).await;
+    let url = super::scripted_server(vec![Answer::Silent, Answer::Reply(root)]).await;
     let c = timeout_as_long_as_the_budget(url);
     let root: ServiceRoot = c.get("/redfish/v1").await.unwrap();
     assert_eq!(root.vendor.as_deref(), Some("Dell"));
@@ -394,9 +394,9 @@ async fn a_timed_out_read_gets_another_attempt_even_when_the_timeout_spends_the_
 
 #[tokio::test]
 async fn a_read_that_times_out_twice_past_the_budget_stops() {
-    use super::Step;
+    use super::Answer;
     let root = super::http_answer("200 OK", &[], br#"{"@odata.id":"/redfish/v1"}"#);
-    let url = super::scripted_server(vec![Step::Silent, Step::Silent, Step::Reply(root)]).await;
+    let url = super::scripted_server(vec![Answer::Silent, Answer::Silent, Answer::Reply(root)]).await;
     let c = timeout_as_long_as_the_budget(url);
     let err = c.get::<ServiceRoot>("/redfish/v1").await.unwrap_err();
     let Error::RetriesExhausted { attempts: 2, last, .. } = &err else {
@@ -416,8 +416,8 @@ async fn a_read_that_times_out_twice_past_the_budget_stops() {
 
 #[tokio::test]
 async fn a_timed_out_write_is_not_resent() {
-    use super::Step;
-    let url = super::scripted_server(vec![Step::Silent, Step::Reply(http_response(b"{}"))]).await;
+    use super::Answer;
+    let url = super::scripted_server(vec![Answer::Silent, Answer::Reply(http_response(b"{}"))]).await;
     let c = timeout_as_long_as_the_budget(url);
     let err = c
         .patch(

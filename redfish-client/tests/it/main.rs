@@ -35,7 +35,7 @@ fn fast_retry() -> RetryPolicy {
 }
 
 /// What a [`scripted_server`] does with one connection.
-enum Step {
+enum Answer {
     /// Reads the request, writes these bytes, closes.
     Reply(Vec<u8>),
     /// Reads the request and closes without a word (a reset, as the client sees it).
@@ -44,14 +44,14 @@ enum Step {
     Silent,
 }
 
-/// A loopback HTTP server that handles its n-th connection by the n-th step; connections after
+/// A loopback HTTP server that handles its n-th connection by the n-th answer; connections after
 /// the script get no answer. Returns its base URL.
-async fn scripted_server(script: Vec<Step>) -> String {
+async fn scripted_server(script: Vec<Answer>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
         let mut held = Vec::new();
-        for step in script {
+        for answer in script {
             let Ok((mut sock, _)) = listener.accept().await else {
                 return;
             };
@@ -63,13 +63,13 @@ async fn scripted_server(script: Vec<Step>) -> String {
                     Ok(n) => seen.extend_from_slice(&buf[..n]),
                 }
             }
-            match step {
-                Step::Reply(bytes) => {
+            match answer {
+                Answer::Reply(bytes) => {
                     let _ = sock.write_all(&bytes).await;
                     let _ = sock.shutdown().await;
                 }
-                Step::Close => drop(sock),
-                Step::Silent => held.push(sock),
+                Answer::Close => drop(sock),
+                Answer::Silent => held.push(sock),
             }
         }
         // Keep silent connections open until the test ends.

@@ -1,5 +1,6 @@
 //! Power readings from a BMC: the chassis's `EnvironmentMetrics` where the BMC has it (iDRAC
-//! 7.x), else `Power.PowerControl`, sampled on a schedule or while work runs.
+//! 7.x), else `Power.PowerControl`, sampled on a schedule or while work runs. It only reads;
+//! switching a host's power is `control`'s.
 
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
