@@ -285,7 +285,8 @@ pub struct Output {
     /// `"fio version"`, e.g. `fio-3.33`.
     pub version: Option<String>,
     /// `jobs[]`; from fio's client/server mode, the one aggregate of every client (fio's "All
-    /// clients" entry, or the one client's group when there was one).
+    /// clients" entry, computed as fio does where its front end left it out, or the one
+    /// client's group when there was one).
     pub jobs: Vec<Job>,
     /// fio's client/server mode: each client's group, in the order fio lists them, with the
     /// server it ran on (`hostname`, or the socket's path). Empty when fio ran the jobs itself.
@@ -324,6 +325,9 @@ mod raw {
         pub(super) usr_cpu: f64,
         #[serde(default)]
         pub(super) sys_cpu: f64,
+        /// Milliseconds the job ran, what fio weighs CPU shares by when it sums groups.
+        #[serde(default)]
+        pub(super) job_runtime: f64,
     }
 
     #[derive(Deserialize, Default)]
@@ -417,27 +421,83 @@ pub fn parse(text: &str) -> Result<Output> {
             .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
             .collect(),
     };
-    let (mut aggregate, mut clients) = (Vec::new(), Vec::new());
+    let (mut aggregate, mut clients, mut job_runtimes) = (Vec::new(), Vec::new(), Vec::new());
     for j in raw.client_stats {
         if j.jobname == ALL_CLIENTS {
             aggregate.push(job(j));
         } else {
+            job_runtimes.push(j.job_runtime);
             clients.push((j.hostname.clone(), job(j)));
         }
     }
     let jobs = if !raw.jobs.is_empty() {
         raw.jobs.into_iter().map(job).collect()
-    } else if aggregate.is_empty() {
+    } else if !aggregate.is_empty() {
+        aggregate
+    } else if clients.len() > 1 {
+        vec![all_clients(&clients, &job_runtimes)]
+    } else {
         // One client: its group is the whole.
         clients.iter().map(|(_, j)| j.clone()).collect()
-    } else {
-        aggregate
     };
     Ok(Output {
         version: raw.version,
         jobs,
         clients,
     })
+}
+
+/// fio's "All clients" entry, computed as its front end computes it (`sum_thread_stats`), for
+/// when the front end leaves it out: fio 3.33 counts a report per job section from each server
+/// but a server under `group_reporting` sends one per group, so a client whose job file has
+/// several sections (the metadata jobs: one a thread) never completes the count. I/Os and bytes
+/// summed, the longest runtime, the rates over it in fio's arithmetic, CPU shares weighted by
+/// each job's runtime, the first error; latency percentiles cannot be merged from summaries.
+fn all_clients(clients: &[(String, Job)], job_runtimes: &[f64]) -> Job {
+    let summed = |pick: fn(&Job) -> &Direction| {
+        let total_ios: u64 = clients.iter().map(|(_, j)| pick(j).total_ios).sum();
+        let io_bytes: u64 = clients.iter().map(|(_, j)| pick(j).io_bytes).sum();
+        let runtime_ms = clients.iter().map(|(_, j)| pick(j).runtime_ms).max().unwrap_or(0);
+        let (iops, bw_bytes) = if runtime_ms == 0 {
+            (0.0, 0.0)
+        } else {
+            // fio: iops in floating point, bytes per second in whole bytes.
+            (
+                1000.0 * total_ios as f64 / runtime_ms as f64,
+                (1000 * u128::from(io_bytes) / u128::from(runtime_ms)) as f64,
+            )
+        };
+        Direction {
+            iops,
+            bw_bytes,
+            total_ios,
+            io_bytes,
+            runtime_ms,
+            clat: None,
+        }
+    };
+    let weight: f64 = job_runtimes.iter().sum();
+    let cpu = |pick: fn(&Job) -> f64| {
+        if weight > 0.0 {
+            clients
+                .iter()
+                .zip(job_runtimes)
+                .map(|((_, j), w)| pick(j) * w)
+                .sum::<f64>()
+                / weight
+        } else {
+            0.0
+        }
+    };
+    Job {
+        name: ALL_CLIENTS.to_owned(),
+        error: clients.iter().map(|(_, j)| j.error).find(|e| *e != 0).unwrap_or(0),
+        read: summed(|j| &j.read),
+        write: summed(|j| &j.write),
+        usr_cpu: cpu(|j| j.usr_cpu),
+        sys_cpu: cpu(|j| j.sys_cpu),
+        options: BTreeMap::new(),
+    }
 }
 
 /// What one fio run of a test measured (jobs summed; latency of the first job reporting it,
@@ -805,6 +865,63 @@ mod tests {
         let one = json!({"client_stats": [{"jobname": "w", "hostname": "h", "write": dir(1e9, 1.0, 1.0)}]});
         let out = parse(&one.to_string()).unwrap();
         assert_eq!((out.jobs.len(), out.clients.len(), out.metrics().bw_bytes), (1, 1, 1e9));
+    }
+
+    #[test]
+    fn without_fios_all_clients_entry_the_aggregate_is_the_one_fio_would_have_printed() {
+        // Two clients' groups of a metadata create as fio 3.33 printed them, and the "All
+        // clients" entry it printed beside them (each client had one job section): name,
+        // files, runtime ms, usr and sys CPU %, job runtime ms, IOPS, bytes per second.
+        let rows = [
+            ("t0", 4096, 68, 0.0, 91.044776, 67, 60235.294118, 246723764.0),
+            ("t1", 4096, 76, 4.0, 78.666667, 75, 53894.736842, 220752842.0),
+            (
+                "All clients",
+                8192,
+                76,
+                2.112676,
+                84.507042,
+                142,
+                107789.473684,
+                441505684.0,
+            ),
+        ];
+        let groups: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(name, ios, ms, usr, sys, run, iops, bw)| {
+                json!({"jobname": name, "hostname": format!("/r/{name}.sock"), "usr_cpu": usr, "sys_cpu": sys,
+                       "job_runtime": run, "write": {"iops": iops, "bw_bytes": bw, "total_ios": ios,
+                       "io_bytes": ios * 4096, "runtime": ms}})
+            })
+            .collect();
+        let fios = parse(&json!({ "client_stats": groups }).to_string()).unwrap();
+        // With several sections on a client, fio leaves the entry out; it is computed alike.
+        let ours = parse(&json!({"client_stats": groups[..2]}).to_string()).unwrap();
+        assert_eq!(
+            (ours.jobs.len(), ours.clients.len()),
+            (1, 2),
+            "one aggregate beside each client"
+        );
+        let (f, o) = (&fios.jobs[0], &ours.jobs[0]);
+        assert_eq!(o.name, "All clients");
+        let whole = |j: &Job| {
+            (
+                j.write.total_ios,
+                j.write.io_bytes,
+                j.write.runtime_ms,
+                j.write.bw_bytes,
+            )
+        };
+        assert_eq!(whole(o), whole(f));
+        for (mine, fio) in [
+            (o.write.iops, f.write.iops),
+            (o.usr_cpu, f.usr_cpu),
+            (o.sys_cpu, f.sys_cpu),
+        ] {
+            assert!((mine - fio).abs() < 1e-5, "{mine} against fio's {fio}");
+        }
+        // All the files over the slower client's time, not the sum of the clients' rates.
+        assert!((ours.metrics().iops - 8192.0 / 0.076).abs() < 1e-6);
     }
 
     #[test]
