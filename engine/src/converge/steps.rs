@@ -298,6 +298,8 @@ impl<'a> Host<'a> {
                     // Our values are staged but their job was never created (an earlier run lost
                     // the answer to its PATCH): create the one job now.
                     None if self.run.options.dry_run => None,
+                    // A BMC without jobs (an iLO) applies staged values at the next reset.
+                    None if self.bmc.backend().jobs().is_none() => None,
                     None => {
                         let id = crate::jobs::create_bios_job(self.bmc).await?;
                         let detail = json!({"created_for": "adopted values", "job": id});
@@ -391,10 +393,13 @@ impl<'a> Host<'a> {
         };
         if let Some(when) = left_for {
             result.outcome = ApplyOutcome::NotConverged;
-            result.summary = format!(
-                "{}; job {job_label} {when}",
-                plan_sentence(&judged.plan, result.adopted)
-            );
+            let what = if job.is_none() && self.bmc.backend().jobs().is_none() {
+                // A BMC without jobs (an iLO) processes staged values at the next POST itself.
+                "the values stay staged and apply at the host's next reboot (this BMC runs no job)".to_owned()
+            } else {
+                format!("job {job_label} {when}")
+            };
+            result.summary = format!("{}; {what}", plan_sentence(&judged.plan, result.adopted));
             self.audit(Step::Reboot, Value::Null, "skipped", json!(result.summary))?;
             return Ok(Rebooted::Left);
         }

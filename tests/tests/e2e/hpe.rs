@@ -194,3 +194,92 @@ async fn a_mixed_dell_and_hpe_fleet_takes_one_shipped_profile_each_in_its_own_na
         .await;
     assert_eq!(diff.status.code(), Some(0), "{}", stdout(&diff));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_an_ilo_values_left_for_the_next_reboot_are_adopted_and_foreign_ones_need_replace_pending() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let none = Run::new(&[
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "none",
+        "-o",
+        "json",
+    ])
+    .state_dir(&dir.0)
+    .output()
+    .await;
+    assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
+    let doc: Value = serde_json::from_slice(&none.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    assert_eq!(host["outcome"], "not_converged", "{host}");
+    assert!(
+        host["summary"]
+            .as_str()
+            .unwrap()
+            .contains("apply at the host's next reboot (this BMC runs no job)"),
+        "{host}"
+    );
+    // The next run adopts what it staged: no second PATCH, one reset.
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "graceful",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (&doc["hosts"][0]["outcome"], &doc["hosts"][0]["adopted"]),
+        (&Value::from("converged"), &Value::from(true))
+    );
+    let s = counters("left for the next reboot, then adopted", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], &s["posts"]),
+        (&Value::from(1), &Value::from(1)),
+        "{s}"
+    );
+    // Someone else stages a value (an iLO takes it without a job): refused, then replaced.
+    super::client(url)
+        .patch(
+            "/redfish/v1/systems/1/bios/settings/",
+            &serde_json::json!({"Attributes": {"ProcSMT": "Disabled"}}),
+        )
+        .await
+        .unwrap();
+    let refused = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    let doc: Value = serde_json::from_slice(&refused.stdout).unwrap();
+    assert_eq!(doc["hosts"][0]["error_kind"], "pending_work", "{}", doc["hosts"][0]);
+    args.push("--replace-pending");
+    let replaced = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(
+        replaced.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&replaced),
+        stderr(&replaced)
+    );
+    let doc: Value = serde_json::from_slice(&replaced.stdout).unwrap();
+    assert!(doc["hosts"][0]["replaced"].is_string(), "{}", doc["hosts"][0]);
+    // Written back: nothing pending any more, the host in sync.
+    let diff = Run::new(&["diff", "--bmc", url, "-p", "performance", "-o", "json"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(diff.status.code(), Some(0), "{}", stdout(&diff));
+    let doc: Value = serde_json::from_slice(&diff.stdout).unwrap();
+    assert_eq!(doc["hosts"][0]["counts"]["pending"], 0, "{}", doc["hosts"][0]["counts"]);
+}
