@@ -234,15 +234,7 @@ impl RestoreRun {
         options: ApplyOptions,
         max_rebooting: usize,
     ) -> Result<Self> {
-        let cache = dirs.registry_cache();
-        cache.prefetch_newest();
-        let writes = Writes::new(
-            "restore",
-            options.write_options(),
-            crate::audit::AuditLog::open(&dirs.state)?,
-            &dirs.state,
-            max_rebooting,
-        );
+        let (cache, writes) = crate::converge::run_parts("restore", dirs, &options, max_rebooting)?;
         Ok(Self {
             index,
             pick,

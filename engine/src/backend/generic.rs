@@ -10,7 +10,11 @@ use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
 use redfish_client::{Client, ODataId, Result, Staged, Written};
 
 /// A settings object that may hold every value, changed or not.
-pub(super) struct MirroredSettings;
+pub(super) struct MirroredSettings {
+    /// Whether a staged PATCH carries the apply time asked for: an HPE iLO offers none (its
+    /// settings object applies at the next system reset, whatever the body says).
+    pub(super) sends_apply_time: bool,
+}
 
 impl PendingValues for MirroredSettings {
     fn pending(&self, current: &Attributes, settings: Attributes) -> Attributes {
@@ -25,6 +29,7 @@ impl PendingValues for MirroredSettings {
         apply_time: Option<&'a SettingsApplyTime>,
         etag: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Staged>> {
+        let apply_time = apply_time.filter(|_| self.sends_apply_time);
         Box::pin(client.stage_settings_if_match(settings, values, apply_time, etag))
     }
 

@@ -1,51 +1,19 @@
 //! HPE iLO (ProLiant Gen10 Plus to Gen12): what an iLO does unlike plain Redfish. Its BIOS
-//! settings object holds a full copy of every value (what differs from the current values is
-//! pending), takes a PATCH without checking it and without a job or an apply time (the values
-//! are processed at the next POST, and the BIOS says how in `@Redfish.Settings`), and the
-//! system's `Oem.Hpe.PostState` tells when the host is through POST.
+//! settings object holds a full copy of every value and takes a PATCH without checking it,
+//! without a job or an apply time (plain Redfish's mirrored settings, sent without an apply
+//! time: `generic.rs`); the values are processed at the next POST, and the BIOS says how in
+//! `@Redfish.Settings` ([`SettingsOutcome`]); the system's `Oem.Hpe.PostState` tells when the
+//! host is through POST ([`PostState`]).
 //!
 //! The shapes follow a real ProLiant DL385 Gen10 Plus v2 on iLO 5 2.72 (the Redfish Mockup
 //! Creator capture in NVIDIA's libredfish, `tests/mockups/hpe`) and HPE's iLO Redfish
 //! documentation (HPEDevCom/redfishdocs: "BIOS data model", "Error responses").
 
-use super::concern::{PendingValues, Readiness};
+use super::concern::Readiness;
 use futures_util::future::BoxFuture;
-use redfish_client::resources::bios::{Attributes, Settings, SettingsApplyTime};
+use redfish_client::resources::bios::Settings;
 use redfish_client::resources::computer_system::ComputerSystem;
-use redfish_client::{Client, ODataId, Result, Staged, Written};
-
-/// The settings object of an iLO: a full copy; staged values go without an apply time, which
-/// iLO does not offer (the values apply at the next system reset, whatever the body says).
-pub(super) struct FullCopySettings;
-
-impl PendingValues for FullCopySettings {
-    fn pending(&self, current: &Attributes, settings: Attributes) -> Attributes {
-        super::generic::pending_changes(current, settings)
-    }
-
-    fn stage<'a>(
-        &'a self,
-        client: &'a Client,
-        settings: &'a ODataId,
-        values: &'a Attributes,
-        _apply_time: Option<&'a SettingsApplyTime>,
-        etag: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<Staged>> {
-        Box::pin(client.stage_settings_if_match(settings, values, None, etag))
-    }
-
-    /// No action discards pending values on an iLO: each pending attribute gets its current
-    /// value back in one PATCH.
-    fn clear<'a>(
-        &'a self,
-        client: &'a Client,
-        settings: &'a ODataId,
-        current: &'a Attributes,
-        pending: &'a Attributes,
-    ) -> BoxFuture<'a, Result<Written>> {
-        super::generic::MirroredSettings.clear(client, settings, current, pending)
-    }
-}
+use redfish_client::{Client, Result};
 
 /// The system's `Oem.Hpe.PostState`: the host is back once it reports discovery complete or
 /// POST finished (HPE's schema calls discovery complete the point where the BIOS configuration

@@ -178,7 +178,7 @@ impl Backend {
             kind: Kind::Generic { vendor },
             places: None,
             names: None,
-            pending: Arc::new(generic::MirroredSettings),
+            pending: Arc::new(generic::MirroredSettings { sends_apply_time: true }),
             jobs: None,
             readiness: None,
             settings: None,
@@ -209,7 +209,9 @@ impl Backend {
     pub fn ilo(generation: Option<u32>, firmware: Option<String>) -> Self {
         Self {
             kind: Kind::Ilo { generation, firmware },
-            pending: Arc::new(hpe::FullCopySettings),
+            pending: Arc::new(generic::MirroredSettings {
+                sends_apply_time: false,
+            }),
             readiness: Some(Arc::new(hpe::PostState)),
             ..Self::generic(Some("HPE".into()))
         }

@@ -19,6 +19,7 @@ mod run;
 mod stage;
 mod steps;
 
+pub(crate) use run::run_parts;
 pub use run::{ApplyOptions, ApplyOutcome, ApplyRun, HostApply};
 
 use crate::connect::Bmc;

@@ -191,6 +191,27 @@ pub struct HostApply {
     pub planned: Option<Box<crate::plan::PlannedHost>>,
 }
 
+/// What a writing run of `command` (`apply`, `restore`) shares across its hosts besides its
+/// options: the registry cache (its newest copies read ahead) and the writes (audit log,
+/// state directory, at most `max_rebooting` hosts rebooting at once).
+pub(crate) fn run_parts(
+    command: &'static str,
+    dirs: &crate::state::StateDirs,
+    options: &ApplyOptions,
+    max_rebooting: usize,
+) -> Result<(RegistryCache, Writes)> {
+    let cache = dirs.registry_cache();
+    cache.prefetch_newest();
+    let writes = Writes::new(
+        command,
+        options.write_options(),
+        AuditLog::open(&dirs.state)?,
+        &dirs.state,
+        max_rebooting,
+    );
+    Ok((cache, writes))
+}
+
 /// What one apply (or restore) of a profile shares across its hosts: the profile, the registry
 /// cache, the options, and the writes (audit log, state directory, reboot slots, hooks).
 #[derive(Debug)]
@@ -216,16 +237,8 @@ impl ApplyRun {
         options: ApplyOptions,
         max_rebooting: usize,
     ) -> Result<Self> {
-        let cache = dirs.registry_cache();
-        cache.prefetch_newest();
-        let writes = Writes::new(
-            "apply",
-            options.write_options(),
-            AuditLog::open(&dirs.state)?,
-            &dirs.state,
-            max_rebooting,
-        )
-        .labelled(profile.name());
+        let (cache, writes) = run_parts("apply", dirs, &options, max_rebooting)?;
+        let writes = writes.labelled(profile.name());
         Ok(Self {
             profile,
             cache,
