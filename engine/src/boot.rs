@@ -23,17 +23,17 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The host's boot options (`BootOptions`, members inline: one request), or `None` when it has
-/// no such collection.
+/// The host's boot options (`BootOptions`, members inline: one request; a host read by its
+/// links has the system read first to find them), or `None` when it has no such collection.
 pub async fn boot_options(bmc: &Bmc) -> Result<Option<Vec<BootOption>>> {
-    let Some(places) = bmc.backend().places().cloned() else {
-        return Ok(None);
+    let collection = match bmc.backend().places() {
+        Some(places) => places.boot_options.clone(),
+        None => match read_system(bmc).await?.boot.and_then(|b| b.boot_options) {
+            Some(link) => link.odata_id,
+            None => return Ok(None),
+        },
     };
-    match bmc
-        .client
-        .expanded_members::<BootOption>(places.boot_options.path())
-        .await
-    {
+    match bmc.client.expanded_members::<BootOption>(collection.path()).await {
         Ok(options) => Ok(Some(options)),
         Err(e) if e.status() == Some(404) => Ok(None),
         Err(e) => Err(bmc.explain(e, "reading the boot options")),
@@ -63,6 +63,15 @@ pub(crate) fn with_boot(
         return Ok(profile);
     }
     let devices = devices(bios, options);
+    let backend = bmc.backend();
+    if devices.is_none() && !backend.is_idrac() {
+        let message = format!(
+            "profile `{}` has a [boot] section, which rftune stages through Dell's BIOS boot lists (SetBootOrderEn); {} has none: leave [boot] out of profiles for these hosts",
+            profile.name,
+            backend.kind()
+        );
+        return Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, message).into());
+    }
     match profile.with_boot(bios, devices.as_ref()) {
         Ok(resolved) => Ok(Arc::new(resolved)),
         Err(e) => Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, e.to_string()).into()),
@@ -140,7 +149,13 @@ async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
 /// sequence, at once (three requests). Device names are given by position, where the sequence
 /// has as many entries as the order (both real iDRAC9 captures pair them so).
 pub async fn show(bmc: &Bmc) -> Result<BootShown> {
-    let (system, options, sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
+    let presumed = !bmc.recognised();
+    let (system, mut options, mut sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
+    // Read at the presumed iDRAC's places, but the system showed a BMC read by its links: the
+    // options and sequence are where that one keeps them.
+    if presumed && system.is_ok() && bmc.backend().places().is_none() {
+        (options, sources) = tokio::join!(boot_options(bmc), boot_sources(bmc));
+    }
     let (system, options, sequence) = match (system, options, sources) {
         (Ok(s), Ok(o), Ok(q)) => (s, o.unwrap_or_default(), q.unwrap_or_default()),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
@@ -298,6 +313,9 @@ fn override_for(
         )),
         OnceTarget::Option(reference) => {
             let have = || {
+                if options.is_empty() {
+                    return "no boot options listed".to_owned();
+                }
                 options
                     .iter()
                     .map(|o| format!("{} ({})", o.reference(), o.display_name.as_deref().unwrap_or("no name")))
@@ -325,8 +343,9 @@ fn override_for(
 pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
     let bmc = w.bmc;
     let needs_options = matches!(run.target, OnceTarget::Option(_));
-    let (system, options, staged) = tokio::join!(
-        read_system(bmc),
+    // The system first: on a host not recognised yet, its answer tells where the rest is.
+    let system = read_system(bmc).await?;
+    let (options, staged) = tokio::join!(
         async {
             if needs_options {
                 boot_options(bmc).await
@@ -336,7 +355,7 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
         },
         w.pending()
     );
-    let boot = system?.boot.unwrap_or_default();
+    let boot = system.boot.unwrap_or_default();
     let options = options?.unwrap_or_default();
     let (source, uefi_path) = override_for(&run.target, &boot, &options)
         .map_err(|m| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m)))?;
@@ -367,12 +386,7 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
     w.before_reboot(undo, &left).await?;
     let why = format!("the one-time boot from {}", run.target);
     let rebooted = w.reboot(&why, None).await?.is_some();
-    let consumed = if rebooted {
-        let after = read_system(bmc).await?.boot.unwrap_or_default();
-        Some(!after.override_active())
-    } else {
-        None
-    };
+    let consumed = if rebooted { Some(used_up(w).await?) } else { None };
     let summary = match consumed {
         Some(true) => format!("booted once from {} (rebooted; the override is used up)", run.target),
         Some(false) => format!(
@@ -394,6 +408,38 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
     })
 }
 
+/// Whether the override is used up once the host is back from its reboot. A host that counts
+/// as back before its POST chose the boot device (an iLO, back at discovery complete) is read
+/// again until its POST ended, within the run's boot timeout; elsewhere one read tells.
+async fn used_up(w: &Writer<'_>) -> Result<bool> {
+    use crate::wait::{Look, watch};
+    let bmc = w.bmc;
+    let backend = bmc.backend();
+    let looked = watch(w.options().boot_timeout, || async {
+        let system = match read_system(bmc).await {
+            Ok(system) => system,
+            Err(e) => return Look::Unreadable(e.to_string()),
+        };
+        let active = system.boot.as_ref().is_some_and(Boot::override_active);
+        let ended = backend.readiness().and_then(|r| r.post_ended(&system));
+        if !active || ended != Some(false) {
+            Look::Done(!active)
+        } else {
+            Look::NotYet(None)
+        }
+    })
+    .await;
+    match looked {
+        Ok(used) => Ok(used),
+        // POST did not end within the boot timeout: the override is still set.
+        Err(None) => Ok(false),
+        Err(Some(why)) => {
+            let message = format!("reading the system after the reboot: {why}");
+            Err(HostError::new(&bmc.name, HostErrorKind::Timeout, message).into())
+        }
+    }
+}
+
 /// Sends an override `body`, recorded as `step`, where the host's backend writes boot
 /// settings: the first place that takes it (a place that refuses the write with a 400 hands it
 /// to the next, and the record says where it went). An answer that was lost is never resent:
@@ -401,13 +447,11 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
 async fn write_override(w: &Writer<'_>, step: Step, body: &Value, took: impl Fn(&Boot) -> bool) -> Result<()> {
     let bmc = w.bmc;
     let backend = bmc.backend();
-    let targets = match (backend.boot(), backend.places()) {
-        (Some(boot), Some(places)) => boot.override_targets(places),
-        _ => {
-            let why = backend.lacks("boot settings");
-            return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, why).into());
-        }
+    let Some(boot) = backend.boot() else {
+        let why = backend.lacks("boot settings");
+        return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, why).into());
     };
+    let targets = boot.override_targets(&bmc.system_id().await?);
     let several = targets.len() > 1;
     let mut refused: Vec<String> = Vec::new();
     for (i, target) in targets.iter().enumerate() {

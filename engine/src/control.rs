@@ -158,7 +158,10 @@ pub(crate) async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
             Err(e) if e.status() != Some(404) || bmc.recognised() => {
                 return Err(bmc.explain(e, "reading the system"));
             }
-            Err(_) => {}
+            // Not the presumed iDRAC: the service root says which backend it is.
+            Err(_) => {
+                bmc.recognise().await?;
+            }
         }
     }
     let system_id = bmc.system_id().await?;

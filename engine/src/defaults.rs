@@ -1,13 +1,14 @@
 //! A BIOS reset to defaults seen through to the end: every current value saved first, then
 //! `Bios.ResetBios`, the reboot it needs (no job: Dell's own script creates none and the
-//! iDRAC applies the reset at the next POST), then a read-back that proves it finished — the
-//! reset no longer pending (`ResetBiosToDefaultsPending` where the firmware has it,
-//! `LCAttributes.1.BIOSRTDRequested` back to `False`) — and the values that changed, as a diff
-//! against the snapshot. Dell's registries carry no default values, so what the defaults are
-//! is measured, never predicted.
+//! iDRAC applies the reset at the next POST; an iLO has no jobs and does the same), then a
+//! read-back that proves it finished — the reset no longer pending (`ResetBiosToDefaultsPending`
+//! where the firmware has it, `LCAttributes.1.BIOSRTDRequested` back to `False` on an iDRAC, the
+//! settings object processed on an iLO) — and the values that changed, as a diff against the
+//! snapshot. Dell's registries carry no default values, so what the defaults are is measured,
+//! never predicted.
 
 use crate::audit::Step;
-use crate::backend::AttributeGroup;
+use crate::backend::{AttributeGroup, DefaultsFlag};
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::lifecycle::Operation;
@@ -52,15 +53,21 @@ pub struct ResetFlags {
     /// `LCAttributes.1.BIOSRTDRequested` (a `"True"`/`"False"` string on real iDRACs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtd_requested: Option<bool>,
+    /// Whether the BIOS settings object holds writes its POST has not processed (an iLO: the
+    /// settings object's tag differs from `Oem.Hpe.SettingsObject.UnmodifiedETag`); a reset
+    /// requested there is among them until the next POST.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings_unprocessed: Option<bool>,
 }
 
 impl ResetFlags {
     /// Whether a flag the firmware has says the reset is waiting.
     pub fn pending(self) -> Option<bool> {
-        match (self.bios_pending, self.rtd_requested) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(false) || b.unwrap_or(false)),
-        }
+        let flags = [self.bios_pending, self.rtd_requested, self.settings_unprocessed];
+        flags
+            .iter()
+            .any(Option::is_some)
+            .then(|| flags.contains(&Some(true)))
     }
 }
 
@@ -94,22 +101,30 @@ pub struct DefaultsDone {
 }
 
 /// The reset flags as the host reports them: `Bios.ResetBiosToDefaultsPending` and the BMC's
-/// own flag where its backend has one (an iDRAC's `BIOSRTDRequested`; two requests, at once).
+/// own flag where its backend has one (an iDRAC's `BIOSRTDRequested`, an iLO's unprocessed
+/// settings object; two or three requests, the BIOS and the flag at once).
 pub async fn flags(bmc: &Bmc) -> Result<ResetFlags> {
     let backend = bmc.backend();
     let bios_id = bmc.bios_id().await?;
     let requested = async {
         match backend.actions() {
-            Some(actions) => actions.defaults_requested(&bmc.client).await,
+            Some(actions) => actions.defaults_requested(&bmc.client, &bios_id).await,
             None => Ok(None),
         }
     };
-    let (bios, rtd) = tokio::join!(bmc.client.bios(&bios_id), requested);
+    let (bios, flag) = tokio::join!(bmc.client.bios(&bios_id), requested);
     let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
-    let rtd = rtd.map_err(|e| bmc.explain(e, "reading the Lifecycle Controller attributes"))?;
+    let flag = flag.map_err(|e| bmc.explain(e, "reading whether a BIOS reset to defaults is pending"))?;
     Ok(ResetFlags {
         bios_pending: bios.reset_bios_to_defaults_pending,
-        rtd_requested: rtd,
+        rtd_requested: match flag {
+            Some(DefaultsFlag::Requested(r)) => Some(r),
+            _ => None,
+        },
+        settings_unprocessed: match flag {
+            Some(DefaultsFlag::SettingsUnprocessed(u)) => Some(u),
+            _ => None,
+        },
     })
 }
 
@@ -220,7 +235,8 @@ async fn send_reset(w: &Writer<'_>) -> Result<ResetFlags> {
     let body = json!({});
     let backend = bmc.backend();
     let actions = bmc.require(&backend, crate::backend::Backend::actions, "BIOS actions")?;
-    match actions.reset_to_defaults(&bmc.client).await {
+    let bios = bmc.bios_id().await?;
+    match actions.reset_to_defaults(&bmc.client, &bios).await {
         Ok(_) => {
             let flags = flags(bmc).await?;
             w.audit(Step::ResetBios, body, "ok", json!(flags))?;
@@ -323,6 +339,7 @@ mod tests {
             ResetFlags {
                 bios_pending,
                 rtd_requested,
+                settings_unprocessed: None,
             }
             .pending()
         };
@@ -330,5 +347,18 @@ mod tests {
         assert_eq!(f(Some(true), Some(false)), Some(true));
         assert_eq!(f(None, Some(true)), Some(true), "iDRAC 6.x has only the LC flag");
         assert_eq!(f(Some(false), Some(false)), Some(false));
+        let ilo = |unprocessed| {
+            ResetFlags {
+                settings_unprocessed: Some(unprocessed),
+                ..ResetFlags::default()
+            }
+            .pending()
+        };
+        assert_eq!(
+            ilo(true),
+            Some(true),
+            "an iLO's reset waits in its unprocessed settings"
+        );
+        assert_eq!(ilo(false), Some(false));
     }
 }

@@ -1,8 +1,11 @@
 //! BIOS passwords: setting, changing and clearing the setup and system passwords with
-//! `Bios.ChangePassword`, which stages the change for the next BIOS job (as in Dell's
-//! `BiosChangePasswordREDFISH.py`: the action, then a job, then a reboot). The passwords live
-//! in [`Password`]s only: never in a log, an audit record, a snapshot or `Debug` output. A
-//! wrong old password is the iDRAC's BIOS021 ("Cannot authenticate BIOS password."), said so.
+//! `Bios.ChangePassword`, which stages the change for the next BIOS job on an iDRAC (as in
+//! Dell's `BiosChangePasswordREDFISH.py`: the action, then a job, then a reboot) and for the
+//! next POST on an iLO, which has no jobs (the action where the BIOS advertises it, then a
+//! reboot, then the BIOS's settings time proves the POST processed it). The passwords live in
+//! [`Password`]s only: never in a log, an audit record, a snapshot or `Debug` output. A wrong
+//! old password is said so: the iDRAC's BIOS021 ("Cannot authenticate BIOS password."), iLO's
+//! `BiosPasswordMismatch`.
 
 use crate::audit::Step;
 use crate::backend::BiosNames;
@@ -115,12 +118,13 @@ pub async fn send(w: &Writer<'_>, change: &PasswordChange) -> Result<()> {
     let actions = bmc.require(&backend, crate::backend::Backend::actions, "BIOS actions")?;
     let body = request::change_password_body(change.which.attribute(&names), &change.old, &change.new);
     let which = change.which.as_str();
-    match actions.change_password(&bmc.client, &body).await {
+    let bios = bmc.bios_id().await?;
+    match actions.change_password(&bmc.client, &bios, &body).await {
         Ok(_) => w.audit(Step::ChangePassword, change.audited(&names), "ok", Value::Null),
         Err(e) => {
-            let message = if e.has_code("BIOS021") {
+            let message = if let Some(code) = ["BIOS021", "BiosPasswordMismatch"].into_iter().find(|c| e.has_code(c)) {
                 format!(
-                    "changing the {which} password: the old {which} password is not the one set on this host (BIOS021)"
+                    "changing the {which} password: the old {which} password is not the one set on this host ({code})"
                 )
             } else if e.has_code("BIOS018") {
                 format!(
@@ -162,8 +166,9 @@ pub struct PasswordDone {
     pub password: BiosPassword,
     /// `set`, `change` or `clear`.
     pub action: &'static str,
-    /// The BIOS job that applies it.
-    pub job: String,
+    /// The BIOS job that applies it (`None` on a BMC without jobs, an HPE iLO: the next POST
+    /// applies it).
+    pub job: Option<String>,
     /// Whether rftune rebooted the host.
     pub rebooted: bool,
     /// After the reboot: whether the BIOS shows the change (by its password hash, which is
@@ -182,8 +187,9 @@ pub struct PasswordDone {
 
 /// Changes a BIOS password on the host under its writer `w`: refused under System Lockdown and
 /// on top of pending work (a job already open would refuse the change, SYS011); then the
-/// action, the BIOS job (`POST Jobs`), the reboot and the job's end, and a read-back of the
-/// password hash.
+/// action, the BIOS job (`POST Jobs`) where the BMC has jobs, the reboot and the job's end,
+/// and a read-back of the password hash; on a BMC without jobs, the settings time the BIOS
+/// moves when its POST processes the change.
 pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
     let bmc = w.bmc;
     let values = read::read_values(bmc, &Default::default(), true).await?;
@@ -202,6 +208,12 @@ pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
     w.check("changing the BIOS password")?;
     w.phase(crate::observe::Phase::ChangingPassword);
     send(w, &run.change).await?;
+    let which = run.change.which.as_str();
+    let action = run.change.action();
+    let why = format!("the {which} password change");
+    if bmc.backend().jobs().is_none() {
+        return change_at_post(run, w, &values, replaced).await;
+    }
     let job = crate::jobs::create_bios_job(bmc).await?;
     w.audit(
         Step::Job,
@@ -212,7 +224,6 @@ pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
     let left = format!("the change stays staged with job {job} and applies at its next reboot (--keep-staged)");
     let undo = || async { unstage(w, &job).await };
     w.before_reboot(undo, &left).await?;
-    let why = format!("the {} password change", run.change.which.as_str());
     let back = w.reboot(&why, Some(&job)).await?;
     let names = names(bmc)?;
     let (rebooted, in_force) = match back {
@@ -220,8 +231,6 @@ pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
         Some(bios) => (true, run.change.in_force(&names, &values.bios, &bios.attributes)),
         None => (false, None),
     };
-    let which = run.change.which.as_str();
-    let action = run.change.action();
     let summary = match (rebooted, in_force) {
         (false, _) => format!("{which} password {action} staged with job {job}; it applies at the next reboot"),
         (true, Some(true)) => format!("{which} password {action}: done (rebooted once; the BIOS shows it)"),
@@ -231,6 +240,7 @@ pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
         }
         (true, None) => format!("{which} password {action}: job {job} completed (rebooted once)"),
     };
+    let job = Some(job);
     Ok(PasswordDone {
         host: bmc.name.clone(),
         password: run.change.which,
@@ -238,6 +248,57 @@ pub async fn change(run: &PasswordRun, w: &Writer<'_>) -> Result<PasswordDone> {
         job,
         rebooted,
         in_force,
+        replaced,
+        hooks: Vec::new(),
+        summary,
+    })
+}
+
+/// The rest of a password change on a BMC without jobs (an HPE iLO): the action waits for the
+/// next POST, which the reboot brings; the BIOS's settings time moving past the one read before
+/// proves the POST processed it (the BIOS shows no password hash to check it further). A time
+/// that did not move is "outcome unknown", never success. The change cannot be withdrawn once
+/// sent, so a failing before-reboot hook leaves it for the host's next reboot.
+async fn change_at_post(
+    run: &PasswordRun,
+    w: &Writer<'_>,
+    before: &read::HostValues,
+    replaced: Option<String>,
+) -> Result<PasswordDone> {
+    let bmc = w.bmc;
+    let which = run.change.which.as_str();
+    let action = run.change.action();
+    let undo = || async {
+        "the change stays requested and applies at its next reboot (a sent BIOS password change cannot be withdrawn)"
+            .to_owned()
+    };
+    w.before_reboot(undo, "the change applies at its next reboot").await?;
+    let back = w.reboot(&format!("the {which} password change"), None).await?;
+    let summary = match &back {
+        None => format!("{which} password {action} requested; it applies at the next reboot"),
+        Some(bios) => {
+            match crate::backend::SettingsOutcome::read(before.settings_time.as_deref(), bios.settings.as_ref()) {
+                crate::backend::SettingsOutcome::Processed(_) => format!(
+                    "{which} password {action}: done (rebooted once; the BIOS processed it at that POST, and lists no password hash to check it by)"
+                ),
+                crate::backend::SettingsOutcome::NotProcessed => {
+                    let message = format!(
+                        "{which} password {action}: the host rebooted, but the BIOS did not process the change at that POST (its settings time stayed {}); whether it applies later cannot be told",
+                        before.settings_time.as_deref().unwrap_or("unset")
+                    );
+                    w.audit(Step::Verify, Value::Null, "unknown", json!(message))?;
+                    return Err(HostError::new(&bmc.name, HostErrorKind::OutcomeUnknown, message).into());
+                }
+            }
+        }
+    };
+    Ok(PasswordDone {
+        host: bmc.name.clone(),
+        password: run.change.which,
+        action,
+        job: None,
+        rebooted: back.is_some(),
+        in_force: None,
         replaced,
         hooks: Vec::new(),
         summary,

@@ -54,6 +54,15 @@ pub async fn read(bmc: &Bmc, path: &str) -> Result<Option<SecureBoot>> {
     }
 }
 
+/// Where the host keeps Secure Boot: its backend's fixed place, else where its system links
+/// (`None`: the system links none).
+async fn place(bmc: &Bmc) -> Result<Option<redfish_client::ODataId>> {
+    if let Some(places) = bmc.backend().places() {
+        return Ok(Some(places.secure_boot.clone()));
+    }
+    Ok(crate::control::read_system(bmc).await?.secure_boot.map(|l| l.odata_id))
+}
+
 /// What one run of `secure-boot reset-keys` shares across its hosts.
 #[derive(Debug)]
 pub struct KeysRun {
@@ -92,11 +101,12 @@ pub struct KeysReset {
 /// run's policy, the reboot that completes it.
 pub async fn reset_keys(run: &KeysRun, w: &Writer<'_>) -> Result<KeysReset> {
     let bmc = w.bmc;
-    let backend = bmc.backend();
-    let secure_boot = bmc.backend_place(&backend, |p| &p.secure_boot)?;
+    let refuse = |m: String| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m));
+    let Some(secure_boot) = place(bmc).await? else {
+        return Err(refuse("the host has no Secure Boot resource".into()));
+    };
     let bios_id = bmc.bios_id().await?;
     let (sb, bios, staged) = tokio::join!(read(bmc, secure_boot.path()), bmc.client.bios(&bios_id), w.pending());
-    let refuse = |m: String| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m));
     let Some(sb) = sb? else {
         return Err(refuse("the host has no Secure Boot resource".into()));
     };
@@ -113,12 +123,13 @@ pub async fn reset_keys(run: &KeysRun, w: &Writer<'_>) -> Result<KeysReset> {
     let staged = staged?;
     w.writable().await?;
     let policy_attribute = crate::passwords::names(bmc)?.secure_boot_policy;
-    let policy = bios
-        .attributes
-        .get(policy_attribute)
+    let policy = policy_attribute
+        .and_then(|a| bios.attributes.get(a))
         .and_then(AttributeValue::as_str)
         .map(str::to_owned);
-    if policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom")) {
+    if let Some(policy_attribute) = policy_attribute
+        && policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom"))
+    {
         return Err(HostError::new(
             &bmc.name,
             HostErrorKind::ProfileNotApplicable,

@@ -558,11 +558,13 @@ pub enum BiosCommand {
     },
     /// Reset the BIOS to its defaults and prove it: snapshot every value first, Bios.ResetBios,
     /// the reboot it needs, then the reset no longer pending and the values that changed
-    /// against the snapshot. Exit 0 when every host finished, 2 when a reset waits for the next
-    /// reboot (--reboot none), 1 on errors.
+    /// against the snapshot (on an HPE iLO: the settings object processed at that POST; `-o
+    /// json` shows the request as `settings_unprocessed`). Exit 0 when every host finished, 2
+    /// when a reset waits for the next reboot (--reboot none), 1 on errors.
     ResetDefaults(boot::ResetDefaultsArgs),
     /// Set, change or clear the BIOS setup or system password (Bios.ChangePassword, then a BIOS
-    /// job and a reboot). The passwords never go on the command line.
+    /// job and a reboot; on an HPE iLO no job, `"job": null`, and the next POST proves it). The
+    /// passwords never go on the command line.
     #[command(subcommand)]
     Password(boot::PasswordCommand),
 }

@@ -26,8 +26,6 @@ use serde_json::Value;
 pub struct Places {
     /// The computer system.
     pub system: ODataId,
-    /// The system's settings object (`@Redfish.Settings`), where staged system settings go.
-    pub system_settings: ODataId,
     /// Its BIOS resource (current values).
     pub bios: ODataId,
     /// The BIOS settings object (pending values).
@@ -45,7 +43,7 @@ pub struct Places {
 }
 
 /// What a BIOS calls the attributes rftune reads or writes besides a profile's: passwords and
-/// their hashes, and the Secure Boot policy.
+/// their hashes, and the Secure Boot policy where the BIOS keeps one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BiosNames {
     /// The setup (administrator) password, as `Bios.ChangePassword` names it.
@@ -56,8 +54,8 @@ pub struct BiosNames {
     pub setup_password_hash: Option<&'static str>,
     /// The attribute listing the system password's hash, if any.
     pub system_password_hash: Option<&'static str>,
-    /// The Secure Boot policy (`Standard`, `Custom`).
-    pub secure_boot_policy: &'static str,
+    /// The attribute holding the Secure Boot policy (`Standard`, `Custom`), if the BIOS has one.
+    pub secure_boot_policy: Option<&'static str>,
 }
 
 /// Pending BIOS values: what the settings object means, how values are staged in it and how
@@ -115,6 +113,13 @@ pub trait Readiness: Send + Sync {
     /// `system`: the system as just read, where the caller has it (a BMC that tells in the
     /// system saves a request).
     fn in_post<'a>(&'a self, client: &'a Client, system: Option<&'a ComputerSystem>) -> BoxFuture<'a, Result<bool>>;
+
+    /// Whether the host's POST has run to its end (the boot device chosen, a one-time boot
+    /// override used up), as the system just read says; `None` where it does not say, or where
+    /// the host counts as back only once POST ended anyway.
+    fn post_ended(&self, _system: &ComputerSystem) -> Option<bool> {
+        None
+    }
 }
 
 /// The BMC's own settings, in the groups a profile's `[idrac]` table names.
@@ -140,17 +145,36 @@ pub trait BmcSettings: Send + Sync {
     fn lockdown_reason(&self) -> String;
 }
 
-/// The BIOS's actions.
+/// What a BMC's own flag says of a reset to defaults waiting for the next POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultsFlag {
+    /// A flag that names the reset itself (an iDRAC's `BIOSRTDRequested`).
+    Requested(bool),
+    /// Whether the BIOS settings object holds writes the BIOS has not processed yet (an iLO's
+    /// settings tag against the unmodified one): the reset is among them until the next POST.
+    SettingsUnprocessed(bool),
+}
+
+/// The BIOS's actions, on the BIOS resource `bios`.
 pub trait BiosActions: Send + Sync {
     /// Asks for a reset to defaults at the next POST.
-    fn reset_to_defaults<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Written>>;
+    fn reset_to_defaults<'a>(&'a self, client: &'a Client, bios: &'a ODataId) -> BoxFuture<'a, Result<Written>>;
 
     /// Whether the BMC's own flag says a reset to defaults waits for the next POST (`None`: it
     /// has no such flag). The BIOS resource's `ResetBiosToDefaultsPending` is read apart.
-    fn defaults_requested<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<bool>>>;
+    fn defaults_requested<'a>(
+        &'a self,
+        client: &'a Client,
+        bios: &'a ODataId,
+    ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>>;
 
     /// Sends a BIOS password change (`body` as `Bios.ChangePassword` takes it).
-    fn change_password<'a>(&'a self, client: &'a Client, body: &'a Value) -> BoxFuture<'a, Result<Written>>;
+    fn change_password<'a>(
+        &'a self,
+        client: &'a Client,
+        bios: &'a ODataId,
+        body: &'a Value,
+    ) -> BoxFuture<'a, Result<Written>>;
 }
 
 /// One device of the firmware's boot sequence, by the BMC's own device name.
@@ -164,9 +188,9 @@ pub struct SequenceEntry {
 
 /// Boot settings.
 pub trait BootControl: Send + Sync {
-    /// Where the boot override and order are written, in the order to try them: the next is
-    /// tried only when one refuses the write (an HTTP 400).
-    fn override_targets(&self, places: &Places) -> Vec<ODataId>;
+    /// Where the boot override and order of the computer system `system` are written, in the
+    /// order to try them: the next is tried only when one refuses the write (an HTTP 400).
+    fn override_targets(&self, system: &ODataId) -> Vec<ODataId>;
 
     /// The firmware's boot sequence by device name, in boot order, where the BMC serves one.
     fn sequence<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>>;

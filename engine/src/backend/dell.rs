@@ -5,8 +5,8 @@
 //! Lockdown among them, and the Lifecycle log. Every request here is `redfish_client::oem::dell`'s.
 
 use super::concern::{
-    BiosActions, BiosNames, BmcSettings, BootControl, EventLog, JobQueue, Logged, PendingValues, Places, Readiness,
-    ScpShapes, SequenceEntry,
+    BiosActions, BiosNames, BmcSettings, BootControl, DefaultsFlag, EventLog, JobQueue, Logged, PendingValues, Places,
+    Readiness, ScpShapes, SequenceEntry,
 };
 use super::job::{Job, JobKind, QueueClear};
 use futures_util::future::BoxFuture;
@@ -20,7 +20,6 @@ use serde_json::Value;
 pub(super) fn places() -> Places {
     Places {
         system: ODataId::new(dell::SYSTEM),
-        system_settings: ODataId::new(format!("{}/Settings", dell::SYSTEM)),
         bios: ODataId::new(dell::BIOS),
         bios_settings: ODataId::new(dell::BIOS_SETTINGS),
         bios_registry: ODataId::new(dell::BIOS_REGISTRY),
@@ -39,7 +38,7 @@ pub(super) const NAMES: BiosNames = BiosNames {
     system_password: dell::BIOS_PASSWORDS[1],
     setup_password_hash: Some("SHA256SetupPassword"),
     system_password_hash: Some("SHA256SystemPassword"),
-    secure_boot_policy: dell::SECURE_BOOT_POLICY,
+    secure_boot_policy: Some(dell::SECURE_BOOT_POLICY),
 };
 
 /// A Dell job as the engine sees it.
@@ -183,25 +182,34 @@ impl BmcSettings for DellAttributes {
 pub(super) struct BiosAtFixedPaths;
 
 impl BiosActions for BiosAtFixedPaths {
-    fn reset_to_defaults<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Written>> {
+    fn reset_to_defaults<'a>(&'a self, client: &'a Client, _: &'a ODataId) -> BoxFuture<'a, Result<Written>> {
         Box::pin(async move { client.post(dell::RESET_BIOS, &serde_json::json!({})).await })
     }
 
-    fn defaults_requested<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<bool>>> {
+    fn defaults_requested<'a>(
+        &'a self,
+        client: &'a Client,
+        _: &'a ODataId,
+    ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>> {
         Box::pin(async move {
             match client.dell().attributes(AttributeGroup::LifecycleController).await {
                 Ok(a) => Ok(a
                     .attributes
                     .get(dell::BIOS_RTD_REQUESTED)
                     .and_then(|v| v.as_str())
-                    .map(|v| v.eq_ignore_ascii_case("True"))),
+                    .map(|v| DefaultsFlag::Requested(v.eq_ignore_ascii_case("True")))),
                 Err(e) if e.status() == Some(404) => Ok(None),
                 Err(e) => Err(e),
             }
         })
     }
 
-    fn change_password<'a>(&'a self, client: &'a Client, body: &'a Value) -> BoxFuture<'a, Result<Written>> {
+    fn change_password<'a>(
+        &'a self,
+        client: &'a Client,
+        _: &'a ODataId,
+        body: &'a Value,
+    ) -> BoxFuture<'a, Result<Written>> {
         Box::pin(client.post(dell::CHANGE_PASSWORD, body))
     }
 }
@@ -210,8 +218,8 @@ impl BiosActions for BiosAtFixedPaths {
 pub(super) struct SystemBoot;
 
 impl BootControl for SystemBoot {
-    fn override_targets(&self, places: &Places) -> Vec<ODataId> {
-        vec![places.system.clone()]
+    fn override_targets(&self, system: &ODataId) -> Vec<ODataId> {
+        vec![system.clone()]
     }
 
     /// Dell's boot sources where the iDRAC serves them: at their path on real iDRAC9 captures

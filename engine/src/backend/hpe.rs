@@ -3,17 +3,111 @@
 //! without a job or an apply time (plain Redfish's mirrored settings, sent without an apply
 //! time: `generic.rs`); the values are processed at the next POST, and the BIOS says how in
 //! `@Redfish.Settings` ([`SettingsOutcome`]); the system's `Oem.Hpe.PostState` tells when the
-//! host is through POST ([`PostState`]).
+//! host is through POST ([`PostState`]). Its BIOS actions are POSTed where the BIOS advertises
+//! them ([`AdvertisedActions`]: the recorded password action's target is `Bios.ChangePasswords`,
+//! plural, and `Bios.ResetBios` targets the settings object), and take effect at that POST too;
+//! its boot override is the system's standard `Boot` ([`SystemBoot`]).
 //!
 //! The shapes follow a real ProLiant DL385 Gen10 Plus v2 on iLO 5 2.72 (the Redfish Mockup
 //! Creator capture in NVIDIA's libredfish, `tests/mockups/hpe`) and HPE's iLO Redfish
 //! documentation (HPEDevCom/redfishdocs: "BIOS data model", "Error responses").
 
-use super::concern::Readiness;
+use super::concern::{BiosActions, BiosNames, BootControl, DefaultsFlag, Readiness, SequenceEntry};
 use futures_util::future::BoxFuture;
-use redfish_client::resources::bios::Settings;
+use redfish_client::resources::bios::{BiosSettings, Settings};
 use redfish_client::resources::computer_system::ComputerSystem;
-use redfish_client::{Client, Result};
+use redfish_client::{Client, Error, ODataId, Result, Written};
+use serde_json::Value;
+
+/// What an iLO's BIOS calls its passwords (`PasswordName` of `Bios.ChangePassword`, HPE's "BIOS
+/// data model"); it lists no password hashes and no Secure Boot policy attribute.
+pub(super) const NAMES: BiosNames = BiosNames {
+    setup_password: "Administrator",
+    system_password: "User",
+    setup_password_hash: None,
+    system_password_hash: None,
+    secure_boot_policy: None,
+};
+
+/// The BIOS actions at the targets the BIOS resource advertises (one read of it, then the
+/// POST); an action it does not advertise is refused before anything is sent.
+pub(super) struct AdvertisedActions;
+
+impl AdvertisedActions {
+    /// POSTs `body` to where `bios` advertises `action`.
+    async fn post(client: &Client, bios: &ODataId, action: &str, body: &Value) -> Result<Written> {
+        let read = client.bios(bios).await?;
+        let Some(target) = read.action_target(action) else {
+            return Err(Error::Protocol {
+                method: "POST".into(),
+                url: client
+                    .base_url()
+                    .join(bios.path())
+                    .map_or_else(|_| bios.path().to_owned(), String::from),
+                what: format!("the BIOS does not advertise {action} in its Actions"),
+            });
+        };
+        client.post(target.path(), body).await
+    }
+}
+
+impl BiosActions for AdvertisedActions {
+    /// `Bios.ResetBios` with an empty body (HPE's iLO 6 documentation sends none; iLO 5 takes
+    /// `{}` as well).
+    fn reset_to_defaults<'a>(&'a self, client: &'a Client, bios: &'a ODataId) -> BoxFuture<'a, Result<Written>> {
+        Box::pin(async move { Self::post(client, bios, "#Bios.ResetBios", &serde_json::json!({})).await })
+    }
+
+    /// Whether the settings object was written since the BIOS last processed it: its
+    /// `@odata.etag` against the BIOS's `Oem.Hpe.SettingsObject.UnmodifiedETag` (`None` when
+    /// either is missing).
+    fn defaults_requested<'a>(
+        &'a self,
+        client: &'a Client,
+        bios: &'a ODataId,
+    ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>> {
+        Box::pin(async move {
+            let read = client.bios(bios).await?;
+            let Some(unmodified) = redfish_client::oem::hpe::unmodified_etag(&read) else {
+                return Ok(None);
+            };
+            let settings: BiosSettings = client.get(read.settings_object().path()).await?;
+            Ok(settings
+                .odata_etag
+                .map(|tag| DefaultsFlag::SettingsUnprocessed(!same_tag(&tag, &unmodified))))
+        })
+    }
+
+    fn change_password<'a>(
+        &'a self,
+        client: &'a Client,
+        bios: &'a ODataId,
+        body: &'a Value,
+    ) -> BoxFuture<'a, Result<Written>> {
+        Box::pin(async move { Self::post(client, bios, "#Bios.ChangePassword", body).await })
+    }
+}
+
+/// Whether two entity tags are the same, weak or strong.
+fn same_tag(a: &str, b: &str) -> bool {
+    let bare = |t: &str| t.trim().trim_start_matches("W/").trim_matches('"').to_owned();
+    bare(a) == bare(b)
+}
+
+/// The boot override on the system's standard `Boot` (HPE's iLO documentation: a PATCH of the
+/// system, applied at its next boot); iLO serves no boot sequence by device name beyond the
+/// boot options.
+pub(super) struct SystemBoot;
+
+impl BootControl for SystemBoot {
+    fn override_targets(&self, system: &ODataId) -> Vec<ODataId> {
+        vec![system.clone()]
+    }
+
+    fn sequence<'a>(&'a self, _: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>> {
+        Box::pin(async { Ok(None) })
+    }
+}
 
 /// The system's `Oem.Hpe.PostState`: the host is back once it reports discovery complete or
 /// POST finished (HPE's schema calls discovery complete the point where the BIOS configuration
@@ -35,6 +129,13 @@ impl Readiness for PostState {
             };
             Ok(!matches!(redfish_client::oem::hpe::post_state(system).as_deref(), Some(s) if is_through_post(s)))
         })
+    }
+
+    /// The host counts as back at discovery complete, before POST has chosen the boot device:
+    /// POST ended at `FinishedPost` (or with the host off).
+    fn post_ended(&self, system: &ComputerSystem) -> Option<bool> {
+        let state = redfish_client::oem::hpe::post_state(system)?;
+        Some(matches!(state.as_str(), "FinishedPost" | "PowerOff"))
     }
 }
 
@@ -114,6 +215,13 @@ mod tests {
             SettingsOutcome::Processed(vec![("ProcSMT".into(), "Base.1.0.PropertyValueNotInList".into())])
         );
         assert_eq!(SettingsOutcome::read(before, None), SettingsOutcome::NotProcessed);
+    }
+
+    #[test]
+    fn tags_compare_weak_or_strong() {
+        assert!(same_tag("W/\"0A1B\"", "\"0A1B\""));
+        assert!(same_tag("W/\"0A1B\"", "W/\"0A1B\""));
+        assert!(!same_tag("W/\"0A1B\"", "W/\"0A1C\""));
     }
 
     #[test]

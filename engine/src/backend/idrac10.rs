@@ -18,7 +18,7 @@
 //! - **Server Configuration Profiles** take `ShareParameters.Target` as a list ("made mandatory
 //!   since 17G", the comment of `process_scp_target` in Dell's Ansible collection).
 
-use super::concern::{BootControl, JobQueue, Places, ScpShapes, SequenceEntry};
+use super::concern::{BootControl, JobQueue, ScpShapes, SequenceEntry};
 use super::job::{Job, JobKind, JobOutcome, QueueClear};
 use futures_util::future::BoxFuture;
 use redfish_client::oem::dell;
@@ -161,8 +161,8 @@ pub(super) fn job_of(v: &Value) -> Option<Job> {
 pub(super) struct SettingsObjectBoot;
 
 impl BootControl for SettingsObjectBoot {
-    fn override_targets(&self, places: &Places) -> Vec<ODataId> {
-        vec![places.system_settings.clone(), places.system.clone()]
+    fn override_targets(&self, system: &ODataId) -> Vec<ODataId> {
+        vec![system.join("Settings"), system.clone()]
     }
 
     fn sequence<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>> {

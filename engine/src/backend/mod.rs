@@ -27,8 +27,8 @@ mod idrac10;
 mod job;
 
 pub use concern::{
-    BiosActions, BiosNames, BmcSettings, BootControl, EventLog, JobQueue, Logged, PendingValues, Places, Readiness,
-    ScpShapes, SequenceEntry,
+    BiosActions, BiosNames, BmcSettings, BootControl, DefaultsFlag, EventLog, JobQueue, Logged, PendingValues, Places,
+    Readiness, ScpShapes, SequenceEntry,
 };
 pub use hpe::SettingsOutcome;
 pub use job::{Job, JobKind, JobOutcome, QueueClear};
@@ -205,7 +205,7 @@ impl Backend {
     /// An HPE iLO of `generation` (5, 6, 7), firmware `firmware` where known: read by its
     /// links like plain Redfish, its profile bound to HPE's names; its settings object a full
     /// copy staged without a job (`hpe.rs`), the host back when the system's POST state says
-    /// so.
+    /// so; its BIOS actions where the BIOS advertises them, its boot override on the system.
     pub fn ilo(generation: Option<u32>, firmware: Option<String>) -> Self {
         Self {
             kind: Kind::Ilo { generation, firmware },
@@ -213,6 +213,9 @@ impl Backend {
                 sends_apply_time: false,
             }),
             readiness: Some(Arc::new(hpe::PostState)),
+            names: Some(hpe::NAMES),
+            actions: Some(Arc::new(hpe::AdvertisedActions)),
+            boot: Some(Arc::new(hpe::SystemBoot)),
             ..Self::generic(Some("HPE".into()))
         }
     }
@@ -432,6 +435,8 @@ mod tests {
         assert_eq!(ilo.vendor(), bios_profiles::Vendor::Hpe);
         assert_eq!(Backend::idrac9().vendor(), bios_profiles::Vendor::Dell);
         assert!(ilo.refuses_writes().is_none() && ilo.readiness().is_some());
+        assert!(ilo.actions().is_some() && ilo.boot().is_some() && ilo.scp().is_none() && ilo.log().is_none());
+        assert_eq!(ilo.names().map(|n| n.setup_password), Some("Administrator"));
     }
 
     #[test]

@@ -78,20 +78,52 @@ pub enum Own {
 }
 
 impl Writer<'_> {
-    /// Reads what is staged on the host (pending values and the job queue: two requests, at
-    /// once).
+    /// Reads what is staged on the host: pending values and the job queue (two requests, at
+    /// once); on a BMC without jobs whose settings object mirrors every value (an iLO), the
+    /// settings object and the current values instead, what differs being pending.
     pub async fn pending(&self) -> Result<Pending> {
+        let presumed = !self.bmc.recognised();
+        match self.pending_at_backend().await {
+            // Not the presumed iDRAC: the service root says which backend it is, and where.
+            Err(e) if presumed && e.redfish().and_then(redfish_client::Error::status) == Some(404) => {
+                self.bmc.recognise().await?;
+                self.pending_at_backend().await
+            }
+            read => read,
+        }
+    }
+
+    /// [`Writer::pending`] where the host's backend, as known now, keeps it.
+    async fn pending_at_backend(&self) -> Result<Pending> {
         let bmc = self.bmc;
         let backend = bmc.backend();
         let settings = bmc.settings_id().await?;
-        let queue = bmc.require(&backend, crate::backend::Backend::jobs, "job queue")?;
-        let (values, jobs) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), queue.list(&bmc.client));
+        // A backend at fixed places lists only what is staged; one read by its links mirrors.
+        let bios = match backend.places() {
+            Some(_) => None,
+            None => Some(bmc.bios_id().await?),
+        };
+        let jobs = async {
+            match backend.jobs() {
+                Some(queue) => queue.list(&bmc.client).await,
+                None => Ok(Vec::new()),
+            }
+        };
+        let current = async {
+            match &bios {
+                Some(bios) => bmc.client.bios(bios).await.map(|b| b.attributes),
+                None => Ok(Attributes::new()),
+            }
+        };
+        let (values, jobs, current) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), jobs, current);
         let values = values
             .map_err(|e| bmc.explain(e, "reading pending BIOS values"))?
             .attributes;
         let jobs = jobs.map_err(|e| bmc.explain(e, "reading the job queue"))?;
+        let current = current.map_err(|e| bmc.explain(e, "reading BIOS values"))?;
         // The backend's own places answered: it is recognised.
         bmc.confirm_backend();
+        let values = backend.pending().pending(&current, values);
         Ok(Pending::of(values, &jobs, &self.writes.state_dir, self.name()))
     }
 

@@ -6,6 +6,7 @@
 //! Creator capture in NVIDIA's libredfish, `tests/mockups/hpe`) and HPE's iLO 5/6/7 Redfish
 //! documentation (HPEDevCom/redfishdocs).
 
+use crate::resources::bios::Bios;
 use crate::resources::computer_system::ComputerSystem;
 use crate::resources::service_root::ServiceRoot;
 use serde_json::Value;
@@ -72,6 +73,18 @@ pub fn rom_family(system: &ComputerSystem) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The tag the BIOS settings object had when the BIOS last processed it,
+/// `Oem.Hpe.SettingsObject.UnmodifiedETag` of the BIOS resource: while the settings object's
+/// own `@odata.etag` is the same, nothing was written to it since (HPE's "BIOS data model").
+pub fn unmodified_etag(bios: &Bios) -> Option<String> {
+    bios.oem
+        .as_ref()?
+        .get("Hpe")?
+        .pointer("/SettingsObject/UnmodifiedETag")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +119,27 @@ mod tests {
         assert_eq!(in_post(&system("FinishedPost")), Some(false));
         assert_eq!(in_post(&system("Unknown")), None);
         assert_eq!(rom_family(&system("FinishedPost")).as_deref(), Some("A42"));
+    }
+
+    #[test]
+    fn the_bios_names_its_settings_objects_unmodified_tag_and_its_action_targets() {
+        // As the recorded DL385 Gen10 Plus v2 shapes them: the password action's target is
+        // plural, and the tag sits under `Oem.Hpe.SettingsObject`.
+        let bios: Bios = serde_json::from_value(serde_json::json!({
+            "@odata.id": "/redfish/v1/systems/1/bios/",
+            "Attributes": {},
+            "Actions": {
+                "#Bios.ChangePassword": {"target": "/redfish/v1/systems/1/bios/settings/Actions/Bios.ChangePasswords/"},
+                "#Bios.ResetBios": {"target": "/redfish/v1/systems/1/bios/settings/Actions/Bios.ResetBios/"}
+            },
+            "Oem": {"Hpe": {"SettingsObject": {"UnmodifiedETag": "W/\"A1B2\""}}}
+        }))
+        .unwrap();
+        assert_eq!(unmodified_etag(&bios).as_deref(), Some("W/\"A1B2\""));
+        assert_eq!(
+            bios.action_target("#Bios.ChangePassword").unwrap().path(),
+            "/redfish/v1/systems/1/bios/settings/Actions/Bios.ChangePasswords"
+        );
+        assert_eq!(bios.action_target("#Bios.Other"), None);
     }
 }

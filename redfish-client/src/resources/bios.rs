@@ -175,9 +175,24 @@ pub struct Bios {
     /// Actions, raw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<Map<String, Value>>,
+    /// The vendor's own block, raw (an iLO keeps its settings object's unmodified tag here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oem: Option<Map<String, Value>>,
 }
 
 impl Bios {
+    /// Where the resource advertises `action` (`#Bios.ResetBios`): the `target` of its entry in
+    /// `Actions`, which is where the action is POSTed, whatever its name says; `None` when the
+    /// resource does not advertise it.
+    pub fn action_target(&self, action: &str) -> Option<ODataId> {
+        self.actions
+            .as_ref()?
+            .get(action)?
+            .get("target")?
+            .as_str()
+            .map(ODataId::new)
+    }
+
     /// The settings object (pending values); falls back to `<Bios>/Settings`.
     pub fn settings_object(&self) -> ODataId {
         self.settings
@@ -244,6 +259,9 @@ pub struct BiosSettings {
     /// Actions, raw (Dell puts `#DellManager.ClearPending` under `Oem`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actions: Option<Map<String, Value>>,
+    /// Its entity tag, where the service puts one in the document (an iLO does).
+    #[serde(rename = "@odata.etag", default, skip_serializing_if = "Option::is_none")]
+    pub odata_etag: Option<String>,
 }
 
 /// DMTF `ApplyTime`: when staged settings take effect.

@@ -11,7 +11,7 @@
 
 use super::super::core::{Host, State};
 use super::super::reply::Reply;
-use crate::clock::{wall, with_offset};
+use crate::clock::{parse_iso8601, wall, with_offset};
 use crate::messages::ilo::{self, ILO, OUTCOME};
 use crate::route::{Pattern, Request, Route};
 use axum::http::Method;
@@ -301,10 +301,24 @@ impl Host {
         s.bios.reset_pending = false;
         s.bios.writes_at_post = s.bios.settings_writes;
         s.bios.view = None;
+        // A real POST takes longer than the settings time's one-second resolution; the
+        // emulator's may not, and a time that did not move reads as "not processed".
+        let mut when = wall(at);
+        let previous = s
+            .bios
+            .outcome
+            .as_ref()
+            .and_then(|o| o["Time"].as_str())
+            .and_then(parse_iso8601);
+        if let Some(next) = previous.map(|p| p + std::time::Duration::from_secs(1))
+            && when < next
+        {
+            when = next;
+        }
         s.bios.outcome = Some(json!({
             "ETag": settings_tag.trim_start_matches("W/\"").chars().take(8).collect::<String>(),
             "Messages": messages,
-            "Time": with_offset(wall(at)),
+            "Time": with_offset(when),
         }));
     }
 }

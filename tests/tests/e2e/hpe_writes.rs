@@ -1,0 +1,269 @@
+//! The writes beside a profile on an HPE ProLiant (the emulator's DL385 Gen10 Plus v2 on iLO 5)
+//! with the real binary: a BIOS reset to defaults, BIOS passwords and the one-time boot. An iLO
+//! has no jobs: each action is POSTed where the BIOS advertises it and waits for the next POST,
+//! which rftune's reboot brings and proves (the settings object processed, the override used
+//! up). Each flow prints its requests (`flow …:` lines, shown with `--nocapture`).
+
+use super::{Run, TempDir, sim, stats, stderr, stdout};
+use serde_json::Value;
+
+/// Waits, short for the emulator's POST.
+const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
+
+fn counters(flow: &str, fleet: &idrac_sim::Fleet) -> Value {
+    let s = stats(fleet, 0);
+    eprintln!(
+        "flow {flow}: {} requests, {} BIOS PATCH, {} job(s), {} POST(s), {} reset(s), booted {}",
+        s["requests"]["total"], s["bios_patches"], s["jobs_created"], s["posts"], s["resets"], s["booted"]
+    );
+    s
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(out), stderr(out)))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reset_to_defaults_on_an_ilo_is_requested_where_advertised_proven_at_the_post_and_measured() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    // Away from the defaults first: the shipped profile sets HPE's Custom preset.
+    let mut apply = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    apply.extend(WAITS);
+    let out = Run::new(&apply).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let mut args = vec![
+        "bios",
+        "reset-defaults",
+        "--bmc",
+        url,
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(
+        host["requested"],
+        serde_json::json!({"settings_unprocessed": true}),
+        "the reset waits in the settings object: {host}"
+    );
+    assert_eq!(
+        (&host["rebooted"], &host["finished"]),
+        (&Value::from(true), &Value::from(true)),
+        "{host}"
+    );
+    let changed = host["changed"].as_array().unwrap();
+    let preset = changed
+        .iter()
+        .find(|c| c["attribute"] == "WorkloadProfile")
+        .unwrap_or_else(|| panic!("{host}"));
+    assert_eq!(preset["before"], "Custom");
+    assert_ne!(preset["after"], "Custom", "the registry's default came back: {preset}");
+    let s = counters("reset to defaults on an iLO", &fleet);
+    assert_eq!(
+        (&s["bios_patches"], &s["jobs_created"], &s["posts"]),
+        (&Value::from(1), &Value::from(0), &Value::from(2)),
+        "the apply's PATCH only, no job, one POST each: {s}"
+    );
+    // The host is back on the defaults: the profile drifts again.
+    let diff = Run::new(&["diff", "--bmc", url, "-p", "performance", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(diff.status.code(), Some(2), "{}", stdout(&diff));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bios_passwords_on_an_ilo_apply_at_the_post_a_wrong_old_one_is_said_so_and_no_job_is_named() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let password = |action: &'static str, input: &str| {
+        let mut args = vec![
+            "bios",
+            "password",
+            action,
+            "--password",
+            "setup",
+            "--bios-password-stdin",
+            "--bmc",
+            url,
+            "--reboot",
+            "force",
+            "-o",
+            "json",
+        ];
+        args.extend(WAITS);
+        Run::new(&args).state_dir(&dir.0).stdin(input)
+    };
+    let set = password("set", "Setup-1\n").output().await;
+    assert_eq!(set.status.code(), Some(0), "{}{}", stdout(&set), stderr(&set));
+    let host = &json(&set)["hosts"][0];
+    assert_eq!(
+        (&host["job"], &host["rebooted"]),
+        (&Value::Null, &Value::from(true)),
+        "{host}"
+    );
+    assert!(
+        host["summary"].as_str().unwrap().contains("processed it at that POST"),
+        "{host}"
+    );
+    let wrong = password("change", "not-it\nSetup-2\n").output().await;
+    assert_eq!(wrong.status.code(), Some(1), "{}", stdout(&wrong));
+    let host = &json(&wrong)["hosts"][0];
+    let error = host["error"].as_str().unwrap();
+    assert!(
+        error.contains("the old setup password is not the one set on this host (BiosPasswordMismatch)"),
+        "{host}"
+    );
+    let right = password("change", "Setup-1\nSetup-2\n").output().await;
+    assert_eq!(right.status.code(), Some(0), "{}{}", stdout(&right), stderr(&right));
+    let clear = password("clear", "Setup-2\n").output().await;
+    assert_eq!(clear.status.code(), Some(0), "{}{}", stdout(&clear), stderr(&clear));
+    let s = counters("passwords on an iLO", &fleet);
+    assert_eq!(
+        (&s["jobs_created"], &s["posts"]),
+        (&Value::from(0), &Value::from(3)),
+        "{s}"
+    );
+    // The passwords never reach the audit log.
+    let audit = std::fs::read_to_string(dir.0.join("audit.log")).unwrap();
+    assert!(!audit.contains("Setup-1") && !audit.contains("Setup-2"));
+    assert!(
+        audit.contains("\"PasswordName\":\"Administrator\""),
+        "the iLO's name for it"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_change_an_ilo_post_does_not_process_is_outcome_unknown_never_done() {
+    let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let mut args = vec![
+        "bios",
+        "password",
+        "set",
+        "--password",
+        "system",
+        "--bios-password-stdin",
+        "--bmc",
+        url,
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).stdin("Power-on-1\n").output().await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
+    assert!(
+        host["error"]
+            .as_str()
+            .unwrap()
+            .contains("did not process the change at that POST"),
+        "{host}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_one_time_boot_on_an_ilo_is_set_on_the_system_and_proven_used_up_once_post_ends() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let show = Run::new(&["boot", "show", "--bmc", url, "-o", "json"]).output().await;
+    assert!(show.status.success(), "{}{}", stdout(&show), stderr(&show));
+    let shown = &json(&show)["hosts"][0];
+    let names: Vec<&str> = shown["order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"Embedded UEFI Shell"),
+        "named from the boot options: {shown}"
+    );
+    // At the next boot only: set, shown, cancelled.
+    let once = Run::new(&["boot", "once", "Pxe", "--bmc", url, "--reboot", "none", "-o", "json"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(once.status.code(), Some(0), "{}{}", stdout(&once), stderr(&once));
+    let clear = Run::new(&["boot", "clear", "--bmc", url, "-o", "json"])
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert!(clear.status.success(), "{}{}", stdout(&clear), stderr(&clear));
+    assert_eq!(json(&clear)["hosts"][0]["was"], "Pxe once");
+    // Now, into a boot option by reference: the POST boots it, and the override is gone.
+    let mut args = vec![
+        "boot", "once", "Boot0015", "--bmc", url, "--reboot", "force", "-o", "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(
+        (&host["rebooted"], &host["consumed"]),
+        (&Value::from(true), &Value::from(true)),
+        "{host}"
+    );
+    let s = counters("one-time boot on an iLO", &fleet);
+    let booted = s["booted"].as_array().unwrap();
+    assert_eq!(booted.len(), 1, "{s}");
+    assert!(booted[0].as_str().unwrap().starts_with("UefiTarget"), "{s}");
+    assert_eq!(
+        (&s["bios_patches"], &s["jobs_created"]),
+        (&Value::from(0), &Value::from(0)),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profiles_boot_order_is_refused_on_an_ilo_with_the_reason() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = dir.0.join("disk-first.toml");
+    std::fs::write(
+        &profile,
+        r#"
+name = "disk-first"
+description = "booting the installed OS first"
+extends = "low-latency"
+[boot.order]
+devices = ["disk", "pxe"]
+why = "The OS is installed on the local disk; the network is the fallback."
+source = "snapshot"
+confidence = "inferred"
+"#,
+    )
+    .unwrap();
+    let out = Run::new(&["diff", "--bmc", url, "-p", profile.to_str().unwrap(), "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "profile_not_applicable", "{host}");
+    let error = host["error"].as_str().unwrap();
+    assert!(
+        error.contains("SetBootOrderEn") && error.contains("HPE iLO 5"),
+        "{host}"
+    );
+}
