@@ -64,10 +64,7 @@ impl ResetFlags {
     /// Whether a flag the firmware has says the reset is waiting.
     pub fn pending(self) -> Option<bool> {
         let flags = [self.bios_pending, self.rtd_requested, self.settings_unprocessed];
-        flags
-            .iter()
-            .any(Option::is_some)
-            .then(|| flags.contains(&Some(true)))
+        flags.iter().any(Option::is_some).then(|| flags.contains(&Some(true)))
     }
 }
 

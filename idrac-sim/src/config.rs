@@ -1,6 +1,7 @@
 //! How an emulated fleet is configured, and the `--latency` / `--fault` syntax:
 //! `--latency 50ms` or `20ms..80ms`; `--fault KIND[:RATE][@SELECTOR]` with KIND one of `503`,
 //! `reset`, `timeout`, `malformed`, `session-expiry`, `stuck-job`, `job-fails`, `no-return`,
+//! `post-refuses`,
 //! RATE a probability (per request for request faults, per host for host faults), SELECTOR
 //! `10%` of the hosts or an index list such as `0,3,5-7`.
 
@@ -158,6 +159,10 @@ pub enum FaultKind {
     JobFails,
     /// `no-return`: after a reset the host never finishes POST (per host).
     NoReturn,
+    /// `post-refuses`: the POST that applies staged BIOS values leaves the first of them (by
+    /// name) as it was: an iLO names it in `@Redfish.Settings.Messages`, an iDRAC's BIOS job
+    /// still completes (per host).
+    PostRefuses,
 }
 
 impl FaultKind {
@@ -169,7 +174,7 @@ impl FaultKind {
         )
     }
 
-    const NAMES: [(&'static str, Self); 8] = [
+    const NAMES: [(&'static str, Self); 9] = [
         ("503", Self::Unavailable),
         ("reset", Self::Reset),
         ("timeout", Self::Timeout),
@@ -178,6 +183,7 @@ impl FaultKind {
         ("stuck-job", Self::StuckJob),
         ("job-fails", Self::JobFails),
         ("no-return", Self::NoReturn),
+        ("post-refuses", Self::PostRefuses),
     ];
 }
 

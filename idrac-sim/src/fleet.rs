@@ -364,6 +364,7 @@ fn resolve_faults(config: &SimConfig) -> Vec<HostFaults> {
                 FaultKind::StuckJob => f.stuck_job = true,
                 FaultKind::JobFails => f.job_fails = true,
                 FaultKind::NoReturn => f.no_return = true,
+                FaultKind::PostRefuses => f.post_refuses = true,
                 _ => {}
             }
         }

@@ -93,8 +93,9 @@ pub struct SimArgs {
     #[arg(long, value_name = "DURATION[..DURATION]")]
     pub latency: Option<idrac_sim::Latency>,
     /// Inject a fault, KIND[:RATE][@SELECTOR] (repeatable). KIND: 503, reset, timeout,
-    /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return (RATE per
-    /// host). SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
+    /// malformed, session-expiry (RATE per request); stuck-job, job-fails, no-return,
+    /// post-refuses (the POST leaves the first staged BIOS value as it was) (RATE per host).
+    /// SELECTOR: 10% of the hosts, or host numbers as in their names (1 is …-0001),
     /// like 1,4,6-8.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<idrac_sim::FaultSpec>,

@@ -43,6 +43,8 @@ pub struct HostFaults {
     pub job_fails: bool,
     /// Resets never finish.
     pub no_return: bool,
+    /// The POST leaves the first staged BIOS value as it was.
+    pub post_refuses: bool,
 }
 
 /// Everything a host holds, one part per concern; each part is the concern's own type. One

@@ -300,7 +300,14 @@ impl Host {
         job.message = "Job completed successfully.";
         Self::lc_log_at(s, wall(at), "JCP037", &[&id], "Configuration", Some(dell::MANAGER));
         let mut candidate = s.bios.known();
-        let applied = std::mem::take(&mut s.bios.pending);
+        let mut applied = std::mem::take(&mut s.bios.pending);
+        // The `post-refuses` fault: the BIOS drops the first value and the job still completes
+        // (assumed: no recorded iDRAC shows how its job reports a value the BIOS dropped).
+        if self.faults.post_refuses
+            && let Some(first) = applied.keys().next().cloned()
+        {
+            applied.remove(&first);
+        }
         candidate.extend(applied.clone());
         let evaluation = self.evaluate(&candidate);
         for (name, value) in evaluation.values() {

@@ -23,6 +23,7 @@ mod grouping;
 mod hardening;
 mod housekeeping;
 mod hpe;
+mod hpe_outcomes;
 mod hpe_writes;
 mod inventory;
 mod pipes;

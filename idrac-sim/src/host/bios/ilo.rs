@@ -242,6 +242,18 @@ impl Host {
             }
             accepted.insert(name, value);
         }
+        // The `post-refuses` fault: the BIOS refuses the first value it would have taken, as
+        // incompatible with itself (the message assumed, as for a preset's lock below).
+        if self.faults.post_refuses
+            && let Some(name) = accepted.keys().next().cloned()
+            && let Some(value) = accepted.remove(&name)
+        {
+            messages.push(ilo::about(
+                &format!("{ILO}.PropertyValueIncompatible"),
+                &[&value.to_string(), &name, &name],
+                &name,
+            ));
+        }
         // The write-only triggers read back as No.
         for trigger in ["RestoreManufacturingDefaults", "RestoreDefaults"] {
             if accepted.remove(trigger).is_some() && base.contains_key(trigger) {

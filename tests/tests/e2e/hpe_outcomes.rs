@@ -1,0 +1,160 @@
+//! What an apply on an HPE ProLiant (the emulator's DL385 Gen10 Plus v2 on iLO 5) reports when
+//! the POST does not do what was asked: a value the BIOS refused at the POST is `not_applied`,
+//! never success; a POST that processed nothing is `outcome_unknown`; answers lost on the way
+//! never lead to a second PATCH, and a rerun converges. Each flow prints its requests (`flow …:`
+//! lines, shown with `--nocapture`).
+
+use super::{Run, TempDir, sim, stats, stderr, stdout};
+use serde_json::Value;
+
+/// Waits, short for the emulator's POST.
+const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
+
+fn apply_args(url: &str) -> Vec<&str> {
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    args
+}
+
+fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(out), stderr(out)))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_the_ilo_refuses_at_post_is_not_applied_named_with_the_bioss_message() {
+    let fleet = sim("dl385", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let out = Run::new(&apply_args(url)).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let doc = json(&out);
+    let host = &doc["hosts"][0];
+    assert_eq!(host["outcome"], "not_applied", "{host}");
+    let summary = host["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("accepted but not applied: the BIOS refused ")
+            && summary.contains("PropertyValueIncompatible"),
+        "{summary}"
+    );
+    assert_eq!(doc["summary"]["not_applied"], 1, "{}", doc["summary"]);
+    let s = stats(&fleet, 0);
+    eprintln!(
+        "flow refused at POST: {} requests, {} BIOS PATCH, {} POST(s)",
+        s["requests"]["total"], s["bios_patches"], s["posts"]
+    );
+    assert_eq!(
+        (&s["bios_patches"], &s["posts"]),
+        (&Value::from(1), &Value::from(1)),
+        "{s}"
+    );
+    // The audit log records the verdict with the BIOS's own words.
+    let audit = std::fs::read_to_string(dir.0.join("audit.log")).unwrap();
+    assert!(audit.contains("\"not_applied\""), "{audit}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ilo_post_that_processes_nothing_is_outcome_unknown_and_the_values_stay_staged() {
+    let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let out = Run::new(&apply_args(url)).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
+    assert!(
+        host["error"]
+            .as_str()
+            .unwrap()
+            .contains("the BIOS did not process the staged values at the reboot"),
+        "{host}"
+    );
+    assert_eq!(host["written"], true, "{host}");
+    // Still staged for the next POST: diff shows them pending.
+    let diff = Run::new(&["diff", "--bmc", url, "-p", "performance", "-o", "json"])
+        .output()
+        .await;
+    let doc = json(&diff);
+    assert!(
+        doc["hosts"][0]["counts"]["pending"].as_u64().unwrap() > 0,
+        "{}",
+        doc["hosts"][0]["counts"]
+    );
+}
+
+/// The iLO takes a request and the answer is cut (`reset`) or garbled (`malformed`): rftune reads
+/// back what the full-copy settings object holds and adopts it, so no host gets a second PATCH
+/// of its values and a rerun converges every host.
+#[tokio::test(flavor = "multi_thread")]
+async fn on_ilos_lost_answers_never_lead_to_a_second_patch_and_a_rerun_converges() {
+    for fault in ["reset:0.1", "malformed:0.1"] {
+        let fleet = sim("dl385", 12, |c| {
+            c.faults = vec![fault.parse().unwrap()];
+            c.seed = 11;
+        })
+        .await;
+        let dir = TempDir::new();
+        let inventory = dir.0.join("fleet.toml");
+        std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+        let mut args = vec![
+            "apply",
+            "--inventory",
+            inventory.to_str().unwrap(),
+            "-p",
+            "performance",
+            "--reboot",
+            "force",
+            "--max-unavailable",
+            "12",
+            "-o",
+            "json",
+        ];
+        args.extend(WAITS);
+        let mut converged = 0;
+        for round in 1..=3 {
+            let out = Run::new(&args).state_dir(&dir.0).output().await;
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+            for h in doc["hosts"].as_array().into_iter().flatten() {
+                let error = h["error"].as_str().unwrap_or_default();
+                assert!(
+                    !error.contains("already staged"),
+                    "{fault} round {round}: a host refused its own values: {h}"
+                );
+            }
+            converged =
+                doc["summary"]["converged"].as_u64().unwrap_or(0) + doc["summary"]["in_sync"].as_u64().unwrap_or(0);
+            if out.status.code() == Some(0) {
+                break;
+            }
+        }
+        assert_eq!(converged, 12, "{fault}: every host converged within three runs");
+        for (i, h) in fleet.hosts().iter().enumerate() {
+            let s = h.host.stats.to_json("");
+            assert!(s["bios_patches"].as_u64().unwrap() <= 1, "{fault} host {i}: {s}");
+            let (bios, pending, _) = h.host.snapshot();
+            assert_eq!(bios["WorkloadProfile"].as_str(), Some("Custom"), "{fault} host {i}");
+            assert!(pending.is_empty(), "{fault} host {i}: {pending:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converged() {
+    let fleet = sim("r7625", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let mut args = apply_args(url);
+    args.extend(["--job-timeout", "20s"]);
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["outcome"], "not_converged", "{host}");
+    assert!(host["job"].is_string(), "the job completed: {host}");
+}
