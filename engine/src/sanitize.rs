@@ -154,7 +154,11 @@ impl Sanitizer {
             return self.replace(IdentifierKind::PasswordHash, key, s);
         }
         if let Some(kind) = kind_of_field(key, s) {
-            return self.replace(kind, key, s);
+            return if says_nothing(s) {
+                None
+            } else {
+                self.replace(kind, key, s)
+            };
         }
         // Addresses and UUIDs wherever they appear, except in version numbers.
         let lower = key.to_ascii_lowercase();
@@ -249,7 +253,8 @@ fn kind_of_field(key: &str, value: &str) -> Option<IdentifierKind> {
     if last.contains("serialnumber") || last == "serial" || last == "expressservicecode" {
         return Some(IdentifierKind::Serial);
     }
-    if last.contains("assettag") {
+    // Not HPE's `AssetTagProtection` (Locked, Unlocked), a setting about the tag.
+    if last.ends_with("assettag") {
         return Some(IdentifierKind::AssetTag);
     }
     // iLO: `ServerFQDN`, the BIOS's and the root's `ServerName`, the certificate's
@@ -288,6 +293,26 @@ fn kind_of_field(key: &str, value: &str) -> Option<IdentifierKind> {
         return (value != "root").then_some(IdentifierKind::UserName);
     }
     None
+}
+
+/// Whether a field's value is the firmware's word for "none" rather than a value (a ProLiant's
+/// processors record `AssetTag` "Unknown"): replacing it would mark nothing, and the residue
+/// pass would then replace that word wherever it appears (a DIMM's `PartNumber` "Unknown").
+fn says_nothing(value: &str) -> bool {
+    const NOTHING: [&str; 10] = [
+        "unknown",
+        "none",
+        "n/a",
+        "na",
+        "not specified",
+        "not available",
+        "notavailable",
+        "not applicable",
+        "default string",
+        "to be filled by o.e.m.",
+    ];
+    let v = value.trim();
+    v.is_empty() || NOTHING.iter().any(|n| v.eq_ignore_ascii_case(n))
 }
 
 /// Whether `value` is already a placeholder or a documentation value that needs no scrubbing.
@@ -736,8 +761,11 @@ mod tests {
                 "SerialNumber": serial, "ProductId": "P38411-B21", "ServerName": "compute017",
                 "ServerAssetTag": "ACME-000417", "AdminName": "Jane Operator", "AdminEmail": "jane@acme.com",
                 "AdminPhone": "+1 555 0100", "ServiceOtherInfo": "Rack 7 U12", "ServiceName": "",
+                "AssetTagProtection": "Unlocked",
                 "UrlBootFile": "https://deploy.acme.com/boot/grubx64.efi", "Ipv4Address": "10.20.30.40",
                 "WorkloadProfile": "GeneralPowerEfficientCompute"}}),
+            json!({"@odata.id": "/redfish/v1/Systems/1/Processors/1", "Oem": {"Hpe": {"AssetTag": "Unknown"}}}),
+            json!({"@odata.id": "/redfish/v1/Systems/1/Memory/proc1dimm8", "Oem": {"Hpe": {"PartNumber": "Unknown"}}}),
             json!({"Id": "BiosAttributeRegistryA42.v1_2_60", "SupportedSystems": [
                 {"ProductName": "ProLiant DL385 Gen10 Plus v2", "SystemId": "A42", "FirmwareVersion": "A42 v2.60 (08/11/2022)"}]}),
         ];
@@ -788,7 +816,10 @@ mod tests {
         for (kept, at) in [
             ("P38411-B21", &bios["ProductId"]),
             ("GeneralPowerEfficientCompute", &bios["WorkloadProfile"]),
-            ("A42", &docs[4]["SupportedSystems"][0]["SystemId"]),
+            ("Unlocked", &bios["AssetTagProtection"]),
+            ("Unknown", &docs[4]["Oem"]["Hpe"]["AssetTag"]),
+            ("Unknown", &docs[5]["Oem"]["Hpe"]["PartNumber"]),
+            ("A42", &docs[6]["SupportedSystems"][0]["SystemId"]),
             ("A42 v2.60 (08/11/2022)", &docs[1]["BiosVersion"]),
             ("iLO Advanced", &docs[2]["Oem"]["Hpe"]["License"]["LicenseString"]),
         ] {
