@@ -5,6 +5,12 @@
 //! [`crate::sanitize`] has replaced every identifier. `capture.toml` records the firmware
 //! versions and what was replaced, never the original values.
 //!
+//! Which links the walk follows is decided by path without regard to case or a trailing slash
+//! (an iLO links `/redfish/v1/systems/1/bios/` from `Systems/1`, and answers any spelling): one
+//! resource linked under two spellings is read once, and written at the first spelling met.
+//! A registry file is followed from the `Registries` member that locates it (iLO keeps it under
+//! `/redfish/v1/registrystore/`), in English when the member offers several languages.
+//!
 //! The walk is breadth-first and one request at a time, in link order: the same service gives
 //! the same tree. What a service marks as synthesised with [`SYNTHESISED_HEADER`] (`rftune sim`
 //! marks what it adds to a tree that lacks it) is left out: a document marked `document` is not
@@ -65,7 +71,7 @@ impl<F: Fn(usize) + Send + Sync> crate::lifecycle::Operation for Walk<F> {
 /// Walks `client`'s service from the root.
 pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured> {
     let mut queue: VecDeque<String> = VecDeque::from(["/redfish/v1".to_owned()]);
-    let mut seen: BTreeSet<String> = queue.iter().cloned().collect();
+    let mut seen: BTreeSet<String> = queue.iter().map(|p| same_resource(p)).collect();
     let mut raw: BTreeMap<String, Value> = BTreeMap::new();
     let mut missing = Vec::new();
     let mut synthesised = Vec::new();
@@ -97,8 +103,10 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
         };
         let mut links = Vec::new();
         collect_links(&doc, &mut links);
+        links.retain(|l| wanted(l));
+        links.extend(located_registry_file(&path, &doc));
         for link in links {
-            if wanted(&link) && seen.insert(link.clone()) {
+            if seen.insert(same_resource(&link)) {
                 queue.push_back(link);
             }
         }
@@ -109,7 +117,7 @@ pub async fn walk(client: &Client, progress: impl Fn(usize)) -> Result<Captured>
     for (path, doc) in &mut raw {
         if is_sessions(path) {
             // Our own session: an artifact of capturing.
-            clear_members(doc);
+            forget_sessions(doc, path);
         }
         stop_clock(doc);
         sanitizer.document(doc);
@@ -192,18 +200,31 @@ fn file_for(dir: &Path, path: &str) -> Result<PathBuf> {
 }
 
 fn manifest_text(captured: &Captured) -> String {
+    // A link may spell a path otherwise than the walk met it first (case, a trailing slash).
+    let resource = |path: &str| {
+        captured.resources.get(path).or_else(|| {
+            let key = same_resource(path);
+            captured
+                .resources
+                .iter()
+                .find(|(p, _)| same_resource(p) == key)
+                .map(|(_, d)| d)
+        })
+    };
     let text = |path: &str, pointer: &str| {
-        captured
-            .resources
-            .get(path)
+        resource(path)
             .and_then(|d| d.pointer(pointer))
             .and_then(Value::as_str)
             .map(str::to_owned)
     };
-    // The first system and manager, as their collections list them.
-    let first = |collection: &str| text(collection, "/Members/0/@odata.id");
-    let system = first("/redfish/v1/Systems").unwrap_or_default();
-    let manager = first("/redfish/v1/Managers").unwrap_or_default();
+    // The first system and manager, as their collections (linked from the root) list them.
+    let first = |collection: &str| {
+        let link = text("/redfish/v1", &format!("/{collection}/@odata.id"))
+            .unwrap_or_else(|| format!("/redfish/v1/{collection}"));
+        text(&link, "/Members/0/@odata.id")
+    };
+    let system = first("Systems").unwrap_or_default();
+    let manager = first("Managers").unwrap_or_default();
     let bios_link = text(&system, "/Bios/@odata.id").unwrap_or_default();
     let bios = text(&bios_link, "/Attributes/SystemBiosVersion").or_else(|| text(&system, "/BiosVersion"));
     let mut doc = toml::Table::new();
@@ -267,12 +288,7 @@ fn collect_links(doc: &Value, out: &mut Vec<String>) {
         Value::Object(map) => {
             for (k, v) in map {
                 match (k.as_str(), v) {
-                    ("@odata.id" | "Uri", Value::String(s)) => {
-                        let path = s.split(['#', '?']).next().unwrap_or_default().trim_end_matches('/');
-                        if path.starts_with("/redfish/v1/") {
-                            out.push(path.to_owned());
-                        }
-                    }
+                    ("@odata.id" | "Uri", Value::String(s)) => out.extend(link_path(s)),
                     _ => collect_links(v, out),
                 }
             }
@@ -286,38 +302,80 @@ fn collect_links(doc: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// Whether a linked resource is one rftune reads (or is on the way to one).
+/// The key under which the walk knows a path: services that link one resource under several
+/// spellings (iLO: `Systems/1`, `systems/1/`) answer them alike, so case and a trailing slash
+/// do not make another resource.
+fn same_resource(path: &str) -> String {
+    path.trim_end_matches('/').to_ascii_lowercase()
+}
+
+/// A link as the path of a resource under `/redfish/v1`: without fragment, query or trailing
+/// slash; `None` for anything else (another origin, the root itself).
+fn link_path(link: &str) -> Option<String> {
+    let path = link.split(['#', '?']).next().unwrap_or_default().trim_end_matches('/');
+    path.starts_with("/redfish/v1/").then(|| path.to_owned())
+}
+
+/// Whether a linked resource is one rftune reads (or is on the way to one), by its path without
+/// regard to case or a trailing slash.
 fn wanted(path: &str) -> bool {
+    let path = same_resource(path);
     let Some(rest) = path.strip_prefix("/redfish/v1/") else {
         return false;
     };
     let s: Vec<&str> = rest.split('/').collect();
-    let registry = |r: &str| r.starts_with("BiosAttributeRegistry") || r.starts_with("ManagerAttributeRegistry");
-    let sensor = |n: &str| n.contains("PwrConsumption") || n.contains("InputPower") || n.contains("InletTemp");
+    let sensor = |n: &str| n.contains("pwrconsumption") || n.contains("inputpower") || n.contains("inlettemp");
     match s.as_slice() {
-        ["Systems"] | ["Systems", _] => true,
-        ["Systems", _, "Bios"] | ["Systems", _, "Bios", "Settings" | "BiosRegistry"] => true,
-        ["Systems", _, "Memory" | "Processors"] | ["Systems", _, "Memory" | "Processors", _] => true,
-        ["Systems", _, "BootOptions"] | ["Systems", _, "BootOptions", _] | ["Systems", _, "SecureBoot"] => true,
-        ["Managers"] | ["Managers", _] => true,
-        ["Managers", _, "Oem", vendor, rest @ ..] => crate::backend::reads_manager_oem(vendor, rest),
-        ["Managers", _, "Jobs"] | ["Managers", _, "Jobs", _] => true,
-        ["Chassis"] | ["Chassis", _] => true,
+        ["systems"] | ["systems", _] => true,
+        ["systems", _, "bios"] | ["systems", _, "bios", "settings" | "biosregistry"] => true,
+        ["systems", _, "memory" | "processors"] | ["systems", _, "memory" | "processors", _] => true,
+        ["systems", _, "bootoptions"] | ["systems", _, "bootoptions", _] | ["systems", _, "secureboot"] => true,
+        ["managers"] | ["managers", _] => true,
+        ["managers", _, "oem", vendor, rest @ ..] => crate::backend::reads_manager_oem(vendor, rest),
+        ["managers", _, "jobs"] | ["managers", _, "jobs", _] => true,
+        ["chassis"] | ["chassis", _] => true,
         [
-            "Chassis",
+            "chassis",
             _,
-            "Power" | "EnvironmentMetrics" | "PowerSubsystem" | "Sensors",
+            "power" | "environmentmetrics" | "powersubsystem" | "sensors",
         ] => true,
-        ["Chassis", _, "PowerSubsystem", "PowerSupplies"] | ["Chassis", _, "PowerSubsystem", "PowerSupplies", _] => {
+        ["chassis", _, "powersubsystem", "powersupplies"] | ["chassis", _, "powersubsystem", "powersupplies", _] => {
             true
         }
-        ["Chassis", _, "Sensors", name] => sensor(name),
-        ["Registries"] => true,
-        ["Registries", r, ..] => registry(r),
-        ["SessionService"] | ["SessionService", "Sessions"] => true,
-        ["JobService"] | ["JobService", "Jobs"] | ["JobService", "Jobs", _] => true,
+        ["chassis", _, "sensors", name] => sensor(name),
+        ["registries"] => true,
+        ["registries", r, ..] => is_attribute_registry(r),
+        ["sessionservice"] | ["sessionservice", "sessions"] => true,
+        ["jobservice"] | ["jobservice", "jobs"] | ["jobservice", "jobs", _] => true,
         _ => false,
     }
+}
+
+/// Whether a registry's name (lower case) is one of the attribute registries rftune reads.
+fn is_attribute_registry(name: &str) -> bool {
+    name.starts_with("biosattributeregistry") || name.starts_with("managerattributeregistry")
+}
+
+/// The registry file that `doc`, read at `path`, locates when it is the `Registries` member of
+/// an attribute registry (`Registries/BiosAttributeRegistryA42.v1_2_60`): its English
+/// `Location`, else its first. An iLO keeps the file outside `Registries`
+/// (`/redfish/v1/registrystore/registries/en/…`) and offers it in several languages, of which
+/// one is what a reader takes.
+fn located_registry_file(path: &str, doc: &Value) -> Option<String> {
+    let key = same_resource(path);
+    let name = key.strip_prefix("/redfish/v1/registries/")?;
+    if name.contains('/') || !is_attribute_registry(name) {
+        return None;
+    }
+    let locations = doc.get("Location")?.as_array()?;
+    fn uri(location: &Value) -> Option<&str> {
+        location.get("Uri").and_then(Value::as_str)
+    }
+    let chosen = locations
+        .iter()
+        .find(|l| l.get("Language").and_then(Value::as_str) == Some("en") && uri(l).is_some())
+        .or_else(|| locations.iter().find(|l| uri(l).is_some()))?;
+    link_path(uri(chosen)?)
 }
 
 /// The service's clock (`DateTime` of the Manager, JobService, TaskService, log services) is
@@ -332,7 +390,55 @@ fn stop_clock(doc: &mut Value) {
 }
 
 fn is_sessions(path: &str) -> bool {
-    path == "/redfish/v1/SessionService/Sessions"
+    same_resource(path) == "/redfish/v1/sessionservice/sessions"
+}
+
+/// The sessions collection without its members and without any link to one of them (iLO's
+/// `Oem.Hpe.Links.MySession` names the capturing session, whose id starts with the user name);
+/// an object left empty by that removal goes too.
+fn forget_sessions(doc: &mut Value, collection: &str) {
+    clear_members(doc);
+    remove_links_under(doc, &format!("{}/", same_resource(collection)));
+}
+
+/// Removes from `value` every object member or array element that links (`@odata.id`) to a
+/// path under `prefix` (lower case); says whether it removed anything.
+fn remove_links_under(value: &mut Value, prefix: &str) -> bool {
+    let links_under = |v: &Value| {
+        v.get("@odata.id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| same_resource(id).starts_with(prefix))
+    };
+    match value {
+        Value::Object(map) => {
+            let before = map.len();
+            map.retain(|_, v| !links_under(v));
+            let mut removed = map.len() != before;
+            let mut emptied = Vec::new();
+            for (k, v) in map.iter_mut() {
+                if remove_links_under(v, prefix) {
+                    removed = true;
+                    if v.as_object().is_some_and(serde_json::Map::is_empty) {
+                        emptied.push(k.clone());
+                    }
+                }
+            }
+            for k in emptied {
+                map.remove(&k);
+            }
+            removed
+        }
+        Value::Array(items) => {
+            let before = items.len();
+            items.retain(|v| !links_under(v));
+            let mut removed = items.len() != before;
+            for v in items.iter_mut() {
+                removed |= remove_links_under(v, prefix);
+            }
+            removed
+        }
+        _ => false,
+    }
 }
 
 fn clear_members(doc: &mut Value) {
@@ -374,6 +480,116 @@ mod tests {
         ] {
             assert!(!wanted(no), "{no}");
         }
+    }
+
+    /// An iLO links the BIOS family in lower case with a trailing slash and the rest
+    /// capitalised (the recorded DL385 Gen10 Plus v2 on iLO 5); a Gen11 links everything in
+    /// lower case. Whatever the spelling, the walk keeps what it keeps on an iDRAC.
+    #[test]
+    fn the_walk_keeps_an_ilos_resources_whatever_their_case_or_trailing_slash() {
+        for yes in [
+            "/redfish/v1/systems/1/bios",
+            "/redfish/v1/systems/1/bios/",
+            "/redfish/v1/systems/1/bios/settings/",
+            "/redfish/v1/systems/1/Bios/settings",
+            "/redfish/v1/Systems/1/BIOS/Settings",
+            "/redfish/v1/systems/1/",
+            "/redfish/v1/systems/",
+            "/redfish/v1/Systems/1/Memory/proc1dimm1",
+            "/redfish/v1/managers/1/",
+            "/redfish/v1/chassis/1/power/",
+            "/redfish/v1/registries/",
+            "/redfish/v1/Registries/BiosAttributeRegistryA42.v1_2_60",
+            "/redfish/v1/registries/biosattributeregistrya42.v1_2_60/",
+            "/redfish/v1/sessionservice/sessions/",
+            "/redfish/v1/managers/idrac.embedded.1/oem/dell/dellattributes/idrac.embedded.1",
+        ] {
+            assert!(wanted(yes), "{yes}");
+        }
+        for no in [
+            "/redfish/v1/systems/1/bios/oem/hpe/baseconfigs/",
+            "/redfish/v1/systems/1/smartstorageconfig",
+            "/redfish/v1/Managers/1/LicenseService",
+            "/redfish/v1/registries/ilo.v2_2/",
+            // Followed from its Registries member only, not by its path.
+            "/redfish/v1/registrystore/registries/en/biosattributeregistrya42.v1_2_60/",
+            "/redfish/v1/sessionservice/sessions/1",
+        ] {
+            assert!(!wanted(no), "{no}");
+        }
+        assert_eq!(
+            same_resource("/redfish/v1/systems/1/Bios/"),
+            same_resource("/redfish/v1/Systems/1/bios")
+        );
+        assert!(is_sessions("/redfish/v1/sessionservice/sessions/"));
+    }
+
+    /// An iLO's Registries member locates its BIOS registry under `registrystore`, in three
+    /// languages (a real iLO 5's `BiosAttributeRegistryU46.v1_1_56`): the English file is
+    /// followed; a member of any other registry locates nothing the walk follows.
+    #[test]
+    fn the_registry_file_is_followed_from_its_registries_member_in_english() {
+        let member = serde_json::json!({
+            "@odata.id": "/redfish/v1/Registries/BiosAttributeRegistryA42.v1_2_60/",
+            "Location": [
+                {"Language": "ja", "Uri": "/redfish/v1/registrystore/registries/ja/biosattributeregistrya42.v1_2_60/"},
+                {"Language": "en", "Uri": "/redfish/v1/registrystore/registries/en/biosattributeregistrya42.v1_2_60/"},
+                {"Language": "zh", "Uri": "/redfish/v1/registrystore/registries/zh/biosattributeregistrya42.v1_2_60/"}
+            ]
+        });
+        assert_eq!(
+            located_registry_file("/redfish/v1/Registries/BiosAttributeRegistryA42.v1_2_60", &member).as_deref(),
+            Some("/redfish/v1/registrystore/registries/en/biosattributeregistrya42.v1_2_60")
+        );
+        let only_ja =
+            serde_json::json!({"Location": [{"Language": "ja", "Uri": "/redfish/v1/registrystore/registries/ja/x/"}]});
+        assert_eq!(
+            located_registry_file("/redfish/v1/registries/biosattributeregistryx/", &only_ja).as_deref(),
+            Some("/redfish/v1/registrystore/registries/ja/x")
+        );
+        let messages = serde_json::json!({"Location": [{"Language": "en", "Uri": "/redfish/v1/registrystore/messages/en/ilo.v2_2/"}]});
+        assert_eq!(
+            located_registry_file("/redfish/v1/Registries/iLO.v2_2", &messages),
+            None
+        );
+        assert_eq!(
+            located_registry_file("/redfish/v1/Systems/1", &member),
+            None,
+            "only a Registries member locates"
+        );
+        let elsewhere = serde_json::json!({"Location": [{"Language": "en", "Uri": "https://example.invalid/r.json"}]});
+        assert_eq!(
+            located_registry_file("/redfish/v1/Registries/BiosAttributeRegistryX", &elsewhere),
+            None
+        );
+    }
+
+    /// The capturing session is an artifact: gone from the members, and gone where an iLO
+    /// links it again (`Oem.Hpe.Links.MySession`, whose id names the user), with the objects
+    /// that held nothing else; other links stay.
+    #[test]
+    fn the_capturing_session_leaves_no_trace_in_the_sessions_collection() {
+        let mut doc = serde_json::json!({
+            "@odata.id": "/redfish/v1/SessionService/Sessions/",
+            "Members": [{"@odata.id": "/redfish/v1/SessionService/Sessions/opsadmin0000000000000001/"}],
+            "Members@odata.count": 1,
+            "Oem": {"Hpe": {
+                "@odata.type": "#HpeiLOSessionsSummary.v2_0_0.HpeiLOSessionsSummary",
+                "Links": {"MySession": {"@odata.id": "/redfish/v1/sessionservice/sessions/opsadmin0000000000000001/"}}
+            }},
+            "Links": {"Service": {"@odata.id": "/redfish/v1/SessionService"}}
+        });
+        forget_sessions(&mut doc, "/redfish/v1/SessionService/Sessions");
+        assert_eq!(
+            doc,
+            serde_json::json!({
+                "@odata.id": "/redfish/v1/SessionService/Sessions/",
+                "Members": [],
+                "Members@odata.count": 0,
+                "Oem": {"Hpe": {"@odata.type": "#HpeiLOSessionsSummary.v2_0_0.HpeiLOSessionsSummary"}},
+                "Links": {"Service": {"@odata.id": "/redfish/v1/SessionService"}}
+            })
+        );
     }
 
     #[test]

@@ -1,6 +1,9 @@
 //! Scrubbing identifiers out of captured Redfish documents, so a capture of real hardware can
 //! be shared as a test fixture: service tags, serial numbers, asset tags, MAC and IP addresses,
-//! UUIDs, host names and user names are replaced by placeholders.
+//! UUIDs, host names and user names are replaced by placeholders, and so are what an HPE iLO
+//! adds: the MACs and NVMe EUI-64s inside UEFI device paths (`MAC(B47AF1C0FFEE,0x1)`), the
+//! BIOS's contact fields (`AdminName`, `ServiceEmail`, ...), boot URLs, and the manager's
+//! license key.
 //!
 //! Replacement is consistent (one original, one placeholder, in every document and inside
 //! longer strings) and idempotent: placeholders and documentation addresses (RFC 5737, RFC 3849,
@@ -19,7 +22,8 @@ pub enum IdentifierKind {
     Serial,
     /// An asset tag.
     AssetTag,
-    /// A MAC address.
+    /// A MAC address (also bare, as a UEFI device path's `MAC(…)` node holds it), or an
+    /// EUI-64 (an NVMe namespace's, in a device path's `NVMe(…)` node).
     Mac,
     /// An IPv4 address.
     Ipv4,
@@ -31,6 +35,15 @@ pub enum IdentifierKind {
     HostName,
     /// A user account name.
     UserName,
+    /// Who runs or services the machine, as typed into the BIOS (HPE's `AdminName`,
+    /// `AdminEmail`, `ServicePhone`, `ServerOtherInfo`, `CustomPostMessage`, ...).
+    Contact,
+    /// A URL a site points its machines at (HPE's `UrlBootFile`, `IpxeStartupUrl`, the pre-boot
+    /// proxy): its host names the site.
+    Url,
+    /// A license or activation key (iLO's `Oem.Hpe.License.LicenseKey`, shown with its last
+    /// group in clear).
+    LicenseKey,
     /// A BIOS password's hash or salt (`SHA256SetupPassword`, ...), which real iDRACs list in
     /// `GET Bios`: removed, never replaced.
     PasswordHash,
@@ -49,6 +62,9 @@ impl IdentifierKind {
             Self::Uuid => "uuid",
             Self::HostName => "host_name",
             Self::UserName => "user_name",
+            Self::Contact => "contact",
+            Self::Url => "url",
+            Self::LicenseKey => "license_key",
             Self::PasswordHash => "password_hash",
         }
     }
@@ -138,7 +154,11 @@ impl Sanitizer {
             return self.replace(IdentifierKind::PasswordHash, key, s);
         }
         if let Some(kind) = kind_of_field(key, s) {
-            return self.replace(kind, key, s);
+            return if says_nothing(s) {
+                None
+            } else {
+                self.replace(kind, key, s)
+            };
         }
         // Addresses and UUIDs wherever they appear, except in version numbers.
         let lower = key.to_ascii_lowercase();
@@ -147,7 +167,12 @@ impl Sanitizer {
             .any(|w| lower.contains(w));
         let mut changed = false;
         let mut out = String::with_capacity(s.len());
+        let mut at = 0;
         for token in tokens(s) {
+            let before = &s[..at];
+            at += match token {
+                Token::Other(t) | Token::Candidate(t) => t.len(),
+            };
             let replacement = match token {
                 Token::Other(t) => t.to_owned(),
                 Token::Candidate(t) if t.contains('.') && t.contains(':') && !versionish => {
@@ -167,7 +192,7 @@ impl Sanitizer {
                     parts.join(":")
                 }
                 Token::Candidate(t) => {
-                    let kind = if is_mac(t) {
+                    let kind = if is_mac(t) || is_eui64(t) || (is_bare_mac(t) && names_a_mac(before)) {
                         Some(IdentifierKind::Mac)
                     } else if is_uuid(t) {
                         Some(IdentifierKind::Uuid)
@@ -215,7 +240,11 @@ impl Sanitizer {
 fn kind_of_field(key: &str, value: &str) -> Option<IdentifierKind> {
     let k = key.to_ascii_lowercase();
     let last = k.rsplit('.').next().unwrap_or(&k);
-    if last.contains("servicetag") || last == "nodeid" || last == "systemid" {
+    if last.contains("servicetag") || last == "nodeid" {
+        return Some(IdentifierKind::ServiceTag);
+    }
+    // An HPE registry's `SystemId` is the ROM family (`A42`), the same on every machine of it.
+    if last == "systemid" && !is_rom_family(value) {
         return Some(IdentifierKind::ServiceTag);
     }
     if last == "sku" && value.len() == 7 && value.chars().all(|c| c.is_ascii_alphanumeric()) {
@@ -224,16 +253,66 @@ fn kind_of_field(key: &str, value: &str) -> Option<IdentifierKind> {
     if last.contains("serialnumber") || last == "serial" || last == "expressservicecode" {
         return Some(IdentifierKind::Serial);
     }
-    if last.contains("assettag") {
+    // Not HPE's `AssetTagProtection` (Locked, Unlocked), a setting about the tag.
+    if last.ends_with("assettag") {
         return Some(IdentifierKind::AssetTag);
     }
-    if last.contains("hostname") || last.contains("dnsracname") || last.contains("domainname") || last == "fqdn" {
+    // iLO: `ServerFQDN`, the BIOS's and the root's `ServerName`, the certificate's
+    // `CertCommonName` (`ILO` and the serial number by default).
+    if last.contains("hostname")
+        || last.contains("dnsracname")
+        || last.contains("domainname")
+        || last.ends_with("fqdn")
+        || last == "servername"
+        || last == "certcommonname"
+    {
         return Some(IdentifierKind::HostName);
+    }
+    const CONTACT: [&str; 10] = [
+        "adminname",
+        "adminemail",
+        "adminphone",
+        "adminotherinfo",
+        "servicename",
+        "serviceemail",
+        "servicephone",
+        "serviceotherinfo",
+        "serverotherinfo",
+        "custompostmessage",
+    ];
+    if CONTACT.contains(&last) {
+        return Some(IdentifierKind::Contact);
+    }
+    if last.ends_with("url") || last.starts_with("urlbootfile") || last == "prebootnetworkproxy" {
+        return Some(IdentifierKind::Url);
+    }
+    if last == "licensekey" || last == "activationkey" {
+        return Some(IdentifierKind::LicenseKey);
     }
     if last.ends_with("username") || last == "user" {
         return (value != "root").then_some(IdentifierKind::UserName);
     }
     None
+}
+
+/// Whether a field's value is the firmware's word for "none" rather than a value (a ProLiant's
+/// processors record `AssetTag` "Unknown"): replacing it would mark nothing, and the residue
+/// pass would then replace that word wherever it appears (a DIMM's `PartNumber` "Unknown").
+fn says_nothing(value: &str) -> bool {
+    const NOTHING: [&str; 10] = [
+        "unknown",
+        "none",
+        "n/a",
+        "na",
+        "not specified",
+        "not available",
+        "notavailable",
+        "not applicable",
+        "default string",
+        "to be filled by o.e.m.",
+    ];
+    let v = value.trim();
+    v.is_empty() || NOTHING.iter().any(|n| v.eq_ignore_ascii_case(n))
 }
 
 /// Whether `value` is already a placeholder or a documentation value that needs no scrubbing.
@@ -248,6 +327,12 @@ fn is_placeholder(kind: IdentifierKind, value: &str) -> bool {
         IdentifierKind::Serial => digits_after("SN"),
         IdentifierKind::AssetTag => digits_after("asset-"),
         IdentifierKind::UserName => digits_after("user-"),
+        IdentifierKind::Contact => digits_after("contact-"),
+        IdentifierKind::LicenseKey => digits_after("license-"),
+        IdentifierKind::Url => value
+            .strip_prefix("http://host-")
+            .and_then(|r| r.strip_suffix(".example.invalid/"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
         IdentifierKind::HostName => {
             // The documentation domain itself is no one's (`DNSDomainName = example.invalid`).
             value == "localhost"
@@ -258,8 +343,18 @@ fn is_placeholder(kind: IdentifierKind, value: &str) -> bool {
                     .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
         }
         IdentifierKind::Mac => {
-            let upper = value.to_ascii_uppercase().replace('-', ":");
-            upper.starts_with("00:00:5E:00:53:") || upper.starts_with("02:00:00:00:") || upper == "00:00:00:00:00:00"
+            // Compared without separators: `00:00:5E:00:53:01`, `00-00-5e-00-53-01` and a device
+            // path's `00005E005301` are one documentation address (RFC 7042), as is the
+            // documentation EUI-64 `00-00-5E-EF-10-00-00-01`.
+            let hex: String = value
+                .chars()
+                .filter(char::is_ascii_hexdigit)
+                .map(|c| c.to_ascii_uppercase())
+                .collect();
+            hex.starts_with("00005E0053")
+                || hex.starts_with("00005EEF10")
+                || (hex.len() == 12 && hex.starts_with("02000000"))
+                || hex.bytes().all(|b| b == b'0')
         }
         IdentifierKind::Uuid => {
             value.starts_with("00000000-0000-4000-8000-") || value.bytes().all(|b| b == b'0' || b == b'-')
@@ -282,15 +377,33 @@ fn placeholder(kind: IdentifierKind, n: usize, original: &str) -> String {
         IdentifierKind::Serial => format!("SN{n:08}"),
         IdentifierKind::AssetTag => format!("asset-{n}"),
         IdentifierKind::UserName => format!("user-{n}"),
+        IdentifierKind::Contact => format!("contact-{n}"),
+        IdentifierKind::LicenseKey => format!("license-{n}"),
+        IdentifierKind::Url => format!("http://host-{n}.example.invalid/"),
         IdentifierKind::HostName => format!("host-{n}.example.invalid"),
         IdentifierKind::Mac => {
-            let sep = if original.contains('-') { '-' } else { ':' };
-            let text = if n < 256 {
+            // In the original's shape: its separator (none in a device path), its case, and
+            // eight groups for an EUI-64 (RFC 7042's documentation range 00-00-5E-EF-10-…).
+            let sep = if original.contains('-') {
+                "-"
+            } else if original.contains(':') {
+                ":"
+            } else {
+                ""
+            };
+            let text = if original.chars().filter(char::is_ascii_hexdigit).count() == 16 {
+                format!(
+                    "00:00:5E:EF:10:{:02X}:{:02X}:{:02X}",
+                    (n >> 16) & 0xff,
+                    (n >> 8) & 0xff,
+                    n & 0xff
+                )
+            } else if n < 256 {
                 format!("00:00:5E:00:53:{n:02X}")
             } else {
                 format!("02:00:00:00:{:02X}:{:02X}", (n >> 8) & 0xff, n & 0xff)
             };
-            let text = text.replace(':', &sep.to_string());
+            let text = text.replace(':', sep);
             if original.chars().any(|c| c.is_ascii_lowercase()) {
                 text.to_ascii_lowercase()
             } else {
@@ -354,6 +467,37 @@ fn is_mac(t: &str) -> bool {
         && parts
             .iter()
             .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// An EUI-64 written as eight groups of two hex digits (`D5-2E-01-21-9A-38-25-00`, an NVMe
+/// namespace's in a UEFI device path).
+fn is_eui64(t: &str) -> bool {
+    let parts: Vec<&str> = t.split([':', '-']).collect();
+    !(t.contains(':') && t.contains('-'))
+        && parts.len() == 8
+        && parts
+            .iter()
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Twelve hex digits: a MAC without separators, when [`names_a_mac`] says so.
+fn is_bare_mac(t: &str) -> bool {
+    t.len() == 12 && t.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether the text before a token opens a UEFI device path's MAC node (`…/MAC(`), which holds
+/// the address without separators.
+fn names_a_mac(before: &str) -> bool {
+    before
+        .len()
+        .checked_sub(4)
+        .and_then(|i| before.get(i..))
+        .is_some_and(|tail| tail.eq_ignore_ascii_case("mac("))
+}
+
+/// An HPE ROM family (`A42`, `U46`): a letter and two digits.
+fn is_rom_family(value: &str) -> bool {
+    matches!(value.as_bytes(), [letter, d1, d2] if letter.is_ascii_alphabetic() && d1.is_ascii_digit() && d2.is_ascii_digit())
 }
 
 fn is_uuid(t: &str) -> bool {
@@ -591,6 +735,119 @@ mod tests {
         assert_eq!(host.matches("example.invalid").count(), 1, "{host}");
         let note = docs[1]["Note"].as_str().unwrap();
         assert!(!note.contains("acme") && !note.contains("db07"), "{note}");
+    }
+
+    /// What an iLO 5 tree holds that tells its machine, its site or its owner, in the shapes a
+    /// recorded DL385 Gen10 Plus v2 shows them (the values are made up): none survives, the ROM
+    /// family and part numbers stay, and a second pass changes nothing.
+    #[test]
+    fn an_ilos_identifiers_are_replaced_and_its_rom_family_kept() {
+        let serial = "CZJ2041XYZ";
+        let mut docs = [
+            json!({"@odata.id": "/redfish/v1", "UUID": "9b1e7c2a-3f4d-5e6f-8a9b-0c1d2e3f4a5b",
+                "Oem": {"Hpe": {"Manager": [{"ManagerType": "iLO 5", "HostName": "ILOCZJ2041XYZ",
+                                             "FQDN": "ilo-r7u12.dc1.acme.com"}],
+                                "Sessions": {"CertCommonName": "ilo-r7u12.dc1.acme.com", "ServerName": "compute017"}}}}),
+            json!({"@odata.id": "/redfish/v1/Systems/1", "SerialNumber": serial, "SKU": "P38411-B21",
+                "UUID": "37333850-3534-5A43-4A32-303431585A59", "BiosVersion": "A42 v2.60 (08/11/2022)",
+                "Oem": {"Hpe": {"PCASerialNumber": "PWABC0D1EF2345", "ServerFQDN": "compute017.dc1.acme.com"}},
+                "Boot": {"UefiTargetBootSourceOverride@Redfish.AllowableValues": [
+                    "PciRoot(0x7)/Pci(0x1,0x1)/Pci(0x0,0x0)/MAC(B47AF1C0FFEE,0x1)/IPv4(0.0.0.0)/Uri()",
+                    "PciRoot(0x0)/Pci(0x3,0x2)/Pci(0x0,0x0)/NVMe(0x1,A1-B2-C3-D4-E5-F6-07-18)",
+                    "HD(1,GPT,5A0C2E8B-1F3D-4C6E-9A7B-0D1E2F3A4B5C,0x800,0x219800)/\\EFI\\boot.efi"]}}),
+            json!({"@odata.id": "/redfish/v1/Managers/1", "UUID": "0f1e2d3c-4b5a-5968-8776-a5b4c3d2e1f0",
+                "Oem": {"Hpe": {"License": {"LicenseKey": "XXXXX-XXXXX-XXXXX-XXXXX-Q7W2K", "LicenseString": "iLO Advanced"}}}}),
+            json!({"@odata.id": "/redfish/v1/systems/1/bios/", "Attributes": {
+                "SerialNumber": serial, "ProductId": "P38411-B21", "ServerName": "compute017",
+                "ServerAssetTag": "ACME-000417", "AdminName": "Jane Operator", "AdminEmail": "jane@acme.com",
+                "AdminPhone": "+1 555 0100", "ServiceOtherInfo": "Rack 7 U12", "ServiceName": "",
+                "AssetTagProtection": "Unlocked",
+                "UrlBootFile": "https://deploy.acme.com/boot/grubx64.efi", "Ipv4Address": "10.20.30.40",
+                "WorkloadProfile": "GeneralPowerEfficientCompute"}}),
+            json!({"@odata.id": "/redfish/v1/Systems/1/Processors/1", "Oem": {"Hpe": {"AssetTag": "Unknown"}}}),
+            json!({"@odata.id": "/redfish/v1/Systems/1/Memory/proc1dimm8", "Oem": {"Hpe": {"PartNumber": "Unknown"}}}),
+            json!({"Id": "BiosAttributeRegistryA42.v1_2_60", "SupportedSystems": [
+                {"ProductName": "ProLiant DL385 Gen10 Plus v2", "SystemId": "A42", "FirmwareVersion": "A42 v2.60 (08/11/2022)"}]}),
+        ];
+        let mut s = Sanitizer::default();
+        for d in &mut docs {
+            s.document(d);
+        }
+        for d in &mut docs {
+            s.residue(d);
+        }
+        let text = serde_json::to_string(&docs).unwrap().to_ascii_lowercase();
+        for original in [
+            serial,
+            "9b1e7c2a",
+            "37333850",
+            "0f1e2d3c",
+            "5a0c2e8b",
+            "acme",
+            "compute017",
+            "PWABC0D1EF2345",
+            "B47AF1C0FFEE",
+            "A1-B2-C3-D4",
+            "Q7W2K",
+            "Jane",
+            "555 0100",
+            "Rack 7",
+            "10.20.30",
+        ] {
+            assert!(
+                !text.contains(&original.to_ascii_lowercase()),
+                "{original} survived: {text}"
+            );
+        }
+        let boot = &docs[1]["Boot"]["UefiTargetBootSourceOverride@Redfish.AllowableValues"];
+        assert_eq!(
+            boot[0], "PciRoot(0x7)/Pci(0x1,0x1)/Pci(0x0,0x0)/MAC(00005E005301,0x1)/IPv4(0.0.0.0)/Uri()",
+            "a device path's MAC keeps its shape"
+        );
+        assert_eq!(
+            boot[1],
+            "PciRoot(0x0)/Pci(0x3,0x2)/Pci(0x0,0x0)/NVMe(0x1,00-00-5E-EF-10-00-00-02)"
+        );
+        let bios = &docs[3]["Attributes"];
+        assert_eq!(bios["SerialNumber"], docs[1]["SerialNumber"], "consistent");
+        assert_eq!(bios["ServerName"], docs[0]["Oem"]["Hpe"]["Sessions"]["ServerName"]);
+        assert_eq!(bios["ServiceName"], "", "nothing to hide in an empty field");
+        assert_eq!(bios["UrlBootFile"], "http://host-1.example.invalid/");
+        for (kept, at) in [
+            ("P38411-B21", &bios["ProductId"]),
+            ("GeneralPowerEfficientCompute", &bios["WorkloadProfile"]),
+            ("Unlocked", &bios["AssetTagProtection"]),
+            ("Unknown", &docs[4]["Oem"]["Hpe"]["AssetTag"]),
+            ("Unknown", &docs[5]["Oem"]["Hpe"]["PartNumber"]),
+            ("A42", &docs[6]["SupportedSystems"][0]["SystemId"]),
+            ("A42 v2.60 (08/11/2022)", &docs[1]["BiosVersion"]),
+            ("iLO Advanced", &docs[2]["Oem"]["Hpe"]["License"]["LicenseString"]),
+        ] {
+            assert_eq!(at, kept);
+        }
+        let kinds: Vec<&str> = s.replaced().iter().map(|r| r.kind.as_str()).collect();
+        for kind in [
+            "serial_number",
+            "uuid",
+            "mac_address",
+            "host_name",
+            "contact",
+            "url",
+            "license_key",
+        ] {
+            assert!(kinds.contains(&kind), "{kind} not in {kinds:?}");
+        }
+        assert!(!kinds.contains(&"service_tag"), "{kinds:?}");
+        let mut again = Sanitizer::default();
+        let mut twice = docs.clone();
+        for d in &mut twice {
+            again.document(d);
+        }
+        for d in &mut twice {
+            again.residue(d);
+        }
+        assert_eq!(twice, docs);
+        assert!(again.replaced().is_empty(), "{:?}", again.replaced());
     }
 
     #[test]

@@ -206,10 +206,12 @@ pub enum Command {
     SecureBoot(boot::SecureBootCommand),
     /// Record a BMC as a test fixture: walks what rftune reads (service root, systems, BIOS with
     /// pending values and registry, DIMMs, CPUs, boot options, Secure Boot, the iDRAC with its
-    /// Dell attributes and job queues, chassis power, the attribute registries) and writes
+    /// Dell attributes and job queues, chassis power, the attribute registries; on an HPE iLO
+    /// its lower-case BIOS paths and the registry file under registrystore) and writes
     /// DIR/redfish/v1/<path>/index.json with service tags, serials, MACs, IPs, UUIDs, host and
-    /// user names replaced by placeholders (the same original, the same placeholder) and BIOS
-    /// password hashes removed, plus DIR/capture.toml with the
+    /// user names, BIOS contact fields, boot URLs and license keys replaced by placeholders (the
+    /// same original, the same placeholder) and BIOS password hashes removed, plus
+    /// DIR/capture.toml with the
     /// firmware versions and which fields were replaced. Serve it with `rftune sim --fixture DIR`.
     ///
     /// Read-only: one GET per resource, one at a time.

@@ -279,12 +279,15 @@ impl EventLog for LifecycleLog {
 }
 
 /// Whether `Managers/<id>/Oem/Dell/<rest>` is a resource this backend reads: the iDRAC's
-/// attribute groups, its job queue and the job and Lifecycle Controller services.
+/// attribute groups, its job queue and the job and Lifecycle Controller services (names
+/// compared without regard to case, as a capture compares paths).
 pub(super) fn reads_manager_oem(rest: &[&str]) -> bool {
-    matches!(
-        rest,
-        ["DellAttributes", _] | ["Jobs"] | ["Jobs", _] | ["DellJobService" | "DellLCService"]
-    )
+    let is = |segment: &&str, name: &str| segment.eq_ignore_ascii_case(name);
+    match rest {
+        [first] => ["Jobs", "DellJobService", "DellLCService"].iter().any(|n| is(first, n)),
+        [first, _] => is(first, "DellAttributes") || is(first, "Jobs"),
+        _ => false,
+    }
 }
 
 /// The service tag an iDRAC's service root names (`Oem.Dell.ServiceTag`).

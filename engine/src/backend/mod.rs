@@ -349,9 +349,10 @@ fn is_dell(root: &ServiceRoot) -> bool {
 }
 
 /// Whether a manager's OEM resource (`Managers/<id>/Oem/<vendor>/<rest>`) is one a backend
-/// reads: what a capture keeps of a vendor's own tree.
+/// reads: what a capture keeps of a vendor's own tree. Names are compared without regard to
+/// case.
 pub fn reads_manager_oem(vendor: &str, rest: &[&str]) -> bool {
-    vendor == "Dell" && dell::reads_manager_oem(rest)
+    vendor.eq_ignore_ascii_case("Dell") && dell::reads_manager_oem(rest)
 }
 
 /// Whether a BIOS attribute holds a secret on any backend rftune knows: the passwords and the

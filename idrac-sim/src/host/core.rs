@@ -139,7 +139,13 @@ fn derived_tag(fixture_tag: &str, index: usize) -> String {
 impl Host {
     /// A host in the fixture's recorded state, powered on.
     pub fn new(index: usize, fixture: Arc<Fixture>, config: Arc<SimConfig>, faults: HostFaults) -> Self {
-        let service_tag = service_tag(&fixture.service_tag, index);
+        // An iLO's serial number (ten characters on a ProLiant) stands where an iDRAC's service
+        // tag does: the first host keeps the tree's, so serving a captured tree reproduces it.
+        let service_tag = if fixture.bmc == crate::generation::Bmc::Ilo && index == 0 {
+            fixture.service_tag.clone()
+        } else {
+            service_tag(&fixture.service_tag, index)
+        };
         let state = State {
             power: Power::on(),
             outage: None,
