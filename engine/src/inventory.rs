@@ -239,7 +239,8 @@ pub async fn collect(bmc: &Bmc, lifecycle: usize) -> Result<Inventory> {
                     error: "the Lifecycle log is an iDRAC's, and this service is not laid out as one".to_owned(),
                 });
             }
-            let system = t.first_system().await?;
+            let mut system = t.first_system().await?;
+            counted_cores(client, &mut system, &mut partial).await;
             let secure_boot = match system.secure_boot.as_ref() {
                 Some(link) => partial
                     .keep("Secure Boot", secure_boot(client, link.odata_id.path()).await)
@@ -279,6 +280,33 @@ pub async fn collect(bmc: &Bmc, lifecycle: usize) -> Result<Inventory> {
     }
     inventory.unread = partial.unread;
     Ok(inventory)
+}
+
+/// Fills the cores and threads a system's `ProcessorSummary` leaves out (an iLO's gives the
+/// sockets and model only) from its processors, summed: one more request, where it links them.
+async fn counted_cores(
+    client: &redfish_client::Client,
+    system: &mut redfish_client::resources::computer_system::ComputerSystem,
+    partial: &mut Partial,
+) {
+    use redfish_client::resources::computer_system::{Processor, ProcessorSummary};
+    let summary = system.processor_summary.as_ref();
+    if summary.is_some_and(|s| s.core_count.is_some() && s.logical_processor_count.is_some()) {
+        return;
+    }
+    let Some(link) = system.processors.as_ref() else { return };
+    let read = client.expanded_members::<Processor>(link.odata_id.path()).await;
+    let Some(cpus) = partial.keep("processors", read) else {
+        return;
+    };
+    // An empty socket lists no cores: the populated ones are summed.
+    let sum = |f: fn(&Processor) -> Option<u32>| -> Option<u32> {
+        let each: Vec<u32> = cpus.iter().filter_map(f).collect();
+        (!each.is_empty()).then(|| each.iter().sum())
+    };
+    let summary = system.processor_summary.get_or_insert_with(ProcessorSummary::default);
+    summary.core_count = summary.core_count.or(sum(|c| c.total_cores));
+    summary.logical_processor_count = summary.logical_processor_count.or(sum(|c| c.total_threads));
 }
 
 /// The Secure Boot state at `path`, or `None` when the BMC has no such resource.

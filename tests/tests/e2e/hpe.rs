@@ -29,6 +29,17 @@ async fn an_ilo_is_inventoried_and_diffed_in_hpe_names_with_what_hpe_lacks_said_
     let doc: Value = serde_json::from_slice(&inv.stdout).unwrap();
     assert_eq!(doc["model"], "ProLiant DL385 Gen10 Plus v2");
     assert_eq!(doc["bmc"], "HPE iLO 5 (firmware 2.72)");
+    // The system's summary names sockets and model only; the processors give the rest.
+    assert_eq!(
+        (
+            &doc["processors"]["count"],
+            &doc["processors"]["cores"],
+            &doc["processors"]["threads"]
+        ),
+        (&Value::from(2), &Value::from(128), &Value::from(256)),
+        "{}",
+        doc["processors"]
+    );
     assert_eq!(
         doc["generation"],
         Value::Null,
