@@ -121,8 +121,8 @@ pub struct Fixture {
     pub bmc: Bmc,
     /// Where the documents the emulator gives behaviour to are.
     pub places: Places,
-    /// The BIOS registry file gzip-encoded (an iLO sends it so), once asked for.
-    registry_gzip: OnceLock<Bytes>,
+    /// Documents gzip-encoded (an iLO sends its registry files so), each once asked for.
+    gzipped: Mutex<HashMap<String, Bytes>>,
     /// Registry attribute names in document order (the key of a rendering).
     registry_names: Vec<String>,
     /// Rendered registries by their flags, shared by every host of the fleet.
@@ -450,10 +450,11 @@ impl Fixture {
         locate: &dyn Fn(&str) -> String,
     ) -> Result<Self, FixtureError> {
         let bmc = crate::generation::of(docs.get("/redfish/v1"), docs.get(dell::MANAGER));
-        // iLO's documents are neither iDRAC's nor completed with iDRAC's.
+        // iLO's documents are neither iDRAC's nor completed with iDRAC's: an iLO gets the
+        // message registries its answers name.
         let completion = if bmc == Bmc::Ilo {
             docs = fold_case(docs);
-            Completion::default()
+            synth::complete_ilo(&mut docs)
         } else {
             synth::complete(&mut docs)
         };
@@ -551,7 +552,7 @@ impl Fixture {
             dimms_per_socket: dimms_per_socket(&docs, &places.system, bmc),
             bmc,
             places,
-            registry_gzip: OnceLock::new(),
+            gzipped: Mutex::default(),
             docs,
             registry_names,
             rendered: Mutex::new(HashMap::new()),
@@ -566,20 +567,27 @@ impl Fixture {
     /// BIOS data model: "BIOS Attribute Registries are compressed JSON resources(gzip)"; that
     /// iLO ignores `Accept-Encoding` is assumed), compressed once for the fleet.
     pub fn bios_registry_gzip(&self) -> Bytes {
-        self.registry_gzip
-            .get_or_init(|| {
-                use std::io::Write as _;
-                let json = self
-                    .docs
-                    .get(&self.places.registry)
-                    .map(|d| serde_json::to_vec(d).unwrap_or_default())
-                    .unwrap_or_default();
-                let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-                // Writing to a Vec cannot fail.
-                let _ = encoder.write_all(&json);
-                Bytes::from(encoder.finish().unwrap_or_default())
-            })
-            .clone()
+        self.gzipped(&self.places.registry).unwrap_or_default()
+    }
+
+    /// The document at `path` gzip-encoded, compressed once for the fleet; `None` when the
+    /// tree has none there. An iLO sends its registry files so (HPE's "Redfish error responses
+    /// and messages": the message registry files are compressed).
+    pub fn gzipped(&self, path: &str) -> Option<Bytes> {
+        use std::io::Write as _;
+        let doc = self.docs.get(path)?;
+        let mut cache = self.gzipped.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(hit) = cache.get(path) {
+            return Some(hit.clone());
+        }
+        let json = serde_json::to_vec(doc).unwrap_or_default();
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        // Writing to a Vec cannot fail.
+        let _ = encoder.write_all(&json);
+        let bytes = Bytes::from(encoder.finish().unwrap_or_default());
+        // Bounded: one entry per document of the tree.
+        cache.insert(path.to_owned(), bytes.clone());
+        Some(bytes)
     }
 
     /// `path` as this tree's routes see it ([`canonical`]).

@@ -27,6 +27,7 @@ pub mod fixture;
 pub mod fleet;
 pub mod generation;
 pub mod host;
+pub mod message_registries;
 pub mod messages;
 pub mod odata;
 pub mod personality;

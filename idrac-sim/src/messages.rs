@@ -397,22 +397,74 @@ pub mod ilo {
         message(&format!("{BASE}.Success"), &[])
     }
 
-    /// Messages in iLO's shape: ids only (a Base id at iLO's Base version), arguments kept.
+    /// What an iLO answers where the emulator's shared code answers with an id of another
+    /// registry (an iDRAC's, or a Base key iLO 5's Base 1.4 lacks): the code, the iLO key in its
+    /// stead, and how many of the arguments it keeps. The iLO keys are HPE's (its iLO 5 message
+    /// registry, as HPE's "iLO RESTful API" documentation lists it); that a real iLO answers
+    /// these cases with them is assumed.
+    pub const TRANSLATED: [(&str, &str, usize); 5] = [
+        // Basic credentials refused: as a refused login.
+        ("SYS415", "UnauthorizedLoginAttempt", 0),
+        // A reset to the power state the host is in.
+        ("PSU501", "InvalidOperationForSystemState", 0),
+        ("PSU502", "InvalidOperationForSystemState", 0),
+        // A boot device path the system does not have.
+        ("BOOT016", "PropertyValueBadParam", 0),
+        // A value an action's parameter does not take: the value and the parameter.
+        ("ActionParameterValueError", "ActionParameterValueNotInList", 2),
+    ];
+
+    /// Messages in iLO's shape: ids only (a Base id at iLO's Base version), arguments kept; an
+    /// id [`TRANSLATED`] names becomes iLO's, and any other id of a registry an iLO does not
+    /// serve (an iDRAC's) becomes Base's `GeneralError`: an iLO names no other vendor's
+    /// registry.
     pub fn reshape(messages: &[Value]) -> Vec<Value> {
         messages
             .iter()
             .map(|m| {
                 let id = m["MessageId"].as_str().unwrap_or_default();
-                let id = match id.strip_prefix("Base.") {
-                    Some(rest) => format!("{BASE}.{}", rest.rsplit('.').next().unwrap_or(rest)),
-                    None => id.to_owned(),
-                };
+                let code = id.rsplit('.').next().unwrap_or(id);
                 let args: Vec<&str> = m["MessageArgs"]
                     .as_array()
                     .map(|a| a.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
-                message(&id, &args)
+                if let Some((_, key, kept)) = TRANSLATED.iter().find(|(from, ..)| *from == code) {
+                    return message(&format!("{ILO}.{key}"), &args[..args.len().min(*kept)]);
+                }
+                if id.starts_with("Base.") {
+                    message(&format!("{BASE}.{code}"), &args)
+                } else if id.starts_with(&format!("{ILO}.")) {
+                    message(id, &args)
+                } else {
+                    message(&format!("{BASE}.GeneralError"), &[])
+                }
             })
             .collect()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn ids_an_ilo_does_not_know_become_its_own_and_base_ids_take_its_version() {
+            let shaped = reshape(&[
+                crate::messages::sys415(),
+                crate::messages::not_found("/redfish/v1/Nowhere"),
+                crate::messages::action_parameter("ComputerSystem.Reset", "ResetType", Some("Off"), &["On"]),
+                crate::messages::sys011(),
+                message(&format!("{ILO}.SystemResetRequired"), &[]),
+            ]);
+            assert_eq!(
+                shaped,
+                vec![
+                    json!({"MessageId": "iLO.2.15.UnauthorizedLoginAttempt"}),
+                    json!({"MessageId": "Base.1.4.ResourceMissingAtURI", "MessageArgs": ["/redfish/v1/Nowhere"]}),
+                    json!({"MessageId": "iLO.2.15.ActionParameterValueNotInList", "MessageArgs": ["Off", "ResetType"]}),
+                    json!({"MessageId": "Base.1.4.GeneralError"}),
+                    json!({"MessageId": "iLO.2.15.SystemResetRequired"}),
+                ]
+            );
+        }
     }
 }

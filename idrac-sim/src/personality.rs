@@ -106,8 +106,9 @@ impl Personality {
     /// advertised targets point, any spelling of a path; sessions with iLO's ids and an absolute
     /// `Location` (HPE's authentication guide); a full-copy BIOS settings object that takes any
     /// value and is processed at the next POST, with no job queue; the registry file
-    /// gzip-encoded; Basic accepted; errors in iLO's envelope (ids and arguments only), and 405
-    /// without a body, as the recording shows one.
+    /// gzip-encoded, and the message registries its ids name listed and served too; Basic
+    /// accepted; errors in iLO's envelope (ids and arguments only), and 405 without a body, as
+    /// the recording shows one.
     pub fn ilo() -> Self {
         let own = [
             host::sessions::ilo_routes(),
@@ -115,6 +116,7 @@ impl Personality {
             host::power::ilo_routes(),
             host::manager::ilo_routes(),
             host::bios::ilo::routes(),
+            host::service::ilo_registry_store_routes(),
         ];
         Self {
             routes: Routes::of(

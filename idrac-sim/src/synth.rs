@@ -4,7 +4,10 @@
 //! [`SYNTHESISED_HEADER`]; `rftune capture` can leave them out). A tree that has a document
 //! keeps it as recorded; a link is added to a recorded document only where the tree lacks it.
 //!
-//! What is added here is the static part: the role definitions (shapes of the real R750's
+//! An iLO's tree gets only the message registries its answers name
+//! ([`crate::message_registries`]; [`complete_ilo`]): iLO sends MessageIds without their text.
+//!
+//! What is added to an iDRAC's tree here is the static part: the role definitions (shapes of the real R750's
 //! `AccountService/Roles`), the log service a real Manager lists beside SEL and Lifecycle log
 //! (`FaultList`), the event service, the Dell services a real Manager links under
 //! `Links.Oem.Dell` (names and paths of the R750 captures, each offering only the actions the
@@ -96,6 +99,74 @@ pub fn complete(docs: &mut HashMap<String, Value>) -> Completion {
     fault_list(docs, &mut c, new);
     manager(docs, &mut c, new);
     json_schemas(docs, &mut c);
+    c
+}
+
+/// The `Registries` collection on an iLO (whose tree is keyed by lower-case paths).
+const ILO_REGISTRIES: &str = "/redfish/v1/registries";
+
+/// Adds to an iLO's tree (keyed by lower-case paths) the message registries its answers name,
+/// where the tree records none of that prefix: each registry's member of `Registries` (listed
+/// there, `Members@odata.count` counting it) and its file. A tree without a `Registries`
+/// collection gets one, linked from the service root.
+pub fn complete_ilo(docs: &mut HashMap<String, Value>) -> Completion {
+    let mut c = Completion::default();
+    if !docs.contains_key(ILO_REGISTRIES) {
+        add_document(
+            docs,
+            &mut c,
+            ILO_REGISTRIES,
+            collection(
+                "/redfish/v1/Registries",
+                "MessageRegistryFileCollection",
+                "Registry File Repository",
+                &[],
+            ),
+        );
+        add_member(
+            docs,
+            &mut c,
+            "/redfish/v1",
+            &["Registries"],
+            link("/redfish/v1/Registries"),
+        );
+    }
+    for served in crate::message_registries::served() {
+        let recorded = docs
+            .get(ILO_REGISTRIES)
+            .and_then(|d| d["Members"].as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["@odata.id"].as_str())
+            .filter_map(|id| docs.get(id.trim_end_matches('/').to_ascii_lowercase().as_str()))
+            .any(|member| {
+                member["Registry"]
+                    .as_str()
+                    .and_then(|r| r.split('.').next())
+                    .is_some_and(|prefix| prefix.eq_ignore_ascii_case(served.prefix()))
+            });
+        if recorded {
+            continue;
+        }
+        let member_path = served.member_path();
+        add_document(docs, &mut c, &member_path.to_ascii_lowercase(), served.member());
+        add_document(docs, &mut c, &served.file_path().to_ascii_lowercase(), served.file());
+        let Some(listing) = docs.get_mut(ILO_REGISTRIES).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let Some(members) = listing.get_mut("Members").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        members.push(link(&member_path));
+        let (index, count) = (members.len() - 1, members.len());
+        listing.insert("Members@odata.count".into(), json!(count));
+        if !c.documents.contains(ILO_REGISTRIES) {
+            c.members
+                .entry(ILO_REGISTRIES.to_owned())
+                .or_default()
+                .push(format!("/Members/{index}"));
+        }
+    }
     c
 }
 

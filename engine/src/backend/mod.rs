@@ -83,6 +83,17 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// The MessageId this kind of BMC answers a refused user name or password with, where
+    /// rftune knows it: an iDRAC's `SYS415`. An iLO's is not known from a real one.
+    pub fn refused_login_answer(&self) -> Option<&'static str> {
+        match self {
+            Self::Idrac9 | Self::Idrac10 { .. } | Self::LaterIdrac { .. } => Some("SYS415"),
+            Self::Ilo { .. } | Self::Generic { .. } => None,
+        }
+    }
+}
+
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

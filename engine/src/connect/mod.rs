@@ -741,10 +741,10 @@ impl Bmc {
                 "the BMC refused HTTP Basic authentication: iDRAC10 from firmware 1.30.10.50 and iDRAC9 from 7.30.10.50 ship with Basic authentication unadvertised (iDRAC attribute Redfish.1.BasicAuthState), which answers like a wrong password. Drop --auth basic (rftune then opens a Redfish session); if you need Basic, set Redfish.1.BasicAuthState to Enabled on the iDRAC"
                     .to_owned(),
             ),
-            _ if kind == HostErrorKind::Credentials => Some(
-                "the BMC rejected the credentials (iDRAC answers SYS415); check RFTUNE_USERNAME and the password"
-                    .to_owned(),
-            ),
+            _ if kind == HostErrorKind::Credentials => {
+                let backend = self.backend();
+                Some(credentials_hint(self.recognised().then(|| backend.kind())))
+            }
             _ => None,
         };
         (kind, hint)
@@ -773,9 +773,51 @@ impl Bmc {
     }
 }
 
+/// The hint for credentials a BMC refused (HTTP 401), naming the BMC and the MessageId it
+/// answers with where `recognised` says which it is, in general words otherwise: a login is
+/// often the first request, sent before anything told the BMC apart.
+fn credentials_hint(recognised: Option<&crate::backend::Kind>) -> String {
+    let named = recognised.filter(|kind| !matches!(kind, crate::backend::Kind::Generic { .. }));
+    let who = named.map_or_else(|| "the BMC".to_owned(), |kind| format!("the {kind}"));
+    let answer = named
+        .and_then(|kind| kind.refused_login_answer())
+        .map(|id| format!(" (it answers {id})"))
+        .unwrap_or_default();
+    format!("{who} rejected the credentials{answer}; check RFTUNE_USERNAME and the password")
+}
+
 /// Logs `client` out, reporting (not failing on) problems: the work is done by then.
 async fn log_out(client: &Client, name: &str) {
     if let Err(e) = client.logout().await {
         tracing::warn!("{name}: logout failed: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::Kind;
+
+    #[test]
+    fn the_credentials_hint_names_the_bmc_only_once_it_is_known() {
+        assert_eq!(
+            credentials_hint(None),
+            "the BMC rejected the credentials; check RFTUNE_USERNAME and the password"
+        );
+        assert_eq!(
+            credentials_hint(Some(&Kind::Idrac9)),
+            "the Dell iDRAC9 rejected the credentials (it answers SYS415); check RFTUNE_USERNAME and the password"
+        );
+        let ilo = Kind::Ilo {
+            generation: Some(5),
+            firmware: Some("2.72".into()),
+        };
+        let hint = credentials_hint(Some(&ilo));
+        assert_eq!(
+            hint,
+            "the HPE iLO 5 (firmware 2.72) rejected the credentials; check RFTUNE_USERNAME and the password"
+        );
+        assert!(!hint.contains("SYS415") && !hint.contains("iDRAC"), "{hint}");
+        assert!(!credentials_hint(Some(&Kind::Generic { vendor: None })).contains("iDRAC"));
     }
 }

@@ -7,7 +7,7 @@ use super::core::Host;
 use super::jobs::state::DMTF_JOBS;
 use super::json::set;
 use super::network::MANAGER_NIC;
-use super::reply::{Reply, XML};
+use super::reply::{JSON, Reply, XML};
 use super::sessions::SESSIONS;
 use crate::route::{Route, exact, not_found, recorded, unrecorded};
 use serde_json::{Value, json};
@@ -106,6 +106,24 @@ pub(crate) fn recorded_routes() -> Vec<Route> {
                 None => not_found(r.path),
             }
         })
+        .when(recorded),
+    ]
+}
+
+/// Where an iLO keeps its registry files (lower case, as an iLO's routes see paths).
+const ILO_REGISTRY_STORE: &str = "/redfish/v1/registrystore/";
+
+/// An iLO's registry store: every file under `/redfish/v1/RegistryStore/` gzip-encoded, as HPE
+/// documents that iLO sends them (the message registries the emulator adds included).
+pub(crate) fn ilo_registry_store_routes() -> Vec<Route> {
+    vec![
+        Route::get(
+            crate::route::Pattern::Prefix(ILO_REGISTRY_STORE.into()),
+            |h, r| match h.fixture.gzipped(r.path) {
+                Some(bytes) => Reply::ok_text(bytes, JSON).header("Content-Encoding", "gzip"),
+                None => not_found(r.path),
+            },
+        )
         .when(recorded),
     ]
 }

@@ -516,3 +516,129 @@ async fn a_mockup_directory_without_system_embedded_1_is_served_through_its_syst
     reset_and_wait(url).await;
     assert_eq!(get(url, BIOS).await.body["Attributes"]["AdminName"], "from-dir");
 }
+
+/// The body of a gzip-encoded answer, inflated.
+async fn inflated(url: &str, path: &str) -> (Option<String>, Value) {
+    let r = raw()
+        .get(format!("{url}{path}"))
+        .basic_auth("root", Some("calvin"))
+        .header("Accept-Encoding", "identity")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{path}");
+    let encoding = r
+        .headers()
+        .get("Content-Encoding")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let bytes = r.bytes().await.unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text).unwrap();
+    (encoding, serde_json::from_str(&text).unwrap())
+}
+
+#[tokio::test]
+async fn the_message_registries_its_ids_name_are_listed_beside_the_bios_one_and_sent_gzip_encoded() {
+    let fleet = dl385().await;
+    let url = &fleet.hosts()[0].url;
+    let listing = get(url, "/redfish/v1/Registries?$expand=.($levels=1)").await;
+    assert_eq!(listing.status, 200);
+    let members = listing.body["Members"].as_array().unwrap();
+    assert_eq!(listing.body["Members@odata.count"], members.len());
+    let registries: Vec<&str> = members.iter().map(|m| m["Registry"].as_str().unwrap()).collect();
+    assert_eq!(
+        registries,
+        ["BiosAttributeRegistryA42.v1_2_60", "Base.1.4.0", "iLO.2.15.0"],
+        "the BIOS registry as recorded, then the message registries"
+    );
+    for (member, prefix, key) in [
+        (&members[1], "Base", "UnrecognizedRequestBody"),
+        (&members[2], "iLO", "BiosPasswordMismatch"),
+    ] {
+        let uri = member["Location"][0]["Uri"].as_str().unwrap();
+        assert_eq!(uri, format!("/redfish/v1/RegistryStore/registries/en/{prefix}.json"));
+        let (encoding, file) = inflated(url, uri).await;
+        assert_eq!(encoding.as_deref(), Some("gzip"), "{uri}");
+        assert_eq!(file["RegistryPrefix"], prefix);
+        let entry = &file["Messages"][key];
+        assert!(
+            entry["Message"].is_string() && entry["Resolution"].is_string(),
+            "{entry}"
+        );
+    }
+    // Marked as the emulator's, so that a capture of it leaves them out.
+    let r = raw()
+        .get(format!("{url}/redfish/v1/Registries/iLO"))
+        .basic_auth("root", Some("calvin"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["X-Rftune-Synthesised"], "document");
+    let r = raw()
+        .get(format!("{url}/redfish/v1/Registries"))
+        .basic_auth("root", Some("calvin"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["X-Rftune-Synthesised"], "/Members/1, /Members/2");
+}
+
+/// The requests the host counted for `path` with `method`.
+async fn counted(url: &str, method: &str, path: &str) -> u64 {
+    let stats: Value = raw()
+        .get(format!("{url}/_sim/stats"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    stats["requests"]["by_path"][format!("{method} {path}")]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_client_reads_an_ilo_refusal_in_words_and_reads_each_registry_once() {
+    let fleet = dl385().await;
+    let url = &fleet.hosts()[0].url;
+    let client = super::client(&fleet, 0);
+    // A body without `Attributes`: Base's UnrecognizedRequestBody.
+    let refused = client
+        .patch(SETTINGS, &json!({"ProcSMT": "Disabled"}))
+        .await
+        .unwrap_err();
+    let text = refused.to_string();
+    assert!(
+        text.ends_with(
+            "HTTP 400: [UnrecognizedRequestBody] The request body is not one this resource takes. Resolution: Send the body the resource documents."
+        ),
+        "{text}"
+    );
+    // A reset type the system does not list: iLO's ActionParameterValueNotInList, with the
+    // arguments in the text.
+    let refused = client.post(RESET, &json!({"ResetType": "Sideways"})).await.unwrap_err();
+    let text = refused.to_string();
+    assert!(
+        text.ends_with(
+            "HTTP 400: [ActionParameterValueNotInList] The action does not take the value Sideways for its parameter ResetType. Resolution: Use one of the values the action lists for the parameter."
+        ),
+        "{text}"
+    );
+    // Again: the registries are not read again.
+    client
+        .patch(SETTINGS, &json!({"ProcSMT": "Disabled"}))
+        .await
+        .unwrap_err();
+    client.post(RESET, &json!({"ResetType": "Sideways"})).await.unwrap_err();
+    assert_eq!(
+        (
+            counted(url, "GET", "/redfish/v1/registries").await,
+            counted(url, "GET", "/redfish/v1/registrystore/registries/en/base.json").await,
+            counted(url, "GET", "/redfish/v1/registrystore/registries/en/ilo.json").await,
+            counted(url, "GET", "/redfish/v1/registries/ilo").await,
+        ),
+        (1, 1, 1, 0),
+        "the collection once with its members inline, each file once"
+    );
+}

@@ -160,6 +160,7 @@ impl ClientBuilder {
                 requests: AtomicU64::new(0),
                 sends_context: std::sync::atomic::AtomicBool::new(true),
                 retry_announced: std::sync::atomic::AtomicBool::new(false),
+                messages: tokio::sync::Mutex::default(),
             }),
         })
     }

@@ -12,13 +12,17 @@
 //! - `reap`: ending the sessions of logins whose answers were lost (and only those);
 //! - `reads`: generic and typed reads (`get`, collections with `$expand`, the typed resources);
 //! - `writes`: `PATCH`/`POST`/`DELETE`, staging settings and resets, and what they answer
-//!   ([`Written`], [`Staged`]).
+//!   ([`Written`], [`Staged`]);
+//! - `messages`: error messages a service sent without their text (HPE's iLO), filled in from
+//!   the message registries it serves; `registries` keeps what was read, once per client.
 //!
 //! Dell's actions live in `oem::dell`, on the handle `Client::dell` returns.
 
 mod builder;
+mod messages;
 mod reads;
 mod reap;
+mod registries;
 mod session;
 mod transport;
 mod wire;
@@ -60,6 +64,8 @@ struct Inner {
     sends_context: std::sync::atomic::AtomicBool,
     /// A retry after a failure to reach the BMC was said (once per client).
     retry_announced: std::sync::atomic::AtomicBool,
+    /// The message registries read so far, for errors sent without their text.
+    messages: tokio::sync::Mutex<registries::Lookup>,
 }
 
 impl Client {

@@ -213,8 +213,9 @@ impl Client {
     /// When that does not help, the error is [`Error::SessionExpired`], which tells an ended
     /// session apart from credentials refused at the first login.
     /// `if_match` makes a write conditional: the service answers 412 when the resource's
-    /// `ETag` is no longer that one.
-    pub(super) async fn execute(
+    /// `ETag` is no longer that one. Its errors are as the service sent them; reads and writes
+    /// go through [`Client::execute`], which fills in messages sent without their text.
+    pub(super) async fn send_authenticated(
         &self,
         method: Method,
         path: &str,

@@ -1,6 +1,9 @@
 //! Redfish messages: the `error` body and `@Message.ExtendedInfo` entries services attach to
-//! responses (DMTF `Message` schema), with iDRAC MessageIds such as `IDRAC.2.9.SYS011`.
+//! responses (DMTF `Message` schema), with iDRAC MessageIds such as `IDRAC.2.9.SYS011`. A
+//! service may send only the MessageId and its arguments (HPE's iLO does); the text and
+//! resolution are then its message registry's ([`Message::fill_from`]).
 
+use super::message_registry::{self, RegistryMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
@@ -38,6 +41,30 @@ impl Message {
     /// firmware, so callers match on this, never on the full id.
     pub fn code(&self) -> &str {
         message_code(&self.message_id)
+    }
+
+    /// Whether the service left the text out (iLO sends ids and arguments only).
+    pub fn lacks_text(&self) -> bool {
+        self.message.as_deref().is_none_or(|m| m.trim().is_empty())
+    }
+
+    /// Fills in what the service left out from the registry's `entry`: the text with this
+    /// message's arguments in place, the resolution (a placeholder there takes its argument
+    /// too) and the severity. What the service sent is kept.
+    pub fn fill_from(&mut self, entry: &RegistryMessage) {
+        if self.lacks_text() {
+            self.message = entry.text_with(&self.message_args).or(self.message.take());
+        }
+        if self.resolution.as_deref().is_none_or(|r| r.trim().is_empty()) {
+            let resolution = entry
+                .resolution
+                .as_deref()
+                .map(|r| message_registry::substitute(r, &self.message_args));
+            self.resolution = resolution.or(self.resolution.take());
+        }
+        if self.severity.is_none() && self.message_severity.is_none() {
+            self.message_severity = entry.message_severity.clone().or_else(|| entry.severity.clone());
+        }
     }
 }
 
@@ -153,6 +180,47 @@ mod tests {
         assert!(e.has_code("Success"));
         assert!(RedfishError::from_body(b"<html>503</html>").is_none());
         assert!(RedfishError::from_body(br#"{"a":1}"#).is_none());
+    }
+
+    #[test]
+    fn an_ilo_message_takes_its_text_and_resolution_from_the_registry() {
+        let mut e = RedfishError::from_body(
+            br#"{"error":{"code":"iLO.0.10.ExtendedInfo","message":"See @Message.ExtendedInfo for more information.","@Message.ExtendedInfo":[{"MessageId":"Base.1.4.PropertyValueNotInList","MessageArgs":["Sometimes","ProcSMT"]}]}}"#,
+        )
+        .unwrap();
+        assert!(e.extended_info[0].lacks_text());
+        assert_eq!(e.to_string(), "[PropertyValueNotInList]");
+        let entry = RegistryMessage {
+            message: Some("%1 is not a value %2 takes.".into()),
+            number_of_args: Some(2),
+            resolution: Some("Send one it lists.".into()),
+            severity: Some("Warning".into()),
+            ..RegistryMessage::default()
+        };
+        e.extended_info[0].fill_from(&entry);
+        assert!(!e.extended_info[0].lacks_text());
+        assert_eq!(
+            e.to_string(),
+            "[PropertyValueNotInList] Sometimes is not a value ProcSMT takes. Resolution: Send one it lists."
+        );
+        assert_eq!(e.extended_info[0].message_severity.as_deref(), Some("Warning"));
+        // What the service sent stays.
+        let mut sent = Message {
+            message_id: "Base.1.4.Success".into(),
+            message: Some("Done.".into()),
+            message_args: Vec::new(),
+            related_properties: Vec::new(),
+            resolution: None,
+            severity: Some("OK".into()),
+            message_severity: None,
+        };
+        sent.fill_from(&entry);
+        assert_eq!(sent.message.as_deref(), Some("Done."));
+        assert_eq!(sent.resolution.as_deref(), Some("Send one it lists."));
+        assert_eq!(
+            (sent.severity.as_deref(), sent.message_severity.as_deref()),
+            (Some("OK"), None)
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod computer_system;
 pub mod log_entry;
 pub mod manager;
 pub mod message;
+pub mod message_registry;
 pub mod power;
 pub mod secure_boot;
 pub mod service_root;

@@ -6,6 +6,7 @@ mod auth;
 mod dell;
 mod faults;
 mod fixtures;
+mod messages;
 mod operations;
 mod redirects;
 mod required;

@@ -624,7 +624,7 @@ async fn dry_run_and_diff_say_which_choice_was_made_for_this_host_and_why() {
 }
 
 /// Copies a directory tree (a fixture) so that a test can change it.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+pub(super) fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

@@ -294,3 +294,96 @@ async fn on_an_ilo_values_left_for_the_next_reboot_are_adopted_and_foreign_ones_
     let doc: Value = serde_json::from_slice(&diff.stdout).unwrap();
     assert_eq!(doc["hosts"][0]["counts"]["pending"], 0, "{}", doc["hosts"][0]["counts"]);
 }
+
+/// The requests a host counted for `method path` (paths as an iLO's routes see them: lower case).
+fn counted(s: &Value, method_path: &str) -> u64 {
+    s["requests"]["by_path"][method_path].as_u64().unwrap_or(0)
+}
+
+/// An iLO refuses with MessageIds and arguments only; rftune's error names the message and what
+/// to do about it, read from the registries the iLO serves, each once in a run (the collection
+/// with its members inline, then the one file the id names). A wrong password's hint names the
+/// iLO and no iDRAC id, and costs no lookup.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_ilo_refusal_reads_in_words_from_the_registries_it_serves_read_once_in_a_run() {
+    let dir = TempDir::new();
+    let tree = dir.0.join("tree");
+    super::apply::copy_tree(&rftune_tests::fixtures_dir().join("dl385"), &tree);
+    // A system that does not list ForceRestart: rftune sends it for --reboot force all the
+    // same, and the iLO refuses it.
+    let system = tree.join("redfish/v1/Systems/1/index.json");
+    let mut doc: Value = serde_json::from_slice(&std::fs::read(&system).unwrap()).unwrap();
+    doc["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|t| t != "ForceRestart");
+    std::fs::write(&system, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let fleet = sim("dl385", 1, |c| c.model = idrac_sim::ModelSource::Dir(tree.clone())).await;
+    let url = &fleet.hosts()[0].url;
+    let apply = [
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    let out = Run::new(&apply).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let host = &doc["hosts"][0];
+    let error = host["error"].as_str().unwrap();
+    assert!(
+        error.contains(
+            "HTTP 400: [ActionParameterValueNotInList] The action does not take the value ForceRestart for its parameter ResetType. Resolution: Use one of the values the action lists for the parameter."
+        ),
+        "the message and the resolution, not only the id: {host}"
+    );
+    assert!(
+        error.starts_with(&format!("{}:", host["host"].as_str().unwrap())),
+        "{host}"
+    );
+    assert!(
+        host["message_ids"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("iLO.2.15.ActionParameterValueNotInList")),
+        "{host}"
+    );
+    let s = counters("an iLO's refusal in words", &fleet, 0);
+    let lookups = |s: &Value| {
+        (
+            counted(s, "GET /redfish/v1/registries"),
+            counted(s, "GET /redfish/v1/registrystore/registries/en/ilo.json"),
+            counted(s, "GET /redfish/v1/registrystore/registries/en/base.json"),
+        )
+    };
+    assert_eq!(
+        lookups(&s),
+        (1, 1, 0),
+        "the collection once, members inline; the iLO registry's file once; Base not needed: {}",
+        s["requests"]["by_path"]
+    );
+    // A wrong password: 401, explained by nothing but the hint, which names no iDRAC id.
+    let wrong = Run::new(&["inventory", "--bmc", url])
+        .env("RFTUNE_PASSWORD", "not-the-password")
+        .state_dir(&dir.0)
+        .output()
+        .await;
+    assert_eq!(wrong.status.code(), Some(1));
+    let err = stderr(&wrong);
+    assert!(err.contains("HTTP 401: [UnauthorizedLoginAttempt]"), "{err}");
+    let hint = err.lines().find(|l| l.starts_with("hint: ")).unwrap_or_default();
+    assert_eq!(
+        hint, "hint: the HPE iLO 5 (firmware 2.72) rejected the credentials; check RFTUNE_USERNAME and the password",
+        "the BMC read from its service root, and no iDRAC id: {err}"
+    );
+    assert_eq!(
+        lookups(&stats(&fleet, 0)),
+        (1, 1, 0),
+        "a refused login looks nothing up"
+    );
+}

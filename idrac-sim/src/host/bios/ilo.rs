@@ -160,8 +160,8 @@ impl Host {
             return Reply::with_body(
                 400,
                 Some(ilo::body(vec![ilo::message(
-                    &format!("{}.ActionParameterValueNotInList", ilo::BASE),
-                    &[&value, param, "Bios.ChangePassword"],
+                    &format!("{ILO}.ActionParameterValueNotInList"),
+                    &[&value, param],
                 )])),
             );
         };
