@@ -107,9 +107,10 @@ impl Access {
         self.open_through(entry, audit, read_root, None).await
     }
 
-    /// [`Access::open`], logging in through `logins` when given. A host that will wait for its
-    /// credential's turn connects first (no request, no credential): a BMC that cannot be
-    /// reached then fails without holding the turn, which covers only the login itself.
+    /// [`Access::open`], logging in through `logins` when given. A fleet's host connects first
+    /// (no request, no credential; the login reuses the connection): a BMC that cannot be
+    /// reached then fails without holding its credential's turn, which covers only the login
+    /// itself, and fails alike whether or not the credential was accepted by then.
     async fn open_through(
         &self,
         entry: &BmcEntry,
@@ -125,7 +126,7 @@ impl Access {
             return Err(recorded(audit, &entry.name, Step::Connect, e));
         }
         let credential = logins.map(|l| (l, l.credential(entry)));
-        if credential.as_ref().is_some_and(|(_, c)| !c.accepted())
+        if credential.is_some()
             && let Err(e) = bmc.client.connect().await
         {
             return Err(recorded(
