@@ -343,6 +343,51 @@ async fn a_fleet_of_50_with_faults_ends_converged_or_reported() {
     }
 }
 
+/// Applies `performance` to every host of `fleet`, whose BMCs suffer `fault`, with `waits`,
+/// all hosts at once, up to three times: no host may refuse the values an earlier run staged,
+/// and every host ends converged.
+pub(super) async fn converges_within_three_runs(fault: &str, fleet: &idrac_sim::Fleet, waits: &[&str]) {
+    let dir = TempDir::new();
+    let inventory = dir.0.join("fleet.toml");
+    std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
+    let hosts = fleet.hosts().len().to_string();
+    let mut args = vec![
+        "apply",
+        "--inventory",
+        inventory.to_str().unwrap(),
+        "-p",
+        "performance",
+        "--reboot",
+        "force",
+        "--max-unavailable",
+        &hosts,
+        "-o",
+        "json",
+    ];
+    args.extend(waits);
+    let mut converged = 0;
+    for round in 1..=3 {
+        let out = Run::new(&args).state_dir(&dir.0).output().await;
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        for h in doc["hosts"].as_array().into_iter().flatten() {
+            let error = h["error"].as_str().unwrap_or_default();
+            assert!(
+                !error.contains("already staged"),
+                "{fault} round {round}: a host refused its own values: {h}"
+            );
+        }
+        converged = doc["summary"]["converged"].as_u64().unwrap_or(0) + doc["summary"]["in_sync"].as_u64().unwrap_or(0);
+        if out.status.code() == Some(0) {
+            break;
+        }
+    }
+    assert_eq!(
+        converged,
+        fleet.hosts().len() as u64,
+        "{fault}: every host converged within three runs"
+    );
+}
+
 /// The iDRAC applies a request and the answer is cut (`reset`) or garbled (`malformed`): rftune
 /// keeps its staging marker, reads back what is staged and adopts it, so no host ends refusing
 /// its own values, none gets a second job, and a rerun converges every host.
@@ -354,47 +399,7 @@ async fn lost_answers_never_lead_to_a_second_job_and_a_rerun_converges() {
             c.seed = 7;
         })
         .await;
-        let dir = TempDir::new();
-        let inventory = dir.0.join("fleet.toml");
-        std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
-        let apply = || {
-            Run::new(&[
-                "apply",
-                "--inventory",
-                inventory.to_str().unwrap(),
-                "-p",
-                "performance",
-                "--reboot",
-                "force",
-                "--max-unavailable",
-                "30",
-                "--job-timeout",
-                "10s",
-                "--boot-timeout",
-                "10s",
-                "-o",
-                "json",
-            ])
-            .state_dir(&dir.0)
-        };
-        let mut converged = 0;
-        for round in 1..=3 {
-            let out = apply().output().await;
-            let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-            for h in doc["hosts"].as_array().into_iter().flatten() {
-                let error = h["error"].as_str().unwrap_or_default();
-                assert!(
-                    !error.contains("already staged"),
-                    "{fault} round {round}: a host refused its own values: {h}"
-                );
-            }
-            converged =
-                doc["summary"]["converged"].as_u64().unwrap_or(0) + doc["summary"]["in_sync"].as_u64().unwrap_or(0);
-            if out.status.code() == Some(0) {
-                break;
-            }
-        }
-        assert_eq!(converged, 30, "{fault}: every host converged within three runs");
+        converges_within_three_runs(fault, &fleet, &["--job-timeout", "10s", "--boot-timeout", "10s"]).await;
         for (i, h) in fleet.hosts().iter().enumerate() {
             let s = h.host.stats.to_json("");
             assert!(s["jobs_created"].as_u64().unwrap() <= 1, "{fault} host {i}: {s}");

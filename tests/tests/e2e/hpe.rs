@@ -9,9 +9,33 @@ use super::{Run, TempDir, host_entry, joint_inventory, sim, stats, stderr, stdou
 use serde_json::Value;
 
 /// Waits, short for the emulator's POST.
-const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
+pub(super) const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
 
-fn counters(flow: &str, fleet: &idrac_sim::Fleet, i: usize) -> Value {
+/// `apply --bmc URL -p performance --reboot REBOOT -o json` with the short waits.
+pub(super) fn apply_args<'a>(url: &'a str, reboot: &'a str) -> Vec<&'a str> {
+    let mut args = vec![
+        "apply",
+        "--bmc",
+        url,
+        "-p",
+        "performance",
+        "--reboot",
+        reboot,
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    args
+}
+
+/// A command's `-o json` document; anything else fails the test with the command's output.
+pub(super) fn json(out: &std::process::Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(out), stderr(out)))
+}
+
+/// The requests, BIOS PATCHes, jobs, POSTs and resets host `i` of `fleet` counted, printed as
+/// the `flow` line.
+pub(super) fn counters(flow: &str, fleet: &idrac_sim::Fleet, i: usize) -> Value {
     let s = stats(fleet, i);
     eprintln!(
         "flow {flow}: {} requests, {} BIOS PATCH, {} job(s), {} POST(s), {} reset(s)",
@@ -77,18 +101,7 @@ async fn apply_on_an_ilo_is_one_patch_and_one_reset_with_no_job_verified_then_in
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
-    let mut args = vec![
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "graceful",
-        "-o",
-        "json",
-    ];
-    args.extend(WAITS);
+    let args = apply_args(url, "graceful");
     let out = Run::new(&args).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -211,20 +224,7 @@ async fn on_an_ilo_values_left_for_the_next_reboot_are_adopted_and_foreign_ones_
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
-    let none = Run::new(&[
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "none",
-        "-o",
-        "json",
-    ])
-    .state_dir(&dir.0)
-    .output()
-    .await;
+    let none = Run::new(&apply_args(url, "none")).state_dir(&dir.0).output().await;
     assert_eq!(none.status.code(), Some(2), "{}", stderr(&none));
     let doc: Value = serde_json::from_slice(&none.stdout).unwrap();
     let host = &doc["hosts"][0];
@@ -237,18 +237,7 @@ async fn on_an_ilo_values_left_for_the_next_reboot_are_adopted_and_foreign_ones_
         "{host}"
     );
     // The next run adopts what it staged: no second PATCH, one reset.
-    let mut args = vec![
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "graceful",
-        "-o",
-        "json",
-    ];
-    args.extend(WAITS);
+    let mut args = apply_args(url, "graceful");
     let out = Run::new(&args).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -320,17 +309,7 @@ async fn an_ilo_refusal_reads_in_words_from_the_registries_it_serves_read_once_i
     std::fs::write(&system, serde_json::to_vec(&doc).unwrap()).unwrap();
     let fleet = sim("dl385", 1, |c| c.model = idrac_sim::ModelSource::Dir(tree.clone())).await;
     let url = &fleet.hosts()[0].url;
-    let apply = [
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "force",
-        "-o",
-        "json",
-    ];
+    let apply = apply_args(url, "force");
     let out = Run::new(&apply).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -4,38 +4,16 @@
 //! never lead to a second PATCH, and a rerun converges. Each flow prints its requests (`flow …:`
 //! lines, shown with `--nocapture`).
 
-use super::{Run, TempDir, sim, stats, stderr, stdout};
+use super::hpe::{WAITS, apply_args, counters, json};
+use super::{Run, TempDir, sim, stderr, stdout};
 use serde_json::Value;
-
-/// Waits, short for the emulator's POST.
-const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
-
-fn apply_args(url: &str) -> Vec<&str> {
-    let mut args = vec![
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "force",
-        "-o",
-        "json",
-    ];
-    args.extend(WAITS);
-    args
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(out), stderr(out)))
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_value_the_ilo_refuses_at_post_is_not_applied_named_with_the_bioss_message() {
     let fleet = sim("dl385", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
-    let out = Run::new(&apply_args(url)).state_dir(&dir.0).output().await;
+    let out = Run::new(&apply_args(url, "force")).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     let doc = json(&out);
     let host = &doc["hosts"][0];
@@ -47,11 +25,7 @@ async fn a_value_the_ilo_refuses_at_post_is_not_applied_named_with_the_bioss_mes
         "{summary}"
     );
     assert_eq!(doc["summary"]["not_applied"], 1, "{}", doc["summary"]);
-    let s = stats(&fleet, 0);
-    eprintln!(
-        "flow refused at POST: {} requests, {} BIOS PATCH, {} POST(s)",
-        s["requests"]["total"], s["bios_patches"], s["posts"]
-    );
+    let s = counters("refused at POST", &fleet, 0);
     assert_eq!(
         (&s["bios_patches"], &s["posts"]),
         (&Value::from(1), &Value::from(1)),
@@ -66,7 +40,7 @@ async fn a_value_the_ilo_refuses_at_post_is_not_applied_named_with_the_bioss_mes
 async fn an_ilo_post_that_processes_nothing_is_outcome_unknown_and_the_values_stay_staged() {
     let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
-    let out = Run::new(&apply_args(url)).output().await;
+    let out = Run::new(&apply_args(url, "force")).output().await;
     assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
@@ -101,41 +75,7 @@ async fn on_ilos_lost_answers_never_lead_to_a_second_patch_and_a_rerun_converges
             c.seed = 11;
         })
         .await;
-        let dir = TempDir::new();
-        let inventory = dir.0.join("fleet.toml");
-        std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
-        let mut args = vec![
-            "apply",
-            "--inventory",
-            inventory.to_str().unwrap(),
-            "-p",
-            "performance",
-            "--reboot",
-            "force",
-            "--max-unavailable",
-            "12",
-            "-o",
-            "json",
-        ];
-        args.extend(WAITS);
-        let mut converged = 0;
-        for round in 1..=3 {
-            let out = Run::new(&args).state_dir(&dir.0).output().await;
-            let doc: Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
-            for h in doc["hosts"].as_array().into_iter().flatten() {
-                let error = h["error"].as_str().unwrap_or_default();
-                assert!(
-                    !error.contains("already staged"),
-                    "{fault} round {round}: a host refused its own values: {h}"
-                );
-            }
-            converged =
-                doc["summary"]["converged"].as_u64().unwrap_or(0) + doc["summary"]["in_sync"].as_u64().unwrap_or(0);
-            if out.status.code() == Some(0) {
-                break;
-            }
-        }
-        assert_eq!(converged, 12, "{fault}: every host converged within three runs");
+        super::apply::converges_within_three_runs(fault, &fleet, &WAITS).await;
         for (i, h) in fleet.hosts().iter().enumerate() {
             let s = h.host.stats.to_json("");
             assert!(s["bios_patches"].as_u64().unwrap() <= 1, "{fault} host {i}: {s}");
@@ -150,7 +90,7 @@ async fn on_ilos_lost_answers_never_lead_to_a_second_patch_and_a_rerun_converges
 async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converged() {
     let fleet = sim("r7625", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
-    let mut args = apply_args(url);
+    let mut args = apply_args(url, "force");
     args.extend(["--job-timeout", "20s"]);
     let out = Run::new(&args).output().await;
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));

@@ -4,23 +4,29 @@
 //! which rftune's reboot brings and proves (the settings object processed, the override used
 //! up). Each flow prints its requests (`flow …:` lines, shown with `--nocapture`).
 
-use super::{Run, TempDir, sim, stats, stderr, stdout};
+use super::hpe::{WAITS, apply_args, counters, json};
+use super::{Run, TempDir, sim, stderr, stdout};
 use serde_json::Value;
 
-/// Waits, short for the emulator's POST.
-const WAITS: [&str; 4] = ["--graceful-timeout", "2s", "--boot-timeout", "20s"];
-
-fn counters(flow: &str, fleet: &idrac_sim::Fleet) -> Value {
-    let s = stats(fleet, 0);
-    eprintln!(
-        "flow {flow}: {} requests, {} BIOS PATCH, {} job(s), {} POST(s), {} reset(s), booted {}",
-        s["requests"]["total"], s["bios_patches"], s["jobs_created"], s["posts"], s["resets"], s["booted"]
-    );
-    s
-}
-
-fn json(out: &std::process::Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(out), stderr(out)))
+/// `bios password ACTION --password WHICH --bios-password-stdin --bmc URL --reboot force -o
+/// json` with the short waits.
+fn password_args<'a>(action: &'a str, which: &'a str, url: &'a str) -> Vec<&'a str> {
+    let mut args = vec![
+        "bios",
+        "password",
+        action,
+        "--password",
+        which,
+        "--bios-password-stdin",
+        "--bmc",
+        url,
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    args
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -29,19 +35,7 @@ async fn a_reset_to_defaults_on_an_ilo_is_requested_where_advertised_proven_at_t
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
     // Away from the defaults first: the shipped profile sets HPE's Custom preset.
-    let mut apply = vec![
-        "apply",
-        "--bmc",
-        url,
-        "-p",
-        "performance",
-        "--reboot",
-        "force",
-        "-o",
-        "json",
-    ];
-    apply.extend(WAITS);
-    let out = Run::new(&apply).state_dir(&dir.0).output().await;
+    let out = Run::new(&apply_args(url, "force")).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let mut args = vec![
         "bios",
@@ -74,7 +68,7 @@ async fn a_reset_to_defaults_on_an_ilo_is_requested_where_advertised_proven_at_t
         .unwrap_or_else(|| panic!("{host}"));
     assert_eq!(preset["before"], "Custom");
     assert_ne!(preset["after"], "Custom", "the registry's default came back: {preset}");
-    let s = counters("reset to defaults on an iLO", &fleet);
+    let s = counters("reset to defaults on an iLO", &fleet, 0);
     assert_eq!(
         (&s["bios_patches"], &s["jobs_created"], &s["posts"]),
         (&Value::from(1), &Value::from(0), &Value::from(2)),
@@ -93,22 +87,9 @@ async fn bios_passwords_on_an_ilo_apply_at_the_post_a_wrong_old_one_is_said_so_a
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
     let password = |action: &'static str, input: &str| {
-        let mut args = vec![
-            "bios",
-            "password",
-            action,
-            "--password",
-            "setup",
-            "--bios-password-stdin",
-            "--bmc",
-            url,
-            "--reboot",
-            "force",
-            "-o",
-            "json",
-        ];
-        args.extend(WAITS);
-        Run::new(&args).state_dir(&dir.0).stdin(input)
+        Run::new(&password_args(action, "setup", url))
+            .state_dir(&dir.0)
+            .stdin(input)
     };
     let set = password("set", "Setup-1\n").output().await;
     assert_eq!(set.status.code(), Some(0), "{}{}", stdout(&set), stderr(&set));
@@ -134,7 +115,7 @@ async fn bios_passwords_on_an_ilo_apply_at_the_post_a_wrong_old_one_is_said_so_a
     assert_eq!(right.status.code(), Some(0), "{}{}", stdout(&right), stderr(&right));
     let clear = password("clear", "Setup-2\n").output().await;
     assert_eq!(clear.status.code(), Some(0), "{}{}", stdout(&clear), stderr(&clear));
-    let s = counters("passwords on an iLO", &fleet);
+    let s = counters("passwords on an iLO", &fleet, 0);
     assert_eq!(
         (&s["jobs_created"], &s["posts"]),
         (&Value::from(0), &Value::from(3)),
@@ -153,22 +134,10 @@ async fn bios_passwords_on_an_ilo_apply_at_the_post_a_wrong_old_one_is_said_so_a
 async fn a_password_change_an_ilo_post_does_not_process_is_outcome_unknown_never_done() {
     let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
-    let mut args = vec![
-        "bios",
-        "password",
-        "set",
-        "--password",
-        "system",
-        "--bios-password-stdin",
-        "--bmc",
-        url,
-        "--reboot",
-        "force",
-        "-o",
-        "json",
-    ];
-    args.extend(WAITS);
-    let out = Run::new(&args).stdin("Power-on-1\n").output().await;
+    let out = Run::new(&password_args("set", "system", url))
+        .stdin("Power-on-1\n")
+        .output()
+        .await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
@@ -224,7 +193,7 @@ async fn a_one_time_boot_on_an_ilo_is_set_on_the_system_and_proven_used_up_once_
         (&Value::from(true), &Value::from(true)),
         "{host}"
     );
-    let s = counters("one-time boot on an iLO", &fleet);
+    let s = counters("one-time boot on an iLO", &fleet, 0);
     let booted = s["booted"].as_array().unwrap();
     assert_eq!(booted.len(), 1, "{s}");
     assert!(booted[0].as_str().unwrap().starts_with("UefiTarget"), "{s}");

@@ -43,6 +43,15 @@ async fn run(program: &Path, args: &[&str]) -> (Option<i32>, String) {
     .await
 }
 
+/// The value a script printed for its step `name` (`name: value`).
+fn step(text: &str, name: &str) -> String {
+    text.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}:")))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("no {name:?} in {text}"))
+        .to_owned()
+}
+
 /// The value of `name` in the settings object (`pending`) or the current values.
 fn value(fleet: &Fleet, name: &str, pending: bool) -> String {
     let (current, written, _) = fleet.hosts()[0].host.snapshot();
@@ -111,13 +120,7 @@ async fn sushy_sets_an_ilo_bios_attribute_for_the_next_reset_and_reads_it_applie
     let url = fleet.hosts()[0].url.clone();
     let (code, text) = run(&python, &[script.as_str(), url.as_str(), "AdminName", "sushy"]).await;
     assert_eq!(code, Some(0), "{text}");
-    let step = |name: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}:")))
-            .map(str::trim)
-            .unwrap_or_else(|| panic!("no {name:?} in {text}"))
-            .to_owned()
-    };
+    let step = |name: &str| step(&text, name);
     assert_eq!(step("registry"), "BiosAttributeRegistryA42.v1_2_60");
     assert_eq!(step("before"), "");
     assert_eq!(step("pending"), "sushy", "the settings object holds the value");
@@ -152,13 +155,7 @@ async fn hpes_ilorest_library_sets_a_bios_attribute_that_the_reset_applies_and_l
     let url = fleet.hosts()[0].url.clone();
     let (code, text) = run(&python, &[script.as_str(), url.as_str(), "AdminName", "ilorest"]).await;
     assert_eq!(code, Some(0), "{text}");
-    let step = |name: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{name}:")))
-            .map(str::trim)
-            .unwrap_or_else(|| panic!("no {name:?} in {text}"))
-            .to_owned()
-    };
+    let step = |name: &str| step(&text, name);
     assert_eq!(step("generation"), "5", "told from the service root's Oem.Hpe");
     assert_eq!(
         (step("before").as_str(), step("pending").as_str()),
