@@ -102,6 +102,15 @@ pub struct KeysReset {
 pub async fn reset_keys(run: &KeysRun, w: &Writer<'_>) -> Result<KeysReset> {
     let bmc = w.bmc;
     let refuse = |m: String| crate::Error::from(HostError::new(&bmc.name, HostErrorKind::Unsupported, m));
+    // The policy the reset needs is checked before anything is sent: a BIOS that names no
+    // policy attribute cannot have it checked, and is not sent the reset.
+    let backend = w.writable().await?;
+    let Some(policy_attribute) = crate::passwords::names(bmc)?.secure_boot_policy else {
+        return Err(refuse(format!(
+            "{}: its BIOS names no Secure Boot policy attribute, so rftune cannot check the Custom policy a key reset needs (reset the keys with the vendor's own tools)",
+            backend.lacks("Secure Boot key reset")
+        )));
+    };
     let Some(secure_boot) = place(bmc).await? else {
         return Err(refuse("the host has no Secure Boot resource".into()));
     };
@@ -121,15 +130,12 @@ pub async fn reset_keys(run: &KeysRun, w: &Writer<'_>) -> Result<KeysReset> {
     }
     let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
     let staged = staged?;
-    w.writable().await?;
-    let policy_attribute = crate::passwords::names(bmc)?.secure_boot_policy;
-    let policy = policy_attribute
-        .and_then(|a| bios.attributes.get(a))
+    let policy = bios
+        .attributes
+        .get(policy_attribute)
         .and_then(AttributeValue::as_str)
         .map(str::to_owned);
-    if let Some(policy_attribute) = policy_attribute
-        && policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom"))
-    {
+    if policy.as_deref().is_some_and(|p| !p.eq_ignore_ascii_case("Custom")) {
         return Err(HostError::new(
             &bmc.name,
             HostErrorKind::ProfileNotApplicable,

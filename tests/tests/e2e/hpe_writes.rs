@@ -236,3 +236,35 @@ confidence = "inferred"
         "{host}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secure_boot_key_reset_is_refused_on_an_ilo_before_anything_is_sent() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let out = Run::new(&[
+        "secure-boot",
+        "reset-keys",
+        "--type",
+        "ResetAllKeysToDefault",
+        "--bmc",
+        url,
+        "--reboot",
+        "none",
+        "-o",
+        "json",
+    ])
+    .output()
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "unsupported", "{host}");
+    let error = host["error"].as_str().unwrap();
+    assert!(
+        error.contains("HPE iLO 5 (firmware 2.72), which has no Secure Boot key reset rftune knows")
+            && error.contains("Custom policy"),
+        "{host}"
+    );
+    let s = counters("Secure Boot key reset refused on an iLO", &fleet, 0);
+    let posts = s["requests"]["by_method"]["POST"].as_u64().unwrap_or(0);
+    assert_eq!(posts, 1, "the login only: {s}");
+}
