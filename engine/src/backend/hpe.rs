@@ -151,7 +151,8 @@ pub enum SettingsOutcome {
     /// The settings time did not move: the pending values were not processed (yet).
     NotProcessed,
     /// Processed; these attributes were refused, each with the message that names it
-    /// (`Base.1.0.PropertyValueNotInList`), the rest applied.
+    /// (`Base.1.0.PropertyValueNotInList`, and its text where the message has one), the rest
+    /// applied.
     Processed(Vec<(String, String)>),
 }
 
@@ -169,9 +170,13 @@ impl SettingsOutcome {
             .iter()
             .filter(|m| !m.message_id.ends_with(".Success"))
             .flat_map(|m| {
+                let said = match m.message.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+                    Some(text) => format!("{}: {text}", m.message_id),
+                    None => m.message_id.clone(),
+                };
                 m.related_properties
                     .iter()
-                    .map(move |p| (p.trim_start_matches("#/").to_owned(), m.message_id.clone()))
+                    .map(move |p| (p.trim_start_matches("#/").to_owned(), said.clone()))
             })
             .collect();
         Self::Processed(refused)
@@ -215,6 +220,17 @@ mod tests {
             SettingsOutcome::Processed(vec![("ProcSMT".into(), "Base.1.0.PropertyValueNotInList".into())])
         );
         assert_eq!(SettingsOutcome::read(before, None), SettingsOutcome::NotProcessed);
+        let worded = settings(serde_json::json!({
+            "Time": "2026-12-07T05:00:00+00:00",
+            "Messages": [{"MessageId": "Base.1.0.PropertyUnknown", "Message": "No property Bogus.", "RelatedProperties": ["#/Bogus"]}]
+        }));
+        assert_eq!(
+            SettingsOutcome::read(before, Some(&worded)),
+            SettingsOutcome::Processed(vec![(
+                "Bogus".into(),
+                "Base.1.0.PropertyUnknown: No property Bogus.".into()
+            )])
+        );
     }
 
     #[test]

@@ -485,7 +485,12 @@ impl<'a> Host<'a> {
             format!("not converged after the change: {}", left.join(", "))
         };
         if !clean && result.rebooted && !judged.plan.bios.is_empty() && self.bmc.backend().jobs().is_none() {
-            self.judge_jobless(judged, settled_settings.as_ref(), result)?;
+            // An iLO names what it refused by MessageId alone: its registries give the words.
+            let mut settings = settled_settings;
+            if let Some(s) = settings.as_mut() {
+                self.bmc.client.fill_messages(&mut s.messages).await;
+            }
+            self.judge_jobless(judged, settings.as_ref(), result)?;
         }
         Ok(())
     }

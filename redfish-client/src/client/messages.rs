@@ -24,7 +24,7 @@ use super::registries::{Listing, Lookup};
 use super::transport::RawResponse;
 use crate::error::{Error, Result, decode_json};
 use crate::odata::Collection;
-use crate::resources::message::RedfishError;
+use crate::resources::message::{Message, RedfishError};
 use crate::resources::message_registry::{self, MessageIdParts, MessageRegistry, MessageRegistryFile, RegistryMessage};
 use http::Method;
 use serde::de::DeserializeOwned;
@@ -76,9 +76,31 @@ impl Client {
             return err;
         }
         let mut filled: RedfishError = body.clone();
+        let changed = self.fill_messages(&mut filled.extended_info).await;
+        match err {
+            Error::Status {
+                method, url, status, ..
+            } if changed => Error::Status {
+                method,
+                url,
+                status,
+                body: Some(filled),
+            },
+            unchanged => unchanged,
+        }
+    }
+
+    /// Fills in the text, resolution and severity of each of `messages` that lacks its text
+    /// (HPE's iLO sends ids and arguments only, in errors and in `@Redfish.Settings.Messages`
+    /// alike) from the service's registries, read once per client; whether any was filled. A
+    /// message whose lookup fails stays as it was.
+    pub async fn fill_messages(&self, messages: &mut [Message]) -> bool {
+        if !messages.iter().any(Message::lacks_text) {
+            return false;
+        }
         let mut lookup = self.inner.messages.lock().await;
         let mut changed = false;
-        for message in filled.extended_info.iter_mut().filter(|m| m.lacks_text()) {
+        for message in messages.iter_mut().filter(|m| m.lacks_text()) {
             let Some(id) = MessageIdParts::parse(&message.message_id) else {
                 continue;
             };
@@ -94,18 +116,7 @@ impl Client {
                 ),
             }
         }
-        drop(lookup);
-        match err {
-            Error::Status {
-                method, url, status, ..
-            } if changed => Error::Status {
-                method,
-                url,
-                status,
-                body: Some(filled),
-            },
-            unchanged => unchanged,
-        }
+        changed
     }
 
     /// The registry entry of `id`, read from the service (or this client's copy of what it

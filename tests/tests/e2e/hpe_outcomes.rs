@@ -21,7 +21,8 @@ async fn a_value_the_ilo_refuses_at_post_is_not_applied_named_with_the_bioss_mes
     let summary = host["summary"].as_str().unwrap();
     assert!(
         summary.starts_with("accepted but not applied: the BIOS refused ")
-            && summary.contains("PropertyValueIncompatible"),
+            && summary.contains("PropertyValueIncompatible: The value ")
+            && summary.contains("does not go with the value of"),
         "{summary}"
     );
     assert_eq!(doc["summary"]["not_applied"], 1, "{}", doc["summary"]);
