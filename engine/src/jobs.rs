@@ -76,12 +76,24 @@ impl Housekeeping {
                     .map_err(|e| bmc.explain(e, "clearing the job queue"));
                 (Step::ClearJobQueue, json!({ "force": force }), done)
             }
-            // A backend that lists only what is staged discards without being told the values.
-            Self::ClearPending => (
+            // A backend that lists only what is staged discards without being told the values;
+            // on one whose settings object mirrors every value (an iLO), what differs is read
+            // first and its current values written back, and nothing is sent when nothing does.
+            Self::ClearPending if backend.places().is_some() => (
                 Step::ClearPending,
                 Value::Null,
                 w.clear_values(&Attributes::new()).await,
             ),
+            Self::ClearPending => {
+                let pending = w.pending().await?.values;
+                let names: Vec<&String> = pending.keys().collect();
+                let done = if pending.is_empty() {
+                    Ok(())
+                } else {
+                    w.clear_values(&pending).await
+                };
+                (Step::ClearPending, json!({ "attributes": names }), done)
+            }
         };
         match &result {
             Ok(()) => w.audit(step, request, "ok", Value::Null)?,

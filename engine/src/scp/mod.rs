@@ -65,12 +65,18 @@ pub use redfish_client::oem::dell::scp::TARGETS;
 /// iDRAC9 takes them joined, and nothing else an export reads names the generation.
 pub(crate) async fn manager_actions(bmc: &Bmc) -> Result<dell_scp::Actions> {
     let backend = bmc.backend();
+    // A BMC that takes no such profiles (an HPE iLO) says so before anything else.
+    bmc.require(&backend, crate::backend::Backend::scp, "Server Configuration Profile")?;
     let manager = bmc.backend_place(&backend, |p| &p.manager)?;
-    let read: serde_json::Value = bmc
-        .client
-        .get(manager.path())
-        .await
-        .map_err(|e| bmc.explain(e, "reading the Manager's configuration profile actions"))?;
+    let read: serde_json::Value = match bmc.client.get(manager.path()).await {
+        Ok(read) => read,
+        Err(e) => {
+            let e = bmc.explain(e, "reading the Manager's configuration profile actions");
+            return Err(bmc
+                .presumed_failure(e, |b| b.scp().is_some(), "Server Configuration Profile")
+                .await);
+        }
+    };
     if let Ok(typed) = serde_json::from_value::<redfish_client::resources::manager::Manager>(read.clone()) {
         bmc.note_manager(&typed);
     }

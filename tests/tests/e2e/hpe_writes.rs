@@ -268,3 +268,63 @@ async fn a_secure_boot_key_reset_is_refused_on_an_ilo_before_anything_is_sent() 
     let posts = s["requests"]["by_method"]["POST"].as_u64().unwrap_or(0);
     assert_eq!(posts, 1, "the login only: {s}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn clearing_an_ilos_pending_values_writes_the_current_ones_back_and_nothing_when_none_differ() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    // Someone stages a value behind rftune's back (an iLO takes it without a job).
+    super::client(url)
+        .patch(
+            "/redfish/v1/systems/1/bios/settings/",
+            &serde_json::json!({"Attributes": {"ProcSMT": "Disabled"}}),
+        )
+        .await
+        .unwrap();
+    let clear = || {
+        Run::new(&["bios", "clear-pending", "--bmc", url])
+            .state_dir(&dir.0)
+            .output()
+    };
+    let out = clear().await;
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let (current, settings, _) = fleet.hosts()[0].host.snapshot();
+    assert_eq!(
+        settings.get("ProcSMT").or(current.get("ProcSMT")),
+        current.get("ProcSMT"),
+        "the settings object holds the current value again"
+    );
+    let diff = Run::new(&["diff", "--bmc", url, "-p", "performance", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(json(&diff)["hosts"][0]["counts"]["pending"], 0);
+    let audit = std::fs::read_to_string(dir.0.join("audit.log")).unwrap();
+    assert!(audit.contains(r#""attributes":["ProcSMT"]"#), "{audit}");
+    let again = clear().await;
+    assert!(again.status.success(), "{}", stderr(&again));
+    let s = counters("clear-pending on an iLO", &fleet, 0);
+    assert_eq!(
+        s["bios_patches"], 2,
+        "the foreign PATCH and the write-back; nothing when nothing differs: {s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn what_an_ilo_does_not_have_is_said_plainly_on_first_contact() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let scp_dir = dir.0.join("scp");
+    let scp_dir = scp_dir.to_str().unwrap();
+    for (args, lacks) in [
+        (vec!["jobs", "list"], "job queue"),
+        (vec!["scp", "export", "--dir", scp_dir], "Server Configuration Profile"),
+    ] {
+        // A fresh state directory each time: nothing remembers the host's backend.
+        let out = Run::new(&[&args[..], &["--bmc", url]].concat()).output().await;
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stdout(&out));
+        let expected = format!("this BMC is HPE iLO 5 (firmware 2.72), which has no {lacks} rftune knows");
+        assert!(stderr(&out).contains(&expected), "{args:?}: {}", stderr(&out));
+    }
+}
