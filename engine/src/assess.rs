@@ -270,7 +270,7 @@ async fn read(
     };
     let read_boot = async {
         if loaded.needs_boot() {
-            crate::boot::boot_options(bmc).await
+            crate::boot::boot_options(bmc, None).await
         } else {
             Ok(None)
         }

@@ -23,15 +23,24 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
-/// The host's boot options (`BootOptions`, members inline: one request; a host read by its
-/// links has the system read first to find them), or `None` when it has no such collection.
-pub async fn boot_options(bmc: &Bmc) -> Result<Option<Vec<BootOption>>> {
-    let collection = match bmc.backend().places() {
-        Some(places) => places.boot_options.clone(),
-        None => match read_system(bmc).await?.boot.and_then(|b| b.boot_options) {
-            Some(link) => link.odata_id,
-            None => return Ok(None),
-        },
+/// The host's boot options (`BootOptions`, members inline: one request), or `None` when it has
+/// no such collection: at its backend's fixed place, else where the `system` as read links
+/// them (read here when not given).
+pub async fn boot_options(bmc: &Bmc, system: Option<&ComputerSystem>) -> Result<Option<Vec<BootOption>>> {
+    let linked = |system: &ComputerSystem| {
+        system
+            .boot
+            .as_ref()
+            .and_then(|b| b.boot_options.as_ref())
+            .map(|l| l.odata_id.clone())
+    };
+    let collection = match (bmc.backend().places(), system) {
+        (Some(places), _) => Some(places.boot_options.clone()),
+        (None, Some(system)) => linked(system),
+        (None, None) => linked(&read_system(bmc).await?),
+    };
+    let Some(collection) = collection else {
+        return Ok(None);
     };
     match bmc.client.expanded_members::<BootOption>(collection.path()).await {
         Ok(options) => Ok(Some(options)),
@@ -149,13 +158,19 @@ async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
 /// sequence, at once (three requests). Device names are given by position, where the sequence
 /// has as many entries as the order (both real iDRAC9 captures pair them so).
 pub async fn show(bmc: &Bmc) -> Result<BootShown> {
-    let presumed = !bmc.recognised();
-    let (system, mut options, mut sources) = tokio::join!(read_system(bmc), boot_options(bmc), boot_sources(bmc));
-    // Read at the presumed iDRAC's places, but the system showed a BMC read by its links: the
-    // options and sequence are where that one keeps them.
-    if presumed && system.is_ok() && bmc.backend().places().is_none() {
-        (options, sources) = tokio::join!(boot_options(bmc), boot_sources(bmc));
-    }
+    // At fixed places the three are read at once; a host read by its links has its system
+    // read first, whose links find the options (and whose answer, on a host met at the
+    // presumed iDRAC's places, tells which backend it is).
+    let (system, options, sources) = match bmc.backend().places() {
+        Some(_) => tokio::join!(read_system(bmc), boot_options(bmc, None), boot_sources(bmc)),
+        None => (read_system(bmc).await, Ok(None), Ok(None)),
+    };
+    let (options, sources) = match &system {
+        Ok(read) if bmc.backend().places().is_none() => {
+            tokio::join!(boot_options(bmc, Some(read)), boot_sources(bmc))
+        }
+        _ => (options, sources),
+    };
     let (system, options, sequence) = match (system, options, sources) {
         (Ok(s), Ok(o), Ok(q)) => (s, o.unwrap_or_default(), q.unwrap_or_default()),
         (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
@@ -348,7 +363,7 @@ pub async fn once(run: &OnceRun, w: &Writer<'_>) -> Result<OnceDone> {
     let (options, staged) = tokio::join!(
         async {
             if needs_options {
-                boot_options(bmc).await
+                boot_options(bmc, Some(&system)).await
             } else {
                 Ok(None)
             }

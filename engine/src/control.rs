@@ -164,6 +164,10 @@ pub(crate) async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
             }
         }
     }
+    // A host read by its links: the system found before, else the first one (read once).
+    if bmc.backend().places().is_none() {
+        return bmc.linked_system().await;
+    }
     let system_id = bmc.system_id().await?;
     bmc.client
         .system(&system_id)

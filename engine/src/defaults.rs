@@ -99,19 +99,22 @@ pub struct DefaultsDone {
 
 /// The reset flags as the host reports them: `Bios.ResetBiosToDefaultsPending` and the BMC's
 /// own flag where its backend has one (an iDRAC's `BIOSRTDRequested`, an iLO's unprocessed
-/// settings object; two or three requests, the BIOS and the flag at once).
+/// settings object): the BIOS, then the flag (two requests).
 pub async fn flags(bmc: &Bmc) -> Result<ResetFlags> {
     let backend = bmc.backend();
     let bios_id = bmc.bios_id().await?;
-    let requested = async {
-        match backend.actions() {
-            Some(actions) => actions.defaults_requested(&bmc.client, &bios_id).await,
-            None => Ok(None),
-        }
+    let bios = bmc
+        .client
+        .bios(&bios_id)
+        .await
+        .map_err(|e| bmc.explain(e, "reading the BIOS"))?;
+    let flag = match backend.actions() {
+        Some(actions) => actions
+            .defaults_requested(&bmc.client, &bios)
+            .await
+            .map_err(|e| bmc.explain(e, "reading whether a BIOS reset to defaults is pending"))?,
+        None => None,
     };
-    let (bios, flag) = tokio::join!(bmc.client.bios(&bios_id), requested);
-    let bios = bios.map_err(|e| bmc.explain(e, "reading the BIOS"))?;
-    let flag = flag.map_err(|e| bmc.explain(e, "reading whether a BIOS reset to defaults is pending"))?;
     Ok(ResetFlags {
         bios_pending: bios.reset_bios_to_defaults_pending,
         rtd_requested: match flag {

@@ -14,7 +14,7 @@ use super::job::{Job, QueueClear};
 use futures_util::future::BoxFuture;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::oem::dell::lclog::Actor;
-use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::bios::{Attributes, Bios, SettingsApplyTime};
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::resources::log_entry::LogEntry;
 use redfish_client::{Client, ODataId, Result};
@@ -161,11 +161,12 @@ pub trait BiosActions: Send + Sync {
     fn reset_to_defaults<'a>(&'a self, client: &'a Client, bios: &'a ODataId) -> BoxFuture<'a, Result<Written>>;
 
     /// Whether the BMC's own flag says a reset to defaults waits for the next POST (`None`: it
-    /// has no such flag). The BIOS resource's `ResetBiosToDefaultsPending` is read apart.
+    /// has no such flag), given the BIOS resource `bios` as just read (its own
+    /// `ResetBiosToDefaultsPending` is the caller's to read).
     fn defaults_requested<'a>(
         &'a self,
         client: &'a Client,
-        bios: &'a ODataId,
+        bios: &'a Bios,
     ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>>;
 
     /// Sends a BIOS password change (`body` as `Bios.ChangePassword` takes it).

@@ -11,7 +11,7 @@ use super::concern::{
 use super::job::{Job, JobKind, QueueClear};
 use futures_util::future::BoxFuture;
 use redfish_client::oem::dell::{self, AttributeGroup, DellBootSources, DellJob, JobQueueClear};
-use redfish_client::resources::bios::{Attributes, SettingsApplyTime};
+use redfish_client::resources::bios::{Attributes, Bios, SettingsApplyTime};
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::{Client, ODataId, Result, Staged, Written};
 use serde_json::Value;
@@ -189,7 +189,7 @@ impl BiosActions for BiosAtFixedPaths {
     fn defaults_requested<'a>(
         &'a self,
         client: &'a Client,
-        _: &'a ODataId,
+        _: &'a Bios,
     ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>> {
         Box::pin(async move {
             match client.dell().attributes(AttributeGroup::LifecycleController).await {

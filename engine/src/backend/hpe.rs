@@ -14,7 +14,7 @@
 
 use super::concern::{BiosActions, BiosNames, BootControl, DefaultsFlag, Readiness, SequenceEntry};
 use futures_util::future::BoxFuture;
-use redfish_client::resources::bios::{BiosSettings, Settings};
+use redfish_client::resources::bios::{Bios, BiosSettings, Settings};
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::{Client, Error, ODataId, Result, Written};
 use serde_json::Value;
@@ -64,14 +64,13 @@ impl BiosActions for AdvertisedActions {
     fn defaults_requested<'a>(
         &'a self,
         client: &'a Client,
-        bios: &'a ODataId,
+        bios: &'a Bios,
     ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>> {
         Box::pin(async move {
-            let read = client.bios(bios).await?;
-            let Some(unmodified) = redfish_client::oem::hpe::unmodified_etag(&read) else {
+            let Some(unmodified) = redfish_client::oem::hpe::unmodified_etag(bios) else {
                 return Ok(None);
             };
-            let settings: BiosSettings = client.get(read.settings_object().path()).await?;
+            let settings: BiosSettings = client.get(bios.settings_object().path()).await?;
             Ok(settings
                 .odata_etag
                 .map(|tag| DefaultsFlag::SettingsUnprocessed(!same_tag(&tag, &unmodified))))
