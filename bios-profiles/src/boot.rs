@@ -3,35 +3,44 @@
 //! grammar of those references; and their resolution against a host's boot devices into the
 //! BIOS attributes that stage them with the rest of the profile, in the same job.
 //!
-//! A host's boot devices are what its BIOS lists in `SetBootOrderEn` (the enabled devices, in
-//! boot order) and `SetBootOrderDis` (the disabled ones), by FQDD, as every real iDRAC9
+//! A Dell host's boot devices are what its BIOS lists in `SetBootOrderEn` (the enabled devices,
+//! in boot order) and `SetBootOrderDis` (the disabled ones), by FQDD, as every real iDRAC9
 //! capture shows them (two R750s, an AMD R7615). The order is staged, and judged, through those
 //! same attributes: what is written is what the BIOS reads back, so `diff` shows boot drift as
 //! attribute drift and `plan` writes it in the one PATCH.
+//!
+//! An HPE host keeps its boot order beside the BIOS, in HPE's boot settings: its devices by
+//! structured boot string (`NIC.Slot.1.1.IPv4`, `NVMe.DriveBay.2.5`, as the recorded DL385
+//! Gen10 Plus v2 names them) and the order as one list, `PersistentBootConfigOrder`, which has
+//! no disabled devices. The engine carries that list beside the BIOS values under its own name,
+//! so the order diffs, plans and verifies the same way; it is staged in HPE's settings object.
 
 use crate::setting::{Confidence, Setting, Wanted, When};
-use redfish_client::oem::dell;
+use redfish_client::oem::{dell, hpe};
 use redfish_client::resources::bios::{AttributeValue, Attributes};
 use redfish_client::resources::boot::BootOption;
 use serde::{Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
 
-/// A kind of boot device, told by its FQDD's prefix.
+/// A kind of boot device, told by its name: a Dell FQDD's prefix, an HPE structured boot
+/// string's prefix and protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DeviceClass {
-    /// A PXE or UEFI HTTP device (`NIC.PxeDevice.*`, `NIC.HttpDevice.*`), or another `NIC.*`.
+    /// A PXE or UEFI HTTP device (`NIC.PxeDevice.*`, `NIC.HttpDevice.*`), or another `NIC.*`
+    /// (HPE: `NIC.*`, `OCP.*`).
     Network,
-    /// A UEFI PXE device (`NIC.PxeDevice.N-1`).
+    /// A UEFI PXE device (`NIC.PxeDevice.N-1`; HPE: a network device's `….IPv4`, `….IPv6`).
     Pxe,
-    /// A UEFI HTTP boot device (`NIC.HttpDevice.N-1`).
+    /// A UEFI HTTP boot device (`NIC.HttpDevice.N-1`; HPE: `….Httpv4`, `….Httpv6`).
     Http,
-    /// A disk or its controller (`Disk.*`, `RAID.*`, `AHCI.*`, `HardDisk.*`).
+    /// A disk or its controller (`Disk.*`, `RAID.*`, `AHCI.*`, `HardDisk.*`; HPE: `HD.*`,
+    /// `NVMe.*`).
     Disk,
-    /// An optical drive, the iDRAC's virtual one included (`Optical.*`).
+    /// An optical drive, the iDRAC's virtual one included (`Optical.*`; HPE: `CD.*`).
     Optical,
-    /// A USB device or the iDRAC's virtual floppy (`USB.*`, `Floppy.*`).
+    /// A USB device or the iDRAC's virtual floppy (`USB.*`, `Floppy.*`; HPE: `Generic.USB.*`).
     Usb,
 }
 
@@ -58,16 +67,24 @@ impl DeviceClass {
         }
     }
 
-    /// Whether a device of FQDD `fqdd` belongs to this class.
+    /// Whether a device named `fqdd` (a Dell FQDD or an HPE structured boot string) belongs
+    /// to this class.
     pub fn contains(self, fqdd: &str) -> bool {
         let has = |prefix: &str| starts_with_ignoring_case(fqdd, prefix);
+        let protocol = |names: &[&str]| {
+            fqdd.rsplit_once('.')
+                .is_some_and(|(_, last)| names.iter().any(|n| last.eq_ignore_ascii_case(n)))
+        };
+        let hpe_network = has("NIC.") || has("OCP.");
         match self {
-            Self::Network => has("NIC."),
-            Self::Pxe => has("NIC.PxeDevice."),
-            Self::Http => has("NIC.HttpDevice."),
-            Self::Disk => ["Disk.", "RAID.", "AHCI.", "HardDisk."].iter().any(|p| has(p)),
-            Self::Optical => has("Optical."),
-            Self::Usb => has("USB.") || has("Floppy."),
+            Self::Network => hpe_network,
+            Self::Pxe => has("NIC.PxeDevice.") || (hpe_network && protocol(&["IPv4", "IPv6"])),
+            Self::Http => has("NIC.HttpDevice.") || (hpe_network && protocol(&["Httpv4", "Httpv6"])),
+            Self::Disk => ["Disk.", "RAID.", "AHCI.", "HardDisk.", "HD.", "NVMe."]
+                .iter()
+                .any(|p| has(p)),
+            Self::Optical => has("Optical.") || has("CD."),
+            Self::Usb => has("USB.") || has("Floppy.") || has("Generic.USB."),
         }
     }
 }
@@ -287,14 +304,19 @@ impl fmt::Display for BootDevice {
     }
 }
 
-/// A host's boot devices: the enabled ones in boot order, then the disabled ones.
+/// A host's boot devices: the enabled ones in boot order, then the disabled ones; and the
+/// settings a boot order is written as on this host.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct BootDevices {
     /// The devices.
     pub devices: Vec<BootDevice>,
-    /// Whether the BIOS lists `SetBootOrderDis` (so devices can be disabled).
+    /// The setting that holds the enabled devices in order (`SetBootOrderEn`,
+    /// `PersistentBootConfigOrder`).
     #[serde(skip)]
-    pub can_disable: bool,
+    pub order_setting: &'static str,
+    /// The setting that holds the disabled devices, where the host has one (`SetBootOrderDis`).
+    #[serde(skip)]
+    pub disabled_setting: Option<&'static str>,
 }
 
 /// The comma lists of FQDDs a BIOS attribute (and its `…2` continuation) holds.
@@ -336,8 +358,41 @@ impl BootDevices {
         }
         Some(Self {
             devices,
-            can_disable: bios.contains_key(dell::SET_BOOT_ORDER_DISABLED),
+            order_setting: dell::SET_BOOT_ORDER_ENABLED,
+            disabled_setting: bios
+                .contains_key(dell::SET_BOOT_ORDER_DISABLED)
+                .then_some(dell::SET_BOOT_ORDER_DISABLED),
         })
+    }
+
+    /// The boot devices of an HPE host's boot settings: those of the boot order `order`, in
+    /// that order, each named after its boot source (display name, boot option), then any
+    /// source the order leaves out. Every one boots (the order has no disabled list).
+    pub fn from_hpe(sources: &[hpe::BootSource], order: &[String]) -> Self {
+        let mut devices: Vec<BootDevice> = Vec::new();
+        let named = order
+            .iter()
+            .map(String::as_str)
+            .chain(sources.iter().map(|s| s.structured_boot_string.as_str()));
+        for name in named.map(str::trim).filter(|n| !n.is_empty()) {
+            if devices.iter().any(|d| d.fqdd.eq_ignore_ascii_case(name)) {
+                continue;
+            }
+            let source = sources
+                .iter()
+                .find(|s| s.structured_boot_string.eq_ignore_ascii_case(name));
+            devices.push(BootDevice {
+                fqdd: name.to_owned(),
+                enabled: true,
+                name: source.and_then(|s| s.boot_string.clone()),
+                option: source.and_then(hpe::BootSource::option_reference),
+            });
+        }
+        Self {
+            devices,
+            order_setting: hpe::BOOT_ORDER,
+            disabled_setting: None,
+        }
     }
 
     /// Names the devices after the host's boot options where the pairing is certain: a PXE or
@@ -528,12 +583,13 @@ fn resolve_list<'d>(
     Ok(placed)
 }
 
-/// The BIOS settings that put `section` into effect on a host whose BIOS has the values
-/// `bios` and whose boot devices are `devices` (`None` when its BIOS lists no
-/// `SetBootOrderEn`): `BootMode`; `SetBootOrderEn`, the enabled devices in the new order (the
-/// ordered ones first, every other enabled device after them in its current order, the
-/// disabled ones left out); `SetBootOrderDis`, the disabled devices. `profile` names the
-/// profile the settings come from.
+/// The settings that put `section` into effect on a host whose BIOS has the values `bios` and
+/// whose boot devices are `devices` (`None` when it has no boot order rftune writes):
+/// `BootMode`; the devices' order setting (`SetBootOrderEn`, `PersistentBootConfigOrder`), the
+/// enabled devices in the new order (the ordered ones first, every other enabled device after
+/// them in its current order, the disabled ones left out); the disabled setting
+/// (`SetBootOrderDis`), where the host has one. `profile` names the profile the settings come
+/// from.
 pub fn resolve(
     section: &BootSection,
     bios: &Attributes,
@@ -588,10 +644,17 @@ pub fn resolve(
     };
     let disabled = match &section.disabled {
         Some(d) => {
-            if !devices.can_disable {
+            if devices.disabled_setting.is_none() {
+                let how = if devices.order_setting == hpe::BOOT_ORDER {
+                    format!(
+                        "this host's boot order ({}) lists only devices that boot: on an HPE host a device stops booting through its BIOS setting (such as Slot1NicBoot1 = Disabled), which [bios] can set",
+                        hpe::BOOT_ORDER
+                    )
+                } else {
+                    format!("this host's BIOS lists no {}", dell::SET_BOOT_ORDER_DISABLED)
+                };
                 return Err(BootProblem(format!(
-                    "profile {profile} disables boot devices, but this host's BIOS lists no {}",
-                    dell::SET_BOOT_ORDER_DISABLED
+                    "profile {profile} disables boot devices, but {how}"
                 )));
             }
             resolve_list(&d.value, devices, "boot.disabled")?
@@ -622,10 +685,10 @@ pub fn resolve(
     off.extend(disabled.iter().filter(|d| d.enabled).map(|d| d.fqdd.as_str()));
     let entry = section.order.as_ref().or(section.disabled.as_ref());
     if let Some(e) = entry {
-        out.push(setting(dell::SET_BOOT_ORDER_ENABLED, enabled.join(","), backing(e)));
-        if devices.can_disable {
+        out.push(setting(devices.order_setting, enabled.join(","), backing(e)));
+        if let Some(disabled_setting) = devices.disabled_setting {
             let dis = section.disabled.as_ref().unwrap_or(e);
-            out.push(setting(dell::SET_BOOT_ORDER_DISABLED, off.join(","), backing(dis)));
+            out.push(setting(disabled_setting, off.join(","), backing(dis)));
         }
     }
     Ok(out)
@@ -839,6 +902,84 @@ mod tests {
         let devices = BootDevices::from_bios(&en).unwrap();
         let err = resolve(&both, &en, Some(&devices), "p").unwrap_err();
         assert!(err.to_string().contains("changes the boot mode to Bios"), "{err}");
+    }
+
+    /// Boot sources as the recorded DL385 Gen10 Plus v2 names them (numbers and strings of
+    /// that shape, not its values).
+    fn hpe_sources() -> Vec<hpe::BootSource> {
+        [
+            (
+                "0021",
+                "NIC.Slot.5.1.IPv4",
+                "Slot 5 Port 1 : Network Adapter (PXE IPv4)",
+            ),
+            (
+                "0027",
+                "NIC.Slot.1.1.Httpv4",
+                "Slot 1 Port 1 : Network Adapter (HTTP(S) IPv4)",
+            ),
+            ("000F", "NVMe.DriveBay.2.5", "NVMe Drive Port 7A Box 2 Bay 5"),
+            ("0013", "Unknown.Unknown.200.1", "Windows Boot Manager"),
+            ("0030", "HD.Slot.2.2", "Slot 2 : Smart Array - RAID1 Logical Drive 1"),
+            ("0031", "OCP.Slot.10.1.IPv4", "OCP Slot 10 Port 1 : Adapter (PXE IPv4)"),
+            ("0032", "Generic.USB.1.1", "Generic USB Boot"),
+            ("0033", "CD.Virtual.2.1", "iLO Virtual USB 2 : Virtual CD/DVD ROM"),
+        ]
+        .into_iter()
+        .map(|(n, s, b)| hpe::BootSource {
+            structured_boot_string: s.into(),
+            boot_string: Some(b.into()),
+            boot_option_number: Some(n.into()),
+            uefi_device_path: None,
+        })
+        .collect()
+    }
+
+    #[test]
+    fn an_hpe_order_is_one_list_of_structured_boot_strings_with_no_disabled_devices() {
+        let sources = hpe_sources();
+        let order: Vec<String> = sources.iter().map(|s| s.structured_boot_string.clone()).collect();
+        let devices = BootDevices::from_hpe(&sources, &order[..6]);
+        assert_eq!(devices.devices.len(), 8, "the sources the order leaves out follow it");
+        assert_eq!(devices.devices[0].option.as_deref(), Some("Boot0021"));
+        let classes = |name: &str| {
+            devices
+                .devices
+                .iter()
+                .find(|d| d.fqdd == name)
+                .map(BootDevice::classes)
+                .unwrap()
+        };
+        assert_eq!(classes("NIC.Slot.5.1.IPv4"), [DeviceClass::Network, DeviceClass::Pxe]);
+        assert_eq!(classes("OCP.Slot.10.1.IPv4"), [DeviceClass::Network, DeviceClass::Pxe]);
+        assert_eq!(
+            classes("NIC.Slot.1.1.Httpv4"),
+            [DeviceClass::Network, DeviceClass::Http]
+        );
+        assert_eq!(classes("HD.Slot.2.2"), [DeviceClass::Disk]);
+        assert_eq!(classes("NVMe.DriveBay.2.5"), [DeviceClass::Disk]);
+        assert_eq!(classes("CD.Virtual.2.1"), [DeviceClass::Optical]);
+        assert_eq!(classes("Generic.USB.1.1"), [DeviceClass::Usb]);
+        assert!(classes("Unknown.Unknown.200.1").is_empty());
+
+        let settings = resolve(&order(&["disk", "http"]), &Attributes::new(), Some(&devices), "p").unwrap();
+        assert_eq!(
+            values(&settings),
+            [(
+                "PersistentBootConfigOrder".to_owned(),
+                "HD.Slot.2.2,NIC.Slot.1.1.Httpv4,NIC.Slot.5.1.IPv4,NVMe.DriveBay.2.5,Unknown.Unknown.200.1,OCP.Slot.10.1.IPv4,Generic.USB.1.1,CD.Virtual.2.1"
+                    .to_owned()
+            )]
+        );
+        let disabling = BootSection {
+            disabled: Some(entry(refs(&["usb"]))),
+            ..BootSection::default()
+        };
+        let err = resolve(&disabling, &Attributes::new(), Some(&devices), "p").unwrap_err();
+        assert!(
+            err.0.contains("lists only devices that boot") && err.0.contains("[bios]"),
+            "{err}"
+        );
     }
 
     #[test]

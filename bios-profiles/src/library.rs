@@ -197,9 +197,9 @@ fn values_as_list<S: Serializer, K, V: Serialize>(map: &BTreeMap<K, V>, s: S) ->
 impl ResolvedProfile {
     /// This profile for one host, its `[boot]` section resolved against the host's BIOS values
     /// `bios` and boot devices `devices` ([`BootDevices::from_bios`], labelled from the host's
-    /// boot options) into BIOS settings — `BootMode`, `SetBootOrderEn`, `SetBootOrderDis` —
-    /// that validate, diff, plan and verify like every other setting, and stage in the same
-    /// PATCH. Without a `[boot]` section, the profile as it is. An attribute the section sets
+    /// boot options; [`BootDevices::from_hpe`]) into settings — `BootMode`, `SetBootOrderEn`,
+    /// `SetBootOrderDis`; an HPE host's `PersistentBootConfigOrder` — that validate, diff, plan
+    /// and verify like every other setting, and stage with the profile's other values. Without a `[boot]` section, the profile as it is. An attribute the section sets
     /// that the profile also sets under `[bios]` is refused.
     pub fn with_boot(&self, bios: &Attributes, devices: Option<&BootDevices>) -> Result<Self> {
         if self.boot.is_empty() {

@@ -268,8 +268,11 @@ async fn read(
         }
         read_dimms(bmc).await.map(Some)
     };
+    // A Dell BIOS lists its boot devices among its values, named after the boot options read
+    // beside them; a backend that keeps the order apart (an iLO) is read once the BIOS that
+    // links it is.
     let read_boot = async {
-        if loaded.needs_boot() {
+        if loaded.needs_boot() && bmc.backend().places().is_some() {
             crate::boot::boot_options(bmc, None).await
         } else {
             Ok(None)
@@ -278,6 +281,11 @@ async fn read(
     let (values, dimms, boot_options) =
         tokio::join!(read::read_values_with(bmc, groups, jobs, bios), dimms_read, read_boot);
     let values = values?;
+    let order = if loaded.needs_boot() {
+        crate::boot::read_order(bmc, &values).await?
+    } else {
+        None
+    };
     let dimms = match dimms {
         // Read where the presumed backend keeps them, on a service read by its links after all.
         Err(_) if bmc.backend().places().is_none() => Some(read_dimms(bmc).await?),
@@ -293,8 +301,15 @@ async fn read(
     let profile = loaded
         .resolve_shared(&facts, values.backend.vendor())
         .with_context(|| format!("{}: resolving profile {}", bmc.name, loaded.name()))?;
-    let profile = crate::boot::with_boot(bmc, profile, &values.bios, boot_options?.as_deref())?;
+    let devices = match &order {
+        Some(order) => Some(order.devices.clone()),
+        None => crate::boot::devices(&values.bios, boot_options?.as_deref()),
+    };
+    let profile = crate::boot::with_boot(bmc, profile, &values.bios, devices.as_ref())?;
     let mut state = read::with_registry(bmc, cache, values).await?;
+    if let Some(order) = &order {
+        crate::boot::carry_order(bmc, &mut state, order);
+    }
     // A platform override may name a group the generic resolution did not.
     let backend = bmc.backend();
     for (group, _) in profile.idrac.keys() {

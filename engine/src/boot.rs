@@ -8,14 +8,17 @@
 //! in the request is a staged setting that queues a BIOS job and a second reboot.
 
 use crate::audit::Step;
+use crate::backend::BootOrder;
 use crate::backend::SequenceEntry;
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result, bad_input};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
+use crate::read::{HostState, HostValues};
 use crate::write::{Own, Writer, Writes};
 use bios_profiles::{BootDevices, ResolvedProfile};
 use redfish_client::request;
+use redfish_client::resources::attribute_registry::{Attribute, AttributeType};
 use redfish_client::resources::bios::Attributes;
 use redfish_client::resources::boot::{self as model, Boot, BootOption, BootSource, OverrideEnabled};
 use redfish_client::resources::computer_system::ComputerSystem;
@@ -60,31 +63,114 @@ pub fn devices(bios: &Attributes, options: Option<&[BootOption]>) -> Option<Boot
 }
 
 /// `profile` with its `[boot]` section resolved for this host (its BIOS values `bios`, its boot
-/// options `options`); the profile as it is when it has none. A reference that matches no
+/// devices `devices`); the profile as it is when it has none. A reference that matches no
 /// device is this host's error, naming the devices it has.
 pub(crate) fn with_boot(
     bmc: &Bmc,
     profile: Arc<ResolvedProfile>,
     bios: &Attributes,
-    options: Option<&[BootOption]>,
+    devices: Option<&BootDevices>,
 ) -> Result<Arc<ResolvedProfile>> {
     if profile.boot.is_empty() {
         return Ok(profile);
     }
-    let devices = devices(bios, options);
     let backend = bmc.backend();
     if devices.is_none() && !backend.is_idrac() {
         let message = format!(
-            "profile `{}` has a [boot] section, which rftune stages through Dell's BIOS boot lists (SetBootOrderEn); {} has none: leave [boot] out of profiles for these hosts",
+            "profile `{}` has a [boot] section, which rftune writes through Dell's BIOS boot lists (SetBootOrderEn) or HPE's boot settings (PersistentBootConfigOrder); {} has neither: leave [boot] out of profiles for these hosts",
             profile.name,
             backend.kind()
         );
         return Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, message).into());
     }
-    match profile.with_boot(bios, devices.as_ref()) {
+    match profile.with_boot(bios, devices) {
         Ok(resolved) => Ok(Arc::new(resolved)),
         Err(e) => Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, e.to_string()).into()),
     }
+}
+
+/// Reads the boot order the host's backend keeps apart from the BIOS values (an iLO's), where
+/// it keeps one and `values` hold the BIOS it is linked from; notes where it is staged.
+pub(crate) async fn read_order(bmc: &Bmc, values: &HostValues) -> Result<Option<BootOrder>> {
+    let backend = bmc.backend();
+    let (Some(boot), Some(bios)) = (backend.boot(), values.linked.as_ref()) else {
+        return Ok(None);
+    };
+    let order = boot
+        .order(&bmc.client, bios)
+        .await
+        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
+    if let Some(order) = &order {
+        bmc.note_order_at(order.settings_at.clone());
+    }
+    Ok(order)
+}
+
+/// Carries a boot order kept apart from the BIOS values into `state` as one more value under
+/// the backend's name for it: the order in force among the current values, a different staged
+/// one among the pending, and a registry entry that lets it validate, diff and plan like a
+/// BIOS attribute (free text, writable, applied at a reset). No registry lists it: it is no
+/// BIOS attribute.
+pub(crate) fn carry_order(bmc: &Bmc, state: &mut HostState, order: &BootOrder) {
+    let Some(name) = bmc.backend().boot().and_then(|b| b.order_setting()) else {
+        return;
+    };
+    state.bios.insert(name.to_owned(), order.current.join(",").into());
+    if order.pending != order.current {
+        state.pending.insert(name.to_owned(), order.pending.join(",").into());
+    }
+    if state.registry.attribute(name).is_some() {
+        return;
+    }
+    let mut extended = (*state.registry).clone();
+    extended.registry_entries.attributes.push(Attribute {
+        attribute_name: name.to_owned(),
+        display_name: Some("Boot order (the BMC's boot settings, beside the BIOS)".into()),
+        help_text: Some("The boot devices by name, first to last, comma-separated.".into()),
+        kind: AttributeType::String,
+        read_only: Some(false),
+        reset_required: Some(true),
+        ..Attribute::default()
+    });
+    state.registry = Arc::new(extended);
+}
+
+/// `values` split into what the BIOS settings object takes and the boot order the host's
+/// backend keeps apart (device names, first to last), where `values` carry one.
+pub(crate) fn split_order(bmc: &Bmc, values: &Attributes) -> (Attributes, Option<Vec<String>>) {
+    let backend = bmc.backend();
+    let name = backend.boot().and_then(|b| b.order_setting());
+    let Some((name, order)) = name.and_then(|n| Some((n, values.get(n)?))) else {
+        return (values.clone(), None);
+    };
+    let mut rest = values.clone();
+    rest.remove(name);
+    let devices = order
+        .as_str()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(str::to_owned)
+        .collect();
+    (rest, Some(devices))
+}
+
+/// Stages `order` where the host's backend keeps its boot order, for the next POST.
+pub(crate) async fn stage_order(bmc: &Bmc, order: &[String]) -> Result<()> {
+    let what = "staging the boot order";
+    let backend = bmc.backend();
+    let (Some(boot), Some(at)) = (backend.boot(), bmc.order_at().await?) else {
+        let message = format!(
+            "{what}: {} links no boot settings rftune can write",
+            bmc.backend().kind()
+        );
+        return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, message).into());
+    };
+    boot.stage_order(&bmc.client, &at, order)
+        .await
+        .map(drop)
+        .map_err(|e| bmc.explain(e, what))
 }
 
 /// One entry of the boot order as `boot show` lists it.

@@ -116,6 +116,7 @@ impl Personality {
             host::power::ilo_routes(),
             host::manager::ilo_routes(),
             host::bios::ilo::routes(),
+            host::boot::ilo::routes(),
             host::service::ilo_registry_store_routes(),
         ];
         Self {

@@ -187,6 +187,21 @@ pub struct SequenceEntry {
     pub enabled: bool,
 }
 
+/// A boot order the BMC keeps in a settings object of its own, beside the BIOS values (an
+/// iLO's `PersistentBootConfigOrder`), as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BootOrder {
+    /// The order in force, by device name.
+    pub current: Vec<String>,
+    /// The order its settings object holds (the next POST's): the same list when nothing is
+    /// staged.
+    pub pending: Vec<String>,
+    /// The devices, in the order in force, named after their boot options.
+    pub devices: bios_profiles::BootDevices,
+    /// Where an order is staged.
+    pub settings_at: ODataId,
+}
+
 /// Boot settings.
 pub trait BootControl: Send + Sync {
     /// Where the boot override and order of the computer system `system` are written, in the
@@ -195,6 +210,36 @@ pub trait BootControl: Send + Sync {
 
     /// The firmware's boot sequence by device name, in boot order, where the BMC serves one.
     fn sequence<'a>(&'a self, client: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>>;
+
+    /// The name a boot order kept apart from the BIOS values is carried under beside them
+    /// (diffed, planned and verified as one more value), where the BMC keeps one so; `None`
+    /// where the BIOS values hold the order (an iDRAC's `SetBootOrderEn`).
+    fn order_setting(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// That boot order, found through the BIOS resource `bios` as just read; `None` where the
+    /// BMC keeps none apart (or this BIOS links none).
+    fn order<'a>(&'a self, _client: &'a Client, _bios: &'a Bios) -> BoxFuture<'a, Result<Option<BootOrder>>> {
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Stages `order` (device names, first to last) in the settings object `at` for the next
+    /// POST. Only a backend with an [`order_setting`](Self::order_setting) is asked.
+    fn stage_order<'a>(
+        &'a self,
+        _client: &'a Client,
+        at: &'a ODataId,
+        _order: &'a [String],
+    ) -> BoxFuture<'a, Result<Written>> {
+        Box::pin(async move {
+            Err(redfish_client::Error::Protocol {
+                method: "PATCH".into(),
+                url: at.path().to_owned(),
+                what: "this BMC keeps no boot order apart from its BIOS values".into(),
+            })
+        })
+    }
 }
 
 /// How Server Configuration Profile requests are shaped.

@@ -12,8 +12,9 @@
 //! Creator capture in NVIDIA's libredfish, `tests/mockups/hpe`) and HPE's iLO Redfish
 //! documentation (HPEDevCom/redfishdocs: "BIOS data model", "Error responses").
 
-use super::concern::{BiosActions, BiosNames, BootControl, DefaultsFlag, Readiness, SequenceEntry};
+use super::concern::{BiosActions, BiosNames, BootControl, BootOrder, DefaultsFlag, Readiness, SequenceEntry};
 use futures_util::future::BoxFuture;
+use redfish_client::oem::hpe;
 use redfish_client::resources::bios::{Bios, BiosSettings, Settings};
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::{Client, Error, ODataId, Result, Written};
@@ -67,7 +68,7 @@ impl BiosActions for AdvertisedActions {
         bios: &'a Bios,
     ) -> BoxFuture<'a, Result<Option<DefaultsFlag>>> {
         Box::pin(async move {
-            let Some(unmodified) = redfish_client::oem::hpe::unmodified_etag(bios) else {
+            let Some(unmodified) = hpe::unmodified_etag(bios) else {
                 return Ok(None);
             };
             let settings: BiosSettings = client.get(bios.settings_object().path()).await?;
@@ -94,8 +95,11 @@ fn same_tag(a: &str, b: &str) -> bool {
 }
 
 /// The boot override on the system's standard `Boot` (HPE's iLO documentation: a PATCH of the
-/// system, applied at its next boot); iLO serves no boot sequence by device name beyond the
-/// boot options.
+/// system, applied at its next boot); the persistent boot order in HPE's boot settings, which
+/// the BIOS links (`Oem.Hpe.Links.Boot`): a current resource and a settings object holding the
+/// whole order, processed at the next POST like the BIOS's own (the recorded DL385's
+/// `…/bios/oem/hpe/boot/` and `…/boot/settings/`; HPE's python-ilorest-library documents the
+/// PATCH of `PersistentBootConfigOrder` there).
 pub(super) struct SystemBoot;
 
 impl BootControl for SystemBoot {
@@ -105,6 +109,46 @@ impl BootControl for SystemBoot {
 
     fn sequence<'a>(&'a self, _: &'a Client) -> BoxFuture<'a, Result<Option<Vec<SequenceEntry>>>> {
         Box::pin(async { Ok(None) })
+    }
+
+    fn order_setting(&self) -> Option<&'static str> {
+        Some(hpe::BOOT_ORDER)
+    }
+
+    /// Two reads, one after the other: the current order (which names its settings object),
+    /// then the settings object.
+    fn order<'a>(&'a self, client: &'a Client, bios: &'a Bios) -> BoxFuture<'a, Result<Option<BootOrder>>> {
+        Box::pin(async move {
+            let Some(link) = hpe::boot_link(bios) else {
+                return Ok(None);
+            };
+            let current: hpe::BootSettings = client.get(link.path()).await?;
+            let Some(settings_at) = current.settings_object() else {
+                return Ok(None);
+            };
+            let staged: hpe::BootSettings = client.get(settings_at.path()).await?;
+            Ok(Some(BootOrder {
+                devices: bios_profiles::BootDevices::from_hpe(
+                    &current.boot_sources,
+                    &current.persistent_boot_config_order,
+                ),
+                current: current.persistent_boot_config_order,
+                pending: staged.persistent_boot_config_order,
+                settings_at,
+            }))
+        })
+    }
+
+    fn stage_order<'a>(
+        &'a self,
+        client: &'a Client,
+        at: &'a ODataId,
+        order: &'a [String],
+    ) -> BoxFuture<'a, Result<Written>> {
+        Box::pin(async move {
+            let body = serde_json::json!({ hpe::BOOT_ORDER: order });
+            client.patch(at.path(), &body).await
+        })
     }
 }
 

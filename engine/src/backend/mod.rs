@@ -27,8 +27,8 @@ mod idrac10;
 mod job;
 
 pub use concern::{
-    BiosActions, BiosNames, BmcSettings, BootControl, DefaultsFlag, EventLog, JobQueue, Logged, PendingValues, Places,
-    Readiness, ScpShapes, SequenceEntry,
+    BiosActions, BiosNames, BmcSettings, BootControl, BootOrder, DefaultsFlag, EventLog, JobQueue, Logged,
+    PendingValues, Places, Readiness, ScpShapes, SequenceEntry,
 };
 pub use hpe::SettingsOutcome;
 pub use job::{Job, JobKind, JobOutcome, QueueClear};

@@ -111,6 +111,8 @@ struct Recognition {
     /// Where a backend without fixed places keeps the BIOS settings object, as the BIOS last
     /// read named it.
     settings_at: Option<ODataId>,
+    /// Where a boot order kept apart from the BIOS values is staged, as last read.
+    order_at: Option<ODataId>,
     /// The first system and its BIOS, where a backend without fixed places found them (so
     /// later steps do not list the systems again).
     system_at: Option<(ODataId, ODataId)>,
@@ -156,6 +158,7 @@ impl Default for Recognition {
             model_generation: None,
             manager_read: false,
             settings_at: None,
+            order_at: None,
             system_at: None,
         }
     }
@@ -568,6 +571,43 @@ impl Bmc {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .settings_at = Some(settings);
+    }
+
+    /// Records where the boot order just read is staged.
+    pub(crate) fn note_order_at(&self, at: ODataId) {
+        self.recognition.lock().unwrap_or_else(PoisonError::into_inner).order_at = Some(at);
+    }
+
+    /// Where the backend's boot order kept apart from the BIOS values is staged, as read last
+    /// or read now (the BIOS, then the order); `None` where it keeps none.
+    pub(crate) async fn order_at(&self) -> Result<Option<ODataId>> {
+        let noted = self
+            .recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .order_at
+            .clone();
+        if noted.is_some() {
+            return Ok(noted);
+        }
+        let backend = self.backend();
+        let Some(boot) = backend.boot() else {
+            return Ok(None);
+        };
+        let bios = self
+            .client
+            .bios(&self.bios_id().await?)
+            .await
+            .map_err(|e| self.explain(e, "reading BIOS values"))?;
+        let order = boot
+            .order(&self.client, &bios)
+            .await
+            .map_err(|e| self.explain(e, "reading the boot order"))?;
+        let at = order.map(|o| o.settings_at);
+        if let Some(at) = &at {
+            self.note_order_at(at.clone());
+        }
+        Ok(at)
     }
 
     /// The BIOS settings object (where values are staged): the backend's fixed place, else

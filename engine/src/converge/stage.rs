@@ -47,26 +47,39 @@ impl Host<'_> {
         interrupt::check(&self.bmc.name, "staging BIOS values")?;
         let etag = self.settings_etag(judged, result).await?;
         marker::write(&judged.marker, &marker)?;
+        // A boot order the backend keeps apart from the BIOS (an iLO's) goes first, in one
+        // PATCH of its own settings object, which the same POST processes.
+        let (values, order) = crate::boot::split_order(self.bmc, &plan.bios);
+        if let Some(order) = &order {
+            self.w.audit(
+                Step::Stage,
+                json!({ "boot_order": order }),
+                "unknown",
+                json!({"phase": "sending"}),
+            )?;
+            if let Err(e) = crate::boot::stage_order(self.bmc, order).await {
+                marker::remove(&judged.marker);
+                self.record_stage("error", json!(crate::error::report(&e)))?;
+                return Err(e);
+            }
+            if values.is_empty() {
+                return self.staged(judged, &mut marker, None, json!({"job": null, "boot_order": "staged"}));
+            }
+        }
         let apply_time = &run.options.apply_time;
-        let body = redfish_client::request::settings_body(&plan.bios, Some(apply_time));
+        let body = redfish_client::request::settings_body(&values, Some(apply_time));
         // At most two PATCHes, and the second only once a read-back proved the first staged
         // nothing: never a duplicate.
         for attempt in 1..=2 {
             self.observer.event(&crate::observe::Event::phase(
                 &self.bmc.name,
-                Phase::Staging(plan.bios.len()),
+                Phase::Staging(values.len()),
             ));
             let sending = json!({"attempt": attempt, "phase": "sending"});
             self.w.audit(Step::Stage, body.clone(), "unknown", sending)?;
             let err = match backend
                 .pending()
-                .stage(
-                    &self.bmc.client,
-                    &settings,
-                    &plan.bios,
-                    Some(apply_time),
-                    etag.as_deref(),
-                )
+                .stage(&self.bmc.client, &settings, &values, Some(apply_time), etag.as_deref())
                 .await
             {
                 Ok(s) => {
@@ -116,7 +129,8 @@ impl Host<'_> {
         self.record_stage("unknown", json!(crate::error::report(&err)))?;
         self.observer
             .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
-        match staged_state(self.bmc, &judged.plan.bios).await {
+        let (values, _) = crate::boot::split_order(self.bmc, &judged.plan.bios);
+        match staged_state(self.bmc, &values).await {
             Ok(ReadBack::Ours(job)) => {
                 let detail = json!({"job": job, "confirmed": "read back"});
                 self.staged(judged, marker, job, detail).map(Some)

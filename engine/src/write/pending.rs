@@ -208,9 +208,18 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Discards pending BIOS `values` the way the host's backend does.
+    /// Discards pending BIOS `values` the way the host's backend does; a pending boot order the
+    /// backend keeps apart (an iLO's) gets the order in force back.
     pub(crate) async fn clear_values(&self, values: &Attributes) -> Result<()> {
         let bmc = self.bmc;
+        let (values, order) = crate::boot::split_order(bmc, values);
+        if order.is_some() {
+            self.clear_order().await?;
+        }
+        if values.is_empty() {
+            return Ok(());
+        }
+        let values = &values;
         let backend = bmc.backend();
         let settings = bmc.settings_id().await?;
         let current = match backend.places() {
@@ -230,5 +239,29 @@ impl Writer<'_> {
             .await
             .map(drop)
             .map_err(|e| bmc.explain(e, "clearing pending BIOS values"))
+    }
+
+    /// Stages the boot order in force again, over a staged one.
+    async fn clear_order(&self) -> Result<()> {
+        let bmc = self.bmc;
+        let backend = bmc.backend();
+        let Some(boot) = backend.boot() else {
+            return Ok(());
+        };
+        let bios = bmc
+            .client
+            .bios(&bmc.bios_id().await?)
+            .await
+            .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+        let order = boot
+            .order(&bmc.client, &bios)
+            .await
+            .map_err(|e| bmc.explain(e, "reading the boot order"))?;
+        if let Some(order) = order.filter(|o| o.pending != o.current) {
+            boot.stage_order(&bmc.client, &order.settings_at, &order.current)
+                .await
+                .map_err(|e| bmc.explain(e, "clearing the staged boot order"))?;
+        }
+        Ok(())
     }
 }

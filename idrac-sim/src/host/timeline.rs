@@ -254,6 +254,7 @@ impl Host {
         if self.fixture.bmc == crate::generation::Bmc::Ilo {
             self.ilo_post(s, at);
             self.ilo_apply_boot_order(s);
+            self.ilo_boot_post(s, at);
             return;
         }
         if s.bios.reset_pending {

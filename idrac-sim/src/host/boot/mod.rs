@@ -8,6 +8,7 @@
 //! At the end of POST the boot device is chosen — a one-time override, else the BIOS's one-time
 //! device, else the first enabled device — and what is used once is used up.
 
+pub(crate) mod ilo;
 pub(crate) mod state;
 
 use super::core::{Host, State};

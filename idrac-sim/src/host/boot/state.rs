@@ -18,6 +18,17 @@ pub(crate) struct Boot {
     /// one written since, for the next POST.
     pub(crate) order: Option<Vec<Value>>,
     pub(crate) order_pending: Option<Vec<Value>>,
+    /// iLO: HPE's boot settings (the persistent order staged there, and the last outcome).
+    pub(crate) hpe: HpeBoot,
+}
+
+/// What an iLO's boot settings object holds beyond the order in force.
+#[derive(Debug, Default)]
+pub(crate) struct HpeBoot {
+    /// `PersistentBootConfigOrder` as written for the next POST, as sent.
+    pub(crate) pending: Option<Value>,
+    /// `Time` and `Messages` of the last POST that processed a written order.
+    pub(crate) outcome: Option<Value>,
 }
 
 impl Boot {
@@ -34,6 +45,7 @@ impl Boot {
             pending: None,
             order: None,
             order_pending: None,
+            hpe: HpeBoot::default(),
         }
     }
 }
