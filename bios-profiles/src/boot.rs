@@ -938,8 +938,8 @@ mod tests {
     #[test]
     fn an_hpe_order_is_one_list_of_structured_boot_strings_with_no_disabled_devices() {
         let sources = hpe_sources();
-        let order: Vec<String> = sources.iter().map(|s| s.structured_boot_string.clone()).collect();
-        let devices = BootDevices::from_hpe(&sources, &order[..6]);
+        let listed: Vec<String> = sources.iter().map(|s| s.structured_boot_string.clone()).collect();
+        let devices = BootDevices::from_hpe(&sources, &listed[..6]);
         assert_eq!(devices.devices.len(), 8, "the sources the order leaves out follow it");
         assert_eq!(devices.devices[0].option.as_deref(), Some("Boot0021"));
         let classes = |name: &str| {

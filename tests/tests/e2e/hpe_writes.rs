@@ -204,27 +204,178 @@ async fn a_one_time_boot_on_an_ilo_is_set_on_the_system_and_proven_used_up_once_
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_profiles_boot_order_is_refused_on_an_ilo_with_the_reason() {
-    let fleet = sim("dl385", 1, |_| {}).await;
-    let url = &fleet.hosts()[0].url;
-    let dir = TempDir::new();
-    let profile = dir.0.join("disk-first.toml");
-    std::fs::write(
-        &profile,
-        r#"
-name = "disk-first"
-description = "booting the installed OS first"
-extends = "low-latency"
+/// Writes a profile file `name.toml` in `dir` with `body` after its name and description.
+fn profile_file(dir: &TempDir, name: &str, body: &str) -> String {
+    let path = dir.0.join(format!("{name}.toml"));
+    let text = format!("name = \"{name}\"\ndescription = \"a boot order for the test\"\n{body}");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+/// The `[boot.order]` entry that boots the local disk first and the network after it.
+const DISK_FIRST: &str = r#"
 [boot.order]
 devices = ["disk", "pxe"]
 why = "The OS is installed on the local disk; the network is the fallback."
 source = "snapshot"
 confidence = "inferred"
+"#;
+
+/// How many PATCHes of HPE's boot settings object host `i` counted.
+fn boot_order_patches(s: &Value) -> u64 {
+    s["requests"]["by_path"]["PATCH /redfish/v1/systems/1/bios/oem/hpe/boot/settings"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_profiles_boot_order_goes_through_hpes_boot_settings_with_the_bios_values_in_one_reboot() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "disk-first", &format!("extends = \"low-latency\"\n{DISK_FIRST}"));
+    // The order is one more value beside the BIOS's: diffed by HPE's name for it.
+    let out = Run::new(&["diff", "--bmc", url, "-p", &profile, "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    let order = host["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "PersistentBootConfigOrder")
+        .unwrap_or_else(|| panic!("no boot order among {host}"))
+        .clone();
+    assert_eq!(
+        (&order["current"], &order["desired"], &order["status"]),
+        (
+            &Value::from("NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,NVMe.Slot.1.1,Generic.USB.1.1"),
+            &Value::from("NVMe.Slot.1.1,NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,Generic.USB.1.1"),
+            &Value::from("drift")
+        ),
+        "{order}"
+    );
+    fleet.hosts()[0].host.stats.reset();
+    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
+    args.extend(WAITS);
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["outcome"], "converged", "{host}");
+    let s = counters("boot order on an iLO", &fleet, 0);
+    assert_eq!(
+        (
+            &s["bios_patches"],
+            boot_order_patches(&s),
+            &s["posts"],
+            &s["jobs_created"]
+        ),
+        (&Value::from(1), 1, &Value::from(1), &Value::from(0)),
+        "one BIOS PATCH, one boot settings PATCH, one POST: {s}"
+    );
+    // In force after the POST: the system boots the disk first.
+    let show = Run::new(&["boot", "show", "--bmc", url, "-o", "json"]).output().await;
+    let shown = json(&show);
+    let refs: Vec<&str> = shown["hosts"][0]["order"]
+        .as_array()
+        .or_else(|| shown["order"].as_array())
+        .unwrap_or_else(|| panic!("{shown}"))
+        .iter()
+        .map(|o| o["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refs,
+        ["Boot0013", "Boot0011", "Boot0012", "Boot0014", "Boot0015"],
+        "{shown}"
+    );
+    let again = Run::new(&["diff", "--bmc", url, "-p", &profile]).output().await;
+    assert_eq!(again.status.code(), Some(0), "{}", stdout(&again));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_boot_order_alone_is_staged_without_a_bios_patch_and_proven_by_the_read_back() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "only-boot", DISK_FIRST);
+    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
+    args.extend(WAITS);
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
+    let s = counters("boot order alone on an iLO", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
+        (&Value::from(0), 1, &Value::from(1)),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_boot_order_someone_else_staged_meets_the_pending_rule_and_replace_pending_writes_ours() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "only-boot", DISK_FIRST);
+    // Another tool stages its own order in HPE's boot settings.
+    let foreign = serde_json::json!({"PersistentBootConfigOrder":
+        ["Generic.USB.1.1", "NIC.LOM.1.1.IPv4", "NIC.LOM.1.1.Httpv4", "NVMe.Slot.1.1"]});
+    let written = super::client(url)
+        .patch("/redfish/v1/systems/1/bios/oem/hpe/boot/settings/", &foreign)
+        .await;
+    assert!(written.is_ok(), "{written:?}");
+    let diff = Run::new(&["diff", "--bmc", url, "-p", &profile, "-o", "json"])
+        .output()
+        .await;
+    let host = &json(&diff)["hosts"][0];
+    let order = host["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "PersistentBootConfigOrder")
+        .unwrap_or_else(|| panic!("{host}"))
+        .clone();
+    assert_eq!(order["status"], "pending_conflict", "{order}");
+    assert_eq!(
+        order["pending"],
+        "Generic.USB.1.1,NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,NVMe.Slot.1.1"
+    );
+    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
+    args.extend(WAITS);
+    let refused = Run::new(&args).output().await;
+    assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
+    let host = &json(&refused)["hosts"][0];
+    assert_eq!(host["error_kind"], "pending_work", "{host}");
+    assert!(
+        host["error"].as_str().unwrap().contains("rftune diff"),
+        "an iLO has no job queue to inspect: {host}"
+    );
+    args.push("--replace-pending");
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
+    let again = Run::new(&["diff", "--bmc", url, "-p", &profile]).output().await;
+    assert_eq!(again.status.code(), Some(0), "{}", stdout(&again));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn disabling_a_boot_device_on_an_ilo_is_refused_with_hpes_way_to_do_it() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(
+        &dir,
+        "no-usb",
+        r#"
+[boot.disabled]
+devices = ["usb"]
+why = "Nothing boots from a stick."
+source = "snapshot"
+confidence = "inferred"
 "#,
-    )
-    .unwrap();
-    let out = Run::new(&["diff", "--bmc", url, "-p", profile.to_str().unwrap(), "-o", "json"])
+    );
+    let out = Run::new(&["diff", "--bmc", url, "-p", &profile, "-o", "json"])
         .output()
         .await;
     assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
@@ -232,7 +383,7 @@ confidence = "inferred"
     assert_eq!(host["error_kind"], "profile_not_applicable", "{host}");
     let error = host["error"].as_str().unwrap();
     assert!(
-        error.contains("SetBootOrderEn") && error.contains("HPE iLO 5"),
+        error.contains("PersistentBootConfigOrder") && error.contains("[bios]"),
         "{host}"
     );
 }
