@@ -229,15 +229,43 @@ async fn read_system(bmc: &Bmc) -> Result<ComputerSystem> {
     crate::control::read_system(bmc).await
 }
 
-/// The BMC's boot sequence by device name, where its backend serves one; `None` otherwise.
+/// The BMC's boot sequence by device name, where its backend serves one (Dell's boot
+/// sources; the devices of a boot order kept apart from the BIOS, by their boot options, read
+/// through the BIOS that links them); `None` otherwise.
 async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
-    match bmc.backend().boot() {
-        Some(boot) => boot
+    let backend = bmc.backend();
+    let Some(boot) = backend.boot() else {
+        return Ok(None);
+    };
+    if boot.order_setting().is_none() {
+        return boot
             .sequence(&bmc.client)
             .await
-            .map_err(|e| bmc.explain(e, "reading Dell's boot sources")),
-        None => Ok(None),
+            .map_err(|e| bmc.explain(e, "reading Dell's boot sources"));
     }
+    let bios = bmc
+        .client
+        .bios(&bmc.bios_id().await?)
+        .await
+        .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+    // The host is now found (system, BIOS, settings object): the next run starts there.
+    bmc.note_settings_at(bios.settings_object());
+    bmc.remember();
+    let order = boot
+        .order(&bmc.client, &bios)
+        .await
+        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
+    Ok(order.map(|o| {
+        o.devices
+            .devices
+            .into_iter()
+            .map(|d| SequenceEntry {
+                name: d.fqdd,
+                enabled: d.enabled,
+                option: d.option,
+            })
+            .collect()
+    }))
 }
 
 /// Reads the boot order and override: the system, its boot options and the BMC's boot
@@ -264,21 +292,31 @@ pub async fn show(bmc: &Bmc) -> Result<BootShown> {
         }
     };
     let boot = system.boot.unwrap_or_default();
-    let paired = sequence.len() == boot.boot_order.len();
+    // By boot option where the sequence names them (an iLO's boot sources, which leave some
+    // options out), else by position.
+    let by_option = !sequence.is_empty() && sequence.iter().all(|e| e.option.is_some());
+    let paired = !by_option && sequence.len() == boot.boot_order.len();
     let order = boot
         .boot_order
         .iter()
         .enumerate()
         .map(|(i, reference)| {
             let option = options.iter().find(|o| o.is(reference));
+            let entry = match (by_option, paired) {
+                (true, _) => sequence
+                    .iter()
+                    .find(|e| e.option.as_deref().is_some_and(|o| o.eq_ignore_ascii_case(reference))),
+                (false, true) => sequence.get(i),
+                (false, false) => None,
+            };
             ShownOption {
                 position: i + 1,
                 reference: reference.clone(),
                 name: option.and_then(|o| o.display_name.clone()),
-                fqdd: paired.then(|| sequence[i].name.clone()),
+                fqdd: entry.map(|e| e.name.clone()),
                 enabled: option
                     .and_then(|o| o.boot_option_enabled)
-                    .or_else(|| paired.then(|| sequence[i].enabled)),
+                    .or_else(|| entry.map(|e| e.enabled)),
                 uefi_device_path: option.and_then(|o| o.uefi_device_path.clone()),
             }
         })

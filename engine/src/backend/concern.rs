@@ -185,6 +185,9 @@ pub struct SequenceEntry {
     pub name: String,
     /// Whether it boots.
     pub enabled: bool,
+    /// The boot option it is (`Boot0011`), where the BMC names it: entries are then paired
+    /// with the boot order by option, not by position.
+    pub option: Option<String>,
 }
 
 /// A boot order the BMC keeps in a settings object of its own, beside the BIOS values (an

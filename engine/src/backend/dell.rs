@@ -236,6 +236,7 @@ impl BootControl for SystemBoot {
                             .map(|e| SequenceEntry {
                                 name: e.name.clone(),
                                 enabled: e.enabled,
+                                option: None,
                             })
                             .collect();
                         return Ok(Some(seq));
