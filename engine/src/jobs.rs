@@ -84,15 +84,22 @@ impl Housekeeping {
                 Value::Null,
                 w.clear_values(&Attributes::new()).await,
             ),
+            // A boot order such a backend keeps apart from the BIOS (an iLO's) gets its order in
+            // force back too.
             Self::ClearPending => {
-                let pending = w.pending().await?.values;
-                let names: Vec<&String> = pending.keys().collect();
-                let done = if pending.is_empty() {
+                let pending = w.pending().await?;
+                let names: Vec<&String> = pending.values.keys().collect();
+                let values = if pending.values.is_empty() {
                     Ok(())
                 } else {
-                    w.clear_values(&pending).await
+                    w.clear_against(&pending.values, pending.bios.as_ref()).await
                 };
-                (Step::ClearPending, json!({ "attributes": names }), done)
+                let order = match values {
+                    Ok(()) => w.clear_order(pending.bios.as_ref()).await,
+                    Err(e) => Err(e),
+                };
+                let request = json!({ "attributes": names, "boot_order": order.as_ref().ok() });
+                (Step::ClearPending, request, order.map(drop))
             }
         };
         match &result {

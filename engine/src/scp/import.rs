@@ -449,6 +449,7 @@ impl Importing<'_> {
             values: state.pending.clone(),
             jobs: open,
             ours: false,
+            bios: None,
         };
         self.w.settle(&pending, Own::Refuse, "an import").await
     }

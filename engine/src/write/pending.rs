@@ -9,7 +9,7 @@ use crate::audit::Step;
 use crate::backend::{Job, JobOutcome, QueueClear};
 use crate::error::{HostError, HostErrorKind, Result};
 use crate::observe::Event;
-use redfish_client::resources::bios::{Attributes, BiosSettings};
+use redfish_client::resources::bios::{Attributes, Bios, BiosSettings};
 use serde_json::{Value, json};
 
 /// What is staged on a host.
@@ -21,6 +21,9 @@ pub struct Pending {
     pub jobs: Vec<Job>,
     /// Whether an earlier `apply` of rftune staged exactly these values (its marker says so).
     pub ours: bool,
+    /// The BIOS resource as read, where the settings object mirrors every value (an iLO):
+    /// what clearing writes back, and where the BIOS links a boot order kept apart.
+    pub(crate) bios: Option<Bios>,
 }
 
 impl Pending {
@@ -36,6 +39,7 @@ impl Pending {
             values,
             jobs: jobs.iter().filter(|j| j.is_open_bios_job()).cloned().collect(),
             ours,
+            bios: None,
         }
     }
 
@@ -111,8 +115,8 @@ impl Writer<'_> {
         };
         let current = async {
             match &bios {
-                Some(bios) => bmc.client.bios(bios).await.map(|b| b.attributes),
-                None => Ok(Attributes::new()),
+                Some(bios) => bmc.client.bios(bios).await.map(Some),
+                None => Ok(None),
             }
         };
         let (values, jobs, current) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), jobs, current);
@@ -123,8 +127,13 @@ impl Writer<'_> {
         let current = current.map_err(|e| bmc.explain(e, "reading BIOS values"))?;
         // The backend's own places answered: it is recognised.
         bmc.confirm_backend();
-        let values = backend.pending().pending(&current, values);
-        Ok(Pending::of(values, &jobs, &self.writes.state_dir, self.name()))
+        let values = match &current {
+            Some(bios) => backend.pending().pending(&bios.attributes, values),
+            None => backend.pending().pending(&Attributes::new(), values),
+        };
+        let mut pending = Pending::of(values, &jobs, &self.writes.state_dir, self.name());
+        pending.bios = current;
+        Ok(pending)
     }
 
     /// Deals with `pending` before `what` (`a BIOS reset to defaults`) writes to the host:
@@ -211,10 +220,15 @@ impl Writer<'_> {
     /// Discards pending BIOS `values` the way the host's backend does; a pending boot order the
     /// backend keeps apart (an iLO's) gets the order in force back.
     pub(crate) async fn clear_values(&self, values: &Attributes) -> Result<()> {
+        self.clear_against(values, None).await
+    }
+
+    /// [`Writer::clear_values`], with the BIOS resource `bios` where the caller just read it.
+    pub(crate) async fn clear_against(&self, values: &Attributes, bios: Option<&Bios>) -> Result<()> {
         let bmc = self.bmc;
         let (values, order) = crate::boot::split_order(bmc, values);
         if order.is_some() {
-            self.clear_order().await?;
+            self.clear_order(bios).await?;
         }
         if values.is_empty() {
             return Ok(());
@@ -222,10 +236,11 @@ impl Writer<'_> {
         let values = &values;
         let backend = bmc.backend();
         let settings = bmc.settings_id().await?;
-        let current = match backend.places() {
+        let current = match (backend.places(), bios) {
             // A backend that lists only what is staged discards without knowing current values.
-            Some(_) => Attributes::new(),
-            None => {
+            (Some(_), _) => Attributes::new(),
+            (None, Some(bios)) => bios.attributes.clone(),
+            (None, None) => {
                 bmc.client
                     .bios(&bmc.bios_id().await?)
                     .await
@@ -241,27 +256,36 @@ impl Writer<'_> {
             .map_err(|e| bmc.explain(e, "clearing pending BIOS values"))
     }
 
-    /// Stages the boot order in force again, over a staged one.
-    async fn clear_order(&self) -> Result<()> {
+    /// Stages the boot order in force again over a staged one, where the backend keeps the
+    /// order apart from the BIOS (read through `bios`, or the BIOS read now); whether it did.
+    pub(crate) async fn clear_order(&self, bios: Option<&Bios>) -> Result<bool> {
         let bmc = self.bmc;
         let backend = bmc.backend();
-        let Some(boot) = backend.boot() else {
-            return Ok(());
+        let Some(boot) = backend.boot().filter(|b| b.order_setting().is_some()) else {
+            return Ok(false);
         };
-        let bios = bmc
-            .client
-            .bios(&bmc.bios_id().await?)
-            .await
-            .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+        let read;
+        let bios = match bios {
+            Some(b) => b,
+            None => {
+                read = bmc
+                    .client
+                    .bios(&bmc.bios_id().await?)
+                    .await
+                    .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+                &read
+            }
+        };
         let order = boot
-            .order(&bmc.client, &bios)
+            .order(&bmc.client, bios)
             .await
             .map_err(|e| bmc.explain(e, "reading the boot order"))?;
-        if let Some(order) = order.filter(|o| o.pending != o.current) {
-            boot.stage_order(&bmc.client, &order.settings_at, &order.current)
-                .await
-                .map_err(|e| bmc.explain(e, "clearing the staged boot order"))?;
-        }
-        Ok(())
+        let Some(order) = order.filter(|o| o.pending != o.current) else {
+            return Ok(false);
+        };
+        boot.stage_order(&bmc.client, &order.settings_at, &order.current)
+            .await
+            .map_err(|e| bmc.explain(e, "clearing the staged boot order"))?;
+        Ok(true)
     }
 }

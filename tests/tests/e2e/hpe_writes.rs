@@ -433,6 +433,11 @@ async fn clearing_an_ilos_pending_values_writes_the_current_ones_back_and_nothin
         )
         .await
         .unwrap();
+    // And a boot order in HPE's boot settings.
+    let order = serde_json::json!({"PersistentBootConfigOrder":
+        ["Generic.USB.1.1", "NIC.LOM.1.1.IPv4", "NIC.LOM.1.1.Httpv4", "NVMe.Slot.1.1"]});
+    let boot_settings = "/redfish/v1/systems/1/bios/oem/hpe/boot/settings/";
+    super::client(url).patch(boot_settings, &order).await.unwrap();
     let clear = || {
         Run::new(&["bios", "clear-pending", "--bmc", url])
             .state_dir(&dir.0)
@@ -450,14 +455,29 @@ async fn clearing_an_ilos_pending_values_writes_the_current_ones_back_and_nothin
         .output()
         .await;
     assert_eq!(json(&diff)["hosts"][0]["counts"]["pending"], 0);
+    let staged: Value = super::client(url).get(boot_settings).await.unwrap();
+    assert_eq!(
+        staged["PersistentBootConfigOrder"],
+        serde_json::json!([
+            "NIC.LOM.1.1.IPv4",
+            "NIC.LOM.1.1.Httpv4",
+            "NVMe.Slot.1.1",
+            "Generic.USB.1.1"
+        ]),
+        "the boot order in force is staged again"
+    );
     let audit = std::fs::read_to_string(dir.0.join("audit.log")).unwrap();
-    assert!(audit.contains(r#""attributes":["ProcSMT"]"#), "{audit}");
+    assert!(
+        audit.contains(r#""attributes":["ProcSMT"],"boot_order":true"#),
+        "{audit}"
+    );
     let again = clear().await;
     assert!(again.status.success(), "{}", stderr(&again));
     let s = counters("clear-pending on an iLO", &fleet, 0);
     assert_eq!(
-        s["bios_patches"], 2,
-        "the foreign PATCH and the write-back; nothing when nothing differs: {s}"
+        (&s["bios_patches"], boot_order_patches(&s)),
+        (&Value::from(2), 2),
+        "the foreign PATCHes and the write-backs; nothing when nothing differs: {s}"
     );
 }
 
