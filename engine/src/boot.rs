@@ -135,44 +135,6 @@ pub(crate) fn carry_order(bmc: &Bmc, state: &mut HostState, order: &BootOrder) {
     state.registry = Arc::new(extended);
 }
 
-/// `values` split into what the BIOS settings object takes and the boot order the host's
-/// backend keeps apart (device names, first to last), where `values` carry one.
-pub(crate) fn split_order(bmc: &Bmc, values: &Attributes) -> (Attributes, Option<Vec<String>>) {
-    let backend = bmc.backend();
-    let name = backend.boot().and_then(|b| b.order_setting());
-    let Some((name, order)) = name.and_then(|n| Some((n, values.get(n)?))) else {
-        return (values.clone(), None);
-    };
-    let mut rest = values.clone();
-    rest.remove(name);
-    let devices = order
-        .as_str()
-        .unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(str::to_owned)
-        .collect();
-    (rest, Some(devices))
-}
-
-/// Stages `order` where the host's backend keeps its boot order, for the next POST.
-pub(crate) async fn stage_order(bmc: &Bmc, order: &[String]) -> Result<()> {
-    let what = "staging the boot order";
-    let backend = bmc.backend();
-    let (Some(boot), Some(at)) = (backend.boot(), bmc.order_at().await?) else {
-        let message = format!(
-            "{what}: {} links no boot settings rftune can write",
-            bmc.backend().kind()
-        );
-        return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, message).into());
-    };
-    boot.stage_order(&bmc.client, &at, order)
-        .await
-        .map(drop)
-        .map_err(|e| bmc.explain(e, what))
-}
-
 /// One entry of the boot order as `boot show` lists it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ShownOption {

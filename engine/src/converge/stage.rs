@@ -49,7 +49,7 @@ impl Host<'_> {
         marker::write(&judged.marker, &marker)?;
         // A boot order the backend keeps apart from the BIOS (an iLO's) goes first, in one
         // PATCH of its own settings object, which the same POST processes.
-        let (values, order) = crate::boot::split_order(self.bmc, &plan.bios);
+        let (values, order) = crate::write::order::split(self.bmc, &plan.bios);
         if let Some(order) = &order {
             self.w.audit(
                 Step::Stage,
@@ -57,7 +57,7 @@ impl Host<'_> {
                 "unknown",
                 json!({"phase": "sending"}),
             )?;
-            if let Err(e) = crate::boot::stage_order(self.bmc, order).await {
+            if let Err(e) = crate::write::order::stage(self.bmc, order).await {
                 marker::remove(&judged.marker);
                 self.record_stage("error", json!(crate::error::report(&e)))?;
                 return Err(e);
@@ -129,7 +129,7 @@ impl Host<'_> {
         self.record_stage("unknown", json!(crate::error::report(&err)))?;
         self.observer
             .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
-        let (values, _) = crate::boot::split_order(self.bmc, &judged.plan.bios);
+        let (values, _) = crate::write::order::split(self.bmc, &judged.plan.bios);
         match staged_state(self.bmc, &values).await {
             Ok(ReadBack::Ours(job)) => {
                 let detail = json!({"job": job, "confirmed": "read back"});

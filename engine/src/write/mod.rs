@@ -8,9 +8,11 @@
 //! each step in the audit log.
 //!
 //! A run's [`Writes`] is shared by its hosts; a host's [`Writer`] exists while it holds the
-//! lock, and the steps of an operation are its methods (`pending.rs`, `reboot.rs`, `around.rs`).
+//! lock, and the steps of an operation are its methods (`pending.rs`, `reboot.rs`, `around.rs`);
+//! `order.rs` splits out a boot order a backend keeps apart from the BIOS values.
 
 mod around;
+pub(crate) mod order;
 mod pending;
 mod reboot;
 
