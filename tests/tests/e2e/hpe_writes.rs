@@ -221,7 +221,17 @@ source = "snapshot"
 confidence = "inferred"
 "#;
 
-/// How many PATCHes of HPE's boot settings object host `i` counted.
+/// The boot order's row of a `diff -o json` document of one host.
+fn boot_order_change(diff: &Value) -> Value {
+    let host = &diff["hosts"][0];
+    host["changes"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["attribute"] == "PersistentBootConfigOrder"))
+        .unwrap_or_else(|| panic!("no boot order among {host}"))
+        .clone()
+}
+
+/// How many PATCHes of HPE's boot settings object a host's counters show.
 fn boot_order_patches(s: &Value) -> u64 {
     s["requests"]["by_path"]["PATCH /redfish/v1/systems/1/bios/oem/hpe/boot/settings"]
         .as_u64()
@@ -239,14 +249,7 @@ async fn a_profiles_boot_order_goes_through_hpes_boot_settings_with_the_bios_val
         .output()
         .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let host = &json(&out)["hosts"][0];
-    let order = host["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["attribute"] == "PersistentBootConfigOrder")
-        .unwrap_or_else(|| panic!("no boot order among {host}"))
-        .clone();
+    let order = boot_order_change(&json(&out));
     assert_eq!(
         (&order["current"], &order["desired"], &order["status"]),
         (
@@ -328,14 +331,7 @@ async fn a_boot_order_someone_else_staged_meets_the_pending_rule_and_replace_pen
     let diff = Run::new(&["diff", "--bmc", url, "-p", &profile, "-o", "json"])
         .output()
         .await;
-    let host = &json(&diff)["hosts"][0];
-    let order = host["changes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["attribute"] == "PersistentBootConfigOrder")
-        .unwrap_or_else(|| panic!("{host}"))
-        .clone();
+    let order = boot_order_change(&json(&diff));
     assert_eq!(order["status"], "pending_conflict", "{order}");
     assert_eq!(
         order["pending"],

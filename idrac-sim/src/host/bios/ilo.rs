@@ -46,6 +46,32 @@ pub(crate) fn routes() -> Vec<Route> {
     ]
 }
 
+/// 400 `UnrecognizedRequestBody`, for a settings PATCH without what the object holds.
+pub(crate) fn unrecognized_body() -> Reply {
+    Reply::with_body(
+        400,
+        Some(ilo::body(vec![ilo::message(
+            &format!("{}.UnrecognizedRequestBody", ilo::BASE),
+            &[],
+        )])),
+    )
+}
+
+/// The `Time` a POST at `at` records in a settings object's outcome, whose last outcome was
+/// `previous`: at least a second after that one's. A real POST takes longer than the settings
+/// time's one-second resolution; the emulator's may not, and a time that did not move reads as
+/// "not processed".
+pub(crate) fn settings_time(previous: Option<&Value>, at: Instant) -> String {
+    let mut when = wall(at);
+    let previous = previous.and_then(|o| o["Time"].as_str()).and_then(parse_iso8601);
+    if let Some(next) = previous.map(|p| p + std::time::Duration::from_secs(1))
+        && when < next
+    {
+        when = next;
+    }
+    with_offset(when)
+}
+
 /// A guard: the request's path is the target the BIOS advertises for `action`.
 fn advertised(host: &Host, request: &Request<'_>, action: &str) -> bool {
     host.fixture
@@ -120,13 +146,7 @@ impl Host {
         let Some(requested) = body.get("Attributes").and_then(Value::as_object) else {
             // Assumed: a body without an `Attributes` object is refused as Base's
             // UnrecognizedRequestBody.
-            return Reply::with_body(
-                400,
-                Some(ilo::body(vec![ilo::message(
-                    &format!("{}.UnrecognizedRequestBody", ilo::BASE),
-                    &[],
-                )])),
-            );
+            return unrecognized_body();
         };
         let mut s = self.change();
         for (name, value) in requested {
@@ -313,24 +333,10 @@ impl Host {
         s.bios.reset_pending = false;
         s.bios.writes_at_post = s.bios.settings_writes;
         s.bios.view = None;
-        // A real POST takes longer than the settings time's one-second resolution; the
-        // emulator's may not, and a time that did not move reads as "not processed".
-        let mut when = wall(at);
-        let previous = s
-            .bios
-            .outcome
-            .as_ref()
-            .and_then(|o| o["Time"].as_str())
-            .and_then(parse_iso8601);
-        if let Some(next) = previous.map(|p| p + std::time::Duration::from_secs(1))
-            && when < next
-        {
-            when = next;
-        }
         s.bios.outcome = Some(json!({
             "ETag": settings_tag.trim_start_matches("W/\"").chars().take(8).collect::<String>(),
             "Messages": messages,
-            "Time": with_offset(when),
+            "Time": settings_time(s.bios.outcome.as_ref(), at),
         }));
     }
 }

@@ -8,9 +8,9 @@
 //! `Time` and `Messages` (`Success`, then `PropertyValueNotInList` naming the order when
 //! refused: the id an HP REST record shows for a refused order; its place here is assumed).
 
+use super::super::bios::ilo::{settings_time, unrecognized_body};
 use super::super::core::{Host, State};
 use super::super::reply::Reply;
-use crate::clock::{parse_iso8601, wall, with_offset};
 use crate::messages::ilo::{self, OUTCOME};
 use crate::route::{Pattern, Route};
 /// The order's name in the boot settings.
@@ -125,13 +125,7 @@ impl Host {
     /// `SystemResetRequired`. A body without the order is refused.
     pub fn ilo_patch_boot_settings(&self, body: &Value) -> Reply {
         let Some(order) = body.get(BOOT_ORDER).filter(|o| o.is_array()) else {
-            return Reply::with_body(
-                400,
-                Some(ilo::body(vec![ilo::message(
-                    &format!("{}.UnrecognizedRequestBody", ilo::BASE),
-                    &[],
-                )])),
-            );
+            return unrecognized_body();
         };
         let mut s = self.change();
         s.boot.hpe.pending = Some(order.clone());
@@ -175,20 +169,8 @@ impl Host {
                 BOOT_ORDER,
             ));
         }
-        let mut when = wall(at);
-        let previous = s
-            .boot
-            .hpe
-            .outcome
-            .as_ref()
-            .and_then(|o| o["Time"].as_str())
-            .and_then(parse_iso8601);
-        if let Some(next) = previous.map(|p| p + std::time::Duration::from_secs(1))
-            && when < next
-        {
-            when = next;
-        }
-        s.boot.hpe.outcome = Some(json!({"Messages": messages, "Time": with_offset(when)}));
+        let time = settings_time(s.boot.hpe.outcome.as_ref(), at);
+        s.boot.hpe.outcome = Some(json!({"Messages": messages, "Time": time}));
     }
 }
 
