@@ -308,16 +308,20 @@ impl Binding {
 
     /// Whether a shipped vendor binding writes `attribute`: a real attribute of that vendor,
     /// absent on some of its hosts (validation calls it not applicable there, not unknown).
-    pub(crate) fn shipped_writes(attribute: &str) -> bool {
-        Vendor::ALL.into_iter().any(|v| {
-            Self::shipped(v).ok().flatten().is_some_and(|b| {
-                b.enabling.values().any(|e| e.writes.contains_key(attribute))
-                    || b.knobs.values().any(|k| match k {
-                        KnobBinding::Bound(bound) => bound.attributes.iter().any(|a| a == attribute),
-                        KnobBinding::Unbound { .. } => false,
-                    })
+    /// Whether this binding writes `attribute` of the vendor's BIOS (a knob's or an enabling
+    /// write's target).
+    fn writes(&self, attribute: &str) -> bool {
+        self.enabling.values().any(|e| e.writes.contains_key(attribute))
+            || self.knobs.values().any(|k| match k {
+                KnobBinding::Bound(bound) => bound.attributes.iter().any(|a| a == attribute),
+                KnobBinding::Unbound { .. } => false,
             })
-        })
+    }
+
+    pub(crate) fn shipped_writes(attribute: &str) -> bool {
+        Vendor::ALL
+            .into_iter()
+            .any(|v| Self::shipped(v).ok().flatten().is_some_and(|b| b.writes(attribute)))
     }
 
     /// Parses a binding file and checks it: every knob of `managed` bound or unbound, no other
@@ -586,11 +590,19 @@ impl Binding {
         out.idrac.clear();
         let mut knobs = Vec::new();
         let mut settings: Vec<(Target, Setting)> = Vec::new();
+        // A name with no knob is the vendor's own; so is a name this vendor's BIOS uses itself
+        // (one its bindings write) when its value is no Dell token the knob maps: HPE's
+        // `WorkloadProfile = Custom` is HPE's preset selector, not Dell's workload profile, as
+        // a profile derived from an HPE host's snapshot names it.
         let direct: BTreeSet<&str> = profile
             .bios
-            .keys()
-            .filter(|name| self.knob(Target::Bios, name).is_none())
-            .map(String::as_str)
+            .iter()
+            .filter(|(name, s)| match self.knob(Target::Bios, name) {
+                None => true,
+                Some(KnobBinding::Bound(b)) => self.writes(name) && b.map_wanted(&s.wanted).is_none(),
+                Some(KnobBinding::Unbound { .. }) => self.writes(name),
+            })
+            .map(|(name, _)| name.as_str())
             .collect();
         for (name, s) in &profile.bios {
             if direct.contains(name.as_str()) {

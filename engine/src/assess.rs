@@ -281,11 +281,6 @@ async fn read(
     let (values, dimms, boot_options) =
         tokio::join!(read::read_values_with(bmc, groups, jobs, bios), dimms_read, read_boot);
     let values = values?;
-    let order = if loaded.needs_boot() {
-        crate::boot::read_order(bmc, &values).await?
-    } else {
-        None
-    };
     let dimms = match dimms {
         // Read where the presumed backend keeps them, on a service read by its links after all.
         Err(_) if bmc.backend().places().is_none() => Some(read_dimms(bmc).await?),
@@ -301,6 +296,15 @@ async fn read(
     let profile = loaded
         .resolve_shared(&facts, values.backend.vendor())
         .with_context(|| format!("{}: resolving profile {}", bmc.name, loaded.name()))?;
+    // The order a backend keeps apart is read for a `[boot]` order, and for a profile that
+    // names it directly (one restored from a snapshot).
+    let order_setting = bmc.backend().boot().and_then(|b| b.order_setting());
+    let names_order = order_setting.is_some_and(|n| profile.bios.contains_key(n));
+    let order = if loaded.needs_boot() || names_order {
+        crate::boot::read_order(bmc, &values).await?
+    } else {
+        None
+    };
     let devices = match &order {
         Some(order) => Some(order.devices.clone()),
         None => crate::boot::devices(&values.bios, boot_options?.as_deref()),

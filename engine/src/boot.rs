@@ -106,6 +106,28 @@ pub(crate) async fn read_order(bmc: &Bmc, values: &HostValues) -> Result<Option<
     Ok(order)
 }
 
+/// [`read_order`] for a caller that holds no BIOS resource: the BIOS is read first.
+pub(crate) async fn read_order_now(bmc: &Bmc) -> Result<Option<BootOrder>> {
+    let backend = bmc.backend();
+    let Some(boot) = backend.boot() else {
+        return Ok(None);
+    };
+    let bios = bmc
+        .client
+        .bios(&bmc.bios_id().await?)
+        .await
+        .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+    bmc.note_settings_at(bios.settings_object());
+    let order = boot
+        .order(&bmc.client, &bios)
+        .await
+        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
+    if let Some(order) = &order {
+        bmc.note_order_at(order.settings_at.clone());
+    }
+    Ok(order)
+}
+
 /// Carries a boot order kept apart from the BIOS values into `state` as one more value under
 /// the backend's name for it: the order in force among the current values, a different staged
 /// one among the pending, and a registry entry that lets it validate, diff and plan like a
@@ -205,18 +227,9 @@ async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
             .await
             .map_err(|e| bmc.explain(e, "reading Dell's boot sources"));
     }
-    let bios = bmc
-        .client
-        .bios(&bmc.bios_id().await?)
-        .await
-        .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+    let order = read_order_now(bmc).await?;
     // The host is now found (system, BIOS, settings object): the next run starts there.
-    bmc.note_settings_at(bios.settings_object());
     bmc.remember();
-    let order = boot
-        .order(&bmc.client, &bios)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
     Ok(order.map(|o| {
         o.devices
             .devices

@@ -283,6 +283,14 @@ impl Operation for RestoreRun {
             return Err(HostError::new(&bmc.name, HostErrorKind::Other, format!("{why}; nothing was written")).into());
         };
         let snap = Snapshot::load(&from.file)?;
+        // A boot order the backend keeps apart (an iLO's) is restorable like a BIOS value.
+        let mut state = state;
+        if let Some(name) = bmc.backend().boot().and_then(|b| b.order_setting())
+            && snap.bios.contains_key(name)
+            && let Some(order) = crate::boot::read_order_now(bmc).await?
+        {
+            crate::boot::carry_order(bmc, &mut state, &order);
+        }
         let name = format!(
             "restore-{}",
             snap.host.replace(|c: char| !c.is_ascii_alphanumeric(), "-")

@@ -362,6 +362,33 @@ fn a_profile_naming_an_hpe_attribute_itself_keeps_it_and_it_wins_over_the_bindin
 }
 
 #[test]
+fn an_hpe_attribute_named_like_a_dell_knob_keeps_its_hpe_value_when_no_dell_token_maps() {
+    // As a profile derived from an HPE host's snapshot names it: HPE's own WorkloadProfile (its
+    // preset selector), not Dell's workload profile bound to AMDPerformanceWorkloadProfile.
+    let library = library_with(&[r#"
+        name = "from-an-hpe-snapshot"
+        description = "values of an HPE host"
+        [bios.WorkloadProfile]
+        value = "GeneralPowerEfficientCompute"
+        why = "the value on the host when snapshotted"
+        source = "dell-ddr5-bandwidth"
+        confidence = "used"
+    "#]);
+    let resolved = library.resolve("from-an-hpe-snapshot", &dl385()).unwrap();
+    let b = bind(&resolved, Vendor::Hpe).unwrap();
+    assert_eq!(value(&b, "WorkloadProfile"), fixed("GeneralPowerEfficientCompute"));
+    assert!(
+        !b.profile.bios.contains_key("AMDPerformanceWorkloadProfile"),
+        "{:?}",
+        b.profile.bios.keys()
+    );
+    assert!(b.profile.skipped.is_empty(), "{:?}", b.profile.skipped);
+    // A Dell token still binds as Dell's knob.
+    let dell = bound("hpc");
+    assert!(dell.knobs.iter().any(|k| k.knob == "WorkloadProfile"));
+}
+
+#[test]
 fn on_dell_a_bound_profile_is_the_resolved_profile_unchanged() {
     let resolved = Library::shipped().unwrap().resolve("hpc", &dl385()).unwrap();
     let b = bind(&resolved, Vendor::Dell).unwrap();

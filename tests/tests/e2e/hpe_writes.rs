@@ -297,6 +297,63 @@ async fn a_profiles_boot_order_goes_through_hpes_boot_settings_with_the_bios_val
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_snapshot_restores_an_ilos_bios_values_and_its_boot_order_in_one_reboot() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "disk-first", &format!("extends = \"low-latency\"\n{DISK_FIRST}"));
+    let before = fleet.hosts()[0].host.snapshot().0;
+    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let snapshot = std::fs::read_dir(dir.0.join("snapshots"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let taken: Value = serde_json::from_str(&std::fs::read_to_string(&snapshot).unwrap()).unwrap();
+    assert_eq!(
+        taken["bios"]["PersistentBootConfigOrder"], "NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,NVMe.Slot.1.1,Generic.USB.1.1",
+        "the snapshot keeps the boot order beside the BIOS values"
+    );
+    fleet.hosts()[0].host.stats.reset();
+    let mut args = vec![
+        "restore",
+        "--bmc",
+        url,
+        "--snapshot",
+        snapshot.to_str().unwrap(),
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let s = counters("restore on an iLO", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
+        (&Value::from(1), 1, &Value::from(1)),
+        "{s}"
+    );
+    let after = fleet.hosts()[0].host.snapshot().0;
+    assert_eq!(after, before, "every BIOS value as it was");
+    let show = Run::new(&["boot", "show", "--bmc", url, "-o", "json"]).output().await;
+    let shown = json(&show);
+    let entries = shown["hosts"][0]["order"]
+        .as_array()
+        .or_else(|| shown["order"].as_array())
+        .unwrap();
+    assert_eq!(
+        entries[0]["fqdd"], "NIC.LOM.1.1.IPv4",
+        "the boot order as it was: {shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_boot_order_alone_is_staged_without_a_bios_patch_and_proven_by_the_read_back() {
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
