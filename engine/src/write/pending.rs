@@ -229,9 +229,9 @@ impl Writer<'_> {
         let (values, order) = crate::write::order::split(bmc, values);
         if order.is_some() {
             self.clear_order(bios).await?;
-        }
-        if values.is_empty() {
-            return Ok(());
+            if values.is_empty() {
+                return Ok(());
+            }
         }
         let values = &values;
         let backend = bmc.backend();
