@@ -297,6 +297,59 @@ async fn a_profiles_boot_order_goes_through_hpes_boot_settings_with_the_bios_val
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn one_boot_order_on_a_mixed_fleet_is_dells_bios_list_and_hpes_boot_settings_in_one_reboot_each() {
+    let dell = sim("r7625", 1, |_| {}).await;
+    let hpe = sim("dl385", 1, |_| {}).await;
+    let dir = TempDir::new();
+    let inventory = super::joint_inventory(&dir.0, &[&dell, &hpe]);
+    let profile = profile_file(&dir, "disk-first", DISK_FIRST);
+    let mut args = vec![
+        "apply",
+        "--inventory",
+        inventory.to_str().unwrap(),
+        "-p",
+        &profile,
+        "--reboot",
+        "force",
+        "-o",
+        "json",
+    ];
+    args.extend(WAITS);
+    args.extend(["--job-timeout", "20s"]);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let doc = json(&out);
+    let (r7625, dl385) = (super::host_entry(&doc, "r7625"), super::host_entry(&doc, "dl385"));
+    assert_eq!(
+        (&r7625["outcome"], &dl385["outcome"]),
+        (&Value::from("converged"), &Value::from("converged"))
+    );
+    // The disk first, then the first PXE device, in each vendor's words.
+    assert_eq!(
+        r7625["bios"]["SetBootOrderEn"], "RAID.SL.3-1,NIC.PxeDevice.1-1,Optical.iDRACVirtual.1-1",
+        "{r7625}"
+    );
+    assert_eq!(
+        dl385["bios"]["PersistentBootConfigOrder"], "NVMe.Slot.1.1,NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,Generic.USB.1.1",
+        "{dl385}"
+    );
+    let (d, h) = (
+        counters("one boot order: r7625", &dell, 0),
+        counters("one boot order: dl385", &hpe, 0),
+    );
+    assert_eq!(
+        (&d["bios_patches"], &d["posts"]),
+        (&Value::from(1), &Value::from(1)),
+        "{d}"
+    );
+    assert_eq!(
+        (&h["bios_patches"], boot_order_patches(&h), &h["posts"]),
+        (&Value::from(0), 1, &Value::from(1)),
+        "{h}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_snapshot_restores_an_ilos_bios_values_and_its_boot_order_in_one_reboot() {
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
