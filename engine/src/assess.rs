@@ -300,10 +300,10 @@ async fn read(
     // names it directly (one restored from a snapshot).
     let order_setting = bmc.backend().boot().and_then(|b| b.order_setting());
     let names_order = order_setting.is_some_and(|n| profile.bios.contains_key(n));
-    let order = if loaded.needs_boot() || names_order {
-        crate::boot::read_order(bmc, &values).await?
-    } else {
-        None
+    // Through the BIOS just read, where the backend reads one by its links (an iLO).
+    let order = match &values.linked {
+        Some(bios) if loaded.needs_boot() || names_order => crate::write::order::read(bmc, Some(bios)).await?,
+        _ => None,
     };
     let devices = match &order {
         Some(order) => Some(order.devices.clone()),

@@ -14,7 +14,7 @@ use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result, bad_input};
 use crate::lifecycle::Operation;
 use crate::observe::Observer;
-use crate::read::{HostState, HostValues};
+use crate::read::HostState;
 use crate::write::{Own, Writer, Writes};
 use bios_profiles::{BootDevices, ResolvedProfile};
 use redfish_client::request;
@@ -87,45 +87,6 @@ pub(crate) fn with_boot(
         Ok(resolved) => Ok(Arc::new(resolved)),
         Err(e) => Err(HostError::new(&bmc.name, HostErrorKind::ProfileNotApplicable, e.to_string()).into()),
     }
-}
-
-/// Reads the boot order the host's backend keeps apart from the BIOS values (an iLO's), where
-/// it keeps one and `values` hold the BIOS it is linked from; notes where it is staged.
-pub(crate) async fn read_order(bmc: &Bmc, values: &HostValues) -> Result<Option<BootOrder>> {
-    let backend = bmc.backend();
-    let (Some(boot), Some(bios)) = (backend.boot(), values.linked.as_ref()) else {
-        return Ok(None);
-    };
-    let order = boot
-        .order(&bmc.client, bios)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
-    if let Some(order) = &order {
-        bmc.note_order_at(order.settings_at.clone());
-    }
-    Ok(order)
-}
-
-/// [`read_order`] for a caller that holds no BIOS resource: the BIOS is read first.
-pub(crate) async fn read_order_now(bmc: &Bmc) -> Result<Option<BootOrder>> {
-    let backend = bmc.backend();
-    let Some(boot) = backend.boot() else {
-        return Ok(None);
-    };
-    let bios = bmc
-        .client
-        .bios(&bmc.bios_id().await?)
-        .await
-        .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
-    bmc.note_settings_at(bios.settings_object());
-    let order = boot
-        .order(&bmc.client, &bios)
-        .await
-        .map_err(|e| bmc.explain(e, "reading the boot order"))?;
-    if let Some(order) = &order {
-        bmc.note_order_at(order.settings_at.clone());
-    }
-    Ok(order)
 }
 
 /// Carries a boot order kept apart from the BIOS values into `state` as one more value under
@@ -227,7 +188,7 @@ async fn boot_sources(bmc: &Bmc) -> Result<Option<Vec<SequenceEntry>>> {
             .await
             .map_err(|e| bmc.explain(e, "reading Dell's boot sources"));
     }
-    let order = read_order_now(bmc).await?;
+    let order = crate::write::order::read(bmc, None).await?;
     // The host is now found (system, BIOS, settings object): the next run starts there.
     bmc.remember();
     Ok(order.map(|o| {

@@ -287,7 +287,7 @@ impl Operation for RestoreRun {
         let mut state = state;
         if let Some(name) = bmc.backend().boot().and_then(|b| b.order_setting())
             && snap.bios.contains_key(name)
-            && let Some(order) = crate::boot::read_order_now(bmc).await?
+            && let Some(order) = crate::write::order::read(bmc, None).await?
         {
             crate::boot::carry_order(bmc, &mut state, &order);
         }

@@ -261,28 +261,12 @@ impl Writer<'_> {
     pub(crate) async fn clear_order(&self, bios: Option<&Bios>) -> Result<bool> {
         let bmc = self.bmc;
         let backend = bmc.backend();
-        let Some(boot) = backend.boot().filter(|b| b.order_setting().is_some()) else {
+        let (Some(boot), Some(order)) = (backend.boot(), super::order::read(bmc, bios).await?) else {
             return Ok(false);
         };
-        let read;
-        let bios = match bios {
-            Some(b) => b,
-            None => {
-                read = bmc
-                    .client
-                    .bios(&bmc.bios_id().await?)
-                    .await
-                    .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
-                &read
-            }
-        };
-        let order = boot
-            .order(&bmc.client, bios)
-            .await
-            .map_err(|e| bmc.explain(e, "reading the boot order"))?;
-        let Some(order) = order.filter(|o| o.pending != o.current) else {
+        if order.pending == order.current {
             return Ok(false);
-        };
+        }
         boot.stage_order(&bmc.client, &order.settings_at, &order.current)
             .await
             .map_err(|e| bmc.explain(e, "clearing the staged boot order"))?;
