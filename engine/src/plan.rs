@@ -190,6 +190,11 @@ pub struct Patch {
     /// The one BIOS PATCH (`Bios/Settings`), with its apply time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bios: Option<Value>,
+    /// The PATCH of the BMC's own boot settings, where its backend keeps the boot order apart
+    /// from the BIOS (an iLO's `{"PersistentBootConfigOrder": [...]}`), sent before the BIOS
+    /// PATCH for the same reboot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_order: Option<Value>,
     /// The iDRAC attribute PATCHes, by group.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub idrac: BTreeMap<AttributeGroup, Value>,
@@ -519,8 +524,16 @@ pub fn planned_host(
         .filter(|(_, attrs)| !attrs.is_empty())
         .map(|(g, attrs)| (*g, serde_json::json!({"Attributes": attrs})))
         .collect();
-    let bios = (!plan.bios.is_empty()).then(|| redfish_client::request::settings_body(&plan.bios, Some(apply_time)));
-    let changes = bios.is_some() || !idrac.is_empty() || adopts;
+    let (values, order) = crate::write::order::split(&a.state.backend, &plan.bios);
+    let bios = (!values.is_empty()).then(|| redfish_client::request::settings_body(&values, Some(apply_time)));
+    let boot_order = a
+        .state
+        .backend
+        .boot()
+        .and_then(|b| b.order_setting())
+        .zip(order)
+        .map(|(name, order)| serde_json::json!({ name: order }));
+    let changes = bios.is_some() || boot_order.is_some() || !idrac.is_empty() || adopts;
     PlannedHost {
         host: host.to_owned(),
         url: url.to_owned(),
@@ -536,7 +549,11 @@ pub fn planned_host(
             registry_id: a.state.registry_id.clone(),
         }),
         attributes,
-        patch: (bios.is_some() || !idrac.is_empty()).then_some(Patch { bios, idrac }),
+        patch: (bios.is_some() || boot_order.is_some() || !idrac.is_empty()).then_some(Patch {
+            bios,
+            boot_order,
+            idrac,
+        }),
         reboot: reboot && changes,
         adopts_pending: adopts,
         replaces,
@@ -576,14 +593,31 @@ pub fn failed_host(host: &str, url: &str, error: &crate::Error) -> PlannedHost {
 }
 
 impl PlannedHost {
-    /// The BIOS values the plan writes.
+    /// The BIOS values the plan writes, with a boot order written apart from the BIOS among
+    /// them as the engine carries it (its devices comma-separated, under the backend's name).
     pub fn bios_values(&self) -> Attributes {
-        self.patch
+        let mut values: Attributes = self
+            .patch
             .as_ref()
             .and_then(|p| p.bios.as_ref())
             .and_then(|b| b.get("Attributes"))
             .and_then(|a| serde_json::from_value(a.clone()).ok())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        let order = self
+            .patch
+            .as_ref()
+            .and_then(|p| p.boot_order.as_ref())
+            .and_then(Value::as_object);
+        for (name, devices) in order.into_iter().flatten() {
+            let devices: Vec<&str> = devices
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            values.insert(name.clone(), devices.join(",").into());
+        }
+        values
     }
 
     /// The iDRAC values the plan writes, by group.

@@ -172,6 +172,9 @@ fn body(h: &PlannedHost, all: bool) -> String {
         let _ = writeln!(out, "  replaces: {r}");
     }
     if let Some(p) = &h.patch {
+        if let Some(body) = &p.boot_order {
+            let _ = writeln!(out, "  PATCH boot order settings {body}");
+        }
         if let Some(body) = &p.bios {
             let _ = writeln!(out, "  PATCH Bios/Settings {body}");
         }

@@ -49,7 +49,7 @@ impl Host<'_> {
         marker::write(&judged.marker, &marker)?;
         // A boot order the backend keeps apart from the BIOS (an iLO's) goes first, in one
         // PATCH of its own settings object, which the same POST processes.
-        let (values, order) = crate::write::order::split(self.bmc, &plan.bios);
+        let (values, order) = crate::write::order::split(&self.bmc.backend(), &plan.bios);
         if let Some(order) = &order {
             self.w.audit(
                 Step::Stage,
@@ -129,7 +129,7 @@ impl Host<'_> {
         self.record_stage("unknown", json!(crate::error::report(&err)))?;
         self.observer
             .event(&crate::observe::Event::phase(&self.bmc.name, Phase::ReadingBack));
-        let (values, _) = crate::write::order::split(self.bmc, &judged.plan.bios);
+        let (values, _) = crate::write::order::split(&self.bmc.backend(), &judged.plan.bios);
         match staged_state(self.bmc, &values).await {
             Ok(ReadBack::Ours(job)) => {
                 let detail = json!({"job": job, "confirmed": "read back"});

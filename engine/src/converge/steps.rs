@@ -491,7 +491,9 @@ impl<'a> Host<'a> {
         };
         // A boot order staged alone leaves the BIOS's settings time where it was: the read-back
         // alone judges it.
-        let bios_staged = !crate::write::order::split(self.bmc, &judged.plan.bios).0.is_empty();
+        let bios_staged = !crate::write::order::split(&self.bmc.backend(), &judged.plan.bios)
+            .0
+            .is_empty();
         if !clean && result.rebooted && bios_staged && self.bmc.backend().jobs().is_none() {
             // An iLO names what it refused by MessageId alone: its registries give the words.
             let mut settings = settled_settings;

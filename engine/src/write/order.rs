@@ -3,7 +3,7 @@
 //! backend's name for it, so a writer splits it out of the values it stages or clears and sends
 //! it to its own settings object.
 
-use crate::backend::BootOrder;
+use crate::backend::{Backend, BootOrder};
 use crate::connect::Bmc;
 use crate::error::{HostError, HostErrorKind, Result};
 use redfish_client::resources::bios::{Attributes, Bios};
@@ -40,8 +40,7 @@ pub(crate) async fn read(bmc: &Bmc, bios: Option<&Bios>) -> Result<Option<BootOr
 
 /// `values` split into what the BIOS settings object takes and the boot order the host's
 /// backend keeps apart (device names, first to last), where `values` carry one.
-pub(crate) fn split(bmc: &Bmc, values: &Attributes) -> (Attributes, Option<Vec<String>>) {
-    let backend = bmc.backend();
+pub(crate) fn split(backend: &Backend, values: &Attributes) -> (Attributes, Option<Vec<String>>) {
     let name = backend.boot().and_then(|b| b.order_setting());
     let Some((name, order)) = name.and_then(|n| Some((n, values.get(n)?))) else {
         return (values.clone(), None);

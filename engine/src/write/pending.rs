@@ -226,7 +226,7 @@ impl Writer<'_> {
     /// [`Writer::clear_values`], with the BIOS resource `bios` where the caller just read it.
     pub(crate) async fn clear_against(&self, values: &Attributes, bios: Option<&Bios>) -> Result<()> {
         let bmc = self.bmc;
-        let (values, order) = crate::write::order::split(bmc, values);
+        let (values, order) = crate::write::order::split(&bmc.backend(), values);
         if order.is_some() {
             self.clear_order(bios).await?;
             if values.is_empty() {

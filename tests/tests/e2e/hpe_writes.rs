@@ -350,6 +350,54 @@ async fn one_boot_order_on_a_mixed_fleet_is_dells_bios_list_and_hpes_boot_settin
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_plan_shows_an_ilos_boot_order_as_its_own_patch_and_applies_exactly_that() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "disk-first", &format!("extends = \"low-latency\"\n{DISK_FIRST}"));
+    let plan_file = dir.0.join("plan.json");
+    let plan = plan_file.to_str().unwrap();
+    let out = Run::new(&["plan", "--bmc", url, "-p", &profile, "--out", plan])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("PATCH boot order settings {\"PersistentBootConfigOrder\":[\"NVMe.Slot.1.1\","),
+        "{}",
+        stdout(&out)
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&plan_file).unwrap()).unwrap();
+    let patch = &doc["hosts"][0]["patch"];
+    assert_eq!(
+        patch["boot_order"]["PersistentBootConfigOrder"],
+        serde_json::json!([
+            "NVMe.Slot.1.1",
+            "NIC.LOM.1.1.IPv4",
+            "NIC.LOM.1.1.Httpv4",
+            "Generic.USB.1.1"
+        ]),
+        "{patch}"
+    );
+    assert!(
+        patch["bios"]["Attributes"].get("PersistentBootConfigOrder").is_none(),
+        "{patch}"
+    );
+    assert_eq!(patch["bios"]["Attributes"]["WorkloadProfile"], "Custom", "{patch}");
+    fleet.hosts()[0].host.stats.reset();
+    let mut args = vec!["apply", "--bmc", url, "--plan", plan, "-o", "json"];
+    args.extend(WAITS);
+    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
+    let s = counters("a plan on an iLO", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
+        (&Value::from(1), 1, &Value::from(1)),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_snapshot_restores_an_ilos_bios_values_and_its_boot_order_in_one_reboot() {
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
