@@ -99,6 +99,7 @@ pub(crate) fn carry_order(bmc: &Bmc, state: &mut HostState, order: &BootOrder) {
         return;
     };
     state.bios.insert(name.to_owned(), order.current.join(",").into());
+    state.order_outcome.clone_from(&order.outcome);
     if order.pending != order.current {
         state.pending.insert(name.to_owned(), order.pending.join(",").into());
     }

@@ -50,6 +50,9 @@ pub struct HostState {
     pub backend: Backend,
     /// When staged BIOS values may apply, as the BIOS resource lists it (empty: none listed).
     pub apply_times: Vec<ApplyTime>,
+    /// What the last POST made of a boot order kept apart from the BIOS (an iLO's boot
+    /// settings' `@Redfish.Settings`), where one was read.
+    pub order_outcome: Option<redfish_client::resources::bios::Settings>,
 }
 
 /// Everything [`HostState`] holds but the registry: what a host says about itself, read in one
@@ -388,6 +391,7 @@ pub async fn with_registry(bmc: &Bmc, cache: &RegistryCache, values: HostValues)
         settings_etag: values.settings_etag,
         backend: values.backend,
         apply_times: values.apply_times,
+        order_outcome: None,
     })
 }
 

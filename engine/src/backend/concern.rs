@@ -14,7 +14,7 @@ use super::job::{Job, QueueClear};
 use futures_util::future::BoxFuture;
 use redfish_client::oem::dell::AttributeGroup;
 use redfish_client::oem::dell::lclog::Actor;
-use redfish_client::resources::bios::{Attributes, Bios, SettingsApplyTime};
+use redfish_client::resources::bios::{Attributes, Bios, Settings, SettingsApplyTime};
 use redfish_client::resources::computer_system::ComputerSystem;
 use redfish_client::resources::log_entry::LogEntry;
 use redfish_client::{Client, ODataId, Result};
@@ -203,6 +203,8 @@ pub struct BootOrder {
     pub devices: bios_profiles::BootDevices,
     /// Where an order is staged.
     pub settings_at: ODataId,
+    /// What the last POST made of a staged order (`@Redfish.Settings`: time and messages).
+    pub outcome: Option<Settings>,
 }
 
 /// Boot settings.

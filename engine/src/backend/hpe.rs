@@ -135,6 +135,7 @@ impl BootControl for SystemBoot {
                 current: current.persistent_boot_config_order,
                 pending: staged.persistent_boot_config_order,
                 settings_at,
+                outcome: current.settings,
             }))
         })
     }

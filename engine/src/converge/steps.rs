@@ -489,18 +489,20 @@ impl<'a> Host<'a> {
                 .collect();
             format!("not converged after the change: {}", left.join(", "))
         };
-        // A boot order staged alone leaves the BIOS's settings time where it was: the read-back
-        // alone judges it.
-        let bios_staged = !crate::write::order::split(&self.bmc.backend(), &judged.plan.bios)
-            .0
-            .is_empty();
-        if !clean && result.rebooted && bios_staged && self.bmc.backend().jobs().is_none() {
-            // An iLO names what it refused by MessageId alone: its registries give the words.
-            let mut settings = settled_settings;
-            if let Some(s) = settings.as_mut() {
-                self.bmc.client.fill_messages(&mut s.messages).await;
+        // Each settings object that was written says what its POST made of it: the BIOS's, and
+        // the boot settings of a boot order kept apart (an iLO's), which has its own time.
+        let (values, order) = crate::write::order::split(&self.bmc.backend(), &judged.plan.bios);
+        if !clean && result.rebooted && self.bmc.backend().jobs().is_none() {
+            if !values.is_empty() {
+                let before = judged.assessment.state.settings_time.as_deref();
+                self.judge_jobless(before, settled_settings, "values", result).await?;
             }
-            self.judge_jobless(judged, settings.as_ref(), result)?;
+            if order.is_some() {
+                let before = judged.assessment.state.order_outcome.as_ref();
+                let before = before.and_then(|s| s.time.as_deref());
+                let settings = after.state.order_outcome.clone();
+                self.judge_jobless(before, settings, "boot order", result).await?;
+            }
         }
         Ok(())
     }
@@ -509,14 +511,21 @@ impl<'a> Host<'a> {
     /// says why a host is not clean: values it refused are `not_applied`, named with the
     /// BIOS's message; a settings time that did not move means the values were not processed at
     /// all, and what happened cannot be told from here.
-    fn judge_jobless(
+    ///
+    /// `before`: the settings object's time when `what` (`values`, `boot order`) was staged;
+    /// `settings`: its `@Redfish.Settings` after the reboot, whose MessageIds an iLO sends
+    /// without words: its registries give them.
+    async fn judge_jobless(
         &self,
-        judged: &Judged,
-        settings: Option<&redfish_client::resources::bios::Settings>,
+        before: Option<&str>,
+        mut settings: Option<redfish_client::resources::bios::Settings>,
+        what: &str,
         result: &mut HostApply,
     ) -> Result<()> {
-        let before = judged.assessment.state.settings_time.as_deref();
-        match crate::backend::SettingsOutcome::read(before, settings) {
+        if let Some(s) = settings.as_mut() {
+            self.bmc.client.fill_messages(&mut s.messages).await;
+        }
+        match crate::backend::SettingsOutcome::read(before, settings.as_ref()) {
             crate::backend::SettingsOutcome::Processed(refused) if !refused.is_empty() => {
                 let named: Vec<String> = refused.iter().map(|(a, m)| format!("{a} ({m})")).collect();
                 result.outcome = ApplyOutcome::NotApplied;
@@ -530,7 +539,7 @@ impl<'a> Host<'a> {
             crate::backend::SettingsOutcome::Processed(_) => Ok(()),
             crate::backend::SettingsOutcome::NotProcessed => {
                 let message = format!(
-                    "the BIOS did not process the staged values at the reboot (its settings time stayed {}), so whether they apply later cannot be told; they stay staged: check with `rftune diff` after the host's next reboot",
+                    "the BIOS did not process the staged {what} at the reboot (its settings time stayed {}), so whether they apply later cannot be told; they stay staged: check with `rftune diff` after the host's next reboot",
                     before.unwrap_or("unset")
                 );
                 self.audit(Step::Verify, Value::Null, "unknown", json!(message))?;

@@ -1,10 +1,12 @@
 //! What an apply on an HPE ProLiant (the emulator's DL385 Gen10 Plus v2 on iLO 5) reports when
 //! the POST does not do what was asked: a value the BIOS refused at the POST is `not_applied`,
 //! never success; a POST that processed nothing is `outcome_unknown`; answers lost on the way
-//! never lead to a second PATCH, and a rerun converges. Each flow prints its requests (`flow …:`
+//! never lead to a second PATCH, and a rerun converges; a boot order in HPE's boot settings is
+//! judged the same way, by what those settings say of their POST. Each flow prints its requests (`flow …:`
 //! lines, shown with `--nocapture`).
 
 use super::hpe::{WAITS, apply_args, counters, json};
+use super::hpe_writes::{DISK_FIRST, boot_order_patches, profile_file};
 use super::{Run, TempDir, sim, stderr, stdout};
 use serde_json::Value;
 
@@ -98,4 +100,72 @@ async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converge
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["outcome"], "not_converged", "{host}");
     assert!(host["job"].is_string(), "the job completed: {host}");
+}
+
+/// `apply` of a profile holding only the `[boot]` order that boots the disk first.
+fn boot_only(dir: &TempDir, url: &str) -> Vec<String> {
+    let profile = profile_file(dir, "only-boot", DISK_FIRST);
+    let mut args: Vec<String> = ["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"]
+        .iter()
+        .map(|a| (*a).to_owned())
+        .collect();
+    args.extend(WAITS.iter().map(|a| (*a).to_owned()));
+    args
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_boot_order_the_ilo_refuses_at_post_is_not_applied_named_with_its_boot_settings_message() {
+    let fleet = sim("dl385", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let args = boot_only(&dir, url);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["outcome"], "not_applied", "{host}");
+    let summary = host["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with(
+            "accepted but not applied: the BIOS refused PersistentBootConfigOrder (iLO.2.15.PropertyValueIncompatible"
+        ),
+        "{summary}"
+    );
+    let s = counters("boot order refused at POST", &fleet, 0);
+    assert_eq!(
+        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
+        (&Value::from(0), 1, &Value::from(1)),
+        "{s}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_boot_order_an_ilo_post_does_not_process_is_outcome_unknown_and_stays_staged() {
+    let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let args = boot_only(&dir, url);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = Run::new(&args).output().await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
+    assert!(
+        host["error"]
+            .as_str()
+            .unwrap()
+            .contains("did not process the staged boot order at the reboot"),
+        "{host}"
+    );
+    let diff = Run::new(&["diff", "--bmc", url, "-p", args[4], "-o", "json"])
+        .output()
+        .await;
+    let row = &json(&diff)["hosts"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["attribute"] == "PersistentBootConfigOrder")
+        .cloned()
+        .unwrap();
+    assert_eq!(row["status"], "pending", "still staged for the next POST: {row}");
 }

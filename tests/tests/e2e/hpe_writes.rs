@@ -205,7 +205,7 @@ async fn a_one_time_boot_on_an_ilo_is_set_on_the_system_and_proven_used_up_once_
 }
 
 /// Writes a profile file `name.toml` in `dir` with `body` after its name and description.
-fn profile_file(dir: &TempDir, name: &str, body: &str) -> String {
+pub(super) fn profile_file(dir: &TempDir, name: &str, body: &str) -> String {
     let path = dir.0.join(format!("{name}.toml"));
     let text = format!("name = \"{name}\"\ndescription = \"a boot order for the test\"\n{body}");
     std::fs::write(&path, text).unwrap();
@@ -213,7 +213,7 @@ fn profile_file(dir: &TempDir, name: &str, body: &str) -> String {
 }
 
 /// The `[boot.order]` entry that boots the local disk first and the network after it.
-const DISK_FIRST: &str = r#"
+pub(super) const DISK_FIRST: &str = r#"
 [boot.order]
 devices = ["disk", "pxe"]
 why = "The OS is installed on the local disk; the network is the fallback."
@@ -232,7 +232,7 @@ fn boot_order_change(diff: &Value) -> Value {
 }
 
 /// How many PATCHes of HPE's boot settings object a host's counters show.
-fn boot_order_patches(s: &Value) -> u64 {
+pub(super) fn boot_order_patches(s: &Value) -> u64 {
     s["requests"]["by_path"]["PATCH /redfish/v1/systems/1/bios/oem/hpe/boot/settings"]
         .as_u64()
         .unwrap_or(0)

@@ -135,7 +135,13 @@ impl Host {
     /// What the POST does with a written order: an order listing exactly the boot sources, each
     /// once, is put in force (the system's `Boot.BootOrder` follows, boot options that are no
     /// source keeping their places after the sources); any other is refused and named.
+    ///
+    /// Faults as for the BIOS's settings: `job-fails` processes nothing (the order stays
+    /// written, `Time` stays); `post-refuses` refuses the order as incompatible (assumed).
     pub(crate) fn ilo_boot_post(&self, s: &mut State, at: Instant) {
+        if self.faults.job_fails {
+            return;
+        }
         let Some(written) = s.boot.hpe.pending.take() else {
             return;
         };
@@ -146,7 +152,14 @@ impl Host {
         let mut sorted_sources: Vec<String> = sources.iter().map(|(n, _)| n.clone()).collect();
         sorted_sources.sort();
         let mut messages = vec![ilo::message(&format!("{OUTCOME}.Success"), &[])];
-        if names.len() == string_count(&written) && sorted_names == sorted_sources {
+        let whole = names.len() == string_count(&written) && sorted_names == sorted_sources;
+        if whole && self.faults.post_refuses {
+            messages.push(ilo::about(
+                &format!("{}.PropertyValueIncompatible", ilo::ILO),
+                &[&written.to_string(), BOOT_ORDER, BOOT_ORDER],
+                BOOT_ORDER,
+            ));
+        } else if whole {
             let current: Vec<String> = match &s.boot.order {
                 Some(order) => order.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
                 None => self
