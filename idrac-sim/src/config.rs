@@ -155,13 +155,15 @@ pub enum FaultKind {
     SessionExpiry,
     /// `stuck-job`: BIOS jobs stay Scheduled with PR30 and never run (per host).
     StuckJob,
-    /// `job-fails`: BIOS jobs fail during POST, applying nothing (per host).
+    /// `job-fails`: BIOS jobs fail during POST, applying nothing (per host); an iLO's POST
+    /// processes none of its settings objects.
     JobFails,
     /// `no-return`: after a reset the host never finishes POST (per host).
     NoReturn,
     /// `post-refuses`: the POST that applies staged BIOS values leaves the first of them (by
-    /// name) as it was: an iLO names it in `@Redfish.Settings.Messages`, an iDRAC's BIOS job
-    /// still completes (per host).
+    /// name) as it was: an iLO names it in `@Redfish.Settings.Messages` (and refuses a boot
+    /// order written to its boot settings the same way), an iDRAC's BIOS job still completes
+    /// (per host).
     PostRefuses,
 }
 
