@@ -58,7 +58,9 @@ pub(crate) fn split(backend: &Backend, values: &Attributes) -> (Attributes, Opti
     (rest, Some(devices))
 }
 
-/// Stages `order` where the host's backend keeps its boot order, for the next POST.
+/// Stages `order` where the host's backend keeps its boot order, for the next POST. A PATCH
+/// whose answer was lost is never resent blindly: the order is read back, and sent once more
+/// only when the settings object still holds the order in force.
 pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
     let what = "staging the boot order";
     let backend = bmc.backend();
@@ -69,8 +71,36 @@ pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
         );
         return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, message).into());
     };
-    boot.stage_order(&bmc.client, &at, order)
-        .await
-        .map(drop)
-        .map_err(|e| bmc.explain(e, what))
+    for attempt in 1..=2 {
+        let err = match boot.stage_order(&bmc.client, &at, order).await {
+            Ok(_) => return Ok(()),
+            Err(e) if !e.write_outcome_unknown() => return Err(bmc.explain(e, what)),
+            Err(e) => e,
+        };
+        let back = read(bmc, None).await;
+        match back {
+            Ok(Some(now)) if now.pending == order => return Ok(()),
+            Ok(Some(now)) if now.pending == now.current && attempt == 1 => {}
+            Ok(Some(now)) if now.pending == now.current => {
+                return Err(bmc
+                    .explain(err, what)
+                    .context("the read-back shows no boot order staged; no further attempt"));
+            }
+            Ok(Some(now)) => {
+                let message = format!(
+                    "after a lost answer to the boot order PATCH, the boot settings hold {} (in force: {}), not what rftune sent; check with `rftune diff`",
+                    now.pending.join(","),
+                    now.current.join(",")
+                );
+                return Err(HostError::new(&bmc.name, HostErrorKind::OutcomeUnknown, message).into());
+            }
+            Ok(None) | Err(_) => {
+                return Err(bmc
+                    .explain(err, what)
+                    .context("the boot order may be staged, and reading it back failed; rerun to see"));
+            }
+        }
+    }
+    // The second attempt returns on every path above.
+    Ok(())
 }

@@ -347,6 +347,16 @@ async fn a_fleet_of_50_with_faults_ends_converged_or_reported() {
 /// all hosts at once, up to three times: no host may refuse the values an earlier run staged,
 /// and every host ends converged.
 pub(super) async fn converges_within_three_runs(fault: &str, fleet: &idrac_sim::Fleet, waits: &[&str]) {
+    converges_within_three_runs_of("performance", fault, fleet, waits).await;
+}
+
+/// [`converges_within_three_runs`] with the profile `profile` (a name or a file).
+pub(super) async fn converges_within_three_runs_of(
+    profile: &str,
+    fault: &str,
+    fleet: &idrac_sim::Fleet,
+    waits: &[&str],
+) {
     let dir = TempDir::new();
     let inventory = dir.0.join("fleet.toml");
     std::fs::write(&inventory, fleet.inventory_toml()).unwrap();
@@ -356,7 +366,7 @@ pub(super) async fn converges_within_three_runs(fault: &str, fleet: &idrac_sim::
         "--inventory",
         inventory.to_str().unwrap(),
         "-p",
-        "performance",
+        profile,
         "--reboot",
         "force",
         "--max-unavailable",

@@ -90,6 +90,30 @@ async fn on_ilos_lost_answers_never_lead_to_a_second_patch_and_a_rerun_converges
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn on_ilos_a_lost_answer_to_a_boot_order_patch_is_read_back_never_sent_twice_blindly() {
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "disk-first", &format!("extends = \"performance\"\n{DISK_FIRST}"));
+    for fault in ["reset:0.1", "malformed:0.1"] {
+        let fleet = sim("dl385", 12, |c| {
+            c.faults = vec![fault.parse().unwrap()];
+            c.seed = 13;
+        })
+        .await;
+        super::apply::converges_within_three_runs_of(&profile, fault, &fleet, &WAITS).await;
+        for (i, h) in fleet.hosts().iter().enumerate() {
+            let s = h.host.stats.to_json("");
+            assert!(s["bios_patches"].as_u64().unwrap() <= 1, "{fault} host {i}: {s}");
+            // Both faults let the request through and lose its answer: the read-back finds the
+            // order staged, and it is never sent again.
+            assert!(boot_order_patches(&s) <= 1, "{fault} host {i}: {s}");
+            let (bios, pending, _) = h.host.snapshot();
+            assert_eq!(bios["WorkloadProfile"].as_str(), Some("Custom"), "{fault} host {i}");
+            assert!(pending.is_empty(), "{fault} host {i}: {pending:?}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converged() {
     let fleet = sim("r7625", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
