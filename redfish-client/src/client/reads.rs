@@ -51,11 +51,22 @@ impl Client {
 
     /// [`Client::get`], with the response headers (the `ETag` among them).
     pub async fn get_answer<T: DeserializeOwned>(&self, path: &str) -> Result<Answer<T>> {
+        self.read_decoded(|| self.execute(Method::GET, path, None, None)).await
+    }
+
+    /// Reads with `read` and decodes the body as `T`, reading again within the retry policy
+    /// while the answer comes cut short.
+    async fn read_decoded<T, F, Fut>(&self, mut read: F) -> Result<Answer<T>>
+    where
+        T: DeserializeOwned,
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<(Url, RawResponse)>>,
+    {
         let start = Instant::now();
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let (url, raw) = self.execute(Method::GET, path, None, None).await?;
+            let (url, raw) = read().await?;
             let decoded = decode_json("GET", url.as_str(), &raw.body);
             let wait = self.inner.retry.backoff(attempts - 1, None, fastrand::f64());
             match decoded {
@@ -177,8 +188,9 @@ impl Client {
     /// The service root (`/redfish/v1`). Redfish serves it without authentication, so this
     /// neither logs in nor sends credentials.
     pub async fn service_root(&self) -> Result<ServiceRoot> {
-        let (url, raw) = self.read_root_anonymously().await?;
-        decode_json("GET", url.as_str(), &raw.body)
+        self.read_decoded(|| self.read_root_anonymously())
+            .await
+            .map(|a| a.value)
     }
 
     /// `GET /redfish/v1` without credentials (it needs none, and it makes the first handshake

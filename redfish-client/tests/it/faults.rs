@@ -157,6 +157,26 @@ async fn a_garbled_answer_to_a_read_is_read_again_and_a_wrong_shape_is_not() {
     assert_eq!(bmc.requests().await.len(), 4, "not read again");
 }
 
+/// The service root, read before any credential is sent, is read again when it comes cut
+/// short, as every other read is.
+#[tokio::test]
+async fn a_garbled_service_root_is_read_again() {
+    let bmc = MockBmc::start("r7625").await;
+    Mock::given(method("GET"))
+        .and(path("/redfish/v1"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_raw(r#"{"@odata.id":"/redfish/v1","Oem":{"Dell"#, "application/json"),
+        )
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&bmc.server)
+        .await;
+    let c = client(&bmc.url(), AuthMethod::Basic);
+    let root = c.service_root().await.unwrap();
+    assert!(root.oem.is_some(), "the real root, read the third time");
+    assert_eq!(bmc.requests().await.len(), 3, "two garbled answers, then the real one");
+}
+
 #[tokio::test]
 async fn oversized_bodies_are_refused() {
     let bmc = MockBmc::start("r7625").await;
