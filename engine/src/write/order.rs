@@ -77,6 +77,7 @@ pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
             Err(e) if !e.write_outcome_unknown() => return Err(bmc.explain(e, what)),
             Err(e) => e,
         };
+        tracing::warn!(host = %bmc.name, error = %err, "the answer to the boot order PATCH was lost; reading the boot settings back");
         let back = read(bmc, None).await;
         match back {
             Ok(Some(now)) if now.pending == order => return Ok(()),
