@@ -87,11 +87,20 @@ pub(crate) fn decide(
 ) -> Course {
     let pending = if staged.any() {
         let ours = marker.is_some_and(|m| m.bios == *staged.values && m.profile == profile);
+        // Part of what an earlier run of this plan staged (a run cut between its two PATCHes,
+        // the boot order and the BIOS values of an iLO): rftune's own, so it is staged again
+        // whole without --replace-pending.
+        let part_of_ours = marker.is_some_and(|m| {
+            m.profile == profile
+                && m.bios == *planned
+                && !staged.values.is_empty()
+                && staged.values.iter().all(|(k, v)| m.bios.get(k) == Some(v))
+        });
         if ours && !staged.stuck && planned == staged.values && !replace_pending {
             PendingAction::Adopt {
                 job: staged.open_job.map(str::to_owned),
             }
-        } else if replace_pending {
+        } else if replace_pending || (part_of_ours && !ours && !staged.stuck) {
             PendingAction::Replace
         } else if ours && staged.stuck {
             PendingAction::Refuse(Refusal::OursButStuck)
@@ -196,6 +205,13 @@ mod tests {
         check("someone else's, replaced", staged(&other, Some("JID_9"), false), &ours, false, None, replace, PendingAction::Replace, false);
         check("replaced, nothing left to write", staged(&other, None, false), &none, true, None, replace, PendingAction::Replace, true);
         check("ours, but replace asked", staged(&ours, Some("JID_1"), false), &ours, false, Some(&mine), replace, PendingAction::Replace, false);
+        let both = attrs(&[("PersistentBootConfigOrder", "NVMe.Slot.1.1"), ("SysProfile", "PerfOptimized")]);
+        let order = attrs(&[("PersistentBootConfigOrder", "NVMe.Slot.1.1")]);
+        let whole = marker("performance", &both);
+        check("part of ours (a run cut between its PATCHes), staged again whole", staged(&order, None, false), &both, false, Some(&whole), keep, PendingAction::Replace, false);
+        check("part of ours, but the plan changed", staged(&order, None, false), &ours, false, Some(&whole), keep, PendingAction::Refuse(Refusal::NotOurs), false);
+        let changed = attrs(&[("PersistentBootConfigOrder", "Generic.USB.1.1")]);
+        check("a value of ours changed by someone", staged(&changed, None, false), &both, false, Some(&whole), keep, PendingAction::Refuse(Refusal::NotOurs), false);
         // A marker of another profile is not ours.
         let theirs = marker("hpc", &ours);
         let d = decide(

@@ -57,9 +57,16 @@ impl Host<'_> {
                 "unknown",
                 json!({"phase": "sending"}),
             )?;
-            if let Err(e) = crate::write::order::stage(self.bmc, order).await {
-                marker::remove(&judged.marker);
-                self.record_stage("error", json!(crate::error::report(&e)))?;
+            if let Err(failed) = crate::write::order::stage(self.bmc, order).await {
+                let e = failed.error;
+                if failed.may_be_staged {
+                    // The marker stays: the next run finds its own order and stages all again.
+                    self.w.writes.audit.note_write(&self.bmc.name);
+                    self.record_stage("unknown", json!(crate::error::report(&e)))?;
+                } else {
+                    marker::remove(&judged.marker);
+                    self.record_stage("error", json!(crate::error::report(&e)))?;
+                }
                 return Err(e);
             }
             if values.is_empty() {

@@ -58,23 +58,43 @@ pub(crate) fn split(backend: &Backend, values: &Attributes) -> (Attributes, Opti
     (rest, Some(devices))
 }
 
+/// Why staging a boot order failed, and whether the order may be staged all the same.
+pub(crate) struct StageFailure {
+    /// The error, for the host's report.
+    pub error: crate::Error,
+    /// Whether the PATCH may have been applied (its answer lost, and reading back failed):
+    /// rftune's record of the staging is kept for the next run.
+    pub may_be_staged: bool,
+}
+
+impl StageFailure {
+    fn definite(error: crate::Error) -> Self {
+        Self {
+            error,
+            may_be_staged: false,
+        }
+    }
+}
+
 /// Stages `order` where the host's backend keeps its boot order, for the next POST. A PATCH
 /// whose answer was lost is never resent blindly: the order is read back, and sent once more
 /// only when the settings object still holds the order in force.
-pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
+pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> std::result::Result<(), StageFailure> {
     let what = "staging the boot order";
     let backend = bmc.backend();
-    let (Some(boot), Some(at)) = (backend.boot(), bmc.order_at().await?) else {
+    let at = bmc.order_at().await.map_err(StageFailure::definite)?;
+    let (Some(boot), Some(at)) = (backend.boot(), at) else {
         let message = format!(
             "{what}: {} links no boot settings rftune can write",
             bmc.backend().kind()
         );
-        return Err(HostError::new(&bmc.name, HostErrorKind::Unsupported, message).into());
+        let error = HostError::new(&bmc.name, HostErrorKind::Unsupported, message).into();
+        return Err(StageFailure::definite(error));
     };
     for attempt in 1..=2 {
         let err = match boot.stage_order(&bmc.client, &at, order).await {
             Ok(_) => return Ok(()),
-            Err(e) if !e.write_outcome_unknown() => return Err(bmc.explain(e, what)),
+            Err(e) if !e.write_outcome_unknown() => return Err(StageFailure::definite(bmc.explain(e, what))),
             Err(e) => e,
         };
         tracing::warn!(host = %bmc.name, error = %err, "the answer to the boot order PATCH was lost; reading the boot settings back");
@@ -83,9 +103,10 @@ pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
             Ok(Some(now)) if now.pending == order => return Ok(()),
             Ok(Some(now)) if now.pending == now.current && attempt == 1 => {}
             Ok(Some(now)) if now.pending == now.current => {
-                return Err(bmc
+                let error = bmc
                     .explain(err, what)
-                    .context("the read-back shows no boot order staged; no further attempt"));
+                    .context("the read-back shows no boot order staged; no further attempt");
+                return Err(StageFailure::definite(error));
             }
             Ok(Some(now)) => {
                 let message = format!(
@@ -93,12 +114,17 @@ pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> Result<()> {
                     now.pending.join(","),
                     now.current.join(",")
                 );
-                return Err(HostError::new(&bmc.name, HostErrorKind::OutcomeUnknown, message).into());
+                let error = HostError::new(&bmc.name, HostErrorKind::OutcomeUnknown, message).into();
+                return Err(StageFailure::definite(error));
             }
             Ok(None) | Err(_) => {
-                return Err(bmc
-                    .explain(err, what)
-                    .context("the boot order may be staged, and reading it back failed; rerun to see"));
+                let error = bmc.explain(err, what).context(
+                    "the boot order may be staged, and reading it back failed; rerun `rftune apply`: it stages the whole plan again",
+                );
+                return Err(StageFailure {
+                    error,
+                    may_be_staged: true,
+                });
             }
         }
     }
