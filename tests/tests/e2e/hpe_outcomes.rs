@@ -114,6 +114,44 @@ async fn on_ilos_a_lost_answer_to_a_boot_order_patch_is_read_back_never_sent_twi
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn part_of_what_an_earlier_run_staged_on_an_ilo_is_staged_again_whole_without_replace_pending() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    let dir = TempDir::new();
+    let profile = profile_file(&dir, "disk-first", &format!("extends = \"performance\"\n{DISK_FIRST}"));
+    let apply = |reboot: &'static str| {
+        let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", reboot, "-o", "json"];
+        args.extend(WAITS);
+        Run::new(&args).state_dir(&dir.0).output()
+    };
+    // Both parts staged for the next reboot, then the BIOS part is gone (as after a run cut
+    // between its two PATCHes): only the boot order is left of what rftune staged.
+    let out = apply("none").await;
+    assert_eq!(out.status.code(), Some(2), "staged, waiting for a reboot: {}{}", stdout(&out), stderr(&out));
+    let (current, _, _) = fleet.hosts()[0].host.snapshot();
+    super::client(url)
+        .patch(
+            "/redfish/v1/systems/1/bios/settings/",
+            &serde_json::json!({ "Attributes": current }),
+        )
+        .await
+        .unwrap();
+    let out = apply("force").await;
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["outcome"], "converged", "{host}");
+    assert!(
+        host["replaced"]
+            .as_str()
+            .is_some_and(|r| r.contains("PersistentBootConfigOrder")),
+        "{host}"
+    );
+    let (after, pending, _) = fleet.hosts()[0].host.snapshot();
+    assert_eq!(after["WorkloadProfile"].as_str(), Some("Custom"));
+    assert!(pending.is_empty(), "{pending:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converged() {
     let fleet = sim("r7625", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
