@@ -6,7 +6,7 @@
 //! lines, shown with `--nocapture`).
 
 use super::hpe::{WAITS, apply_args, counters, json};
-use super::hpe_writes::{DISK_FIRST, boot_order_patches, profile_file};
+use super::hpe_writes::{DISK_FIRST, apply_force, boot_order_patches, profile_file, writes};
 use super::{Run, TempDir, sim, stderr, stdout};
 use serde_json::Value;
 
@@ -127,7 +127,13 @@ async fn part_of_what_an_earlier_run_staged_on_an_ilo_is_staged_again_whole_with
     // Both parts staged for the next reboot, then the BIOS part is gone (as after a run cut
     // between its two PATCHes): only the boot order is left of what rftune staged.
     let out = apply("none").await;
-    assert_eq!(out.status.code(), Some(2), "staged, waiting for a reboot: {}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "staged, waiting for a reboot: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
     let (current, _, _) = fleet.hosts()[0].host.snapshot();
     super::client(url)
         .patch(
@@ -164,25 +170,13 @@ async fn on_an_idrac_a_value_the_bios_drops_at_post_leaves_the_host_not_converge
     assert!(host["job"].is_string(), "the job completed: {host}");
 }
 
-/// `apply` of a profile holding only the `[boot]` order that boots the disk first.
-fn boot_only(dir: &TempDir, url: &str) -> Vec<String> {
-    let profile = profile_file(dir, "only-boot", DISK_FIRST);
-    let mut args: Vec<String> = ["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"]
-        .iter()
-        .map(|a| (*a).to_owned())
-        .collect();
-    args.extend(WAITS.iter().map(|a| (*a).to_owned()));
-    args
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_boot_order_the_ilo_refuses_at_post_is_not_applied_named_with_its_boot_settings_message() {
     let fleet = sim("dl385", 1, |c| c.faults = vec!["post-refuses".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
-    let args = boot_only(&dir, url);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = Run::new(&args).output().await;
+    let profile = profile_file(&dir, "only-boot", DISK_FIRST);
+    let out = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(out.status.code(), Some(2), "{}{}", stdout(&out), stderr(&out));
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["outcome"], "not_applied", "{host}");
@@ -194,11 +188,7 @@ async fn a_boot_order_the_ilo_refuses_at_post_is_not_applied_named_with_its_boot
         "{summary}"
     );
     let s = counters("boot order refused at POST", &fleet, 0);
-    assert_eq!(
-        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
-        (&Value::from(0), 1, &Value::from(1)),
-        "{s}"
-    );
+    assert_eq!(writes(&s), (0, 1, 1), "{s}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -206,9 +196,8 @@ async fn a_boot_order_an_ilo_post_does_not_process_is_outcome_unknown_and_stays_
     let fleet = sim("dl385", 1, |c| c.faults = vec!["job-fails".parse().unwrap()]).await;
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
-    let args = boot_only(&dir, url);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let out = Run::new(&args).output().await;
+    let profile = profile_file(&dir, "only-boot", DISK_FIRST);
+    let out = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["error_kind"], "outcome_unknown", "{host}");
@@ -219,7 +208,7 @@ async fn a_boot_order_an_ilo_post_does_not_process_is_outcome_unknown_and_stays_
             .contains("did not process the staged boot order at the reboot"),
         "{host}"
     );
-    let diff = Run::new(&["diff", "--bmc", url, "-p", args[4], "-o", "json"])
+    let diff = Run::new(&["diff", "--bmc", url, "-p", &profile, "-o", "json"])
         .output()
         .await;
     let row = &json(&diff)["hosts"][0]["changes"]

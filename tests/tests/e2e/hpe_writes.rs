@@ -221,6 +221,21 @@ source = "snapshot"
 confidence = "inferred"
 "#;
 
+/// A host's writes as its counters show them: (BIOS PATCHes, boot settings PATCHes, POSTs).
+pub(super) fn writes(s: &Value) -> (u64, u64, u64) {
+    let n = |v: &Value| v.as_u64().unwrap_or(0);
+    (n(&s["bios_patches"]), boot_order_patches(s), n(&s["posts"]))
+}
+
+/// `apply --bmc URL -p PROFILE --reboot force -o json` with the short waits, its state in
+/// `dir`.
+pub(super) async fn apply_force(url: &str, profile: &str, dir: &TempDir, extra: &[&str]) -> std::process::Output {
+    let mut args = vec!["apply", "--bmc", url, "-p", profile, "--reboot", "force", "-o", "json"];
+    args.extend(WAITS);
+    args.extend(extra);
+    Run::new(&args).state_dir(&dir.0).output().await
+}
+
 /// The boot order's row of a `diff -o json` document of one host.
 fn boot_order_change(diff: &Value) -> Value {
     let host = &diff["hosts"][0];
@@ -260,9 +275,7 @@ async fn a_profiles_boot_order_goes_through_hpes_boot_settings_with_the_bios_val
         "{order}"
     );
     fleet.hosts()[0].host.stats.reset();
-    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
-    args.extend(WAITS);
-    let out = Run::new(&args).output().await;
+    let out = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let host = &json(&out)["hosts"][0];
     assert_eq!(host["outcome"], "converged", "{host}");
@@ -342,11 +355,7 @@ async fn one_boot_order_on_a_mixed_fleet_is_dells_bios_list_and_hpes_boot_settin
         (&Value::from(1), &Value::from(1)),
         "{d}"
     );
-    assert_eq!(
-        (&h["bios_patches"], boot_order_patches(&h), &h["posts"]),
-        (&Value::from(0), 1, &Value::from(1)),
-        "{h}"
-    );
+    assert_eq!(writes(&h), (0, 1, 1), "{h}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -390,11 +399,7 @@ async fn a_plan_shows_an_ilos_boot_order_as_its_own_patch_and_applies_exactly_th
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
     let s = counters("a plan on an iLO", &fleet, 0);
-    assert_eq!(
-        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
-        (&Value::from(1), 1, &Value::from(1)),
-        "{s}"
-    );
+    assert_eq!(writes(&s), (1, 1, 1), "{s}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -404,9 +409,7 @@ async fn a_snapshot_restores_an_ilos_bios_values_and_its_boot_order_in_one_reboo
     let dir = TempDir::new();
     let profile = profile_file(&dir, "disk-first", &format!("extends = \"low-latency\"\n{DISK_FIRST}"));
     let before = fleet.hosts()[0].host.snapshot().0;
-    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
-    args.extend(WAITS);
-    let out = Run::new(&args).state_dir(&dir.0).output().await;
+    let out = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let snapshot = std::fs::read_dir(dir.0.join("snapshots"))
         .unwrap()
@@ -435,11 +438,7 @@ async fn a_snapshot_restores_an_ilos_bios_values_and_its_boot_order_in_one_reboo
     let out = Run::new(&args).state_dir(&dir.0).output().await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     let s = counters("restore on an iLO", &fleet, 0);
-    assert_eq!(
-        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
-        (&Value::from(1), 1, &Value::from(1)),
-        "{s}"
-    );
+    assert_eq!(writes(&s), (1, 1, 1), "{s}");
     let after = fleet.hosts()[0].host.snapshot().0;
     assert_eq!(after, before, "every BIOS value as it was");
     let show = Run::new(&["boot", "show", "--bmc", url, "-o", "json"]).output().await;
@@ -460,17 +459,11 @@ async fn a_boot_order_alone_is_staged_without_a_bios_patch_and_proven_by_the_rea
     let url = &fleet.hosts()[0].url;
     let dir = TempDir::new();
     let profile = profile_file(&dir, "only-boot", DISK_FIRST);
-    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
-    args.extend(WAITS);
-    let out = Run::new(&args).output().await;
+    let out = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
     let s = counters("boot order alone on an iLO", &fleet, 0);
-    assert_eq!(
-        (&s["bios_patches"], boot_order_patches(&s), &s["posts"]),
-        (&Value::from(0), 1, &Value::from(1)),
-        "{s}"
-    );
+    assert_eq!(writes(&s), (0, 1, 1), "{s}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -495,9 +488,7 @@ async fn a_boot_order_someone_else_staged_meets_the_pending_rule_and_replace_pen
         order["pending"],
         "Generic.USB.1.1,NIC.LOM.1.1.IPv4,NIC.LOM.1.1.Httpv4,NVMe.Slot.1.1"
     );
-    let mut args = vec!["apply", "--bmc", url, "-p", &profile, "--reboot", "force", "-o", "json"];
-    args.extend(WAITS);
-    let refused = Run::new(&args).output().await;
+    let refused = apply_force(url, &profile, &dir, &[]).await;
     assert_eq!(refused.status.code(), Some(1), "{}", stdout(&refused));
     let host = &json(&refused)["hosts"][0];
     assert_eq!(host["error_kind"], "pending_work", "{host}");
@@ -505,8 +496,7 @@ async fn a_boot_order_someone_else_staged_meets_the_pending_rule_and_replace_pen
         host["error"].as_str().unwrap().contains("rftune diff"),
         "an iLO has no job queue to inspect: {host}"
     );
-    args.push("--replace-pending");
-    let out = Run::new(&args).output().await;
+    let out = apply_force(url, &profile, &dir, &["--replace-pending"]).await;
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(json(&out)["hosts"][0]["outcome"], "converged");
     let again = Run::new(&["diff", "--bmc", url, "-p", &profile]).output().await;
