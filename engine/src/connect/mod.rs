@@ -610,19 +610,23 @@ impl Bmc {
         Ok(at)
     }
 
+    /// Where the BIOS settings object is, where a BIOS read earlier named it (a backend
+    /// without fixed places).
+    pub(crate) fn noted_settings(&self) -> Option<ODataId> {
+        self.recognition
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .settings_at
+            .clone()
+    }
+
     /// The BIOS settings object (where values are staged): the backend's fixed place, else
     /// where the BIOS names it (`@Redfish.Settings`), as read last or read now.
     pub async fn settings_id(&self) -> Result<ODataId> {
         if let Some(p) = self.backend().places() {
             return Ok(p.bios_settings.clone());
         }
-        let noted = self
-            .recognition
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .settings_at
-            .clone();
-        if let Some(at) = noted {
+        if let Some(at) = self.noted_settings() {
             return Ok(at);
         }
         let bios = self

@@ -101,11 +101,21 @@ impl Writer<'_> {
     async fn pending_at_backend(&self) -> Result<Pending> {
         let bmc = self.bmc;
         let backend = bmc.backend();
-        let settings = bmc.settings_id().await?;
-        // A backend at fixed places lists only what is staged; one read by its links mirrors.
-        let bios = match backend.places() {
-            Some(_) => None,
-            None => Some(bmc.bios_id().await?),
+        // A backend at fixed places lists only what is staged; one read by its links mirrors,
+        // and its BIOS, read first where nothing named the settings object yet, names it.
+        let (settings, read_first, bios) = match (backend.places(), bmc.noted_settings()) {
+            (Some(p), _) => (p.bios_settings.clone(), None, None),
+            (None, Some(noted)) => (noted, None, Some(bmc.bios_id().await?)),
+            (None, None) => {
+                let read = bmc
+                    .client
+                    .bios(&bmc.bios_id().await?)
+                    .await
+                    .map_err(|e| bmc.explain(e, "reading BIOS values"))?;
+                let at = read.settings_object();
+                bmc.note_settings_at(at.clone());
+                (at, Some(read), None)
+            }
         };
         let jobs = async {
             match backend.jobs() {
@@ -114,9 +124,10 @@ impl Writer<'_> {
             }
         };
         let current = async {
-            match &bios {
-                Some(bios) => bmc.client.bios(bios).await.map(Some),
-                None => Ok(None),
+            match (read_first, &bios) {
+                (Some(read), _) => Ok(Some(read)),
+                (None, Some(bios)) => bmc.client.bios(bios).await.map(Some),
+                (None, None) => Ok(None),
             }
         };
         let (values, jobs, current) = tokio::join!(bmc.client.get::<BiosSettings>(settings.path()), jobs, current);
