@@ -325,11 +325,7 @@ impl<'a> Host<'a> {
             PendingAction::Refuse(refusal) => {
                 self.audit(Step::Pending, Value::Null, "refused", json!(desc))?;
                 // A BMC without a job queue (an iLO) shows its staged values in `diff`.
-                let url = self.url();
-                let inspect = match self.bmc.backend().jobs() {
-                    Some(_) => format!("`rftune jobs list --bmc {url}`"),
-                    None => format!("`rftune diff --bmc {url}` with this profile (its PENDING column)"),
-                };
+                let inspect = crate::write::inspect_pending(&self.bmc.backend(), &self.url());
                 let message = format!(
                     "{desc} already staged{}; rftune does not stack changes on pending work. Inspect it with {inspect}, then rerun this apply with --replace-pending to delete it",
                     refusal.why(),

@@ -16,6 +16,7 @@ pub(crate) mod order;
 mod pending;
 mod reboot;
 
+pub(crate) use pending::inspect_pending;
 pub use pending::{Own, Pending};
 
 use crate::audit::{AuditLog, Step};

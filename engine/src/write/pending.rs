@@ -72,6 +72,15 @@ impl Pending {
     }
 }
 
+/// Where a user sees what is pending on a host: its job queue, or on a BMC without one (an
+/// iLO) the PENDING column of `diff`.
+pub(crate) fn inspect_pending(backend: &crate::backend::Backend, url: &str) -> String {
+    match backend.jobs() {
+        Some(_) => format!("`rftune jobs list --bmc {url}`"),
+        None => format!("`rftune diff --bmc {url}` with the profile (its PENDING column)"),
+    }
+}
+
 /// What [`Writer::settle`] does with rftune's own staged values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Own {
@@ -164,8 +173,8 @@ impl Writer<'_> {
                 ""
             };
             let message = format!(
-                "{desc} already staged{whose}; rftune does not put {what} on top of pending work. Inspect it with `rftune jobs list --bmc {url}`, then rerun with --replace-pending to delete it",
-                url = self.url()
+                "{desc} already staged{whose}; rftune does not put {what} on top of pending work. Inspect it with {}, then rerun with --replace-pending to delete it",
+                inspect_pending(&self.bmc.backend(), &self.url())
             );
             return Err(HostError::new(self.name(), HostErrorKind::PendingWork, message).into());
         }
@@ -179,6 +188,12 @@ impl Writer<'_> {
     pub async fn discard(&self, jobs: &[Job], values: &Attributes) -> Result<()> {
         let bmc = self.bmc;
         let backend = bmc.backend();
+        // Asked for, or rftune's own values staged again whole (part of an earlier run's).
+        let why = if self.options().replace_pending {
+            "--replace-pending"
+        } else {
+            "rftune's own, staged again whole"
+        };
         for j in jobs {
             if j.outcome == JobOutcome::Running {
                 let message = format!(
@@ -213,7 +228,7 @@ impl Writer<'_> {
             self.audit(Step::Replace, json!({"delete_job": j.id}), "ok", Value::Null)?;
             let code = j.message_code().map(|c| format!(", {c}")).unwrap_or_default();
             let text = format!(
-                "deleted BIOS job {} ({}{code}) and its pending values (--replace-pending)",
+                "deleted BIOS job {} ({}{code}) and its pending values ({why})",
                 j.id, j.job_state
             );
             self.observer.event(&Event::notice(self.name(), text));
@@ -222,7 +237,7 @@ impl Writer<'_> {
             self.clear_values(values).await?;
             let request = json!({"clear_pending": crate::snapshot::without_secrets(values)});
             self.audit(Step::Replace, request, "ok", Value::Null)?;
-            let text = format!("cleared {} pending BIOS value(s) (--replace-pending)", values.len());
+            let text = format!("cleared {} pending BIOS value(s) ({why})", values.len());
             self.observer.event(&Event::notice(self.name(), text));
         }
         Ok(())

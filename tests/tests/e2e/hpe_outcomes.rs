@@ -152,6 +152,11 @@ async fn part_of_what_an_earlier_run_staged_on_an_ilo_is_staged_again_whole_with
             .is_some_and(|r| r.contains("PersistentBootConfigOrder")),
         "{host}"
     );
+    assert!(
+        stderr(&out).contains("(rftune's own, staged again whole)"),
+        "{}",
+        stderr(&out)
+    );
     let (after, pending, _) = fleet.hosts()[0].host.snapshot();
     assert_eq!(after["WorkloadProfile"].as_str(), Some("Custom"));
     assert!(pending.is_empty(), "{pending:?}");

@@ -504,6 +504,30 @@ async fn a_boot_order_someone_else_staged_meets_the_pending_rule_and_replace_pen
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_reset_to_defaults_over_someone_elses_pending_value_on_an_ilo_points_at_diff() {
+    let fleet = sim("dl385", 1, |_| {}).await;
+    let url = &fleet.hosts()[0].url;
+    super::client(url)
+        .patch(
+            "/redfish/v1/systems/1/bios/settings/",
+            &serde_json::json!({"Attributes": {"ProcSMT": "Disabled"}}),
+        )
+        .await
+        .unwrap();
+    let out = Run::new(&["bios", "reset-defaults", "--bmc", url, "--reboot", "none", "-o", "json"])
+        .output()
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}{}", stdout(&out), stderr(&out));
+    let host = &json(&out)["hosts"][0];
+    assert_eq!(host["error_kind"], "pending_work", "{host}");
+    let error = host["error"].as_str().unwrap();
+    assert!(
+        error.contains("ProcSMT") && error.contains("rftune diff --bmc") && !error.contains("jobs list"),
+        "an iLO has no job queue to inspect: {error}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn disabling_a_boot_device_on_an_ilo_is_refused_with_hpes_way_to_do_it() {
     let fleet = sim("dl385", 1, |_| {}).await;
     let url = &fleet.hosts()[0].url;
