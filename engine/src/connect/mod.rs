@@ -578,36 +578,14 @@ impl Bmc {
         self.recognition.lock().unwrap_or_else(PoisonError::into_inner).order_at = Some(at);
     }
 
-    /// Where the backend's boot order kept apart from the BIOS values is staged, as read last
-    /// or read now (the BIOS, then the order); `None` where it keeps none.
-    pub(crate) async fn order_at(&self) -> Result<Option<ODataId>> {
-        let noted = self
-            .recognition
+    /// Where a boot order kept apart from the BIOS values is staged, where one read earlier
+    /// named it.
+    pub(crate) fn noted_order(&self) -> Option<ODataId> {
+        self.recognition
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .order_at
-            .clone();
-        if noted.is_some() {
-            return Ok(noted);
-        }
-        let backend = self.backend();
-        let Some(boot) = backend.boot() else {
-            return Ok(None);
-        };
-        let bios = self
-            .client
-            .bios(&self.bios_id().await?)
-            .await
-            .map_err(|e| self.explain(e, "reading BIOS values"))?;
-        let order = boot
-            .order(&self.client, &bios)
-            .await
-            .map_err(|e| self.explain(e, "reading the boot order"))?;
-        let at = order.map(|o| o.settings_at);
-        if let Some(at) = &at {
-            self.note_order_at(at.clone());
-        }
-        Ok(at)
+            .clone()
     }
 
     /// Where the BIOS settings object is, where a BIOS read earlier named it (a backend

@@ -82,7 +82,13 @@ impl StageFailure {
 pub(crate) async fn stage(bmc: &Bmc, order: &[String]) -> std::result::Result<(), StageFailure> {
     let what = "staging the boot order";
     let backend = bmc.backend();
-    let at = bmc.order_at().await.map_err(StageFailure::definite)?;
+    let at = match bmc.noted_order() {
+        Some(at) => Some(at),
+        None => read(bmc, None)
+            .await
+            .map_err(StageFailure::definite)?
+            .map(|o| o.settings_at),
+    };
     let (Some(boot), Some(at)) = (backend.boot(), at) else {
         let message = format!(
             "{what}: {} links no boot settings rftune can write",

@@ -66,21 +66,25 @@ impl Host {
             .collect()
     }
 
+    /// The system's `Boot.BootOrder` in force (boot option references): as the last POST left
+    /// it, else as the tree records it; `None` where the tree records none.
+    fn ilo_system_order(&self, s: &State) -> Option<Vec<String>> {
+        match &s.boot.order {
+            Some(order) => Some(order.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()),
+            None => self
+                .fixture
+                .doc(&self.fixture.places.system)
+                .and_then(|d| d.pointer("/Boot/BootOrder"))
+                .filter(|l| l.is_array())
+                .map(string_list),
+        }
+    }
+
     /// The persistent order in force: the system's boot order through the sources.
     fn ilo_boot_order(&self, s: &State, recorded: &Value) -> Vec<String> {
         let sources = self.ilo_boot_sources();
-        let refs: Vec<String> = match &s.boot.order {
-            Some(order) => order.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
-            None => {
-                let system = self.fixture.doc(&self.fixture.places.system);
-                let listed = system
-                    .and_then(|d| d.pointer("/Boot/BootOrder"))
-                    .and_then(Value::as_array);
-                match listed {
-                    Some(l) => l.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
-                    None => return string_list(&recorded[BOOT_ORDER]),
-                }
-            }
+        let Some(refs) = self.ilo_system_order(s) else {
+            return string_list(&recorded[BOOT_ORDER]);
         };
         refs.iter()
             .filter_map(|r| {
@@ -160,15 +164,7 @@ impl Host {
                 BOOT_ORDER,
             ));
         } else if whole {
-            let current: Vec<String> = match &s.boot.order {
-                Some(order) => order.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect(),
-                None => self
-                    .fixture
-                    .doc(&self.fixture.places.system)
-                    .and_then(|d| d.pointer("/Boot/BootOrder"))
-                    .map(string_list)
-                    .unwrap_or_default(),
-            };
+            let current = self.ilo_system_order(s).unwrap_or_default();
             let mut refs: Vec<String> = names
                 .iter()
                 .filter_map(|n| sources.iter().find(|(name, _)| name == n).map(|(_, r)| r.clone()))
